@@ -1,0 +1,4 @@
+"""rftc: compile veRL launch scripts into Trinity-RFT configs, check Trinity-RFT configs, and run them."""
+
+__version__ = "0.1.0"
+TRINITY_VERSION = "0.6.0"

@@ -1,0 +1,5 @@
+import sys
+
+from rftc.cli import main
+
+sys.exit(main())

@@ -1,0 +1,38 @@
+"""What the shell stage hands to the veRL stage: each training launch found in a script, with its
+arguments already expanded as bash would expand them, and the span of every argument."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rftc.diagnostics.model import Span
+
+COMMAND_LINE = "<command line>"  # Span.file for arguments given to rftc after "--" (they replace "$@")
+
+
+@dataclass(frozen=True)
+class Arg:
+    text: str  # the word after expansion and quote removal; unknown variables appear as ${oc.env:NAME}
+    span: Span  # where the word is written (for "$@" arguments: COMMAND_LINE, col = argument index)
+    via: tuple[Span, ...] = ()  # assignments whose values reached this word, outermost first
+    symbolic: bool = False  # part of the value is not known statically (environment, command substitution)
+
+
+@dataclass
+class Invocation:
+    index: int  # 0-based position among the launches found in the file
+    module: str  # entry module, e.g. "verl.trainer.main_ppo" ("" when a script path is run instead)
+    kind: str  # "main_ppo" | "recipe" | "experimental" | "sft" | "generation" | "other"
+    launcher: str  # "python" | "ray job submit" | "torchrun" | "srun" | "uv run" | "array:LAUNCH" | ...
+    span: Span  # the whole command
+    args: list[Arg]  # every argument after the module, in order
+    overrides: list[Arg] = field(default_factory=list)  # the Hydra overrides among args, in order
+    config_path: Arg | None = None  # --config-path / --config-dir / -cp value
+    config_name: Arg | None = None  # --config-name / -cn value
+    env: dict[str, str] = field(default_factory=dict)  # exported and inline environment at the launch
+    cwd: str | None = None  # working directory when statically known (after cd), else None
+    script: str = ""  # path of the script the launch is in
+
+    @property
+    def is_training(self) -> bool:
+        return self.kind in ("main_ppo", "recipe", "experimental", "sft")
