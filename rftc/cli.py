@@ -69,7 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     # Build only the subcommand being run: importing every command module would cost each command
     # the imports of all the others.
     parser = build_parser(only=_command_name(argv))
+    # Arguments after "--" are passed through verbatim (extra Hydra overrides in place of "$@"); argparse
+    # would mix them into the positionals.
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)
+    args.extra_args = extra
     if not getattr(args, "_module", None):
         parser.print_help()
         return 2

@@ -1,0 +1,93 @@
+"""Diagnostic codes of the veRL stage (RFTC2xx): Hydra overrides, config composition and verl versions."""
+
+from rftc.diagnostics.codes import Code
+from rftc.diagnostics.model import Severity
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+CODES = [
+    Code("RFTC200", "override-syntax", E, "Hydra's override grammar rejects this argument.",
+         "Hydra parses every `key=value` argument with its override grammar before anything runs; this one does "
+         "not parse (an unbalanced bracket, a stray '}', a quote inside an unquoted value). The training job "
+         "would stop at startup. Fix the value, or quote it for Hydra ('...') to pass it as a plain string.",
+         "trainer.experiment_name=qwen3_4b}", "overrides"),
+    Code("RFTC201", "override-sweep", E, "An unquoted comma makes the value a Hydra sweep.",
+         "For Hydra, `key=a,b` asks for several runs (a multirun sweep), and a plain launch rejects it with "
+         "'Ambiguous value'. If the value is one string that contains commas, quote it for Hydra: "
+         "`key='a,b'` (in a shell script: `key=\\'a,b\\'` or \"key='a,b'\").",
+         "algorithm.rollout_correction.rollout_rs=token_k1,seq_max_k2", "overrides"),
+    Code("RFTC202", "override-placeholder", E, "A placeholder like <path_to_model> was left in an override.",
+         "The script still contains a template placeholder in angle brackets. Hydra's lexer rejects '<', so the "
+         "job would not start; and the value is not a real one anyway. Replace it with the real path or value.",
+         "actor_rollout_ref.model.path=<path_to_model>", "overrides"),
+    Code("RFTC203", "unknown-key", E, "The override sets a key that is not in the veRL config.",
+         "Hydra runs the config in struct mode: overriding a key that the composed config does not have stops "
+         "the job at startup ('Could not override ...'). Usually a typo, a key of another verl version, or a key "
+         "that exists only with another config (e.g. Megatron keys need model_engine=megatron). Fix the key, "
+         "choose the right config, or prefix the override with '+' to add a new key on purpose.",
+         "trainer.nnode=2", "overrides"),
+    Code("RFTC204", "add-existing-key", E, "'+key=value' adds a key that already exists.",
+         "A '+' prefix asks Hydra to append a new key; when the key already has a (non-null) value Hydra stops "
+         "with 'Could not append to config'. Drop the '+' to override the value, or write '++' to add or "
+         "override.", "+trainer.nnodes=2", "overrides"),
+    Code("RFTC205", "delete-missing-key", E, "'~key' deletes a key that does not exist or is null.",
+         "Hydra's '~' removes a key, and stops with 'Could not delete from config' when the key is missing or "
+         "its value is null (or differs from the value given with '~key=value'). Remove the override, or fix "
+         "the key.", "~trainer.no_such_key", "overrides"),
+    Code("RFTC206", "duplicate-override", W, "The same key is set twice; the earlier value is ignored.",
+         "Hydra applies overrides in order, so the last one wins and the earlier one has no effect. This is "
+         "often a leftover from editing a long launch command. Remove the earlier override (or the later one, "
+         "if it is the earlier value you meant).", "trainer.nnodes=1 trainer.nnodes=2", "overrides"),
+    Code("RFTC207", "group-override", E, "A config group override names an option or group rftc cannot compose.",
+         "Overrides like `model_engine=megatron` choose a config file of a Hydra config group. rftc bundles the "
+         "choices of `model_engine`; another group (or `group@package=option`), or an option that does not "
+         "exist in this verl version, cannot be composed, so the effective config would be wrong. Hydra itself "
+         "rejects unknown options. Use one of the listed options.", "model_engine=megatrn", "overrides"),
+    Code("RFTC208", "hydra-override", I, "An override of Hydra's own settings (hydra.*) is recorded, not applied.",
+         "`hydra.*` keys configure Hydra (run directory, search path, logging), not the training job, so they "
+         "do not appear in the effective veRL config. A `hydra.searchpath` naming an external package means the "
+         "job may compose configs rftc does not see.", "hydra.run.dir=outputs/x", "overrides"),
+    Code("RFTC209", "config-not-found", E, "--config-name names a config that cannot be found.",
+         "Hydra looks for <config-name>.yaml in the --config-path directory (relative paths are relative to "
+         "the entry module's directory). Without it the job stops at startup ('Cannot find primary config'). "
+         "Fix the name or the path.", "--config-name=no_such_trainer", "cli"),
+    Code("RFTC210", "config-path-unknown", E, "The --config-path directory cannot be determined statically.",
+         "The config directory comes from a value rftc cannot know (an environment variable without a "
+         "default, a command substitution), or points at a directory that does not exist next to the script. "
+         "The effective config cannot be composed. Pass the variable with --env NAME=VALUE, or give the path.",
+         "--config-path=$UNSET_DIR", "cli"),
+    Code("RFTC211", "config-file-error", E, "A config file of the launch cannot be read or composed.",
+         "A YAML file named by --config-path/--config-name (or in its defaults list) is not valid YAML, is not "
+         "a mapping, or names a defaults entry that does not exist. Hydra would stop at startup. Fix the file.",
+         "defaults: [no_such_file]", "yaml"),
+    Code("RFTC212", "legacy-reward-key", W, "A legacy reward key that verl 0.9's main_ppo ignores.",
+         "verl 0.9 still accepts `reward_model.*`, `custom_reward_function.*` and `sandbox_fusion.*` (they "
+         "compose as null placeholders), but main_ppo no longer copies them into the new `reward.*` section, so "
+         "they have no effect there: the reward function, reward manager or reward model you set is silently "
+         "not used. Use the new key shown in the message.", "reward_model.reward_manager=dapo", "overrides"),
+    Code("RFTC213", "unknown-verl-version", E, "--verl-version names a version rftc has no schema for.",
+         "rftc bundles the composed default config of a few verl releases and cannot check overrides against "
+         "another one. Use one of the bundled versions listed in the message.", "--verl-version 0.1", "cli"),
+    Code("RFTC214", "interpolation-error", E, "An interpolation in the config cannot be resolved.",
+         "A value like ${a.b} refers to a key that does not exist, is mandatory and unset, forms a cycle, or "
+         "uses a resolver rftc does not evaluate. verl would fail when it reads this value. Set the key it "
+         "refers to, or replace the interpolation with a value.", "trainer.experiment_name='${no.such.key}'",
+         "overrides"),
+    Code("RFTC215", "key-of-other-version", E, "The key exists in another verl version, not in the one used.",
+         "The override sets a key that the chosen verl version does not have, but another bundled version does: "
+         "the script was written for another release, where the key was removed, renamed or not yet added. "
+         "Hydra rejects it. Use the new key shown in the hint, or pick the version with --verl-version.",
+         "actor_rollout_ref.actor.megatron.grad_offload=True", "overrides"),
+    Code("RFTC216", "merge-type-mismatch", E, "A dict value is merged into a list (or a list into a dict).",
+         "When the key holds a dict or a list, Hydra merges the override's value into it, and a dict cannot be "
+         "merged into a list or the reverse. The job would stop at startup. Write a value of the key's kind.",
+         "trainer.logger={a:1}", "overrides"),
+    Code("RFTC217", "mandatory-value-unset", W, "A mandatory value (???) is left unset.",
+         "The verl config marks this key as mandatory ('???'). Hydra composes without it, but verl fails when "
+         "it reads the value (e.g. `actor_rollout_ref.rollout.name` must be vllm, sglang or trtllm). Set it.",
+         "trainer.nnodes=1", "overrides"),
+    Code("RFTC219", "version-choice", I, "Which verl version the overrides were checked against, and why.",
+         "Without --verl-version, rftc uses the newest bundled verl version under which every key the launch "
+         "sets exists. When no version accepts every key, it uses the one that rejects the fewest. This note "
+         "appears when that is not the newest version. Pass --verl-version to choose.", "actor_rollout_ref.actor.megatron.grad_offload=True", "overrides"),
+]

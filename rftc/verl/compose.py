@@ -1,0 +1,219 @@
+"""The effective veRL config of one launch: primary config + overrides, composed as Hydra would, with the
+provenance of every value."""
+
+from __future__ import annotations
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell.invocation import Invocation
+from rftc.verl import configdir, legacy, schema, version as versions
+from rftc.verl.apply import Applied, apply, copy_tree, leaves
+from rftc.verl.effective import EffectiveConfig, Provenance
+from rftc.verl.overrides import Override, parse
+from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
+
+# Mandatory keys ("???") verl reads on every main_ppo run; others (e.g. the reward model's rollout name) are
+# read only when their feature is on.
+MANDATORY_READ = ("actor_rollout_ref.rollout.name",)
+
+
+def effective_config(inv: Invocation, *, verl_version: str | None = None,
+                     diags: Diagnostics) -> EffectiveConfig | None:
+    """Compose ``inv``'s effective config; diagnostics go to ``diags``; None when it cannot be composed."""
+    bundled_versions = schema.versions()
+    if verl_version is not None and verl_version not in bundled_versions:
+        diags.add("RFTC213", f"no bundled schema for verl {verl_version}",
+                  hint=f"bundled versions: {', '.join(bundled_versions)}")
+        return None
+    names = set().union(*(schema.load(v).configs for v in bundled_versions))
+    primary = configdir.locate(inv, names, diags)
+    parsed = [p for p in (parse(a, diags) for a in inv.overrides) if p is not None]
+    groups = set().union(*(schema.load(v).groups for v in bundled_versions))
+    config_ovs, group_ovs = [], []
+    for o in parsed:
+        if o.kind == "hydra":
+            diags.add("RFTC208", f"'{o.text}' configures Hydra itself; it is not part of the veRL config",
+                      o.arg.span, key=o.key)
+        elif o.kind == "group" or (o.key in groups and o.kind != "delete"):
+            group_ovs.append(o)
+        else:
+            config_ovs.append(o)
+    _report_duplicates(config_ovs + group_ovs, diags)
+    if primary is None:
+        return None
+
+    candidates = [verl_version] if verl_version else [
+        v for v in bundled_versions if primary.base is None or primary.base in schema.load(v).configs]
+    if not candidates:
+        diags.add("RFTC209", f"verl {verl_version} has no config named '{primary.base}'", inv.span)
+        return None
+    tried: list[tuple[str, Diagnostics, Applied, str | None, int]] = []
+    for v in candidates:
+        scratch = Diagnostics()
+        built = _compose(v, primary, config_ovs, group_ovs, scratch)
+        if built is None:
+            continue
+        applied, choice, rejected = built
+        tried.append((v, scratch, applied, choice, rejected))
+        if rejected == 0:
+            break
+    if not tried:
+        diags.add("RFTC209", f"no bundled verl version has the config '{primary.base}'", inv.span)
+        return None
+    best = min(tried, key=lambda t: (t[4], bundled_versions.index(t[0])))
+    v, scratch, applied, choice, rejected = best
+    diags.extend(scratch)
+    note = _version_note(v, verl_version, tried, bundled_versions, best)
+    if not verl_version and v != bundled_versions[0]:
+        diags.add("RFTC219", note, inv.span)
+
+    values, provenance = _resolve(applied, diags, inv)
+    if inv.module in configdir.ENTRY_POINTS:
+        for key in MANDATORY_READ:
+            if _get(values, key) == schema.MISSING:
+                diags.add("RFTC217", f"'{key}' is mandatory in the veRL config and the launch does not set it",
+                          inv.span, key=key, hint=f"add {key}=<value>")
+    if legacy.ignores_legacy(inv.module, v):
+        legacy.report(provenance, v, diags)
+    config_name = primary.name + (f" (model_engine={choice})" if choice and choice != _default_choice(
+        v, primary) else "")
+    return EffectiveConfig(v, config_name, values, provenance, inv, note)
+
+
+def _default_choice(version: str, primary) -> str | None:
+    if primary.base is None:
+        return None
+    return schema.load(version).tree(primary.base).get(schema.SWITCHABLE_GROUP)
+
+
+def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[Override],
+             diags: Diagnostics) -> tuple[Applied, str | None, int] | None:
+    sch = schema.load(version)
+    rejected = 0
+    choice = primary.choice
+    for o in group_ovs:
+        if o.kind != "group" and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
+            choice = o.value
+            continue
+        rejected += 1
+        what = f"{o.key}@{o.package}" if o.package else o.key
+        diags.add("RFTC207", f"'{o.text}' chooses a file of the config group '{what}', which rftc cannot "
+                  "compose", o.arg.span, key=o.key,
+                  hint=f"rftc composes the choices of '{schema.SWITCHABLE_GROUP}' only")
+    base_tree = None
+    if primary.base is not None:
+        if primary.base not in sch.configs:
+            return None
+        base_tree = sch.tree(primary.base, choice) if choice else sch.tree(primary.base)
+        if base_tree is None:
+            rejected += 1
+            options = sch.choices(primary.base)
+            span = next((o.arg.span for o in group_ovs if o.key == schema.SWITCHABLE_GROUP), None)
+            diags.add("RFTC207", f"verl {version} has no {schema.SWITCHABLE_GROUP} '{choice}' for "
+                      f"{primary.base}", span, key=schema.SWITCHABLE_GROUP,
+                      hint=f"options: {', '.join(options)}" if options else
+                      f"{primary.base} in verl {version} has no {schema.SWITCHABLE_GROUP} group")
+            base_tree = sch.tree(primary.base)
+    tree: dict = {}
+    applied = Applied(tree)
+    for layer in primary.layers:
+        if layer == "<base>":
+            base = copy_tree(base_tree)
+            if not tree:
+                tree.update(base)
+            else:
+                configdir.merge_layer(tree, configdir.Layer(base, {}, "<base>"), {})
+        else:
+            configdir.merge_layer(tree, layer, applied.provenance)
+    hint = None
+    if primary.base is not None:
+        def hint(key: str, _v=version, _b=primary.base, _c=choice):
+            return versions.elsewhere(key, _v, _b, _c)
+    apply(tree, config_ovs, diags, applied=applied, unknown_hint=hint)
+    return applied, choice, rejected + len(applied.unknown_keys)
+
+
+def _version_note(v: str, explicit: str | None, tried, bundled: tuple[str, ...], best) -> str:
+    if explicit:
+        return f"verl {v} (chosen with --verl-version)"
+    rejected = best[4]
+    if rejected == 0 and v == bundled[0]:
+        return f"verl {v}: the newest bundled version; every key the launch sets exists in it"
+    newer = ", ".join(f"{t[0]} rejects {t[4]} key(s) ({', '.join(t[2].unknown_keys[:3]) or 'group choice'})"
+                      for t in tried if t[0] != v)
+    if rejected == 0:
+        return f"checked against verl {v}, the newest bundled version where every key the launch sets exists: " \
+               f"{newer}"
+    return f"no bundled verl version accepts every key the launch sets; checked against verl {v}, which " \
+           f"rejects the fewest ({rejected})" + (f"; {newer}" if newer else "")
+
+
+def _report_duplicates(ovs: list[Override], diags: Diagnostics) -> None:
+    last: dict[str, Override] = {}
+    for o in ovs:
+        if o.kind == "delete":
+            last.pop(o.key, None)
+            continue
+        earlier = last.get(o.key)
+        if earlier is not None and not (isinstance(o.value, dict) and isinstance(earlier.value, dict)):
+            diags.add("RFTC206", f"'{o.key}' is set again later ({o.text} at {o.arg.span}); this value is ignored",
+                      earlier.arg.span, key=o.key, hint="remove one of the two overrides")
+        last[o.key] = o
+
+
+def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation) -> tuple[dict, dict]:
+    resolver = Resolver(applied.tree)
+    tree = applied.tree
+    values = _resolve_tree(resolver, tree, "", diags, applied.provenance, inv.span)
+    provenance = dict(applied.provenance)
+    for key, followed in resolver.sources.items():
+        if key in provenance:
+            continue
+        origin = _origin(key, resolver, provenance, set())
+        if origin is not None:
+            src_key, p = origin
+            for leaf, _ in leaves(_get(values, key), key):
+                provenance[leaf] = Provenance("derived", p.span, p.text, p.via, src_key)
+    return values, provenance
+
+
+def _origin(key: str, resolver: Resolver, provenance: dict, seen: set):
+    """The first user-set key an interpolated value followed, through chains of interpolations."""
+    for src in resolver.sources.get(key, ()):
+        if src in seen:
+            continue
+        seen.add(src)
+        p = provenance.get(src) or next((q for k, q in provenance.items() if k.startswith(src + ".")), None)
+        if p is not None and p.kind != "derived":
+            return src, p
+        found = _origin(src, resolver, provenance, seen)
+        if found:
+            return found
+    return None
+
+
+def _resolve_tree(resolver: Resolver, node, path: str, diags: Diagnostics, provenance: dict, fallback: Span):
+    if isinstance(node, dict):
+        return {k: _resolve_tree(resolver, v, f"{path}.{k}" if path else str(k), diags, provenance, fallback)
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_resolve_tree(resolver, v, f"{path}.{i}", diags, provenance, fallback) for i, v in enumerate(node)]
+    if not has_interpolation(node):
+        return node
+    try:
+        return resolver.resolve_key(path)
+    except InterpolationError as exc:
+        if exc.key != path:
+            return node  # reported where the failing interpolation is written
+        p = provenance.get(path)
+        diags.add("RFTC214", f"cannot resolve '{path}': {exc}", p.span if p else fallback, key=path,
+                  hint="set the key it refers to, or give a value instead of the interpolation")
+        return node
+
+
+def _get(values: dict, key: str):
+    node = values
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node

@@ -1,0 +1,99 @@
+"""The launches the veRL-stage commands work on: the training invocations the shell stage finds in scripts,
+or override text given with --overrides; plus the command-line options that choose them."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell.invocation import COMMAND_LINE, Arg, Invocation
+from rftc.verl.configdir import ENTRY_POINTS
+from rftc.verl.overrides import OVERRIDES_FILE
+
+
+def add_launch_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("launch")
+    g.add_argument("--overrides", metavar="TEXT",
+                   help="Hydra overrides of a main_ppo launch as one string ('k=v k2=v2'), instead of a script")
+    g.add_argument("--env", action="append", default=[], metavar="K=V",
+                   help="a value for an environment variable the script reads (repeatable)")
+    g.add_argument("--use-env", action="store_true",
+                   help="take environment variables the script reads from rftc's own environment")
+    g.add_argument("--verl-version", metavar="V",
+                   help="check against this verl version (default: the newest bundled one that has every key)")
+    g.add_argument("--invocation", type=int, metavar="N",
+                   help="only the N-th launch of each script (0-based; see rftc verl-config --list)")
+
+
+@dataclass
+class Inputs:
+    launches: list[Invocation] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    diags: Diagnostics = field(default_factory=Diagnostics)
+    usage_error: str | None = None
+
+
+def _env(items: list[str], diags: Diagnostics) -> dict[str, str] | None:
+    env = {}
+    for item in items:
+        k, eq, v = item.partition("=")
+        if not eq or not k:
+            return None
+        env[k] = v
+    return env
+
+
+def collect(args, paths: list[str]) -> Inputs:
+    """Read every input and find its launches; problems become diagnostics (or a usage error)."""
+    from rftc.sources import expand_paths, read_text
+    from rftc.verl.invocations import invocation_from_text
+
+    out = Inputs()
+    extra = list(getattr(args, "extra_args", []) or [])
+    env = _env(args.env, out.diags)
+    if env is None:
+        out.usage_error = "--env takes NAME=VALUE"
+        return out
+    if args.overrides is not None:
+        if paths:
+            out.usage_error = "give either scripts or --overrides, not both"
+            return out
+        cl = [Arg(t, Span(COMMAND_LINE, 1, i + 1)) for i, t in enumerate(extra)]
+        inv = invocation_from_text(args.overrides, diags=out.diags, extra=cl)
+        out.sources[OVERRIDES_FILE] = args.overrides
+        if extra:
+            out.sources[COMMAND_LINE] = " ".join(extra)
+        if inv is not None:
+            inv.cwd = os.getcwd()  # a relative --config-path in the overrides is looked up from here
+            out.launches.append(inv)
+        return out
+    if not paths:
+        out.usage_error = "give one or more scripts ('-' for stdin), or --overrides '...'"
+        return out
+    try:
+        from rftc.shell import analyze
+    except ImportError:
+        out.usage_error = "reading scripts needs the shell stage (rftc.shell.analyze), which is not available"
+        return out
+    for path in expand_paths(paths, (".sh",)):
+        read = read_text(path, out.diags)
+        if read is None:
+            continue
+        name, text = read
+        result = analyze(text, name, env=env, use_env=args.use_env, extra_args=tuple(extra))
+        out.diags.extend(result.diagnostics)
+        out.sources.update(result.sources)
+        out.sources.setdefault(name, text)
+        for inv in result.invocations:
+            if args.invocation is not None and inv.index != args.invocation:
+                continue
+            inv.script = inv.script or name
+            out.launches.append(inv)
+    return out
+
+
+def composable(inv: Invocation) -> bool:
+    """Launches whose config the veRL stage composes: the verl trainers, and any launch naming a config."""
+    return inv.module in ENTRY_POINTS or (inv.is_training and inv.config_name is not None)

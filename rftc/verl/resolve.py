@@ -1,0 +1,249 @@
+"""Resolving OmegaConf interpolations on plain dicts, as ``OmegaConf.to_container(resolve=True)`` would:
+``${a.b}``, relative ``${.x}`` / ``${..x}``, ``${oc.select:path,default}``; ``${oc.env:...}`` is kept as text
+because the environment of the training machine is not known here. Also records which keys each value
+followed, so a value that follows a key the user set is reported as derived from it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rftc.verl.schema import MISSING
+
+_NUMBER = re.compile(r"[+-]?(\d[\d_]*)?(\.\d*)?([eE][+-]?\d+)?")
+
+
+class InterpolationError(Exception):
+    def __init__(self, message: str, key: str):
+        super().__init__(message)
+        self.key = key
+
+
+@dataclass(frozen=True)
+class Node:
+    """``${...}``: either a key reference (resolver None) or a resolver call; ``source`` is its text."""
+
+    resolver: str | None
+    key: str
+    args: tuple
+    source: str
+
+
+def parse_string(s: str) -> list:
+    """Split a string into literal pieces (str) and interpolations (Node)."""
+    parts, i, lit = [], 0, []
+    while i < len(s):
+        if s.startswith("\\${", i):
+            lit.append("${")
+            i += 3
+        elif s.startswith("${", i):
+            if lit:
+                parts.append("".join(lit))
+                lit = []
+            node, i = _parse_interp(s, i)
+            parts.append(node)
+        else:
+            lit.append(s[i])
+            i += 1
+    if lit:
+        parts.append("".join(lit))
+    return parts
+
+
+def _parse_interp(s: str, i: int) -> tuple[Node, int]:
+    start = i
+    i += 2
+    j = i
+    while j < len(s) and s[j] not in ":}":
+        j += 1
+    if j >= len(s):
+        raise ValueError(f"unterminated interpolation in '{s}'")
+    head = s[i:j].strip()
+    if s[j] == "}":
+        return Node(None, head, (), s[start:j + 1]), j + 1
+    args, k = [], j + 1
+    while True:
+        value, k = _parse_arg(s, k)
+        args.append(value)
+        while k < len(s) and s[k] == " ":
+            k += 1
+        if k >= len(s):
+            raise ValueError(f"unterminated interpolation in '{s}'")
+        if s[k] == "}":
+            return Node(head, "", tuple(args), s[start:k + 1]), k + 1
+        if s[k] != ",":
+            raise ValueError(f"unexpected '{s[k]}' in '{s}'")
+        k += 1
+
+
+def _parse_arg(s: str, k: int, stop: str = ",}"):
+    while k < len(s) and s[k] == " ":
+        k += 1
+    if s.startswith("${", k):
+        node, k = _parse_interp(s, k)
+        return node, k
+    if k < len(s) and s[k] in "'\"":
+        q = s[k]
+        end = k + 1
+        while end < len(s) and s[end] != q:
+            end += 2 if s[end] == "\\" else 1
+        return s[k + 1:end].replace("\\" + q, q), end + 1
+    if k < len(s) and s[k] in "[{":
+        close = "]" if s[k] == "[" else "}"
+        items, k = [], k + 1
+        while True:
+            while k < len(s) and s[k] == " ":
+                k += 1
+            if k < len(s) and s[k] == close:
+                return (items if close == "]" else dict(items)), k + 1
+            if close == "}":
+                colon = s.index(":", k)
+                key = s[k:colon].strip()
+                value, k = _parse_arg(s, colon + 1, ",}")
+                items.append((key, value))
+            else:
+                value, k = _parse_arg(s, k, ",]")
+                items.append(value)
+            while k < len(s) and s[k] == " ":
+                k += 1
+            if k < len(s) and s[k] == ",":
+                k += 1
+    end = k
+    while end < len(s) and s[end] not in stop:
+        end += 1
+    return _primitive(s[k:end].strip()), end
+
+
+def _primitive(text: str):
+    low = text.lower()
+    if low == "null":
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    if text and _NUMBER.fullmatch(text) and any(c.isdigit() for c in text):
+        clean = text.replace("_", "")
+        try:
+            return int(clean)
+        except ValueError:
+            return float(clean)
+    if low in ("inf", "+inf", "-inf", "nan"):
+        return float(low)
+    return text
+
+
+def has_interpolation(v: Any) -> bool:
+    return isinstance(v, str) and "${" in v
+
+
+class Resolver:
+    """Resolves a config tree; ``sources[key]`` lists the keys a resolved value followed."""
+
+    def __init__(self, tree: dict):
+        self.tree = tree
+        self.sources: dict[str, list[str]] = {}
+        self._done: dict[str, Any] = {}
+        self._active: set[str] = set()
+
+    def _container(self, node, path: str):
+        if isinstance(node, dict):
+            return {k: self._value(v, f"{path}.{k}" if path else str(k)) for k, v in node.items()}
+        return [self._value(v, f"{path}.{i}") for i, v in enumerate(node)]
+
+    def _value(self, v, path: str):
+        if isinstance(v, (dict, list)):
+            return self._container(v, path)
+        if has_interpolation(v):
+            return self.resolve_key(path)
+        return v
+
+    def resolve_key(self, path: str):
+        """The resolved value at a dotted path (raises InterpolationError)."""
+        if path in self._done:
+            return self._done[path]
+        raw = self._raw(path)
+        if raw is _ABSENT:
+            raise InterpolationError(f"'{path}' does not exist", path)
+        if not has_interpolation(raw):
+            return self._value(raw, path)
+        if path in self._active:
+            raise InterpolationError(f"interpolation cycle through '{path}'", path)
+        self._active.add(path)
+        try:
+            followed: list[str] = []
+            value = self._string(raw, path, followed)
+        except ValueError as exc:
+            raise InterpolationError(f"cannot parse the interpolation at '{path}': {exc}", path) from None
+        finally:
+            self._active.discard(path)
+        self.sources[path] = followed
+        self._done[path] = value
+        return value
+
+    def _raw(self, path: str):
+        node = self.tree
+        for part in path.split(".") if path else []:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                return _ABSENT
+        return node
+
+    def _string(self, raw: str, path: str, followed: list[str]):
+        parts = parse_string(raw)
+        if len(parts) == 1 and isinstance(parts[0], Node):
+            return self._node(parts[0], path, followed)
+        out = []
+        for p in parts:
+            out.append(p if isinstance(p, str) else _text(self._node(p, path, followed)))
+        return "".join(out)
+
+    def _node(self, node: Node, path: str, followed: list[str]):
+        if node.resolver is None:
+            target = _absolute(node.key, path)
+            value = self.resolve_key(target) if self._raw(target) is not _ABSENT else _ABSENT
+            if value is _ABSENT:
+                raise InterpolationError(f"it refers to '{node.key}', which does not exist", path)
+            if value == MISSING:
+                raise InterpolationError(f"it refers to '{node.key}', which is mandatory and not set", path)
+            followed.append(target)
+            return value
+        if node.resolver == "oc.select":
+            target = _absolute(str(self._arg(node.args[0], path, followed)), path)
+            default = self._arg(node.args[1], path, followed) if len(node.args) > 1 else None
+            if self._raw(target) is _ABSENT:
+                return default
+            value = self.resolve_key(target)
+            if value == MISSING:
+                return default
+            followed.append(target)
+            return value
+        if node.resolver == "oc.env":
+            return node.source  # resolved on the training machine, kept as written
+        raise InterpolationError(f"it uses the resolver '{node.resolver}', which rftc does not evaluate",
+                                 path)
+
+    def _arg(self, arg, path: str, followed: list[str]):
+        if isinstance(arg, Node):
+            return self._node(arg, path, followed)
+        return arg
+
+
+_ABSENT = object()
+
+
+def _text(v) -> str:
+    return str(v)
+
+
+def _absolute(key: str, path: str) -> str:
+    """A key relative to the node at ``path`` (leading dots climb from its parent) made absolute."""
+    if not key.startswith("."):
+        return key
+    dots = len(key) - len(key.lstrip("."))
+    base = path.split(".")[:-1]  # the containing node
+    base = base[: len(base) - (dots - 1)] if dots > 1 else base
+    rest = key[dots:]
+    return ".".join([*base, rest]) if rest else ".".join(base)

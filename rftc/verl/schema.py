@@ -1,0 +1,70 @@
+"""The bundled veRL schemas: the composed default config of each verl version and primary config, generated
+from the verl wheels by scripts/gen_verl_schemas.py (interpolations kept as text, "???" = mandatory)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+MISSING = "???"  # OmegaConf's mandatory-value marker
+SWITCHABLE_GROUP = "model_engine"  # the config group whose choices are bundled
+
+
+@dataclass(frozen=True)
+class VersionSchema:
+    version: str
+    groups: dict  # config group name -> options on disk
+    configs: dict  # config name -> {"default": tree index, "choices": {group: {option: tree index}}}
+    trees: list
+
+    def config_names(self) -> list[str]:
+        return list(self.configs)
+
+    def tree(self, config_name: str, choice: str | None = None) -> dict | None:
+        """The composed default tree (shared; copy before changing), or None when the choice does not exist."""
+        entry = self.configs[config_name]
+        if choice is None:
+            return self.trees[entry["default"]]
+        index = entry["choices"].get(SWITCHABLE_GROUP, {}).get(choice)
+        return None if index is None else self.trees[index]
+
+    def choices(self, config_name: str) -> list[str]:
+        return list(self.configs[config_name]["choices"].get(SWITCHABLE_GROUP, {}))
+
+
+def _vkey(v: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in v.split("."))
+
+
+@lru_cache(maxsize=1)
+def versions() -> tuple[str, ...]:
+    """Bundled versions, newest first."""
+    names = [p.name[: -len(".json.gz")] for p in resources.files("rftc.verl").joinpath("schemas").iterdir()
+             if p.name.endswith(".json.gz")]
+    return tuple(sorted(names, key=_vkey, reverse=True))
+
+
+@lru_cache(maxsize=None)
+def load(version: str) -> VersionSchema:
+    raw = resources.files("rftc.verl").joinpath("schemas", f"{version}.json.gz").read_bytes()
+    data = json.loads(gzip.decompress(raw))
+    return VersionSchema(data["version"], data["groups"], data["configs"], data["trees"])
+
+
+@lru_cache(maxsize=None)
+def leaf_paths(version: str, config_name: str, choice: str | None = None) -> frozenset[str]:
+    """Every dotted key of a tree, containers included (for 'does this key exist in that version')."""
+    out: set[str] = set()
+
+    def walk(node, prefix):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                p = f"{prefix}.{k}" if prefix else str(k)
+                out.add(p)
+                walk(v, p)
+
+    walk(load(version).tree(config_name, choice), "")
+    return frozenset(out)

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Generate the bundled veRL schemas: the composed default config per verl version and config name.
+
+For each version it downloads the verl wheel (pip download --no-deps) into .cache/verl-wheels/, unpacks the
+config YAMLs into .cache/verl-ref/<version>/, composes every primary config with Hydra's compose API (once per
+choice of the `model_engine` config group) and writes rftc/verl/schemas/<version>.json.gz:
+
+    {"version": "0.9.1",
+     "groups": {"model_engine": ["dp", "megatron", ...], "actor": [...], ...},   # config groups on disk
+     "configs": {"ppo_trainer": {"default": 0, "choices": {"model_engine": {"dp": 0, "megatron": 1}}}, ...},
+     "trees": [ {composed config, interpolations kept as text}, ... ]}                # deduplicated
+
+Leaf types are JSON's own (int, float, bool, string, null); "???" marks a mandatory value.
+Usage: scripts/gen_verl_schemas.py [--unpack-only] [VERSION ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VERSIONS = ("0.7.1", "0.8.0", "0.9.1")
+WHEELS = ROOT / ".cache" / "verl-wheels"
+REF = ROOT / ".cache" / "verl-ref"
+OUT = ROOT / "rftc" / "verl" / "schemas"
+TRAINER_DIR = "verl/trainer/config"
+# Primary configs outside verl/trainer/config, by the directory that holds them.
+EXPERIMENTAL = {
+    "verl/experimental/fully_async_policy/config": ("fully_async_ppo_trainer", "fully_async_ppo_megatron_trainer"),
+    "verl/experimental/one_step_off_policy/config": ("one_step_off_ppo_trainer", "one_step_off_ppo_megatron_trainer"),
+}
+TRAINER_CONFIGS = ("ppo_trainer", "ppo_megatron_trainer", "sft_trainer_engine")
+SWITCHABLE_GROUP = "model_engine"
+
+
+def wheel(version: str) -> Path:
+    path = WHEELS / f"verl-{version}-py3-none-any.whl"
+    if not path.exists():
+        WHEELS.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", str(WHEELS),
+                        f"verl=={version}"], check=True)
+    return path
+
+
+def unpack(version: str) -> Path:
+    """Extract the wheel's config YAMLs; return the directory that holds the `verl` folder."""
+    dest = REF / version
+    marker = dest / ".complete"
+    if marker.exists():
+        return dest
+    with zipfile.ZipFile(wheel(version)) as z:
+        for name in z.namelist():
+            if name.endswith(".yaml") and name.startswith("verl/") and "/config/" in name:
+                z.extract(name, dest)
+    marker.write_text(version)
+    return dest
+
+
+def compose(config_dir: Path, name: str, overrides: list[str]):
+    from hydra import compose as hydra_compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import OmegaConf
+
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(config_dir), version_base=None):
+        cfg = hydra_compose(config_name=name, overrides=overrides)
+    return OmegaConf.to_container(cfg, resolve=False)
+
+
+def groups_on_disk(trainer_dir: Path) -> dict[str, list[str]]:
+    return {d.name: sorted(f.stem for f in d.glob("*.yaml"))
+            for d in sorted(trainer_dir.iterdir()) if d.is_dir() and any(d.glob("*.yaml"))}
+
+
+def build(version: str) -> dict:
+    root = unpack(version)
+    trainer_dir = root / TRAINER_DIR
+    groups = groups_on_disk(trainer_dir)
+    trees: list[dict] = []
+    index: dict[str, int] = {}
+
+    def intern(tree: dict) -> int:
+        key = json.dumps(tree, sort_keys=False)
+        if key not in index:
+            index[key] = len(trees)
+            trees.append(tree)
+        return index[key]
+
+    configs: dict[str, dict] = {}
+    targets = [(trainer_dir, n, []) for n in TRAINER_CONFIGS]
+    for sub, names in EXPERIMENTAL.items():
+        # Their searchpath names verl's config folder relative to a checkout; point it at the unpacked one.
+        targets += [(root / sub, n, [f"hydra.searchpath=[file://{trainer_dir}]"]) for n in names]
+    for config_dir, name, base in targets:
+        if not (config_dir / f"{name}.yaml").exists():
+            continue
+        default = compose(config_dir, name, base)
+        entry: dict = {"default": intern(default), "choices": {}}
+        if SWITCHABLE_GROUP in default:
+            choices = {}
+            for option in groups.get(SWITCHABLE_GROUP, []):
+                try:
+                    choices[option] = intern(compose(config_dir, name, base + [f"{SWITCHABLE_GROUP}={option}"]))
+                except Exception as exc:  # an engine whose files do not compose in this version
+                    print(f"  {version} {name} {SWITCHABLE_GROUP}={option}: skipped ({type(exc).__name__})",
+                          file=sys.stderr)
+            entry["choices"][SWITCHABLE_GROUP] = choices
+        configs[name] = entry
+        print(f"  {version} {name}: {len(entry['choices'].get(SWITCHABLE_GROUP, {}))} engine choices",
+              file=sys.stderr)
+    return {"version": version, "groups": groups, "configs": configs, "trees": trees}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("versions", nargs="*", default=list(VERSIONS))
+    ap.add_argument("--unpack-only", action="store_true", help="only download and unpack the reference configs")
+    args = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    for v in args.versions:
+        if args.unpack_only:
+            print(unpack(v))
+            continue
+        data = build(v)
+        raw = json.dumps(data, separators=(",", ":")).encode()
+        # mtime=0 keeps the output byte-identical across runs.
+        (OUT / f"{v}.json.gz").write_bytes(gzip.compress(raw, mtime=0))
+        print(f"{v}: {len(data['trees'])} distinct trees, {len(raw)} bytes json", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Build the reference for the veRL-stage differential test and benchmark: download the verl wheels
+# (no dependencies) and unpack their config YAMLs into .cache/verl-ref/<version>/. Idempotent and quick.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-.venv/bin/python}
+"$PY" scripts/gen_verl_schemas.py --unpack-only "$@"

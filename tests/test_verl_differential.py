@@ -1,0 +1,117 @@
+"""Differential test: rftc's effective veRL config equals Hydra's compose on the verl wheels' own config files
+(OmegaConf.to_container(resolve=True), ${oc.env:...} kept as text), key by key, for every bundled version.
+
+Cases: the main_ppo launches of the corpus (../shared/corpus/verl, through the shell stage) plus the override
+lists below. Needs the reference built by scripts/setup-verl-ref.sh; skipped with a message otherwise."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from rftc.diagnostics.model import Diagnostics
+from rftc.shell.invocation import Arg, Invocation
+from rftc.diagnostics.model import Span
+from rftc.verl import effective_config, reference, schema
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus" / "verl"
+
+CASES = {
+    "plain": ["trainer.nnodes=2", "data.train_batch_size=64", "actor_rollout_ref.rollout.name=vllm"],
+    "links": ["actor_rollout_ref.rollout.n=5", "actor_rollout_ref.actor.use_dynamic_bsz=True",
+              "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=9000", "trainer.project_name=p",
+              "trainer.experiment_name=e", "data.max_prompt_length=333", "trainer.n_gpus_per_node=4"],
+    "lists-and-null": ["trainer.logger=['console','wandb']", "data.train_files=[/a.parquet,/b.parquet]",
+                       "actor_rollout_ref.actor.ppo_micro_batch_size=null", "trainer.total_training_steps=null"],
+    "add-force-delete": ["+actor_rollout_ref.model.override_config.max_position_embeddings=32768",
+                         "++trainer.nnodes=3", "++trainer.brand_new.x=1", "~trainer.logger",
+                         "+actor_rollout_ref.rollout.engine_kwargs.vllm.attention_backend=flash"],
+    "quoted-and-env": ["trainer.experiment_name='a,b c'", "trainer.default_local_dir=${oc.env:HOME}/ck",
+                       "trainer.project_name=\"q\"", "data.train_files=''"],
+    "interp": ["trainer.experiment_name=${trainer.project_name}_x", "trainer.project_name=proj",
+               "+trainer.extra=${data.max_prompt_length}"],
+    "dict-merge": ["actor_rollout_ref.rollout.val_kwargs={temperature:0.5,n:3}", "+trainer.newdict={a:1,b:[1,2]}",
+                   "+trainer.newdict.c=2"],
+    "duplicates": ["trainer.nnodes=1", "trainer.nnodes=2", "algorithm.adv_estimator=grpo",
+                   "algorithm.adv_estimator=rloo"],
+    "megatron": ["model_engine=megatron", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4",
+                 "actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2"],
+    "add-on-null": ["+actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4", "+reward_model.reward_manager=dapo"],
+    "replace-list-with-scalar": ["trainer.logger=console", "trainer.val_before_train=False"],
+    "numbers": ["actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=1_000", "algorithm.gamma=.99",
+                "algorithm.lam=1", "actor_rollout_ref.rollout.temperature=inf"],
+}
+
+
+def _have_reference(version: str) -> bool:
+    return reference.config_dir(version) is not None
+
+
+def _arg(text: str, i: int) -> Arg:
+    return Arg(text, Span("<case>", 1, i + 1, 1, i + 1 + len(text)))
+
+
+def _compare(ours: dict, theirs: dict, path: str = "") -> list[str]:
+    out = []
+    for k in sorted(set(ours) | set(theirs), key=str):
+        p = f"{path}.{k}" if path else str(k)
+        if k not in ours or k not in theirs:
+            out.append(f"{p}: {'missing in rftc' if k not in ours else 'extra in rftc'}")
+        elif isinstance(ours[k], dict) and isinstance(theirs[k], dict):
+            out += _compare(ours[k], theirs[k], p)
+        elif ours[k] != theirs[k] and not (ours[k] != ours[k] and theirs[k] != theirs[k]):  # nan == nan
+            out.append(f"{p}: rftc {ours[k]!r} != hydra {theirs[k]!r}")
+        elif type(ours[k]) is not type(theirs[k]):
+            out.append(f"{p}: rftc {type(ours[k]).__name__} != hydra {type(theirs[k]).__name__}")
+    return out
+
+
+def _hydra(version: str, config_name: str, overrides: list[str]):
+    """Hydra's result, or None when Hydra rejects the launch."""
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    reference.keep_env_symbolic()
+    try:
+        return reference.compose(reference.config_dir(version), config_name, overrides)
+    except (HydraException, OmegaConfBaseException):
+        return None
+
+
+def _ours(version: str, config_name: str, overrides: list[str], *, inv: Invocation | None = None):
+    diags = Diagnostics()
+    if inv is None:
+        args = [_arg(t, i) for i, t in enumerate(overrides)]
+        inv = Invocation(0, "verl.trainer.main_ppo", "main_ppo", "python", Span("<case>", 1, 1), args, list(args),
+                         config_name=_arg(config_name, 0))
+    eff = effective_config(inv, verl_version=version, diags=diags)
+    return eff, diags
+
+
+@pytest.mark.parametrize("version", schema.versions())
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_override_lists_match_hydra(case, version):
+    if not _have_reference(version):
+        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    overrides = CASES[case]
+    theirs = _hydra(version, "ppo_trainer", overrides)
+    eff, diags = _ours(version, "ppo_trainer", overrides)
+    if theirs is None:
+        assert diags.has_errors, f"Hydra rejects {overrides} under {version}, rftc does not"
+        return
+    assert not diags.has_errors, [str(d.span) + " " + d.message for d in diags.errors]
+    assert _compare(eff.values, theirs) == []
+
+
+@pytest.mark.parametrize("version", schema.versions())
+def test_megatron_config_name_matches_hydra(version):
+    if not _have_reference(version):
+        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    overrides = ["actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"]
+    theirs = _hydra(version, "ppo_megatron_trainer", overrides)
+    eff, diags = _ours(version, "ppo_megatron_trainer", overrides)
+    assert theirs is not None and not diags.has_errors
+    assert _compare(eff.values, theirs) == []
