@@ -1,0 +1,215 @@
+"""rftc convert: compile veRL launch scripts (or Hydra overrides) into Trinity-RFT 0.6 configs."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from rftc.commands.common import add_report_options, exit_code, report
+from rftc.diagnostics.model import Diagnostics, Span
+
+DESCRIPTION = """Compile a veRL launch script into a Trinity-RFT 0.6.0 config. The script is evaluated statically
+(never run); the effective veRL config is mapped rule by rule, checked as Trinity would check it, and written
+as YAML with a comment on every value naming the veRL key and script line it came from. Settings Trinity
+cannot express are reported, never dropped silently (--report prints what became of every key)."""
+EPILOG = """examples:
+  rftc convert run_qwen2-7b_rm.sh > ppo.yaml
+  rftc convert run.sh -o ppo.yaml -- trainer.nnodes=2     overrides after -- take the place of "$@"
+  rftc convert --overrides 'algorithm.adv_estimator=grpo data.train_batch_size=512'
+  rftc convert examples/*.sh --out-dir configs/           many scripts, one process
+  rftc convert run.sh --report                            the ledger: what became of every key
+"""
+
+
+def add_arguments(p) -> None:
+    from rftc.verl.launches import add_launch_options
+
+    p.add_argument("paths", nargs="*", metavar="SCRIPT", help="launch scripts or directories ('-' reads stdin)")
+    add_launch_options(p)
+    out = p.add_argument_group("output")
+    out.add_argument("-o", "--output", metavar="FILE", help="write the config here (default: stdout)")
+    out.add_argument("--out-dir", metavar="DIR", help="write one <script>.yaml per launch into DIR")
+    out.add_argument("--list", action="store_true", help="list the launches found, one per line, and stop")
+    out.add_argument("--report", action="store_true", help="print the ledger of every key the script sets (stderr)")
+    m = p.add_argument_group("mapping")
+    m.add_argument("--sync-offset", type=int, default=0, metavar="N",
+                   help="synchronizer.sync_offset (default 0, on-policy as veRL; the Trinity guide's examples use 1)")
+    m.add_argument("--explorer-gpus", type=int, metavar="N", help="GPUs for the rollout engines (default: solved)")
+    m.add_argument("--dataset-size", type=int, metavar="ROWS",
+                   help="training rows, for the LR-schedule horizon when the data files are not readable here")
+    m.add_argument("--total-steps", type=int, metavar="N", help="the LR-schedule horizon in veRL steps")
+    add_report_options(p)
+
+
+def _usage(msg: str) -> int:
+    print(f"rftc convert: {msg}", file=sys.stderr)
+    return 2
+
+
+def run(args) -> int:
+    from rftc.verl.launches import collect
+
+    if args.output and args.out_dir:
+        return _usage("give -o or --out-dir, not both")
+    for name in ("explorer_gpus", "dataset_size", "total_steps"):
+        v = getattr(args, name)
+        if v is not None and v <= 0:
+            return _usage(f"--{name.replace('_', '-')} must be positive")
+    if args.sync_offset < 0:
+        return _usage("--sync-offset must be >= 0")
+    inputs = collect(args, args.paths)
+    if inputs.usage_error:
+        return _usage(inputs.usage_error)
+    diags = inputs.diags
+    if args.list:
+        for inv in inputs.launches:
+            print(f"{inv.script or '<overrides>'}\t{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}")
+        return exit_code(report(diags, inputs.sources, args))
+    jobs = _jobs(args, inputs, diags)
+    if isinstance(jobs, str):
+        return _usage(jobs)
+    outputs: list[tuple[str | None, str]] = []
+    reports = []
+    for inv, target in jobs:
+        result = convert_launch(inv, args, diags)
+        if result is None:
+            continue
+        text, mapped = result
+        outputs.append((target, text))
+        reports.append(mapped)
+    kept = report(diags, inputs.sources, args)
+    if args.report:
+        for mapped in reports:
+            print_ledger(mapped)
+    code = exit_code(kept)
+    if code == 0 or not any(d.severity.label == "error" for d in kept):
+        _write(outputs)
+    elif args.out_dir:
+        _write(outputs)  # with many scripts, write the ones that converted
+    return code
+
+
+def _jobs(args, inputs, diags: Diagnostics):
+    """The launches to convert and where each goes (None = stdout), or a usage error."""
+    from rftc.verl.launches import composable
+
+    by_script: dict[str, list] = {}
+    for inv in inputs.launches:
+        by_script.setdefault(inv.script or "<overrides>", []).append(inv)
+    scripts = {s: [i for i in invs if composable(i)] for s, invs in by_script.items()}
+    for s, invs in by_script.items():
+        if not scripts[s]:
+            found = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
+            diags.add("RFTC312", f"no verl.trainer.main_ppo launch to convert (found {found})", invs[0].span)
+    read = {d.span.file for d in diags if d.span} | set(by_script)
+    for p in args.paths:
+        if p != "-" and os.path.isfile(p) and p not in read and not any(p == s for s in by_script):
+            if not any(d.code == "RFTC001" for d in diags if d.span is None or d.span.file == p):
+                diags.add("RFTC312", "no training launch found in the script", Span(p, 1, 1))
+    jobs = []
+    total = sum(len(v) for v in scripts.values())
+    if not args.out_dir and total > 1:
+        where = "; ".join(f"{s}: {', '.join(str(i.index) for i in v)}" for s, v in scripts.items() if v)
+        return (f"{total} launches to convert ({where}); choose one with --invocation N, or use --out-dir DIR")
+    for s, invs in scripts.items():
+        for inv in invs:
+            if args.out_dir:
+                stem = Path(s).stem if s not in ("<overrides>", "-", "<stdin>") else "overrides"
+                name = f"{stem}.yaml" if len(invs) == 1 else f"{stem}.{inv.index}.yaml"
+                jobs.append((inv, os.path.join(args.out_dir, name)))
+            else:
+                jobs.append((inv, args.output))
+    return jobs
+
+
+def options_for(inv, args):
+    from rftc.mapping.draft import Options
+
+    env = dict(os.environ) if args.use_env else {}
+    for item in args.env:
+        k, _, v = item.partition("=")
+        env[k] = v
+    cwd = inv.cwd or (os.path.dirname(os.path.abspath(inv.script)) if inv.script and os.path.isfile(inv.script)
+                      else None)
+    return Options(sync_offset=args.sync_offset, explorer_gpus=args.explorer_gpus, dataset_size=args.dataset_size,
+                   total_steps=args.total_steps, env=env, cwd=cwd)
+
+
+def convert_launch(inv, args, diags: Diagnostics):
+    """One launch -> (YAML text, Mapped), or None when it does not convert (diagnostics say why)."""
+    from rftc.emit.yaml import emit
+    from rftc.mapping.convert import map_config
+    from rftc.verl import effective_config
+
+    eff = effective_config(inv, verl_version=args.verl_version, diags=diags)
+    if eff is None:
+        return None
+    mapped = map_config(eff, options_for(inv, args))
+    diags.extend(mapped.diagnostics)
+    if not mapped.ok:
+        return None
+    ok = validate(mapped, diags)
+    source = inv.script or "<overrides>"
+    text = emit(mapped.config, mapped.origins, eff, source=os.path.basename(source) if source else "<overrides>",
+                launch_line=inv.span.line if inv.script else None)
+    return (text, mapped) if ok else None
+
+
+def locator(mapped):
+    """Trinity key path -> the script span of the veRL key it came from (the nearest key that has one)."""
+    def locate(path: tuple):
+        parts = list(path)
+        while parts:
+            origin = mapped.origins.get(".".join(str(p) for p in parts))
+            if origin is not None:
+                for key in origin.keys:
+                    span = mapped.cfg.prov(key).span
+                    if span is not None:
+                        return span
+            parts.pop()
+        return None
+    return locate
+
+
+def validate(mapped, diags: Diagnostics) -> bool:
+    """Check the draft with the same checks `rftc check` runs, reporting at the script's spans."""
+    from rftc.trinity.validate import CheckOptions, check_config
+
+    ir, found = check_config(mapped.config, locator(mapped), CheckOptions(path_checks=False))
+    diags.extend(found)
+    return ir is not None and not found.has_errors
+
+
+def _write(outputs) -> None:
+    for target, text in outputs:
+        if target is None:
+            sys.stdout.write(text)
+        else:
+            os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+
+
+def print_ledger(mapped) -> None:
+    """The ledger as a table on stderr: every key the script sets, and every default stated explicitly."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from rftc.emit.yaml import location
+
+    cfg = mapped.cfg
+    table = Table(title=f"veRL -> Trinity ledger ({cfg.invocation.script if cfg.invocation else 'overrides'})")
+    for col in ("veRL key", "value", "where", "outcome", "Trinity key / note"):
+        table.add_column(col, overflow="fold")
+    keys = list(dict.fromkeys([*cfg.user_keys(), *mapped.ledger]))
+    for key in keys:
+        e = mapped.ledger.get(key)
+        if e is None:
+            continue
+        if not cfg.user_set(key) and e.status != "mapped":
+            continue
+        value = cfg.get(key, None)
+        table.add_row(key, str(value), location(cfg.prov(key).span) if cfg.user_set(key) else "default",
+                      e.status, ", ".join(e.targets) or e.note)
+    Console(stderr=True, width=int(os.environ.get("COLUMNS", 160))).print(table)

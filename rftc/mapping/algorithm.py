@@ -1,0 +1,215 @@
+"""Algorithm: advantage estimator, KL in reward and in the loss, entropy, policy loss, PPO epochs."""
+
+from __future__ import annotations
+
+from rftc.mapping.draft import Draft
+
+A = "actor_rollout_ref.actor"
+
+# veRL adv_estimator -> (Trinity advantage_fn, algorithm_type). Trinity 0.6 registers the estimators below;
+# others (opo, gpg, grpo_passk, remax's greedy baseline, ...) compute advantages Trinity has no function for.
+ESTIMATORS = {
+    "gae": ("ppo", "ppo"),
+    "grpo": ("grpo", "grpo"),
+    "grpo_vectorized": ("grpo", "grpo"),
+    "reinforce_plus_plus": ("reinforceplusplus", "reinforceplusplus"),
+    "rloo": ("rloo", "rloo"),
+    "rloo_vectorized": ("rloo", "rloo"),
+}
+
+# veRL policy_loss.loss_mode -> (Trinity policy_loss_fn, algorithm_type it implies or None to keep the estimator's).
+LOSS_MODES = {
+    "vanilla": ("ppo", None),
+    "gspo": ("gspo", "gspo"),
+    "cispo": ("cispo", "cispo"),
+    "sapo": ("sapo", "sapo"),
+}
+ESTIMATOR_FOR_LOSS = {"gspo": "grpo", "cispo": "grpo", "sapo": "grpo"}  # Trinity's pairing (§4.1)
+
+# veRL KL estimator names -> Trinity's KL registry (none, k1, k2, k3, low_var_kl, abs, corrected_k3).
+# veRL computes "k3" as the clamped low-variance estimator, which is Trinity's low_var_kl.
+KL = {"kl": "k1", "k1": "k1", "abs": "abs", "mse": "k2", "k2": "k2", "low_var_kl": "low_var_kl", "k3": "low_var_kl"}
+
+LOSS_AGG = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
+
+
+def kl_name(d: Draft, key: str) -> str | None:
+    """A veRL KL estimator name in Trinity's registry; ``+`` (straight-through) and ``full`` are reported."""
+    v = str(d.val(key))
+    base = v[:-1] if v.endswith("+") else v
+    name = KL.get(base)
+    if name is None:
+        d.report("RFTC305", f"{key}={v}: Trinity-RFT 0.6 has no KL estimator {v!r} (it has {', '.join(sorted(set(KL.values())))}); "
+                 "using low_var_kl", key)
+        return "low_var_kl"
+    if v.endswith("+"):
+        d.report("RFTC305", f"{key}={v}: Trinity-RFT 0.6 has no straight-through ('+') KL gradient; using {name}", key)
+    return name
+
+
+def map_algorithm(d: Draft) -> str | None:
+    """advantage_fn, algorithm_type = ESTIMATORS[adv_estimator] (policy_loss.loss_mode gspo/cispo/sapo picks that
+    algorithm_type); advantage_fn_args = {gamma, lam} for ppo, {gamma} for reinforceplusplus;
+    kl_penalty_fn = KL[kl_penalty] if use_kl_in_reward else none, kl_penalty_fn_args = kl_ctrl;
+    kl_loss_fn = KL[kl_loss_type] if use_kl_loss else none (always written: Trinity's default is k2),
+    kl_loss_fn_args.kl_coef = kl_loss_coef; entropy_loss_fn_args.entropy_coef = entropy_coeff;
+    policy_loss_fn_args = {clip_range_low, clip_range_high, clip_ratio_c, loss_agg_mode};
+    loss_agg_mode = actor.loss_agg_mode; ppo_epochs -> trainer_config (actor and critic).
+    Returns the algorithm_type (None after RFTC304)."""
+    key = "algorithm.adv_estimator"
+    est = str(d.val(key))
+    if est not in ESTIMATORS:
+        d.report("RFTC304", f"{key}={est} has no Trinity-RFT 0.6 equivalent; supported: {', '.join(ESTIMATORS)}", key,
+                 hint="Trinity also offers opmd, asymre, rec, topr and on_policy_distill, which are not veRL estimators")
+        return None
+    adv, algo = ESTIMATORS[est]
+    mode_key = f"{A}.policy_loss.loss_mode"
+    mode = str(d.val(mode_key))
+    loss_fn, loss_algo = LOSS_MODES.get(mode, (None, None))
+    if loss_fn is None:
+        d.report("RFTC305", f"{mode_key}={mode}: Trinity-RFT 0.6 has no such policy loss (it maps "
+                 f"{', '.join(LOSS_MODES)}); using ppo", mode_key)
+        loss_fn = "ppo"
+    if loss_algo and ESTIMATOR_FOR_LOSS[loss_algo] == adv:
+        algo = loss_algo
+    elif loss_algo:
+        d.report("RFTC305", f"{mode_key}={mode} with {key}={est}: Trinity pairs {mode} with grpo advantages; "
+                 f"using the {est} algorithm with the {mode} loss", mode_key)
+    d.set("algorithm.algorithm_type", algo, key, *([mode_key] if loss_algo else []))
+    d.set("algorithm.advantage_fn", adv, key)
+    if d.user(mode_key) or loss_fn != "ppo":
+        d.set("algorithm.policy_loss_fn", loss_fn, mode_key)
+    _advantage_args(d, adv, est)
+    _kl(d)
+    _entropy(d)
+    _policy_loss(d, loss_fn)
+    _ppo_epochs(d, algo)
+    return algo
+
+
+def _advantage_args(d: Draft, adv: str, est: str) -> None:
+    keys = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",)}.get(adv, ())
+    for k in ("gamma", "lam"):
+        key = f"algorithm.{k}"
+        if k in keys:
+            v = d.number(key, float)
+            if v is not None and (d.user(key) or v != 1.0):
+                d.set(f"algorithm.advantage_fn_args.{k}", v, key)
+            elif v is not None:
+                d.implied(key, "1.0, Trinity's default")
+        elif d.user(key):
+            d.implied(key, f"not used by the {est} estimator (veRL ignores it too)")
+    if adv == "ppo" and d.has("algorithm.advantage_fn_args"):
+        # a user-supplied *_args dict replaces Trinity's defaults: give both
+        for k in keys:
+            if not d.has(f"algorithm.advantage_fn_args.{k}"):
+                d.set(f"algorithm.advantage_fn_args.{k}", d.number(f"algorithm.{k}", float), f"algorithm.{k}",
+                      note="veRL default")
+    key = "algorithm.norm_adv_by_std_in_grpo"
+    norm = d.flag(key)
+    if adv == "grpo" and norm is False:
+        d.report("RFTC305", f"{key}=False: Trinity-RFT 0.6's grpo advantage always divides by the group's "
+                 "standard deviation (Dr. GRPO style mean-only advantages are not available)", key)
+    elif d.user(key):
+        d.implied(key, "the grpo advantage normalises by std, as veRL's default" if adv == "grpo"
+                  else f"not used by the {adv} advantage")
+
+
+def _kl(d: Draft) -> None:
+    key = "algorithm.use_kl_in_reward"
+    if d.flag(key):
+        name = kl_name(d, "algorithm.kl_penalty")
+        d.set("algorithm.kl_penalty_fn", name, key, "algorithm.kl_penalty")
+        ctrl = "algorithm.kl_ctrl"
+        d.set("algorithm.kl_penalty_fn_args.kl_coef", d.number(f"{ctrl}.kl_coef", float), f"{ctrl}.kl_coef",
+              note="" if d.user(f"{ctrl}.kl_coef") else "veRL default")
+        if str(d.val(f"{ctrl}.type")) == "adaptive":
+            d.set("algorithm.kl_penalty_fn_args.adaptive", True, f"{ctrl}.type")
+            d.set("algorithm.kl_penalty_fn_args.target_kl", d.number(f"{ctrl}.target_kl", float), f"{ctrl}.target_kl")
+            d.set("algorithm.kl_penalty_fn_args.horizon", d.number(f"{ctrl}.horizon", int), f"{ctrl}.horizon")
+        else:
+            for k in d.user_keys_under(ctrl):
+                if not d.done(k):
+                    d.implied(k, "fixed KL coefficient")
+    else:
+        d.set("algorithm.kl_penalty_fn", "none", key, note="" if d.user(key) else "veRL default: no KL in the reward")
+        for k in ("algorithm.kl_penalty", *d.user_keys_under("algorithm.kl_ctrl")):
+            if d.user(k):
+                d.implied(k, "unused: use_kl_in_reward is false")
+    key = f"{A}.use_kl_loss"
+    if d.flag(key):
+        name = kl_name(d, f"{A}.kl_loss_type")
+        d.set("algorithm.kl_loss_fn", name, f"{A}.kl_loss_type", key)
+        coef = d.number(f"{A}.kl_loss_coef", float)
+        d.set("algorithm.kl_loss_fn_args.kl_coef", coef, f"{A}.kl_loss_coef",
+              note="" if d.user(f"{A}.kl_loss_coef") else "veRL default")
+    else:
+        d.set("algorithm.kl_loss_fn", "none", key,
+              note="veRL's KL loss is off (Trinity's default is k2)" if not d.user(key) else "")
+        for k in (f"{A}.kl_loss_type", f"{A}.kl_loss_coef"):
+            if d.user(k):
+                d.implied(k, "unused: use_kl_loss is false")
+
+
+def _entropy(d: Draft) -> None:
+    key = f"{A}.entropy_coeff"
+    v = d.number(key, float)
+    if v is None:
+        return
+    if d.user(key) or v != 0:
+        d.set("algorithm.entropy_loss_fn_args.entropy_coef", int(v) if v == int(v) and isinstance(d.val(key), int) else v, key)
+
+
+def _policy_loss(d: Draft, loss_fn: str) -> None:
+    agg_key = f"{A}.loss_agg_mode"
+    agg = str(d.val(agg_key))
+    if agg not in LOSS_AGG:
+        d.report("RFTC305", f"{agg_key}={agg}: Trinity-RFT 0.6 supports {', '.join(LOSS_AGG)}; using token-mean", agg_key)
+        agg = "token-mean"
+    elif d.user(agg_key):
+        d.set("algorithm.loss_agg_mode", agg, agg_key)
+    clip_keys = [f"{A}.clip_ratio", f"{A}.clip_ratio_low", f"{A}.clip_ratio_high", f"{A}.clip_ratio_c"]
+    sapo_keys = [f"{A}.tau_pos", f"{A}.tau_neg"]
+    args_at = "algorithm.policy_loss_fn_args"
+    if loss_fn == "ppo" and d.any_user(*clip_keys):
+        low = d.val(clip_keys[1]) if d.user(clip_keys[1]) else d.val(clip_keys[0])
+        high = d.val(clip_keys[2]) if d.user(clip_keys[2]) else d.val(clip_keys[0])
+        d.set(f"{args_at}.clip_range_low", _float(d, low), clip_keys[1] if d.user(clip_keys[1]) else clip_keys[0])
+        d.set(f"{args_at}.clip_range_high", _float(d, high), clip_keys[2] if d.user(clip_keys[2]) else clip_keys[0])
+        d.set(f"{args_at}.clip_ratio_c", d.number(clip_keys[3], float), clip_keys[3],
+              note="" if d.user(clip_keys[3]) else "veRL default")
+        d.set(f"{args_at}.loss_agg_mode", agg, agg_key, note="Trinity replaces it with algorithm.loss_agg_mode")
+        for k in clip_keys:
+            if d.user(k) and not d.done(k):
+                d.implied(k, "superseded by clip_ratio_low/high")
+    elif loss_fn == "sapo" and d.any_user(*sapo_keys):
+        for k, t in zip(sapo_keys, ("tau_pos", "tau_neg")):
+            d.set(f"{args_at}.{t}", d.number(k, float), k)
+        d.set(f"{args_at}.loss_agg_mode", agg, agg_key)
+    elif loss_fn in ("gspo", "cispo") and d.any_user(clip_keys[1], clip_keys[2]):
+        for k, t in ((clip_keys[1], "clip_range_low"), (clip_keys[2], "clip_range_high")):
+            d.set(f"{args_at}.{t}", d.number(k, float), k)
+        d.set(f"{args_at}.loss_agg_mode", agg, agg_key)
+    for k in clip_keys + sapo_keys:
+        if d.user(k) and not d.done(k):
+            d.implied(k, f"not used by the {loss_fn} policy loss")
+
+
+def _float(d: Draft, v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return v
+
+
+def _ppo_epochs(d: Draft, algo: str) -> None:
+    key = f"{A}.ppo_epochs"
+    if not d.user(key):
+        return
+    v = d.number(key, positive=True)
+    if v is None:
+        return
+    d.passthrough(key, v, under="actor_rollout_ref.actor.ppo_epochs")
+    if algo == "ppo" and not d.user("critic.ppo_epochs"):
+        d.set("trainer.trainer_config.critic.ppo_epochs", v, key, note="veRL's critic follows the actor's ppo_epochs",
+              status="passed")

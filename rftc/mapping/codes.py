@@ -1,0 +1,96 @@
+"""Diagnostics of the mapping stage (veRL -> Trinity-RFT 0.6): RFTC300-RFTC399."""
+
+from rftc.diagnostics.codes import Code
+from rftc.diagnostics.model import Severity
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+CODES = [
+    Code("RFTC300", "no-trinity-equivalent", W, "A setting of the script has no Trinity-RFT 0.6 equivalent.",
+         "Trinity-RFT 0.6 has no field that does what this veRL setting does, and passing it through "
+         "`trainer.trainer_config` would be ignored or rejected. The converted config runs without it, so "
+         "training can differ from veRL's. Remove the setting, or implement the behaviour in Trinity (a "
+         "workflow, an operator or a plugin) as the message suggests.",
+         "python3 -m verl.trainer.main_ppo algorithm.use_pf_ppo=True"),
+    Code("RFTC301", "handled-by-trinity", I, "A setting controls something Trinity-RFT manages itself.",
+         "The setting tunes veRL's own rollout workers, logging or process management, which Trinity-RFT "
+         "replaces (its explorer runs vLLM, its monitor logs). It does not change what is trained, so it is "
+         "left out of the converted config. Nothing to fix; silence with --disable RFTC301.",
+         "python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.free_cache_engine=True"),
+    Code("RFTC302", "batch-not-divisible", E, "data.train_batch_size is not a multiple of ppo_mini_batch_size.",
+         "Trinity runs one explorer step per mini-batch and synchronizes weights every "
+         "train_batch_size / ppo_mini_batch_size steps, so the ratio must be a whole number (veRL itself drops "
+         "the remainder). Nothing is written. Choose one of the nearest valid values the message lists.",
+         "python3 -m verl.trainer.main_ppo data.train_batch_size=1000 actor_rollout_ref.actor.ppo_mini_batch_size=256"),
+    Code("RFTC303", "lr-horizon-unknown", W, "The learning-rate schedule needs a horizon rftc cannot compute.",
+         "A warmup ratio or a cosine schedule is relative to the total number of training steps. veRL computes "
+         "it from the dataset size; Trinity-RFT 0.6 uses `trainer.total_steps`, and without it sys.maxsize, so "
+         "warmup never ends and the learning rate stays near 0. The data files are not readable here. Pass "
+         "`--dataset-size ROWS` (training rows) or `--total-steps N` (veRL steps), or make the files available.",
+         "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.optim.lr_warmup_steps_ratio=0.1"),
+    Code("RFTC304", "unsupported-advantage-estimator", E, "algorithm.adv_estimator has no Trinity-RFT 0.6 equivalent.",
+         "The advantage estimator decides what is trained; Trinity-RFT 0.6 registers no function that computes "
+         "the same advantages, so the script cannot be converted faithfully. Nothing is written. Use one of "
+         "the supported estimators the message lists, or register an advantage function in Trinity.",
+         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=gpg"),
+    Code("RFTC305", "unsupported-value", W, "A setting's value cannot be expressed in Trinity-RFT 0.6.",
+         "Trinity-RFT 0.6 knows the setting, but not this value (for example a KL estimator it does not "
+         "register, or GRPO without standard-deviation normalisation). The converted config uses the closest "
+         "behaviour the message names, so training differs from veRL's. Change the value, or accept the "
+         "difference.",
+         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo algorithm.norm_adv_by_std_in_grpo=False"),
+    Code("RFTC306", "gpu-split-impossible", E, "No split of the GPUs between explorer and trainer is valid.",
+         "veRL runs rollout and training on the same GPUs; Trinity-RFT gives the explorer (rollout engines and "
+         "auxiliary models) and the trainer separate GPUs. With the script's GPU count, tensor parallel size, "
+         "sequence parallel size and batch sizes no split satisfies Trinity's and veRL's rules. Nothing is "
+         "written. Add GPUs, lower the rollout tensor parallel size, or pass --explorer-gpus N.",
+         "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=2 actor_rollout_ref.rollout.tensor_model_parallel_size=2"),
+    Code("RFTC307", "custom-reward-function", W, "The script scores with a custom reward function file.",
+         "veRL imports the function from a file at start-up; Trinity-RFT looks reward functions up by name in "
+         "its registry. The converted config names the function, but Trinity fails at the first rollout until "
+         "you register it: decorate a RewardFn class with `@REWARD_FUNCTIONS.register_module(NAME)` in a "
+         "module under a plugin directory (`trinity run --plugin-dir DIR`).",
+         "python3 -m verl.trainer.main_ppo custom_reward_function.path=rewards.py custom_reward_function.name=score"),
+    Code("RFTC308", "reward-model-needs-workflow", W, "A reward model becomes an auxiliary model.",
+         "veRL scores responses with the reward model itself; Trinity-RFT serves it as an auxiliary vLLM model "
+         "(explorer.auxiliary_models) and the workflow must call it. The converted config reserves its GPUs, "
+         "but the rewards are only the model's if the workflow you choose queries it.",
+         "python3 -m verl.trainer.main_ppo reward_model.enable=True reward_model.model.path=/models/rm"),
+    Code("RFTC309", "logger-reduced", I, "Several loggers become one Trinity monitor.",
+         "Trinity-RFT 0.6 writes to one monitor (tensorboard, wandb, mlflow or swanlab) and always logs to the "
+         "console. The first logger it supports is used; the others are dropped.",
+         "python3 -m verl.trainer.main_ppo trainer.logger='[console,wandb,tensorboard]'"),
+    Code("RFTC310", "conflicting-values", W, "Two settings map to one Trinity field with different values.",
+         "veRL sets this separately per role (actor, reference, critic, rollout); Trinity-RFT 0.6 has one "
+         "field for all of them. The converted config uses the value the message names (the actor's); the "
+         "other role trains with it too. Make the values equal to silence this.",
+         "python3 -m verl.trainer.main_ppo model.use_remove_padding=True critic.model.use_remove_padding=False"),
+    Code("RFTC311", "value-not-static", E, "A value the conversion needs is not known without running the script.",
+         "The value comes from the environment or a command substitution, and the mapping computes with it "
+         "(batch sizes, GPU counts, step counts). Nothing is written. Pass it with `--env NAME=VALUE`, use "
+         "`--use-env`, or append the override after `--`.",
+         "python3 -m verl.trainer.main_ppo data.train_batch_size=$BATCH"),
+    Code("RFTC312", "no-main-ppo-launch", E, "The script has no verl.trainer.main_ppo launch to convert.",
+         "rftc converts launches of veRL's main_ppo trainer (directly, through ray job submit, torchrun, srun or "
+         "uv run). Recipe trainers, SFT and generation have other configs. Nothing is written. Use "
+         "`rftc convert --list` to see the launches found, and `--invocation N` to pick one.",
+         "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=x.parquet"),
+    Code("RFTC313", "invalid-value", E, "A setting has a value of the wrong type or range for the conversion.",
+         "The mapping needs a number (or a boolean, or a list) here and the script gives something else, or a "
+         "size that must be positive is not. Nothing is written. Fix the value in the script.",
+         "python3 -m verl.trainer.main_ppo data.train_batch_size=lots"),
+    Code("RFTC314", "no-train-files", E, "The script names no training data.",
+         "Trinity-RFT needs at least one taskset (buffer.explorer_input.tasksets) with a path; veRL's "
+         "data.train_files is empty or unset. Nothing is written. Set data.train_files.",
+         "python3 -m verl.trainer.main_ppo data.train_files=null"),
+    Code("RFTC315", "single-gpu-colocate", I, "A one-GPU job becomes a Trinity colocate run.",
+         "Trinity-RFT normally gives the explorer and the trainer separate GPUs; with one GPU it offers `mode: "
+         "colocate`, which time-shares the GPU (rollout memory capped at 25%, one engine, tensor parallel 1). "
+         "This is the closest match to veRL's colocated single-GPU run.",
+         "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=1"),
+    Code("RFTC316", "frozen-by-trinity", W, "A role-specific setting differs from the value Trinity forces.",
+         "Trinity-RFT 0.6 derives this veRL field from one of its own (for example every role's token budget "
+         "from trainer.max_token_len_per_gpu) and ignores an override in trainer.trainer_config. The script's "
+         "value is not used. Set the Trinity field instead, or accept the derived value.",
+         "python3 -m verl.trainer.main_ppo critic.ppo_max_token_len_per_gpu=65536"),
+]

@@ -1,0 +1,52 @@
+"""The mapping pipeline: effective veRL config -> draft Trinity-RFT 0.6 config, with provenance per emitted key,
+the ledger of every key the script set, and RFTC3xx diagnostics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rftc.diagnostics.model import Diagnostics
+from rftc.mapping import algorithm, batch, data, gpu, models, rewards, steps, sync, trainer
+from rftc.mapping.draft import Draft, Entry, Options, Origin
+from rftc.mapping.order import ordered
+from rftc.mapping.rules import apply_rules
+from rftc.verl.effective import EffectiveConfig
+
+REF_ALGORITHMS = {"ppo", "grpo", "reinforceplusplus", "rloo", "gspo", "cispo", "sapo"}  # Trinity types with a ref model
+
+
+@dataclass
+class Mapped:
+    config: dict  # the draft Trinity config, sections in the guide's order
+    origins: dict[str, Origin]  # dotted Trinity key (list items by index) -> where it came from
+    ledger: dict[str, Entry]  # every veRL key the mapping touched -> what became of it
+    diagnostics: Diagnostics
+    cfg: EffectiveConfig
+
+    @property
+    def ok(self) -> bool:
+        return not self.diagnostics.has_errors
+
+
+def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
+    d = Draft(cfg, options)
+    trainer.map_trainer(d)
+    b = batch.map_batch(d)
+    algo = algorithm.map_algorithm(d)
+    critic = algo == "ppo"
+    if not critic:
+        for k in d.user_keys_under("critic"):
+            d.implied(k, f"no critic: the {algo or 'chosen'} algorithm does not train one (veRL ignores it too)")
+    custom = rewards.custom_reward(d)
+    has_data = data.map_data(d, custom_reward=custom)
+    models.map_models(d, critic=critic)
+    models.map_megatron(d)
+    if b is not None:
+        steps.map_steps(d, b)
+    sync.map_sync(d)
+    aux = rewards.map_rewards(d, len(data.file_list(d, "data.train_files")) if has_data else 0)
+    if b is not None:
+        gpu.map_gpus(d, experiences=b.experiences, aux=aux, critic=critic, ref=(algo in REF_ALGORITHMS),
+                     megatron=models.strategy(d) == "megatron")
+    apply_rules(d)
+    return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)

@@ -1,0 +1,211 @@
+"""Data: veRL's train/val files become Trinity tasksets; lengths, truncation, shuffling and sampling follow."""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+
+from rftc.mapping.draft import Draft
+
+D, R = "data", "actor_rollout_ref.rollout"
+V = f"{R}.val_kwargs"
+EI = "buffer.explorer_input"
+SPLITS = ("train", "test", "validation")  # file stems datasets.load_dataset(dir) maps to a split of that name
+
+# veRL's default reward picks a scorer by data_source; the same data in Trinity: (workflow, reward function).
+REWARDS = {
+    "gsm8k": ("math_workflow", "math_reward"),
+    "math": ("math_boxed_workflow", "math_boxed_reward"),
+    "math500": ("math_boxed_workflow", "math_boxed_reward"),
+    "aime": ("math_boxed_workflow", "math_boxed_reward"),
+    "aime2024": ("math_boxed_workflow", "math_boxed_reward"),
+    "aime2025": ("math_boxed_workflow", "math_boxed_reward"),
+    "dapo": ("math_boxed_workflow", "math_dapo_reward"),
+    "countdown": ("simple_workflow", "countdown_reward"),
+}
+
+
+def file_list(d: Draft, key: str) -> list[str]:
+    """data.train_files / val_files as a list (veRL accepts a path or a list of paths)."""
+    v = d.val(key)
+    if v is None:
+        return []
+    if isinstance(v, str):
+        s = v.strip()
+        if s.startswith("[") and s.endswith("]"):
+            try:
+                parsed = ast.literal_eval(s)
+                return [str(x) for x in parsed]
+            except (ValueError, SyntaxError):
+                return [x.strip().strip("'\"") for x in s[1:-1].split(",") if x.strip()]
+        return [s] if s else []
+    if isinstance(v, (list, tuple)):
+        return [str(x) for x in v]
+    return [str(v)]
+
+
+def split_path(path: str) -> tuple[str, str]:
+    """``dir/train.parquet`` -> (``dir``, ``train``), as the Trinity guide writes it: datasets.load_dataset
+    on the directory serves each ``<split>.parquet`` as that split. Any other file is loaded as itself
+    (datasets names a single file's split ``train``)."""
+    head, base = posixpath.split(path)
+    stem, ext = posixpath.splitext(base)
+    if head and stem in SPLITS and ext in (".parquet", ".json", ".jsonl", ".csv", ".arrow"):
+        return head, stem
+    return path, "train"
+
+
+def source_name(path: str) -> str:
+    """The data source a path names: the directory of a split file, else the file's stem."""
+    directory, split = split_path(path)
+    base = posixpath.basename(directory.rstrip("/")) if directory != path else posixpath.splitext(posixpath.basename(path))[0]
+    return base.replace("${oc.env:", "").replace("}", "") or "data"
+
+
+def reward_for(name: str) -> tuple[str, str] | None:
+    key = name.lower().replace("-", "").replace("_", "")
+    for src, pair in REWARDS.items():
+        if key == src or key.startswith(src):
+            return pair
+    return None
+
+
+def map_data(d: Draft, *, custom_reward: bool = False) -> bool:
+    """tasksets[i] = data.train_files[i] (path, split, name), eval_tasksets[i] = data.val_files[i];
+    format.prompt_key = data.prompt_key, format.response_key = data.response_key (``answer`` when veRL has none,
+    as the guide); model.max_prompt_tokens / max_response_tokens = data.max_prompt_length / max_response_length,
+    model.max_model_len = their sum (or rollout.max_model_len); model.enable_prompt_truncation =
+    data.filter_overlong_prompts (veRL false, Trinity true: always written); data.shuffle ->
+    data_selector shuffle (veRL's default is true); training sampling -> model.* and each training taskset's
+    rollout_args.temperature; val_kwargs -> eval rollout_args (temperature 0 when do_sample is false, veRL's
+    default) and eval repeat_times = val_kwargs.n; data source -> default workflow and reward function.
+    Returns False when there is no training data (RFTC314)."""
+    train = file_list(d, f"{D}.train_files")
+    if not train:
+        d.report("RFTC314", "data.train_files is empty: Trinity needs at least one training taskset",
+                 f"{D}.train_files" if d.user(f"{D}.train_files") else None)
+        return False
+    _lengths(d)
+    fmt = _format(d)
+    shuffle = d.flag(f"{D}.shuffle")
+    names: set[str] = set()
+    for i, f in enumerate(train):
+        _taskset(d, f"{EI}.tasksets[{i}]", f, f"{D}.train_files", fmt, names, "", custom_reward)
+        if shuffle:
+            d.set(f"{EI}.tasksets[{i}].data_selector.selector_type", "shuffle", f"{D}.shuffle",
+                  note="" if d.user(f"{D}.shuffle") else "veRL default (Trinity's is sequential)")
+            if d.user(f"{D}.seed") and d.val(f"{D}.seed") is not None:
+                d.set(f"{EI}.tasksets[{i}].data_selector.seed", d.val(f"{D}.seed"), f"{D}.seed")
+        elif shuffle is False:
+            d.account(f"{D}.shuffle", "mapped", note="sequential, Trinity's default")
+        _train_sampling(d, f"{EI}.tasksets[{i}].rollout_args")
+    for i, f in enumerate(file_list(d, f"{D}.val_files")):
+        _taskset(d, f"{EI}.eval_tasksets[{i}]", f, f"{D}.val_files", fmt, names, "_eval", custom_reward)
+        _eval_sampling(d, f"{EI}.eval_tasksets[{i}]")
+    if d.user(f"{D}.val_files") and not file_list(d, f"{D}.val_files"):
+        d.implied(f"{D}.val_files", "empty: no evaluation")
+    _model_sampling(d)
+    return True
+
+
+def _lengths(d: Draft) -> None:
+    p = d.number(f"{D}.max_prompt_length", positive=True)
+    r = d.number(f"{D}.max_response_length", positive=True)
+    if p is not None:
+        d.set("model.max_prompt_tokens", p, f"{D}.max_prompt_length")
+    if r is not None:
+        d.set("model.max_response_tokens", r, f"{D}.max_response_length")
+    key = f"{R}.max_model_len"
+    if d.user(key) and d.val(key) is not None:
+        ml = d.number(key, positive=True)
+        if ml is not None and p is not None and r is not None and ml < p + r:
+            d.report("RFTC313", f"{key} ({ml}) is less than max_prompt_length + max_response_length ({p}+{r}); "
+                     "Trinity-RFT rejects that", key)
+        elif ml is not None:
+            d.set("model.max_model_len", ml, key)
+    elif p is not None and r is not None:
+        d.set("model.max_model_len", p + r, f"{D}.max_prompt_length", f"{D}.max_response_length", note=f"{p}+{r}")
+    filt = d.flag(f"{D}.filter_overlong_prompts")
+    if filt is not None:
+        d.set("model.enable_prompt_truncation", filt, f"{D}.filter_overlong_prompts",
+              note="" if d.user(f"{D}.filter_overlong_prompts") else "veRL default (Trinity's is true)")
+    if d.user(f"{D}.truncation"):
+        t = d.val(f"{D}.truncation")
+        if filt or t == "right":
+            d.implied(f"{D}.truncation", "overlong prompts are truncated and masked out of the loss")
+        else:
+            d.report("RFTC305", f"data.truncation={t} has no Trinity equivalent: with enable_prompt_truncation "
+                     "false Trinity neither truncates nor rejects overlong prompts", f"{D}.truncation",
+                     hint="set data.filter_overlong_prompts=True")
+
+
+def _format(d: Draft) -> dict:
+    fmt = {"prompt_key": (d.val(f"{D}.prompt_key") or "prompt", (f"{D}.prompt_key",), "")}
+    if d.val(f"{D}.response_key"):
+        fmt["response_key"] = (d.val(f"{D}.response_key"), (f"{D}.response_key",), "")
+    else:
+        fmt["response_key"] = ("answer", (), "as the Trinity guide: check the dataset's columns")
+    for k in ("image_key", "video_key"):
+        if d.user(f"{D}.{k}") and d.val(f"{D}.{k}"):
+            fmt[k] = (d.val(f"{D}.{k}"), (f"{D}.{k}",), "")
+    return fmt
+
+
+def _taskset(d: Draft, at: str, f: str, key: str, fmt: dict, names: set, suffix: str, custom_reward: bool) -> None:
+    path, split = split_path(f)
+    base = source_name(f) + suffix
+    name, i = base, 2
+    while name in names:
+        name, i = f"{base}_{i}", i + 1
+    names.add(name)
+    d.set(f"{at}.name", name, key, note="named after the data source")
+    d.set(f"{at}.storage_type", "file")
+    d.set(f"{at}.path", path, key, note=f"{posixpath.basename(f)} -> path + split" if path != f else "")
+    d.set(f"{at}.split", split, key)
+    for k, (v, keys, note) in fmt.items():
+        d.set(f"{at}.format.{k}", v, *keys, note=note)
+    pair = None if custom_reward else reward_for(source_name(f))
+    if pair:
+        d.set(f"{at}.default_workflow_type", pair[0], key, note=f"veRL scores {source_name(f)} by data_source")
+        d.set(f"{at}.default_reward_fn_type", pair[1], key, note=f"veRL scores {source_name(f)} by data_source")
+
+
+def _train_sampling(d: Draft, at: str) -> None:
+    t = _temperature(d)
+    d.set(f"{at}.temperature", t, f"{R}.temperature", *([f"{R}.do_sample"] if d.user(f"{R}.do_sample") else []),
+          note="" if d.user(f"{R}.temperature") else "veRL default")
+
+
+def _temperature(d: Draft) -> float:
+    if d.flag(f"{R}.do_sample") is False:
+        return 0.0
+    t = d.number(f"{R}.temperature", float)
+    return 1.0 if t is None else t
+
+
+def _model_sampling(d: Draft) -> None:
+    for k in ("temperature", "top_p", "top_k"):
+        key = f"{R}.{k}"
+        if d.user(key) or (k == "temperature" and d.user(f"{R}.do_sample")):
+            v = _temperature(d) if k == "temperature" else d.number(key, float if k == "top_p" else int)
+            if v is not None:
+                d.set(f"model.{k}", v, key, *([f"{R}.do_sample"] if k == "temperature" and d.user(f"{R}.do_sample") else []))
+
+
+def _eval_sampling(d: Draft, at: str) -> None:
+    greedy = d.flag(f"{V}.do_sample") is False
+    t = 0.0 if greedy else d.number(f"{V}.temperature", float)
+    if t is not None:
+        d.set(f"{at}.rollout_args.temperature", t, f"{V}.temperature", *([f"{V}.do_sample"] if d.user(f"{V}.do_sample") else []),
+              note="greedy: veRL's val_kwargs.do_sample is false" if greedy else "")
+    for k, kind in (("top_p", float), ("top_k", int)):
+        if d.user(f"{V}.{k}"):
+            v = d.number(f"{V}.{k}", kind)
+            if v is not None:
+                d.set(f"{at}.rollout_args.{k}", v, f"{V}.{k}")
+    n = d.number(f"{V}.n", positive=True)
+    if n is not None and (n != 1 or d.user(f"{V}.n")):
+        d.set(f"{at}.repeat_times", n, f"{V}.n")
+    for k in d.user_keys_under(V):
+        if not d.done(k):
+            d.report("RFTC300", f"{k} has no Trinity-RFT 0.6 equivalent for evaluation rollouts", k)

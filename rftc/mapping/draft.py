@@ -1,0 +1,232 @@
+"""The mapping's working state: the Trinity config being built, where each of its values came from, and the
+ledger that accounts for every veRL key the script set (mapped, passed through, implied, or reported)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.mapping.verl_defaults import VERL_DEFAULTS
+from rftc.verl.effective import EffectiveConfig
+
+_ABSENT = object()
+_INDEX = re.compile(r"\[(\d+)\]")
+
+MAPPED, PASSED, IMPLIED, REPORTED = "mapped", "passed", "implied", "reported"
+
+
+def split_key(key: str) -> list:
+    """``a.b[0].c`` -> ``['a', 'b', 0, 'c']``."""
+    out: list = []
+    for part in _INDEX.sub(r".\1", key).split("."):
+        out.append(int(part) if part.isdigit() else part)
+    return out
+
+
+def join_key(parts) -> str:
+    return ".".join(str(p) for p in parts)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an emitted Trinity value came from: the veRL keys it was computed from, and a note
+    (``derived: 1024/256``, ``veRL default``, ...)."""
+
+    keys: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass
+class Entry:
+    """What became of one veRL key."""
+
+    status: str
+    targets: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass
+class Options:
+    sync_offset: int = 0
+    explorer_gpus: int | None = None
+    dataset_size: int | None = None
+    total_steps: int | None = None
+    env: dict[str, str] = field(default_factory=dict)  # for resolving ${oc.env:X} in data paths
+    cwd: str | None = None
+
+
+class Draft:
+    def __init__(self, cfg: EffectiveConfig, options: Options | None = None, diags: Diagnostics | None = None):
+        self.cfg = cfg
+        self.opt = options or Options()
+        self.diags = diags if diags is not None else Diagnostics()
+        self.data: dict = {}
+        self.origins: dict[str, Origin] = {}
+        self.ledger: dict[str, Entry] = {}
+
+    # ---- reading the veRL config -------------------------------------------------------------------
+    def val(self, key: str, default: Any = None) -> Any:
+        v = self.cfg.get(key, _ABSENT)
+        if v is _ABSENT:
+            v = VERL_DEFAULTS.get(key, default)
+        return v
+
+    def user(self, key: str) -> bool:
+        return self.cfg.user_set(key)
+
+    def span(self, key: str) -> Span | None:
+        p = self.cfg.prov(key)
+        if p.span is None and p.kind == "derived" and p.source_key and p.source_key != key:
+            return self.span(p.source_key)
+        return p.span
+
+    def any_user(self, *keys: str) -> bool:
+        return any(self.user(k) for k in keys)
+
+    def user_keys_under(self, prefix: str) -> list[str]:
+        return [k for k in self.cfg.user_keys() if k == prefix or k.startswith(prefix + ".")]
+
+    def symbolic(self, v: Any) -> bool:
+        return isinstance(v, str) and "${" in v
+
+    def number(self, key: str, kind=int, *, positive: bool = False, allow_none: bool = False):
+        """The value of ``key`` as ``kind``; reports RFTC311/RFTC313 and returns None when it is not one."""
+        v = self.val(key)
+        if v is None and allow_none:
+            return None
+        if self.symbolic(v):
+            self.report("RFTC311", f"{key} is {v!r}, which is only known when the script runs; the conversion "
+                        "computes with it", key, hint=_env_hint(v))
+            return None
+        try:
+            if isinstance(v, bool):
+                raise ValueError
+            n = kind(v)
+            if kind is int and isinstance(v, float) and v != n:
+                raise ValueError
+        except (TypeError, ValueError):
+            self.report("RFTC313", f"{key} must be {'an integer' if kind is int else 'a number'}, got {v!r}", key)
+            return None
+        if positive and n <= 0:
+            self.report("RFTC313", f"{key} must be positive, got {v!r}", key)
+            return None
+        return n
+
+    def flag(self, key: str) -> bool | None:
+        v = self.val(key)
+        if isinstance(v, bool) or v is None:
+            return v
+        if isinstance(v, str) and v.lower() in ("true", "false"):
+            return v.lower() == "true"
+        if self.symbolic(v):
+            self.report("RFTC311", f"{key} is {v!r}, which is only known when the script runs", key,
+                        hint=_env_hint(v))
+        else:
+            self.report("RFTC313", f"{key} must be true or false, got {v!r}", key)
+        return None
+
+    # ---- writing the Trinity config -----------------------------------------------------------------
+    def set(self, tkey: str, value: Any, *keys: str, note: str = "", status: str = MAPPED) -> None:
+        """Set Trinity ``tkey`` (``a.b[0].c``) to ``value``, computed from the veRL ``keys``."""
+        parts = split_key(tkey)
+        node: Any = self.data
+        for part, nxt in zip(parts, parts[1:]):
+            if isinstance(part, int):
+                while len(node) <= part:
+                    node.append({})
+                node = node[part]
+            else:
+                node = node.setdefault(part, [] if isinstance(nxt, int) else {})
+        last = parts[-1]
+        if isinstance(last, int):
+            while len(node) <= last:
+                node.append(None)
+        node[last] = value
+        self.origins[join_key(parts)] = Origin(tuple(keys), note)
+        for k in keys:
+            self.account(k, status, join_key(parts))
+
+    def get(self, tkey: str, default: Any = None) -> Any:
+        node: Any = self.data
+        for part in split_key(tkey):
+            try:
+                node = node[part]
+            except (KeyError, IndexError, TypeError):
+                return default
+        return node
+
+    def has(self, tkey: str) -> bool:
+        return self.get(tkey, _ABSENT) is not _ABSENT
+
+    def passthrough(self, key: str, value: Any = _ABSENT, *, under: str | None = None) -> None:
+        """Pass veRL ``key`` through ``trainer.trainer_config`` at the same path (or at ``under``)."""
+        target = "trainer.trainer_config." + (under or key)
+        self.set(target, self.val(key) if value is _ABSENT else value, key, status=PASSED)
+
+    # ---- the ledger ----------------------------------------------------------------------------------
+    def account(self, key: str, status: str, target: str = "", note: str = "") -> None:
+        e = self.ledger.get(key)
+        if e is None:
+            e = self.ledger[key] = Entry(status)
+        elif _RANK[status] > _RANK[e.status]:
+            e.status = status
+        if target and target not in e.targets:
+            e.targets.append(target)
+        if note and not e.note:
+            e.note = note
+
+    def implied(self, key: str, note: str) -> None:
+        self.account(key, IMPLIED, note=note)
+
+    def done(self, key: str) -> bool:
+        return key in self.ledger
+
+    def report(self, code: str, message: str, key: str | None = None, *, hint: str | None = None,
+               notes=(), extra_keys=(), settles: bool = True) -> None:
+        """Add a diagnostic at ``key``'s span; unless ``settles`` is False (a warning about a key that is
+        still mapped), the ledger records the key as reported."""
+        self.diags.add(code, message, self.span(key) if key else None, hint=hint, key=key, notes=notes)
+        for k in (((key,) if key else ()) + tuple(extra_keys)) if settles else ():
+            self.account(k, REPORTED, note=f"{code}: {message}")
+
+    def fmt_value(self, key: str) -> str:
+        return _fmt(self.val(key))
+
+
+_RANK = {IMPLIED: 0, PASSED: 1, MAPPED: 2, REPORTED: 3}
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _env_hint(v: str) -> str:
+    names = re.findall(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)", v)
+    if names:
+        return f"pass --env {names[0]}=VALUE, or --use-env to read it from the environment"
+    return "append the override with a literal value after `--`"
+
+
+def resolve_env(text: str, env: dict[str, str]) -> str | None:
+    """``${oc.env:HOME}/x`` -> ``/home/u/x`` using ``env``; None when a name is missing."""
+    missing = False
+
+    def sub(m):
+        nonlocal missing
+        name, default = m.group(1), m.group(2)
+        if name in env:
+            return env[name]
+        if default is not None:
+            return default
+        missing = True
+        return ""
+
+    out = re.sub(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)(?:,([^}]*))?\}", sub, text)
+    if missing or "${" in out:
+        return None
+    return os.path.expanduser(out)

@@ -1,0 +1,181 @@
+"""The GPU split. veRL colocates rollout and training on all n_gpus_per_node x nnodes GPUs; Trinity gives the
+explorer's rollout engines, each auxiliary model (reward models) and the trainer separate GPUs.
+
+Rules a split must satisfy (Trinity 0.6 validator and veRL's workers):
+  rollout GPUs = engine_num x TP x DP x PP (TP from the script; veRL's default is 2)
+  auxiliary GPUs = sum of engine_num_i x TP_i
+  trainer GPUs = total - rollout - auxiliary >= 1, whole nodes when more than one node's worth
+  trainer GPUs divisible by the sequence-parallel size (megatron: TP x PP x CP)
+  buffer.train_batch_size (experiences) divisible by trainer GPUs / SP, and, without dynamic batch sizes,
+  the per-GPU share divisible by every micro batch size
+
+Heuristic among valid splits: give rollout the share of the non-auxiliary GPUs that its work has, with
+
+  rollout share = g / (g + t),  g = DECODE_COST x R,  t = (P + R) x passes
+  passes = 3 x ppo_epochs + 1 (old log-probs) + 1 if a reference model + (3 x ppo_epochs + 1) if a critic
+
+where P, R are the prompt and response lengths and DECODE_COST = 4 (a generated token is memory-bound and costs
+about four token-passes of training per GPU). Each auxiliary model is sized like the rollout model. The split
+closest to these targets wins; ties go to the split with more trainer GPUs. ``--explorer-gpus N`` fixes the
+rollout GPUs. One GPU in all: Trinity's colocate mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rftc.mapping.draft import Draft
+
+DECODE_COST = 4
+R = "actor_rollout_ref.rollout"
+A = "actor_rollout_ref.actor"
+
+
+@dataclass
+class Workload:
+    total: int
+    gpu_per_node: int
+    engine_gpus: int  # GPUs per rollout engine (TP x DP x PP)
+    aux_gpus: list[int]  # GPUs per engine of each auxiliary model
+    sp: int  # trainer GPUs must be a multiple of this
+    experiences: int  # buffer.train_batch_size
+    micro: list[tuple[str, int]]  # (key, micro batch size per GPU) checked when not dynamic
+    share: float  # target rollout share of the non-auxiliary GPUs
+
+
+@dataclass
+class Split:
+    rollout_engines: int
+    aux_engines: int
+    trainer: int
+
+
+def rollout_share(prompt: int, response: int, ppo_epochs: int, ref: bool, critic: bool) -> float:
+    passes = 3 * ppo_epochs + 1 + (1 if ref else 0) + ((3 * ppo_epochs + 1) if critic else 0)
+    gen = DECODE_COST * response
+    return gen / (gen + (prompt + response) * passes)
+
+
+def why_invalid(w: Workload, trainer: int) -> str | None:
+    """None when ``trainer`` GPUs satisfy every rule, else the rule it breaks."""
+    if trainer < 1:
+        return "no GPU left for the trainer"
+    if trainer > w.gpu_per_node and trainer % w.gpu_per_node:
+        return f"trainer {trainer} GPUs is not whole nodes of {w.gpu_per_node}"
+    if trainer % w.sp:
+        return f"trainer {trainer} GPUs is not divisible by the sequence-parallel size {w.sp}"
+    dp = trainer // w.sp
+    if w.experiences % dp:
+        return f"{w.experiences} experiences per step do not split over {dp} data-parallel ranks"
+    per = w.experiences // dp
+    for key, m in w.micro:
+        if per % m:
+            return f"{per} experiences per GPU are not a multiple of {key.rsplit('.', 1)[-1]} {m}"
+    return None
+
+
+def candidates(w: Workload, rollout_gpus: int | None = None):
+    """Every (split, reason-or-None) in search order."""
+    e = w.engine_gpus
+    aux_unit = sum(w.aux_gpus)
+    ks = [rollout_gpus // e] if rollout_gpus else range(1, w.total // e + 1)
+    for k in ks:
+        js = range(1, (w.total - k * e) // aux_unit + 1) if aux_unit else [0]
+        for j in js:
+            trainer = w.total - k * e - j * aux_unit
+            yield Split(k, j, trainer), why_invalid(w, trainer)
+
+
+def score(w: Workload, s: Split) -> tuple[float, int]:
+    rollout = s.rollout_engines * w.engine_gpus
+    aux = [s.aux_engines * a for a in w.aux_gpus]
+    target = w.share * (w.total - sum(aux))
+    return abs(rollout - target) + sum(abs(a - rollout) for a in aux), -s.trainer
+
+
+def solve(w: Workload, rollout_gpus: int | None = None) -> tuple[Split | None, list[str]]:
+    """The best valid split, or None and the reasons the candidates failed."""
+    best, reasons = None, []
+    for s, why in candidates(w, rollout_gpus):
+        if why:
+            reasons.append(f"rollout {s.rollout_engines * w.engine_gpus}"
+                           + (f" + auxiliary {s.aux_engines * sum(w.aux_gpus)}" if w.aux_gpus else "")
+                           + f": {why}")
+        elif best is None or score(w, s) < score(w, best):
+            best = s
+    return best, reasons
+
+
+def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: bool, ref: bool,
+             megatron: bool) -> None:
+    """Write explorer.rollout_model.engine_num / tensor_parallel_size and each auxiliary model's engine_num
+    (``aux`` = [(GPUs per engine, veRL key)]), or mode colocate for one GPU; RFTC306 when no split is valid."""
+    nodes = d.number("trainer.nnodes", positive=True)
+    gpn = d.number("trainer.n_gpus_per_node", positive=True)
+    tp_key = f"{R}.tensor_model_parallel_size"
+    tp = d.number(tp_key, positive=True)
+    dp = d.number(f"{R}.data_parallel_size", positive=True) or 1
+    pp = d.number(f"{R}.pipeline_model_parallel_size", positive=True) or 1
+    if None in (nodes, gpn, tp):
+        return
+    total = nodes * gpn
+    d.set("explorer.rollout_model.tensor_parallel_size", tp, tp_key,
+          note="" if d.user(tp_key) else "veRL default (Trinity's is 1)")
+    if megatron:
+        sp = 1
+        for k in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size"):
+            sp *= d.number(f"{A}.megatron.{k}", positive=True) or 1
+    else:
+        sp = d.number(f"{A}.ulysses_sequence_parallel_size", positive=True) or 1
+    if total == 1:
+        _colocate(d, tp, dp * pp, aux, sp)
+        return
+    micro: list[tuple[str, int]] = []
+    if not d.flag(f"{A}.use_dynamic_bsz"):
+        keys = [f"{A}.ppo_micro_batch_size_per_gpu", f"{R}.log_prob_micro_batch_size_per_gpu"]
+        keys += ["actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu"] if ref else []
+        keys += ["critic.ppo_micro_batch_size_per_gpu"] if critic else []
+        for k in keys:
+            v = d.val(k)
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                micro.append((k, v))
+    epochs = d.val(f"{A}.ppo_epochs") if isinstance(d.val(f"{A}.ppo_epochs"), int) else 1
+    share = rollout_share(d.get("model.max_prompt_tokens") or 512, d.get("model.max_response_tokens") or 512,
+                          epochs, ref, critic)
+    w = Workload(total, gpn, tp * dp * pp, [a for a, _ in aux], sp, experiences, micro, share)
+    forced = d.opt.explorer_gpus
+    if forced is not None and (forced <= 0 or forced % w.engine_gpus):
+        d.report("RFTC306", f"--explorer-gpus {forced} is not a positive multiple of the {w.engine_gpus} GPUs one "
+                 f"rollout engine needs (tensor x data x pipeline parallel)", tp_key if d.user(tp_key) else None)
+        return
+    split, reasons = solve(w, forced)
+    if split is None:
+        shown = "; ".join(reasons[:4]) + ("; ..." if len(reasons) > 4 else "")
+        d.report("RFTC306", f"no valid split of {total} GPUs ({nodes}x{gpn}) between rollout ({w.engine_gpus} per "
+                 f"engine){' and auxiliary models' if aux else ''} and the trainer: {shown or 'too few GPUs'}",
+                 "trainer.n_gpus_per_node" if d.user("trainer.n_gpus_per_node") else None,
+                 hint="add GPUs, lower the rollout tensor parallel size, change the batch sizes, or pass "
+                 "--explorer-gpus N", extra_keys=(tp_key,) if d.user(tp_key) else ())
+        return
+    rollout = split.rollout_engines * w.engine_gpus
+    summary = (f"GPU split: rollout {rollout}" + "".join(f" + aux {split.aux_engines * a}" for a in w.aux_gpus)
+               + f" + trainer {split.trainer} = {total}")
+    d.set("explorer.rollout_model.engine_num", split.rollout_engines, "trainer.n_gpus_per_node", "trainer.nnodes",
+          note=summary + (" (--explorer-gpus)" if forced else ""))
+    for i, (_, key) in enumerate(aux):
+        d.set(f"explorer.auxiliary_models[{i}].engine_num", split.aux_engines, key, note=summary)
+
+
+def _colocate(d: Draft, tp: int, other: int, aux, sp: int) -> None:
+    why = ("tensor parallel size " + str(tp)) if tp * other > 1 else ("auxiliary models" if aux else
+                                                                   ("sequence parallel " + str(sp) if sp > 1 else None))
+    if why:
+        d.report("RFTC306", f"one GPU in all: Trinity's colocate mode needs one engine of one GPU, no auxiliary model "
+                 f"and no sequence parallelism, but the script uses {why}", "trainer.n_gpus_per_node"
+                 if d.user("trainer.n_gpus_per_node") else None, hint="add GPUs")
+        return
+    d.set("mode", "colocate", "trainer.n_gpus_per_node", "trainer.nnodes", note="one GPU: explorer and trainer share it")
+    d.set("explorer.rollout_model.engine_num", 1, "trainer.n_gpus_per_node")
+    d.report("RFTC315", "one GPU in all: the converted config runs Trinity in colocate mode (rollout and training "
+             "time-share the GPU; rollout memory is capped at 25%)",
+             "trainer.n_gpus_per_node" if d.user("trainer.n_gpus_per_node") else None, settles=False)

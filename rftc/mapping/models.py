@@ -1,0 +1,191 @@
+"""Actor, reference, rollout and critic settings that are not one-to-one: scheduler names, strategy,
+dynamic batching, padding removal, LoRA, Megatron, and role-specific values Trinity derives from one field."""
+
+from __future__ import annotations
+
+from rftc.mapping.draft import Draft
+
+A, REF, R, M, C = ("actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout",
+                   "actor_rollout_ref.model", "critic")
+O = f"{A}.optim"
+MEGATRON_PARALLEL = ("tensor_model_parallel_size", "pipeline_model_parallel_size",
+                     "virtual_pipeline_model_parallel_size", "expert_model_parallel_size",
+                     "expert_tensor_parallel_size", "context_parallel_size", "sequence_parallel")
+MEGATRON_OFFLOAD = {"param_offload": "trainer.param_offload", "optimizer_offload": "trainer.optimizer_offload",
+                    "grad_offload": "trainer.grad_offload"}
+SCHEDULES = {"constant": "constant", "cosine": "cosine"}
+
+
+def strategy(d: Draft) -> str:
+    if d.val("model_engine") == "megatron" or d.val(f"{A}.strategy") == "megatron":
+        return "megatron"
+    return str(d.val(f"{A}.strategy") or "fsdp")
+
+
+def map_models(d: Draft, *, critic: bool) -> None:
+    """lr_scheduler_type = optim.lr_scheduler_type (or the deprecated warmup_style, or megatron's
+    lr_decay_style), min_lr_ratio written for cosine (veRL 0.0, Trinity 0.01); trainer.trainer_strategy =
+    actor.strategy; trainer.use_dynamic_bsz = actor.use_dynamic_bsz (always written: veRL false, Trinity true);
+    trainer.use_remove_padding = model.use_remove_padding; engine_type = rollout.name; LoRA ->
+    model.lora_configs[0]; ref/rollout/critic copies of actor values Trinity derives from one field must agree
+    (RFTC310/RFTC316)."""
+    _scheduler(d)
+    _strategy(d)
+    dyn = d.flag(f"{A}.use_dynamic_bsz")
+    if dyn is not None:
+        d.set("trainer.use_dynamic_bsz", dyn, f"{A}.use_dynamic_bsz",
+              note="" if d.user(f"{A}.use_dynamic_bsz") else "veRL default (Trinity's is true)")
+    _one_value(d, "trainer.use_remove_padding", f"{M}.use_remove_padding",
+               [f"{C}.model.use_remove_padding"] if critic else [])
+    _follows(d, f"{A}.use_dynamic_bsz", [f"{REF}.log_prob_use_dynamic_bsz", f"{R}.log_prob_use_dynamic_bsz",
+                                          f"{C}.use_dynamic_bsz"])
+    _follows(d, f"{A}.ppo_max_token_len_per_gpu", [f"{REF}.log_prob_max_token_len_per_gpu",
+                                                    f"{R}.log_prob_max_token_len_per_gpu",
+                                                    f"{C}.ppo_max_token_len_per_gpu", f"{C}.forward_max_token_len_per_gpu"])
+    _follows(d, f"{A}.ulysses_sequence_parallel_size", [f"{REF}.ulysses_sequence_parallel_size",
+                                                         f"{C}.ulysses_sequence_parallel_size"])
+    _follows(d, f"{A}.grad_clip", [f"{C}.grad_clip"])
+    _follows(d, f"{A}.strategy", [f"{REF}.strategy", f"{C}.strategy"])
+    for k in (f"{C}.ppo_mini_batch_size", f"{C}.rollout_n"):
+        if d.user(k):
+            d.report("RFTC316", f"{k} is set from buffer.train_batch_size / algorithm.repeat_times by Trinity; the "
+                     "script's value is not used", k)
+    key = f"{C}.enable"
+    if d.user(key):
+        on = d.flag(key)
+        if on is not None and on != critic:
+            d.report("RFTC305", f"{key}={on}: Trinity trains a critic exactly when algorithm_type is ppo (gae); "
+                     f"here it {'does' if critic else 'does not'}", key)
+        else:
+            d.implied(key, "matches the algorithm")
+    _engine(d)
+    _lora(d)
+
+
+def _scheduler(d: Draft) -> None:
+    keys = [k for k in (f"{O}.lr_scheduler_type", f"{O}.warmup_style", f"{O}.lr_decay_style")
+            if d.user(k) and d.val(k) is not None]
+    if not keys:
+        return
+    key = keys[0]
+    v = str(d.val(key))
+    sched = SCHEDULES.get(v.lower())
+    if sched is None:
+        d.report("RFTC305", f"{key}={v}: Trinity-RFT 0.6 schedules are constant and cosine; using constant", key)
+        return
+    d.set("algorithm.optimizer.lr_scheduler_type", sched, key)
+    for other in keys[1:]:
+        d.implied(other, f"same schedule as {key}")
+    mk = f"{O}.min_lr_ratio"
+    if sched == "cosine":
+        v = d.val(mk)
+        d.set("algorithm.optimizer.min_lr_ratio", 0.0 if v is None else v, mk,
+              note="" if d.user(mk) else "veRL default (Trinity's is 0.01)")
+    elif d.user(mk):
+        d.implied(mk, "only used by a cosine schedule")
+
+
+def _strategy(d: Draft) -> None:
+    s = strategy(d)
+    keys = [k for k in ("model_engine", f"{A}.strategy") if d.user(k)]
+    if s == "megatron":
+        d.set("trainer.trainer_strategy", "megatron", *keys)
+    elif d.user(f"{A}.strategy"):
+        if s in ("fsdp", "fsdp2"):
+            d.set("trainer.trainer_strategy", s, f"{A}.strategy")
+        else:
+            d.report("RFTC305", f"{A}.strategy={s}: Trinity-RFT 0.6 trains with fsdp, fsdp2 or megatron; "
+                     "using fsdp2", f"{A}.strategy")
+    if "model_engine" in keys and s != "megatron":
+        d.implied("model_engine", "FSDP, Trinity's default")
+
+
+def _one_value(d: Draft, tkey: str, main: str, others: list[str]) -> None:
+    """One Trinity field for the actor's key and the same setting of other roles."""
+    set_keys = [k for k in [main, *others] if d.user(k)]
+    if not set_keys:
+        return
+    v = d.flag(main)
+    d.set(tkey, v, main if d.user(main) else set_keys[0])
+    for k in set_keys:
+        if d.flag(k) != v:
+            d.report("RFTC310", f"{k}={d.fmt_value(k)} differs from {main}={d.fmt_value(main)}; Trinity has one "
+                     f"{tkey} for every role and uses {d.fmt_value(main)}", k)
+        else:
+            d.account(k, "mapped", tkey)
+
+
+def _follows(d: Draft, main: str, copies: list[str]) -> None:
+    """Role copies of an actor value that Trinity derives from one field (frozen in trainer_config)."""
+    for k in copies:
+        if not d.user(k):
+            continue
+        if d.val(k) == d.val(main) or d.val(k) is None:
+            d.implied(k, f"Trinity derives it from the same field as {main}")
+        else:
+            d.report("RFTC316", f"{k}={d.fmt_value(k)} differs from {main}={d.fmt_value(main)}; Trinity-RFT 0.6 "
+                     f"derives both from one field and ignores this one", k)
+
+
+def _engine(d: Draft) -> None:
+    key = f"{R}.name"
+    name = str(d.val(key) or "vllm")
+    if name in ("vllm", "sglang"):
+        if name != "vllm":
+            d.set("explorer.rollout_model.engine_type", name, key)
+        else:
+            d.implied(key, "Trinity's explorer runs vLLM")
+    elif d.user(key):
+        d.report("RFTC305", f"{key}={name}: Trinity-RFT 0.6 rolls out with vllm or sglang; using vllm", key)
+    prefix = f"{R}.engine_kwargs.vllm."
+    for k in d.cfg.user_keys():
+        if k.startswith(prefix):
+            if name == "vllm":
+                d.set("explorer.rollout_model.extra_engine_args." + k[len(prefix):], d.val(k), k)
+            else:
+                d.implied(k, f"kwargs of vllm, which this {name} run does not use")
+
+
+def _lora(d: Draft) -> None:
+    rank_key = f"{M}.lora_rank"
+    keys = [f"{M}.{k}" for k in ("lora_rank", "lora_alpha", "target_modules", "exclude_modules", "lora_adapter_path")]
+    rank = d.number(rank_key) if d.user(rank_key) else 0
+    if not rank:
+        for k in keys:
+            if d.user(k):
+                d.implied(k, "LoRA is off (lora_rank 0)")
+        return
+    at = "model.lora_configs[0]"
+    d.set(f"{at}.lora_rank", rank, rank_key)
+    d.set(f"{at}.lora_alpha", d.val(f"{M}.lora_alpha"), f"{M}.lora_alpha",
+          note="" if d.user(f"{M}.lora_alpha") else "veRL default (Trinity's is 32)")
+    tm = d.val(f"{M}.target_modules")
+    if tm is not None:
+        d.set(f"{at}.target_modules", tm, f"{M}.target_modules", note="" if d.user(f"{M}.target_modules") else "veRL default")
+    for k, t in ((f"{M}.exclude_modules", "exclude_modules"), (f"{M}.lora_adapter_path", "path")):
+        if d.user(k) and d.val(k) is not None:
+            d.set(f"{at}.{t}", d.val(k), k)
+
+
+def map_megatron(d: Draft) -> None:
+    """Under megatron: trainer.megatron.<size> = actor.megatron.<size> for the parallel sizes Trinity exposes,
+    trainer.{param,optimizer,grad}_offload = actor.megatron.*_offload, every other actor/ref/critic megatron
+    key passed through trainer_config. Under FSDP the keys have no effect (veRL ignores them too)."""
+    mega = strategy(d) == "megatron"
+    for role in (A, REF, C):
+        for k in d.user_keys_under(f"{role}.megatron"):
+            sub = k[len(role) + len(".megatron."):]
+            if not mega:
+                d.implied(k, "megatron settings of an FSDP run (veRL ignores them too)")
+            elif role == A and sub in MEGATRON_PARALLEL:
+                d.set(f"trainer.megatron.{sub}", d.val(k), k)
+            elif role == A and sub in MEGATRON_OFFLOAD:
+                d.set(MEGATRON_OFFLOAD[sub], d.val(k), k)
+            elif role == REF and (sub in MEGATRON_PARALLEL or sub in MEGATRON_OFFLOAD) and \
+                    d.val(k) == d.val(f"{A}.megatron.{sub}"):
+                d.implied(k, "the reference model follows the actor's megatron settings")
+            elif sub == "grad_offload":
+                d.report("RFTC300", f"{k} has no Trinity-RFT 0.6 equivalent per role (trainer.grad_offload applies "
+                         "to the actor)", k)
+            else:
+                d.passthrough(k)

@@ -1,0 +1,136 @@
+"""Step counts: veRL counts one step per train batch (B prompts); Trinity counts one explorer/trainer step per
+mini-batch (m prompts). Every step-valued setting is multiplied by sync_interval = B/m."""
+
+from __future__ import annotations
+
+import os
+
+from rftc.mapping.batch import Batch
+from rftc.mapping.data import file_list
+from rftc.mapping.draft import Draft, resolve_env
+from rftc.mapping.parquet import ParquetError, num_rows
+
+T, O = "trainer", "actor_rollout_ref.actor.optim"
+
+
+def scale(veRL_steps: int, batch: Batch) -> int:
+    """A veRL step count in Trinity steps: ``steps x sync_interval``."""
+    return veRL_steps * batch.sync_interval
+
+
+def steps_per_epoch(rows: int, train_batch: int) -> int:
+    """veRL's ``len(train_dataloader)``: ``rows // train_batch_size`` (the loader drops the last partial batch)."""
+    return rows // train_batch
+
+
+def needs_horizon(d: Draft) -> tuple[str, str] | None:
+    """(veRL key, reason) when the LR schedule needs trainer.total_steps (Trinity 0.6 uses sys.maxsize
+    without it), else None."""
+    ratio = d.val(f"{O}.lr_warmup_steps_ratio") or 0
+    warmup_steps = d.val(f"{O}.lr_warmup_steps")
+    sched = d.get("algorithm.optimizer.lr_scheduler_type", "constant")
+    if isinstance(ratio, (int, float)) and ratio > 0 and not (isinstance(warmup_steps, int) and warmup_steps > 0):
+        return f"{O}.lr_warmup_steps_ratio", f"warmup ratio {ratio}"
+    if sched != "constant":
+        origin = d.origins.get("algorithm.optimizer.lr_scheduler_type")
+        return (origin.keys[0] if origin and origin.keys else f"{O}.lr_scheduler_type"), f"{sched} schedule"
+    return None
+
+
+def dataset_rows(d: Draft) -> tuple[int | None, str]:
+    """Training rows from the parquet footers of data.train_files (None when any file is unreadable)."""
+    files = file_list(d, "data.train_files")
+    env = dict(d.opt.env)
+    env.setdefault("HOME", os.path.expanduser("~"))
+    total = 0
+    for f in files:
+        path = resolve_env(f, env)
+        if path is None:
+            return None, f"{f} depends on the environment"
+        if not os.path.isabs(path) and d.opt.cwd:
+            path = os.path.join(d.opt.cwd, path)
+        if not os.path.isfile(path):
+            return None, f"{path} does not exist here"
+        try:
+            total += num_rows(path)
+        except (OSError, ParquetError) as exc:
+            return None, str(exc)
+    if not files:
+        return None, "no data.train_files"
+    return total, f"{total} rows in {len(files)} file(s)"
+
+
+def map_steps(d: Draft, batch: Batch) -> None:
+    """buffer.total_epochs = trainer.total_epochs;
+    trainer.total_steps = buffer.total_steps = total_training_steps x sync_interval (when set);
+    trainer.save_interval = save_freq x sync_interval; explorer.eval_interval = test_freq x sync_interval;
+    algorithm.optimizer.lr_warmup_steps = lr_warmup_steps x sync_interval.
+
+    When the LR schedule needs a horizon (warmup ratio, cosine) and total_training_steps is unset, the
+    horizon is veRL's: (rows // data.train_batch_size) x total_epochs x sync_interval, with rows read from
+    the parquet footers, or ``--dataset-size ROWS``; ``--total-steps N`` gives it in veRL steps. Without
+    any of these RFTC303 names the fix.
+    """
+    si = batch.sync_interval
+    epochs = d.number(f"{T}.total_epochs", positive=True)
+    if epochs is not None:
+        d.set("buffer.total_epochs", epochs, f"{T}.total_epochs", note="" if d.user(f"{T}.total_epochs") else
+              "veRL default (Trinity's is 1)")
+    total = d.number(f"{T}.total_training_steps", allow_none=True)
+    if total is not None and total > 0:
+        key = f"{T}.total_training_steps"
+        note = f"{total}*{si} (veRL steps x sync_interval)"
+        d.set("trainer.total_steps", scale(total, batch), key, note=note)
+        d.set("buffer.total_steps", scale(total, batch), key, note=note)
+    elif total is not None:
+        d.implied(f"{T}.total_training_steps", "not positive: training length follows total_epochs")
+    else:
+        need = needs_horizon(d)
+        if need:
+            _horizon(d, batch, epochs, *need)
+    for verl, trinity in (("save_freq", "trainer.save_interval"), ("test_freq", "explorer.eval_interval")):
+        key = f"{T}.{verl}"
+        if not d.user(key):
+            continue
+        v = d.number(key)
+        if v is None:
+            continue
+        if v > 0:
+            d.set(trinity, scale(v, batch), key, note=f"{v}*{si} (veRL steps x sync_interval)")
+        elif verl == "save_freq":
+            d.set(trinity, 0, key, note="no periodic save")
+        else:
+            d.implied(key, "veRL never evaluates during training; Trinity evaluates every explorer.eval_interval")
+    key = f"{O}.lr_warmup_steps"
+    w = d.number(key, allow_none=True) if d.user(key) else None
+    if w is not None and w > 0:
+        d.set("algorithm.optimizer.lr_warmup_steps", scale(w, batch), key, note=f"{w}*{si} (veRL steps x sync_interval)")
+    elif d.user(key):
+        d.implied(key, "negative: the warmup ratio applies, as in Trinity")
+
+
+def _horizon(d: Draft, batch: Batch, epochs: int | None, key: str, reason: str) -> None:
+    si = batch.sync_interval
+    if d.opt.total_steps:
+        n = d.opt.total_steps
+        d.set("trainer.total_steps", n * si, note=f"--total-steps {n} x sync_interval {si}: LR horizon for {reason}")
+        return
+    if d.opt.dataset_size:
+        rows, source = d.opt.dataset_size, f"--dataset-size {d.opt.dataset_size}"
+    else:
+        rows, source = dataset_rows(d)
+    if rows is not None and epochs is not None:
+        spe = steps_per_epoch(rows, batch.train_batch)
+        if spe == 0:
+            d.report("RFTC313", f"the training data has {rows} rows, fewer than data.train_batch_size "
+                     f"({batch.train_batch}): veRL's dataloader would be empty", "data.train_batch_size")
+            return
+        d.set("trainer.total_steps", spe * epochs * si, "data.train_files", "trainer.total_epochs",
+              note=f"LR horizon for {reason}: {source}: {rows}//{batch.train_batch}*{epochs}*{si}")
+        return
+    d.report("RFTC303", f"the learning-rate schedule ({reason}) needs trainer.total_steps, but the number of "
+             f"training steps is unknown ({source}); without it Trinity-RFT 0.6 uses sys.maxsize, so warmup never "
+             "ends and the learning rate stays near 0",
+             key,
+             hint="pass --dataset-size ROWS (rows of the training files) or --total-steps N (veRL steps), "
+             "or set trainer.total_training_steps", settles=False)

@@ -1,0 +1,118 @@
+"""Run-level settings: names, cluster, monitor, evaluation start, checkpoints and resumption."""
+
+from __future__ import annotations
+
+
+from rftc.mapping.draft import Draft
+
+T = "trainer"
+MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
+DEFAULT_ROOT = "./checkpoints"  # veRL writes to checkpoints/<project>/<experiment> relative to the CWD
+
+
+def map_trainer(d: Draft) -> None:
+    """project = project_name; name = experiment_name; cluster.node_num / gpu_per_node = nnodes /
+    n_gpus_per_node (always written, so Trinity needs no Ray to validate); monitor.monitor_type = the first
+    logger Trinity supports (console is always on); explorer.eval_on_startup = val_before_train;
+    checkpoint_root_dir = default_local_dir without its trailing <project>/<name> (Trinity appends them),
+    ./checkpoints by default; continue_from_checkpoint = resume_mode != disable; trainer.critic_warmup,
+    trainer.balance_batch; trainer.max_checkpoints_to_keep = max_actor_ckpt_to_keep."""
+    for verl, trinity in (("project_name", "project"), ("experiment_name", "name")):
+        v = d.val(f"{T}.{verl}")
+        if v is not None:
+            d.set(trinity, str(v), f"{T}.{verl}", note="" if d.user(f"{T}.{verl}") else "veRL default")
+    for verl, trinity in (("nnodes", "cluster.node_num"), ("n_gpus_per_node", "cluster.gpu_per_node")):
+        n = d.number(f"{T}.{verl}", positive=True)
+        if n is not None:
+            d.set(trinity, n, f"{T}.{verl}", note="" if d.user(f"{T}.{verl}") else "veRL default")
+    _monitor(d)
+    _checkpoints(d)
+    key = f"{T}.val_before_train"
+    if d.user(key):
+        v = d.flag(key)
+        if v is not None:
+            d.set("explorer.eval_on_startup", v, key)
+    for k in ("critic_warmup", "balance_batch"):
+        key = f"{T}.{k}"
+        if d.user(key):
+            d.set(f"trainer.{k}", d.val(key), key)
+    keep = [k for k in (f"{T}.max_actor_ckpt_to_keep", f"{T}.max_critic_ckpt_to_keep") if d.user(k)]
+    if keep:
+        v = d.val(keep[0])
+        d.set("trainer.max_checkpoints_to_keep", 0 if v is None else v, keep[0], note="0 = keep all" if v is None else "")
+        for k in keep[1:]:
+            if d.val(k) != v:
+                d.report("RFTC310", f"{k}={d.fmt_value(k)} differs from {keep[0]}={d.fmt_value(keep[0])}; Trinity "
+                         "keeps the same number of checkpoints for every model", k)
+            else:
+                d.account(k, "mapped", "trainer.max_checkpoints_to_keep")
+    key = f"{T}.val_only"
+    if d.user(key) and d.flag(key):
+        d.set("mode", "bench", key, note="evaluation only")
+    elif d.user(key):
+        d.implied(key, "false: training runs")
+    key = f"{T}.device"
+    if d.user(key):
+        if str(d.val(key)) == "cuda":
+            d.implied(key, "Trinity runs on CUDA GPUs")
+        else:
+            d.report("RFTC300", f"{key}={d.val(key)}: Trinity-RFT 0.6 runs on CUDA GPUs", key)
+
+
+def _monitor(d: Draft) -> None:
+    key = f"{T}.logger"
+    v = d.val(key)
+    loggers = [v] if isinstance(v, str) else list(v or [])
+    supported = [x for x in loggers if x in MONITORS]
+    if supported:
+        d.set("monitor.monitor_type", supported[0], key,
+              note=("console is always on" if "console" in loggers else "") if d.user(key) else "veRL default")
+        dropped = [x for x in loggers if x not in ("console", supported[0])]
+        if dropped:
+            d.report("RFTC309", f"{key}={loggers}: Trinity-RFT 0.6 logs to one monitor; using {supported[0]}, dropping "
+                     f"{', '.join(dropped)}", key)
+    elif d.user(key):
+        unsupported = [x for x in loggers if x != "console"]
+        if unsupported:
+            d.report("RFTC309", f"{key}={loggers}: Trinity-RFT 0.6 has no {', '.join(unsupported)} monitor; "
+                     "using tensorboard (and the console)", key)
+        else:
+            d.implied(key, "console only: Trinity always logs to the console (and to its default tensorboard)")
+
+
+def _checkpoints(d: Draft) -> None:
+    key = f"{T}.default_local_dir"
+    if d.user(key) and d.val(key):
+        v = str(d.val(key)).rstrip("/")
+        project, name = d.get("project", ""), d.get("name", "")
+        root, stripped = v, False
+        for tail in (f"/{project}/{name}", "/${trainer.project_name}/${trainer.experiment_name}"):
+            if project and name and v.endswith(tail) and len(v) > len(tail):
+                root, stripped = v[: -len(tail)], True
+                break
+        d.set("checkpoint_root_dir", root, key,
+              note="Trinity appends <project>/<name>" + ("" if stripped else "; veRL wrote here directly"))
+    else:
+        d.set("checkpoint_root_dir", DEFAULT_ROOT, note="veRL's default checkpoints/<project>/<experiment>")
+    key = f"{T}.resume_mode"
+    if d.user(key):
+        mode = str(d.val(key))
+        if mode == "disable":
+            d.set("continue_from_checkpoint", False, key)
+        elif mode == "auto":
+            d.set("continue_from_checkpoint", True, key)
+        else:
+            d.set("continue_from_checkpoint", True, key)
+            d.report("RFTC300", f"{key}={mode}: Trinity resumes from the latest checkpoint in "
+                     "<checkpoint_root_dir>/<project>/<name>; it cannot resume from a given path", key,
+                     hint="copy the checkpoint into the job directory", extra_keys=(f"{T}.resume_from_path",)
+                     if d.user(f"{T}.resume_from_path") else ())
+    key = f"{T}.resume_from_path"
+    if d.user(key) and not d.done(key):
+        if d.val(key) in (None, "", "null") or str(d.val(key, "")) == "null":
+            d.implied(key, "no path")
+        else:
+            d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent: Trinity resumes from the latest "
+                     "checkpoint in <checkpoint_root_dir>/<project>/<name>", key)
+
+

@@ -1,0 +1,116 @@
+"""Golden tests of the relational rules (batch, steps, sync, GPU split): each formula on known numbers."""
+
+from test_mapping_support import codes, convert
+
+from rftc.mapping.batch import nearest_divisible, sync_interval
+from rftc.mapping.gpu import Workload, rollout_share, solve, why_invalid
+
+GUIDE_GRPO = ("algorithm.adv_estimator=grpo", "data.train_batch_size=1024", "data.max_prompt_length=512",
+              "data.max_response_length=512", "actor_rollout_ref.actor.ppo_mini_batch_size=256",
+              "actor_rollout_ref.actor.use_dynamic_bsz=True", "actor_rollout_ref.actor.use_kl_loss=True",
+              "actor_rollout_ref.rollout.tensor_model_parallel_size=2", "actor_rollout_ref.rollout.n=8",
+              "trainer.n_gpus_per_node=8", "trainer.nnodes=1", "trainer.save_freq=20", "trainer.test_freq=5",
+              "trainer.total_epochs=15")
+
+
+def test_batch_formulas():
+    m = convert(*GUIDE_GRPO)
+    c = m.config
+    assert c["buffer"]["batch_size"] == 256
+    assert c["algorithm"]["repeat_times"] == 8
+    assert c["buffer"]["train_batch_size"] == 2048  # 256 x 8
+    assert c["synchronizer"]["sync_interval"] == 4  # 1024 / 256
+    assert m.origins["synchronizer.sync_interval"].note == "1024/256"
+
+
+def test_sync_interval_and_nearest_choices():
+    assert sync_interval(1024, 256) == 4 and sync_interval(1000, 256) is None
+    assert nearest_divisible(1000, 256) == ([768, 1024], [250, 500])
+    assert nearest_divisible(96, 64) == ([64, 128], [48, 96])
+
+
+def test_not_divisible_is_an_error_with_choices():
+    m = convert("data.train_batch_size=1000", "actor_rollout_ref.actor.ppo_mini_batch_size=256")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC302"]
+    assert "1000" in d.message and "256" in d.message and d.span.line == 1
+    assert "data.train_batch_size=768" in d.hint and "ppo_mini_batch_size=250" in d.hint
+    assert not m.ok
+
+
+def test_steps_scale_by_sync_interval():
+    c = convert(*GUIDE_GRPO).config
+    assert c["trainer"]["save_interval"] == 80 and c["explorer"]["eval_interval"] == 20
+    assert c["buffer"]["total_epochs"] == 15
+    c = convert(*GUIDE_GRPO, "trainer.total_training_steps=100", "actor_rollout_ref.actor.optim.lr_warmup_steps=10").config
+    assert c["trainer"]["total_steps"] == 400 and c["buffer"]["total_steps"] == 400
+    assert c["algorithm"]["optimizer"]["lr_warmup_steps"] == 40
+
+
+def test_warmup_ratio_horizon_from_dataset_size():
+    m = convert(*GUIDE_GRPO, "actor_rollout_ref.actor.optim.lr_warmup_steps_ratio=0.1", dataset_size=7473)
+    # veRL: 7473 // 1024 = 7 steps per epoch x 15 epochs = 105 steps; x sync_interval 4
+    assert m.config["trainer"]["total_steps"] == 420
+    assert m.config["algorithm"]["optimizer"]["lr_warmup_steps_ratio"] == 0.1
+    m = convert(*GUIDE_GRPO, "actor_rollout_ref.actor.optim.lr_warmup_steps_ratio=0.1", total_steps=50)
+    assert m.config["trainer"]["total_steps"] == 200
+
+
+def test_cosine_without_horizon_warns_but_still_maps():
+    m = convert(*GUIDE_GRPO, "actor_rollout_ref.actor.optim.lr_scheduler_type=cosine")
+    assert codes(m) == ["RFTC303"] and m.ok
+    assert m.diagnostics[0].span.line == len(GUIDE_GRPO) + 1
+    assert m.config["algorithm"]["optimizer"] == {"lr_scheduler_type": "cosine", "min_lr_ratio": 0.0}
+    assert "total_steps" not in m.config["trainer"]
+
+
+def test_sync_offset_default_and_option():
+    assert convert(*GUIDE_GRPO).config["synchronizer"] == {"sync_style": "fixed", "sync_offset": 0,
+                                                           "sync_interval": 4, "sync_timeout": 1200}
+    assert convert(*GUIDE_GRPO, sync_offset=1).config["synchronizer"]["sync_offset"] == 1
+
+
+def _w(total=8, gpn=8, engine=1, aux=(), sp=1, exp=256, micro=(), share=0.25):
+    return Workload(total, gpn, engine, list(aux), sp, exp, list(micro), share)
+
+
+def test_gpu_rules():
+    assert why_invalid(_w(), 0) == "no GPU left for the trainer"
+    assert "whole nodes" in why_invalid(_w(total=16), 12)
+    assert "sequence-parallel" in why_invalid(_w(sp=4), 6)
+    assert "do not split" in why_invalid(_w(exp=2048), 6)
+    assert "ppo_micro_batch_size_per_gpu 48" in why_invalid(_w(micro=[("a.ppo_micro_batch_size_per_gpu", 48)]), 4)
+    assert why_invalid(_w(exp=2048), 4) is None
+
+
+def test_gpu_split_of_the_guide_examples():
+    # PPO: 8 GPUs, rollout TP1, one reward model TP1, critic; the guide's split is 2 + 2 + 4.
+    share = rollout_share(1024, 512, 1, ref=False, critic=True)
+    s, _ = solve(_w(aux=[1], micro=[("m", 16), ("c", 32)], share=share))
+    assert (s.rollout_engines, s.aux_engines, s.trainer) == (2, 2, 4)
+    # GRPO: TP2, 2048 experiences: 6 trainer GPUs cannot split them, so 2 engines (4 GPUs) + 4 trainer GPUs.
+    s, _ = solve(_w(engine=2, exp=2048, share=rollout_share(512, 512, 1, ref=True, critic=False)))
+    assert (s.rollout_engines, s.trainer) == (2, 4)
+
+
+def test_gpu_split_multi_node_gives_the_trainer_whole_nodes():
+    s, _ = solve(_w(total=16, engine=2, exp=4096, share=0.25))
+    assert s.trainer in (8, 1, 2, 4) and (s.trainer <= 8)
+    assert s.rollout_engines * 2 + s.trainer == 16
+
+
+def test_explorer_gpus_override_and_impossible_split():
+    m = convert(*GUIDE_GRPO, explorer_gpus=6)
+    assert m.config["explorer"]["rollout_model"]["engine_num"] == 3 and codes(m) == []
+    m = convert(*GUIDE_GRPO, explorer_gpus=2)  # 6 trainer GPUs cannot split 2048 experiences
+    assert codes(m) == ["RFTC306"] and "rollout 2: 2048 experiences" in m.diagnostics[0].message
+    m = convert(*GUIDE_GRPO, explorer_gpus=3)
+    assert codes(m) == ["RFTC306"] and "multiple" in m.diagnostics[0].message
+    m = convert("trainer.n_gpus_per_node=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=2")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC306"]
+    assert "2 GPUs" in d.message and "no GPU left for the trainer" in d.message
+
+
+def test_single_gpu_is_colocate():
+    m = convert("trainer.n_gpus_per_node=1", "actor_rollout_ref.rollout.tensor_model_parallel_size=1")
+    assert m.config["mode"] == "colocate" and codes(m) == ["RFTC315"] and m.ok
+    assert m.config["cluster"] == {"node_num": 1, "gpu_per_node": 1}

@@ -1,0 +1,57 @@
+"""Building effective veRL configs by hand for the mapping's unit tests (no shell or Hydra stage needed):
+``cfg("a.b=1", "c=x")`` gives an EffectiveConfig where those keys are user-set at lines 1, 2, ... of run.sh and
+every other key takes veRL's default through the mapping's fallbacks."""
+
+from __future__ import annotations
+
+import ast
+
+from rftc.diagnostics.model import Span
+from rftc.mapping.convert import map_config
+from rftc.mapping.draft import Options
+from rftc.verl.effective import EffectiveConfig, Provenance
+
+
+def parse_value(text: str):
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        return t[1:-1]
+    low = t.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("null", "none", "~"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(t)
+        except ValueError:
+            pass
+    if t.startswith("[") and t.endswith("]"):
+        try:
+            return ast.literal_eval(t)
+        except (ValueError, SyntaxError):
+            return [x.strip().strip("'\"") for x in t[1:-1].split(",") if x.strip()]
+    return t
+
+
+def cfg(*overrides: str, file: str = "run.sh") -> EffectiveConfig:
+    values: dict = {}
+    prov: dict = {}
+    for line, ov in enumerate(overrides, start=1):
+        key, _, text = ov.partition("=")
+        key = key.lstrip("+")
+        node = values
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = parse_value(text)
+        prov[key] = Provenance("override", Span(file, line, 5, line, 5 + len(ov)), ov)
+    return EffectiveConfig("0.9.1", "ppo_trainer", values, prov)
+
+
+def convert(*overrides: str, **options):
+    return map_config(cfg(*overrides), Options(**options))
+
+
+def codes(mapped) -> list[str]:
+    return [d.code for d in mapped.diagnostics]
