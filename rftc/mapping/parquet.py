@@ -68,7 +68,8 @@ class _Reader:
         elif ttype == 7:
             self.pos += 8
         elif ttype == 8:
-            self.pos += self.varint()
+            length = self.varint()  # read before moving: `self.pos += self.varint()` would lose the varint
+            self.pos += length
         elif ttype in (9, 10):
             head = self.byte()
             count = head >> 4

@@ -1,0 +1,16 @@
+# golden case: algo_gspo
+python3 -m verl.trainer.main_ppo \
+    data.train_files=$HOME/data/gsm8k/train.parquet \
+    data.val_files=$HOME/data/gsm8k/test.parquet \
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.tensor_model_parallel_size=1 \
+    trainer.n_gpus_per_node=8 \
+    trainer.nnodes=1 \
+    algorithm.adv_estimator=grpo \
+    actor_rollout_ref.rollout.n=8 \
+    actor_rollout_ref.actor.policy_loss.loss_mode=gspo \
+    actor_rollout_ref.actor.clip_ratio_low=0.0003 \
+    actor_rollout_ref.actor.clip_ratio_high=0.0004 \
+    actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-mean \
+    trainer.total_epochs=2 $@

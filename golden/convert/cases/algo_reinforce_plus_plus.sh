@@ -1,0 +1,15 @@
+# golden case: algo_reinforce_plus_plus
+python3 -m verl.trainer.main_ppo \
+    data.train_files=$HOME/data/gsm8k/train.parquet \
+    data.val_files=$HOME/data/gsm8k/test.parquet \
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.tensor_model_parallel_size=1 \
+    trainer.n_gpus_per_node=8 \
+    trainer.nnodes=1 \
+    algorithm.adv_estimator=reinforce_plus_plus \
+    algorithm.gamma=1.0 \
+    actor_rollout_ref.rollout.n=4 \
+    actor_rollout_ref.actor.use_kl_loss=True \
+    actor_rollout_ref.actor.kl_loss_type=mse \
+    trainer.total_epochs=2 $@

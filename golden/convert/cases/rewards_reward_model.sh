@@ -1,0 +1,15 @@
+# golden case: rewards_reward_model
+python3 -m verl.trainer.main_ppo \
+    data.train_files=$HOME/data/gsm8k/train.parquet \
+    data.val_files=$HOME/data/gsm8k/test.parquet \
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.tensor_model_parallel_size=1 \
+    trainer.n_gpus_per_node=8 \
+    trainer.nnodes=1 \
+    algorithm.adv_estimator=grpo \
+    reward_model.enable=True \
+    reward_model.model.path=Skywork/Skywork-Reward-V2-Llama-3.1-8B \
+    reward_model.rollout.tensor_model_parallel_size=2 \
+    reward_model.micro_batch_size_per_gpu=8 \
+    trainer.total_epochs=2 $@

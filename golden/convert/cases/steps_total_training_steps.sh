@@ -1,0 +1,17 @@
+# golden case: steps_total_training_steps
+python3 -m verl.trainer.main_ppo \
+    data.train_files=$HOME/data/gsm8k/train.parquet \
+    data.val_files=$HOME/data/gsm8k/test.parquet \
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.tensor_model_parallel_size=1 \
+    trainer.n_gpus_per_node=8 \
+    trainer.nnodes=1 \
+    algorithm.adv_estimator=grpo \
+    data.train_batch_size=256 \
+    actor_rollout_ref.actor.ppo_mini_batch_size=64 \
+    trainer.total_training_steps=100 \
+    trainer.save_freq=10 \
+    trainer.test_freq=5 \
+    actor_rollout_ref.actor.optim.lr_warmup_steps=10 \
+    trainer.total_epochs=2 $@

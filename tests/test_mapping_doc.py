@@ -1,0 +1,13 @@
+"""docs/mapping.md is generated from the rule table and must be current."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_mapping_doc_is_current():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_mapping_doc.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

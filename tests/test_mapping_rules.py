@@ -1,0 +1,187 @@
+"""Golden tests of the per-topic rules (algorithm, data, models, rewards, trainer) and of the ledger."""
+
+import pytest
+from test_mapping_support import codes, convert
+
+from rftc.mapping.algorithm import ESTIMATORS
+from rftc.mapping.data import split_path
+from rftc.mapping.rules import RULES, find_rule
+
+A = "actor_rollout_ref.actor"
+
+
+@pytest.mark.parametrize("est,adv,algo", [("gae", "ppo", "ppo"), ("grpo", "grpo", "grpo"),
+                                          ("grpo_vectorized", "grpo", "grpo"),
+                                          ("reinforce_plus_plus", "reinforceplusplus", "reinforceplusplus"),
+                                          ("rloo", "rloo", "rloo"), ("rloo_vectorized", "rloo", "rloo")])
+def test_estimators(est, adv, algo):
+    a = convert(f"algorithm.adv_estimator={est}").config["algorithm"]
+    assert (a["advantage_fn"], a["algorithm_type"]) == (adv, algo)
+
+
+def test_unknown_estimator_lists_the_supported_ones():
+    m = convert("algorithm.adv_estimator=gpg")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC304"]
+    assert all(e in d.message for e in ESTIMATORS) and not m.ok
+
+
+def test_loss_modes_pick_the_trinity_algorithm():
+    a = convert("algorithm.adv_estimator=grpo", f"{A}.policy_loss.loss_mode=gspo",
+                f"{A}.clip_ratio_low=0.0003", f"{A}.clip_ratio_high=0.0004").config["algorithm"]
+    assert (a["algorithm_type"], a["advantage_fn"], a["policy_loss_fn"]) == ("gspo", "grpo", "gspo")
+    assert a["policy_loss_fn_args"] == {"clip_range_low": 0.0003, "clip_range_high": 0.0004,
+                                        "loss_agg_mode": "token-mean"}
+
+
+def test_kl_off_is_explicit_and_on_carries_the_coefficient():
+    a = convert("algorithm.adv_estimator=grpo").config["algorithm"]
+    assert a["kl_loss_fn"] == "none" and a["kl_penalty_fn"] == "none"
+    a = convert(f"{A}.use_kl_loss=True", f"{A}.kl_loss_type=k3", "algorithm.use_kl_in_reward=True",
+                "algorithm.kl_penalty=kl", "algorithm.kl_ctrl.type=adaptive").config["algorithm"]
+    assert a["kl_loss_fn"] == "low_var_kl" and a["kl_loss_fn_args"] == {"kl_coef": 0.001}
+    assert a["kl_penalty_fn"] == "k1"
+    assert a["kl_penalty_fn_args"] == {"kl_coef": 0.001, "adaptive": True, "target_kl": 0.1, "horizon": 10000}
+
+
+def test_straight_through_kl_and_std_normalisation_are_reported():
+    m = convert("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_type=k3+",
+                "algorithm.norm_adv_by_std_in_grpo=False")
+    assert codes(m) == ["RFTC305", "RFTC305"] and m.ok
+    assert sorted(d.span.line for d in m.diagnostics) == [3, 4]
+
+
+def test_clip_ratios_and_dual_clip():
+    a = convert(f"{A}.clip_ratio_low=0.2", f"{A}.clip_ratio_high=0.28", f"{A}.clip_ratio_c=10.0",
+                f"{A}.loss_agg_mode=seq-mean-token-mean").config["algorithm"]
+    assert a["policy_loss_fn_args"] == {"clip_range_low": 0.2, "clip_range_high": 0.28, "clip_ratio_c": 10.0,
+                                        "loss_agg_mode": "seq-mean-token-mean"}
+    assert a["loss_agg_mode"] == "seq-mean-token-mean"
+    m = convert(f"{A}.loss_agg_mode=token-sum")
+    assert codes(m) == ["RFTC305"]
+
+
+def test_ppo_epochs_go_to_actor_and_critic():
+    tc = convert(f"{A}.ppo_epochs=2").config["trainer"]["trainer_config"]
+    assert tc["actor_rollout_ref"]["actor"]["ppo_epochs"] == 2 and tc["critic"]["ppo_epochs"] == 2
+
+
+def test_gamma_lam_for_gae_only():
+    a = convert("algorithm.gamma=0.99", "algorithm.lam=0.95").config["algorithm"]
+    assert a["advantage_fn_args"] == {"gamma": 0.99, "lam": 0.95}
+    m = convert("algorithm.adv_estimator=grpo", "algorithm.gamma=0.99")
+    assert "advantage_fn_args" not in m.config["algorithm"] and m.ledger["algorithm.gamma"].status == "implied"
+
+
+@pytest.mark.parametrize("path,expected", [
+    ("${oc.env:HOME}/data/gsm8k/train.parquet", ("${oc.env:HOME}/data/gsm8k", "train")),
+    ("/d/math/test.parquet", ("/d/math", "test")),
+    ("/d/dapo-math-17k.parquet", ("/d/dapo-math-17k.parquet", "train")),
+    ("train.parquet", ("train.parquet", "train")),
+])
+def test_split_path(path, expected):
+    assert split_path(path) == expected
+
+
+def test_data_lists_names_and_eval_sampling():
+    c = convert("data.train_files=['/d/gsm8k/train.parquet', '/e/gsm8k/train.parquet']",
+                "data.val_files=/d/aime-2024.parquet", "actor_rollout_ref.rollout.val_kwargs.do_sample=True",
+                "actor_rollout_ref.rollout.val_kwargs.temperature=0.6", "actor_rollout_ref.rollout.val_kwargs.n=16",
+                "data.shuffle=False", "data.prompt_key=question").config["buffer"]["explorer_input"]
+    assert [t["name"] for t in c["tasksets"]] == ["gsm8k", "gsm8k_2"]
+    assert all("data_selector" not in t for t in c["tasksets"])
+    assert c["tasksets"][0]["format"]["prompt_key"] == "question"
+    (e,) = c["eval_tasksets"]
+    assert (e["name"], e["path"], e["split"], e["repeat_times"]) == ("aime-2024_eval", "/d/aime-2024.parquet", "train", 16)
+    assert e["rollout_args"] == {"temperature": 0.6}
+    assert e["default_reward_fn_type"] == "math_boxed_reward"
+
+
+def test_lengths_and_truncation():
+    m = convert("data.max_prompt_length=1024", "data.max_response_length=3072", "data.filter_overlong_prompts=False",
+                "data.truncation=error")
+    assert m.config["model"]["max_model_len"] == 4096
+    assert m.config["model"]["enable_prompt_truncation"] is False
+    assert codes(m) == ["RFTC305"]
+
+
+def test_dynamic_bsz_and_remove_padding_conflict():
+    m = convert("actor_rollout_ref.model.use_remove_padding=True", "critic.model.use_remove_padding=False")
+    assert m.config["trainer"]["use_remove_padding"] is True and m.config["trainer"]["use_dynamic_bsz"] is False
+    assert codes(m) == ["RFTC310"] and m.diagnostics[0].span.line == 2
+
+
+def test_frozen_role_copies_are_reported_when_they_differ():
+    m = convert(f"{A}.ppo_max_token_len_per_gpu=16384", "critic.ppo_max_token_len_per_gpu=32768",
+                "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=16384")
+    assert codes(m) == ["RFTC316"] and m.diagnostics[0].key == "critic.ppo_max_token_len_per_gpu"
+    assert m.ledger["actor_rollout_ref.ref.log_prob_max_token_len_per_gpu"].status == "implied"
+
+
+def test_megatron_settings():
+    c = convert("model_engine=megatron", f"{A}.megatron.tensor_model_parallel_size=2",
+                f"{A}.megatron.param_offload=True", f"{A}.megatron.use_mbridge=True",
+                "trainer.n_gpus_per_node=8").config
+    t = c["trainer"]
+    assert t["trainer_strategy"] == "megatron" and t["megatron"] == {"tensor_model_parallel_size": 2}
+    assert t["param_offload"] is True
+    assert t["trainer_config"]["actor_rollout_ref"]["actor"]["megatron"] == {"use_mbridge": True}
+
+
+def test_lora_and_cosine_schedule():
+    c = convert("actor_rollout_ref.model.lora_rank=64", "actor_rollout_ref.model.lora_alpha=32",
+                f"{A}.optim.warmup_style=cosine", "trainer.total_training_steps=10").config
+    assert c["model"]["lora_configs"] == [{"lora_rank": 64, "lora_alpha": 32, "target_modules": "all-linear"}]
+    assert c["algorithm"]["optimizer"]["lr_scheduler_type"] == "cosine"
+    assert c["algorithm"]["optimizer"]["min_lr_ratio"] == 0.0
+
+
+def test_reward_model_and_custom_reward():
+    m = convert("reward_model.enable=True", "reward_model.model.path=/m/rm",
+                "reward_model.rollout.tensor_model_parallel_size=2", "custom_reward_function.path=r.py",
+                "custom_reward_function.name=score", "reward_model.reward_manager=dapo")
+    assert set(codes(m)) == {"RFTC308", "RFTC307", "RFTC300"}
+    aux = m.config["explorer"]["auxiliary_models"][0]
+    assert aux["model_path"] == "/m/rm" and aux["tensor_parallel_size"] == 2 and aux["engine_num"] >= 1
+    assert m.config["buffer"]["explorer_input"]["default_reward_fn_type"] == "score"
+    assert "default_reward_fn_type" not in m.config["buffer"]["explorer_input"]["tasksets"][0]
+
+
+def test_trainer_settings():
+    c = convert("trainer.logger=['console','wandb','tensorboard']", "trainer.default_local_dir=/ck/p/e",
+                "trainer.project_name=p", "trainer.experiment_name=e", "trainer.resume_mode=disable",
+                "trainer.val_before_train=False", "trainer.max_actor_ckpt_to_keep=2")
+    cfg = c.config
+    assert cfg["monitor"]["monitor_type"] == "wandb" and codes(c) == ["RFTC309"]
+    assert cfg["checkpoint_root_dir"] == "/ck" and cfg["continue_from_checkpoint"] is False
+    assert cfg["explorer"]["eval_on_startup"] is False and cfg["trainer"]["max_checkpoints_to_keep"] == 2
+
+
+def test_symbolic_and_invalid_values():
+    m = convert("data.train_batch_size=${oc.env:BATCH}")
+    assert codes(m) == ["RFTC311"] and "--env BATCH=" in m.diagnostics[0].hint
+    m = convert("actor_rollout_ref.rollout.n=lots")
+    assert codes(m) == ["RFTC313"]
+    m = convert("data.train_files=[]")
+    assert "RFTC314" in codes(m)
+
+
+def test_every_user_key_is_accounted_for():
+    keys = ["actor_rollout_ref.rollout.free_cache_engine=True", "algorithm.use_pf_ppo=True",
+            "some.unknown.key=1", "actor_rollout_ref.rollout.enforce_eager=True", "data.return_raw_chat=True"]
+    m = convert(*keys)
+    for k in (x.split("=")[0] for x in keys):
+        assert k in m.ledger, k
+    assert m.ledger["some.unknown.key"].status == "reported"
+    assert m.config["explorer"]["rollout_model"]["enforce_eager"] is True
+    assert sorted(codes(m)) == ["RFTC300", "RFTC300", "RFTC301"]
+
+
+def test_rule_table_is_consistent():
+    actions = {"map", "pass", "implied", "handled", "none", "rule"}
+    for r in RULES:
+        assert r.action in actions, r
+        assert (r.action in ("map", "rule")) == bool(r.trinity), r
+        if r.action in ("handled", "none", "implied"):
+            assert r.note, r
+    assert find_rule("actor_rollout_ref.actor.fsdp_config.param_offload").action == "pass"
+    assert find_rule("actor_rollout_ref.actor.fsdp_config.ulysses_sequence_parallel_size").action == "map"
