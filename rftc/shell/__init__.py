@@ -1,0 +1,91 @@
+"""The shell stage: read a veRL launch script exactly as bash would, without running it, and return
+the launches it makes (:class:`~rftc.shell.invocation.Invocation`) with diagnostics RFTC1xx.
+
+    result = analyze(text, "run.sh", env={"NNODES": "2"}, extra_args=("trainer.nnodes=4",))
+    for inv in result.invocations: ...
+
+See rftc.shell.evaluate for where values come from, grammar/launch.lark for the language read.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell.invocation import COMMAND_LINE, Arg, Invocation
+
+__all__ = ["analyze", "ScriptResult", "Invocation", "Arg", "COMMAND_LINE"]
+
+
+@dataclass
+class ScriptResult:
+    invocations: list[Invocation] = field(default_factory=list)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    sources: dict[str, str] = field(default_factory=dict)  # every file read, by the name spans use
+
+
+def analyze(text: str, filename: str, *, env: dict[str, str] | None = None, use_env: bool = False,
+            extra_args=(), cwd: str | None = None) -> ScriptResult:
+    """Evaluate ``text`` (the script ``filename``) statically. Never raises.
+
+    env        variables the script sees as set (like an environment), before os.environ
+    use_env    also read os.environ for variables the script and ``env`` do not set
+    extra_args the arguments after ``--``: what "$@" expands to (spans in COMMAND_LINE, col = index + 1)
+    cwd        the directory the script runs in (default: unknown, ``${oc.env:PWD}``)
+    """
+    result = ScriptResult()
+    result.sources[filename] = text
+    try:
+        _analyze(text, filename, env or {}, use_env, tuple(extra_args), cwd, result)
+    except RecursionError:
+        result.diagnostics.add("RFTC114", "the script nests too deeply to evaluate", Span(filename, 1, 1))
+    except Exception as exc:  # never let a script crash the caller
+        if os.environ.get("RFTC_DEBUG"):
+            raise
+        result.diagnostics.add("RFTC002", f"internal error in the shell stage: {type(exc).__name__}: {exc}",
+                               Span(filename, 1, 1))
+    return result
+
+
+def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult) -> None:
+    from rftc.shell.evaluate import Evaluator, Shared, State, _Exit, report_break
+    from rftc.shell.expand import Field, Seg
+    from rftc.shell.parser import parse
+
+    diags = result.diagnostics
+    parsed = parse(text, filename, diags)
+    if parsed.tree is None:
+        return
+    script_path = os.path.abspath(filename) if filename and os.path.isfile(filename) else filename
+    g = Shared(diags, result.sources, env, use_env, script_path)
+    for kind, s in parsed.breaks:
+        report_break(g, kind, Span(filename, s.line, s.col, s.end_line, s.end_col))
+    st = State()
+    st.positional = [Field([Seg(a, COMMAND_LINE, 1, i + 1, 1, i + 1, quoted=True,
+                                fixed=Span(COMMAND_LINE, 1, i + 1))]) for i, a in enumerate(extra_args)]
+    if cwd is not None:
+        st.cwd = [Seg(cwd, filename, 1, 1, 1, 1)]
+    if extra_args:
+        result.sources[COMMAND_LINE] = " ".join(extra_args)
+    ev = Evaluator(g, st, filename, text)
+    try:
+        ev.run(parsed.tree)
+    except _Exit:
+        pass
+    result.invocations = g.invocations
+    _summarize(result, filename)
+
+
+def _summarize(result: ScriptResult, filename: str) -> None:
+    invs = result.invocations
+    if not invs:
+        result.diagnostics.add("RFTC112", "no python launch found in this script", Span(filename, 1, 1),
+                               hint="rftc looks for `python -m ...` run directly or through ray job submit, "
+                               "torchrun, srun, uv run, or a launcher array/variable")
+    elif len(invs) > 1:
+        training = [i for i in invs if i.is_training]
+        chosen = training[0] if training else invs[0]
+        listing = "; ".join(f"#{i.index} {i.module or i.launcher} (line {i.span.line})" for i in invs)
+        result.diagnostics.add("RFTC113", f"{len(invs)} launches: {listing}; the first training launch is "
+                               f"#{chosen.index}", chosen.span)

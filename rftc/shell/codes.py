@@ -1,0 +1,81 @@
+"""Diagnostic codes of the shell stage (RFTC100-RFTC199): reading a launch script as bash would."""
+
+from __future__ import annotations
+
+from rftc.diagnostics.codes import Code
+from rftc.diagnostics.model import Severity
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+CODES = [
+    Code("RFTC100", "shell-syntax-error", E, "The script is not valid bash (in the subset rftc reads).",
+         "bash would refuse to run this line too, or it uses a construct outside grammar/launch.lark. Nothing "
+         "after the error can be read, so no launch is compiled. Fix the line (the message shows the token "
+         "where reading stopped and what was expected there).",
+         "if [ \"$X\" = y ]; then\n  python3 -m verl.trainer.main_ppo\n"),
+    Code("RFTC101", "unterminated-quote", E, "A quote is opened and never closed.",
+         "bash would read everything up to the end of the file as one word (or refuse to run). The launch cannot "
+         "be read. Close the quote.", "python3 -m verl.trainer.main_ppo trainer.project_name='demo\n"),
+    Code("RFTC102", "continuation-cut-by-comment", W, "A comment line inside a backslash continuation ends the command.",
+         "bash ends the command at the comment line, so every argument after it is dropped from the launch and "
+         "the following lines run as separate commands (which fail). veRL runs without those overrides; so does "
+         "the compiled config. Move the comment out of the continued command or delete it.",
+         "python3 -m verl.trainer.main_ppo \\\n    trainer.nnodes=1 \\\n    # a note\n    trainer.total_epochs=15\n"),
+    Code("RFTC103", "backslash-space", W, "A backslash followed by blanks at the end of a line does not continue it.",
+         "`\\ ` escapes the blank: bash passes a lone ' ' argument and ends the command at the end of the line. "
+         "The arguments on the following lines are lost (they run as a separate command). Delete the blanks "
+         "after the backslash.", "python3 -m verl.trainer.main_ppo \\ \n    trainer.nnodes=1\n"),
+    Code("RFTC104", "blank-line-after-continuation", W, "A backslash continuation runs into a blank line.",
+         "The blank line ends the command: the arguments after it are not passed to the launch, and run as a "
+         "separate command instead. Remove the blank line or the trailing backslash.",
+         "python3 -m verl.trainer.main_ppo \\\n    trainer.nnodes=1 \\\n\n    trainer.total_epochs=15\n"),
+    Code("RFTC105", "orphan-override-line", W, "Override lines run as a command of their own.",
+         "A broken continuation (RFTC102-RFTC104) left `key=value` lines that bash runs as a separate command, "
+         "which does not exist. Those overrides never reach the launch; rftc does not apply them either. Rejoin "
+         "them to the launch command.", "python3 -m verl.trainer.main_ppo \\\n\n    trainer.nnodes=2\n"),
+    Code("RFTC106", "unset-variable-symbolic", I, "A variable the script never sets reaches the launch.",
+         "Its value comes from the environment the script runs in, which rftc cannot see. It is kept as an "
+         "OmegaConf environment interpolation `${oc.env:NAME}` and resolved when the config is loaded. Pass "
+         "`--env NAME=value` to rftc to fix the value at compile time.",
+         "python3 -m verl.trainer.main_ppo data.train_files=$HOME/data/train.parquet\n"),
+    Code("RFTC107", "dynamic-command-substitution", I, "A command substitution whose value is only known at run time.",
+         "`$(date ...)`, `$(nproc)`, `$(nvidia-smi ... | wc -l)` and `$(hostname)` are not evaluated. A date "
+         "becomes Hydra's `${now:FORMAT}` resolver; the others become `${oc.env:NAME}` interpolations named in "
+         "the message. Pass `--env NAME=value` to fix them at compile time.",
+         "python3 -m verl.trainer.main_ppo trainer.experiment_name=run-$(date +%Y%m%d)\n"),
+    Code("RFTC108", "unresolved-command-substitution", W, "A command substitution rftc cannot evaluate.",
+         "rftc never runs commands from the script. Only pwd, cd, dirname, basename, realpath, readlink -f and "
+         "echo are evaluated; any other `$(...)` is kept as the `${oc.env:NAME}` interpolation named in the "
+         "message. Pass `--env NAME=value`, or write the value into the script.",
+         "python3 -m verl.trainer.main_ppo trainer.nnodes=$(python3 -c 'print(2)')\n"),
+    Code("RFTC109", "condition-not-static", W, "A condition depends on values rftc cannot know.",
+         "rftc took the branch bash would take with the unknown variables unset (or, for a command, assuming it "
+         "succeeds). If the script is run with those variables set, another branch may run and the launch may "
+         "differ. Pass `--env NAME=value` to decide the condition.",
+         "if [ \"$BACKEND\" = megatron ]; then NAME=ppo_megatron_trainer; fi\n"),
+    Code("RFTC110", "loop-not-evaluated", W, "A loop whose iterations cannot be known statically.",
+         "The loop body is skipped (or stopped after rftc's iteration bound). Launches or assignments inside it "
+         "are not seen. Make the loop bounds literal, or pass the variables it depends on with `--env`.",
+         "while ! nvidia-smi; do sleep 1; done\n"),
+    Code("RFTC111", "source-missing", W, "A sourced file cannot be read.",
+         "Variables and functions it defines are unknown to rftc, so values that depend on them stay symbolic "
+         "(`${oc.env:NAME}`). Put the file beside the script, or pass its variables with `--env`.",
+         "source ./env.sh\n"),
+    Code("RFTC112", "no-launch", W, "No python launch was found in the script.",
+         "The script never runs `python -m ...` (directly, or through ray job submit, torchrun, srun, uv run, "
+         "a launcher array or variable). There is nothing to compile. Check that the launch line is reached "
+         "(not inside a branch that is not taken) and not hidden behind a construct rftc does not read.",
+         "echo 'nothing to run here'\n"),
+    Code("RFTC113", "several-launches", I, "The script launches more than one python program.",
+         "Each launch is listed; the commands that compile one training run use the first training launch "
+         "(main_ppo, a recipe, an experimental trainer or SFT) unless told otherwise. Check that it is the one "
+         "you mean.", "python3 -m verl.trainer.main_ppo trainer.nnodes=1\npython3 -m verl.model_merger merge\n"),
+    Code("RFTC114", "unsupported-construct", W, "A bash construct rftc does not evaluate.",
+         "`eval`, `trap`, functions called too deeply, and similar constructs are skipped. Anything they would "
+         "set stays unknown. Rewrite the part that matters for the launch without them.",
+         "eval \"export NNODES=2\"\n"),
+    Code("RFTC115", "launch-target-unknown", W, "A launch whose program is not known statically.",
+         "The command that starts python comes from a variable that is not set (`$COMMAND`), or the module name "
+         "`-m` is not known. The launch cannot be classified or compiled. Set the variable in the script or with "
+         "`--env`.", "$COMMAND trainer.nnodes=2\n"),
+]

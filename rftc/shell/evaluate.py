@@ -1,0 +1,1254 @@
+"""Static evaluation of a parsed launch script: statements, control flow, builtins. Nothing is executed.
+
+Where values come from: assignments in the script (and files it sources), then the ``env`` the caller
+gives, then ``os.environ`` only with ``use_env``. Anything else is unknown and stays symbolic as
+``${oc.env:NAME}``; ``${X:-d}`` with X unknown takes the default, as bash does with X unset.
+
+Working directory: veRL scripts are run from the repository root, which rftc cannot see. The caller may
+give ``cwd``; without it the working directory is ``${oc.env:PWD}`` (so ``$(pwd)`` and ``$PWD`` stay
+symbolic), and ``cd`` moves relative to it. ``$0`` and ``${BASH_SOURCE[0]}`` are the script's absolute
+path when the file exists, so ``$(cd "$(dirname "$0")" && pwd)`` is the real script directory.
+
+Command substitution is evaluated for pure commands only (pwd, cd, dirname, basename, realpath,
+readlink -f, echo, printf); ``$(date +F)`` becomes Hydra's ``${now:F}``; any other command's output is the
+placeholder ``${oc.env:NAME}`` (RFTC_NUM_GPUS for nvidia-smi, RFTC_NPROC for nproc, HOSTNAME for hostname,
+RFTC_SUBST_<CMD> otherwise), which the caller can set through ``env``.
+
+Conditions are decided when their operands are known; otherwise the branch bash would take with the
+unknown variables unset is taken (an external command is assumed to succeed), with RFTC109. Loops run
+per item when their items are known (bounded); a while loop whose condition is not static is skipped
+with RFTC110.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from dataclasses import dataclass, replace
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell import launches
+from rftc.shell.arith import ArithError, ArithUnknown, evaluate as arith_eval, parse_int
+from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, node_span, tok_span
+from rftc.shell.invocation import Invocation
+
+MAX_ITERATIONS = 1000  # loop iterations per script
+MAX_WHILE = 100  # iterations of one while/until loop
+MAX_DEPTH = 24  # nested function calls / sourced files / called scripts
+
+_DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": "RFTC_NPROC",
+            "hostname": "HOSTNAME"}
+
+
+class _Exit(Exception):
+    pass
+
+
+class _Return(Exception):
+    pass
+
+
+class _Break(Exception):
+    def __init__(self, n=1):
+        self.n = n
+
+
+class _Continue(Exception):
+    def __init__(self, n=1):
+        self.n = n
+
+
+@dataclass
+class Var:
+    segs: list | None = None  # scalar value
+    items: list | None = None  # array elements (each a list of Seg)
+    span: Span | None = None  # the assignment
+    exported: bool = False
+
+
+class State:
+    """What a subshell copies: variables, functions, positional parameters, working directory."""
+
+    def __init__(self):
+        self.vars: dict[str, Var] = {}
+        self.frames: list[dict[str, Var]] = []
+        self.funcs: dict[str, tuple] = {}
+        self.positional: list[Field] = []
+        self.cwd: list[Seg] | None = None
+        self.cwd_changed = False
+
+    def fork(self) -> "State":
+        s = State()
+        s.vars = dict(self.vars)
+        s.frames = [dict(f) for f in self.frames]
+        s.funcs = dict(self.funcs)
+        s.positional = list(self.positional)
+        s.cwd = self.cwd
+        s.cwd_changed = self.cwd_changed
+        return s
+
+
+class Shared:
+    """What every part of one analysis shares: results and budgets."""
+
+    def __init__(self, diags: Diagnostics, sources: dict, env: dict, use_env: bool, script_path: str):
+        self.diags = diags
+        self.sources = sources
+        self.env = env
+        self.use_env = use_env
+        self.script_path = script_path
+        self.invocations: list[Invocation] = []
+        self.iterations = 0
+        self.seen: set = set()
+
+    def add(self, code: str, message: str, span: Span | None, **kw) -> None:
+        key = (code, span, message)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.diags.add(code, message, span, **kw)
+
+
+class Evaluator:
+    def __init__(self, shared: Shared, state: State, file: str, text: str, *, depth: int = 0,
+                 capture: list | None = None):
+        self.g = shared
+        self.st = state
+        self.file = file
+        self.lines = text.split("\n")
+        self.depth = depth
+        self.capture = capture  # command substitution: output pieces, else None
+        self.capture_unknown: list[tuple[str, str]] = []  # (command name, command text) run while capturing
+        self.unset_mode = False
+        self.uncertain: list | None = None  # while deciding a condition: what it depended on
+        self.status = 0
+        self.exp = Expander(self)
+
+    # ------------------------------------------------------------------ lookups (used by Expander)
+    @property
+    def positional(self) -> list[Field]:
+        return self.st.positional
+
+    def _var(self, name: str) -> Var | None:
+        for frame in reversed(self.st.frames):
+            if name in frame:
+                return frame[name]
+        return self.st.vars.get(name)
+
+    def lookup(self, name: str, span: Span):
+        v = self._var(name)
+        if v is not None:
+            if v.items is not None:
+                return ((v.span,) if v.span else (), v.items[0]) if v.items else None
+            return ((v.span,) if v.span else (), v.segs) if v.segs is not None else None
+        if name.isdigit():
+            i = int(name)
+            if i == 0:
+                return (), [Seg(self.g.script_path, span.file, span.line, span.col, span.last_line,
+                                span.end_col or span.col)]
+            return ((), self.st.positional[i - 1].segs) if i <= len(self.st.positional) else None
+        if name == "#":
+            return (), [self._seg(str(len(self.st.positional)), span)]
+        if name == "?":
+            return (), [self._seg(str(self.status), span)]
+        if name == "PWD":
+            return (), self.cwd_segs(span)
+        if name == "BASH_SOURCE":
+            return (), [self._seg(self.g.script_path, span)]
+        value = self.g.env.get(name)
+        if value is None and self.g.use_env:
+            value = os.environ.get(name)
+        if value is not None:
+            return (), [self._seg(value, span)]
+        return None
+
+    def is_array(self, name: str) -> bool:
+        v = self._var(name)
+        return v is not None and v.items is not None
+
+    def lookup_array(self, name: str, span: Span):
+        v = self._var(name)
+        if v is not None and v.items is not None:
+            return ((v.span,) if v.span else (), v.items)
+        val = self.lookup(name, span)
+        if val is None:
+            return None
+        return val[0], [val[1]]
+
+    def index_value(self, idx: str) -> int | None:
+        t = idx.strip().lstrip("$").strip("{}")
+        n = parse_int(t)
+        if n is not None:
+            return n
+        if re.fullmatch(r"[A-Za-z_]\w*", t):
+            try:
+                return self.int_var(t, None)
+            except (ArithUnknown, ArithError):
+                return None
+        return None
+
+    def int_text(self, text: str) -> int | None:
+        return self.index_value(text) if text.strip() else 0
+
+    def _seg(self, text: str, span: Span, **kw) -> Seg:
+        return Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, **kw)
+
+    def cwd_segs(self, span: Span) -> list[Seg]:
+        if self.st.cwd is not None:
+            return self.st.cwd
+        if self.unset_mode:
+            return []
+        return [self._seg("${oc.env:PWD}", span, unknowns=(Unknown("var", "PWD", span),))]
+
+    def source_text(self, span: Span) -> str:
+        if span.file != self.file:
+            return ""
+        lines = self.lines[span.line - 1:span.last_line]
+        if not lines:
+            return ""
+        if len(lines) == 1:
+            return lines[0][span.col - 1:(span.end_col or 0) - 1]
+        return "\n".join([lines[0][span.col - 1:]] + lines[1:-1] + [lines[-1][:(span.end_col or 1) - 1]])
+
+    # ------------------------------------------------------------------ assignment
+    def assign_segs(self, name: str, segs: list, span: Span, *, local: bool = False, append: bool = False,
+                    exported: bool | None = None) -> None:
+        old = self._var(name)
+        scope = self.st.frames[-1] if (local and self.st.frames) else self._scope_of(name)
+        if append and old is not None:
+            if old.items is not None:
+                items = old.items[:-1] + [old.items[-1] + segs] if old.items else [segs]
+                scope[name] = Var(None, items, span, old.exported)
+                return
+            segs = (old.segs or []) + segs
+        keep = old.exported if old is not None else False
+        scope[name] = Var(segs, None, span, keep if exported is None else exported)
+
+    def _scope_of(self, name: str) -> dict:
+        for frame in reversed(self.st.frames):
+            if name in frame:
+                return frame
+        return self.st.vars
+
+    def assign_items(self, name: str, items: list, span: Span, *, local=False, append=False,
+                     exported: bool | None = None) -> None:
+        old = self._var(name)
+        scope = self.st.frames[-1] if (local and self.st.frames) else self._scope_of(name)
+        if append and old is not None:
+            base = old.items if old.items is not None else ([old.segs] if old.segs is not None else [])
+            items = base + items
+        keep = old.exported if old is not None else False
+        scope[name] = Var(None, items, span, keep if exported is None else exported)
+
+    def do_assign(self, node, *, local: bool = False, exported: bool | None = None) -> str:
+        tok = node.children[0]
+        m = re.match(r"([A-Za-z_]\w*)(\[[^\]]*\])?(\+?)=", tok.value)
+        name, index, plus = m.group(1), m.group(2), bool(m.group(3))
+        span = node_span(self.file, node)
+        words = [c for c in node.children if not hasattr(c, "type")]
+        if tok.type == "ARRAY_ASSIGN":
+            items = []
+            for w in words:
+                for f in self.exp.fields(w):
+                    items.append(anchored(f.segs, f.span) if f.word_span else f.segs)
+            self.assign_items(name, items, span, local=local, append=plus, exported=exported)
+            return name
+        segs = self.exp.value(words[0] if words else None)
+        if index is not None:
+            i = self.index_value(index[1:-1])
+            v = self._var(name)
+            items = list(v.items) if v is not None and v.items is not None else (
+                [v.segs] if v is not None and v.segs is not None else [])
+            if i is not None and i >= 0:
+                while len(items) <= i:
+                    items.append([])
+                items[i] = (items[i] + segs) if plus else segs
+                self.assign_items(name, items, span, local=local, exported=exported)
+            return name
+        self.assign_segs(name, segs, span, local=local, append=plus, exported=exported)
+        return name
+
+    def exported_env(self) -> dict[str, str]:
+        out = {}
+        for scope in [self.st.vars] + self.st.frames:
+            for k, v in scope.items():
+                if v.exported:
+                    segs = v.segs if v.segs is not None else (v.items[0] if v.items else [])
+                    out[k] = "".join(s.text for s in segs)
+        return out
+
+    # ------------------------------------------------------------------ arithmetic (used by arith.py)
+    def arith(self, node):
+        try:
+            return arith_eval(node, self), []
+        except ArithUnknown as e:
+            return None, e.unknowns
+        except (ArithError, RecursionError, ValueError, OverflowError):
+            return None, []
+
+    def int_var(self, name: str, tok, _depth: int = 0) -> int:
+        span = tok_span(self.file, tok) if tok is not None else Span(self.file, 1, 1)
+        val = self.lookup(name, span)
+        if val is None:
+            if self.unset_mode or self._var(name) is not None:
+                return 0
+            raise ArithUnknown([Unknown("var", name, span)])
+        segs = val[1]
+        unknowns = [u for s in segs for u in s.unknowns]
+        if unknowns:
+            if self.unset_mode:
+                return 0
+            raise ArithUnknown(unknowns)
+        text = "".join(s.text for s in segs).strip()
+        if not text:
+            return 0
+        n = parse_int(text)
+        if n is not None:
+            return n
+        if re.fullmatch(r"[A-Za-z_]\w*", text) and _depth < 8:
+            return self.int_var(text, tok, _depth + 1)
+        raise ArithError(f"{text}: not an integer")
+
+    def set_int(self, name: str, value: int, tok) -> None:
+        span = tok_span(self.file, tok)
+        self.assign_segs(name, [self._seg(str(value), span)], span)
+
+    def atom_int(self, node) -> int:
+        out: list = []
+        self.exp.part(node, out, in_dq=True)
+        segs = [s for s in out if isinstance(s, Seg)]
+        unknowns = [u for s in segs for u in s.unknowns]
+        if unknowns and not self.unset_mode:
+            raise ArithUnknown(unknowns)
+        text = "".join(s.text for s in segs).strip()
+        if not text or unknowns:
+            return 0
+        n = parse_int(text)
+        if n is None:
+            if re.fullmatch(r"[A-Za-z_]\w*", text):
+                return self.int_var(text, node if hasattr(node, "type") else None)
+            raise ArithError(f"{text}: not an integer")
+        return n
+
+    # ------------------------------------------------------------------ statements
+    def run(self, tree) -> None:
+        """Evaluate a whole file (the parse tree's start node)."""
+        try:
+            for c in tree.children:
+                if not hasattr(c, "type"):
+                    self.run_list(c)
+        except _Exit:
+            raise
+        except (_Return, _Break, _Continue):
+            pass
+
+    def run_list(self, node) -> int:
+        for c in node.children:
+            if hasattr(c, "type"):
+                continue  # AMP: a background job; evaluated like any other
+            self.status = self.run_and_or(c)
+        return self.status
+
+    def run_and_or(self, node) -> int:
+        if node.data == "pipeline":
+            return self.run_pipeline(node)
+        ch = node.children
+        status = self.run_pipeline(ch[0])
+        i = 1
+        while i + 1 < len(ch):
+            op, nxt = ch[i].type, ch[i + 1]
+            if (op == "AND_IF" and status == 0) or (op == "OR_IF" and status != 0):
+                status = self.run_pipeline(nxt)
+            i += 2
+        return status
+
+    def run_pipeline(self, node) -> int:
+        ch = node.children
+        negate = bool(ch) and hasattr(ch[0], "type") and ch[0].type == "BANG"
+        cmds = [c for c in ch if not hasattr(c, "type")]
+        if len(cmds) == 1:
+            status = self.run_command(cmds[0])
+        else:
+            status = 0
+            for c in cmds:  # each part of a pipeline runs in a subshell
+                status = self.subshell(lambda ev, c=c: ev.run_command(c))
+        self.status = (0 if status else 1) if negate else status
+        return self.status
+
+    def subshell(self, fn) -> int:
+        ev = Evaluator(self.g, self.st.fork(), self.file, "\n".join(self.lines), depth=self.depth,
+                       capture=self.capture)
+        ev.lines = self.lines
+        ev.uncertain = self.uncertain
+        ev.unset_mode = self.unset_mode
+        try:
+            status = fn(ev)
+        except _Exit:
+            status = ev.status
+        except (_Return, _Break, _Continue):
+            status = ev.status
+        if ev.capture_unknown:
+            self.capture_unknown += ev.capture_unknown
+        return status
+
+    def run_command(self, node) -> int:
+        kind = node.data
+        if kind == "simple_command":
+            return self.run_simple(node)
+        if kind == "decl_command":
+            return self.run_decl(node)
+        if kind == "function_def":
+            tok = next(c for c in node.children if hasattr(c, "type") and c.type in ("FUNC_DEF", "FUNC_NAME"))
+            name = re.match(r"[^\s(]+", tok.value).group(0)
+            body = next(c for c in node.children if not hasattr(c, "type"))
+            self.st.funcs[name] = (body, self.file, self.lines)
+            return 0
+        return self.run_compound(node)
+
+    # --- compound commands
+    def run_compound(self, node) -> int:
+        inner = node.children[0]
+        kind = inner.data
+        trees = [c for c in inner.children if not hasattr(c, "type")]
+        if kind == "brace_group":
+            return self.run_list(trees[0])
+        if kind == "subshell":
+            return self.subshell(lambda ev: ev.run_list(trees[0]))
+        if kind == "if_cmd":
+            return self.run_if(inner, trees)
+        if kind == "for_cmd":
+            return self.run_for(inner)
+        if kind == "arith_for":
+            return self.run_arith_for(inner)
+        if kind == "while_cmd":
+            return self.run_while(inner, trees)
+        if kind == "case_cmd":
+            return self.run_case(inner, trees)
+        if kind == "dbracket":
+            return self.run_dbracket(inner)
+        if kind == "arith_cmd":
+            value, unknowns = self.arith(trees[0])
+            if value is None:
+                self.note_uncertain(unknowns, node_span(self.file, inner))
+                return 1
+            return 0 if value else 1
+        return 0
+
+    def condition(self, lst) -> tuple[bool, list]:
+        """Run a condition list; return whether it succeeded and what it depended on that is unknown."""
+        saved = self.uncertain
+        self.uncertain = []
+        try:
+            status = self.run_list(lst)
+        finally:
+            unc, self.uncertain = self.uncertain, saved
+        return status == 0, unc
+
+    def note_uncertain(self, unknowns, span: Span, command: str = "") -> None:
+        if self.uncertain is not None:
+            self.uncertain.append((unknowns, span, command))
+
+    def _report_condition(self, unc, span: Span, taken: str) -> None:
+        names, cmds = [], []
+        for unknowns, _, command in unc:
+            if command:
+                cmds.append(command)
+            names += [u.name for u in unknowns if u.name not in names]
+        parts = []
+        if names:
+            parts.append(", ".join(f"${n}" for n in names[:4]) + (" ..." if len(names) > 4 else "")
+                         + (" (not set in the script)" if names else ""))
+        if cmds:
+            parts.append("the result of " + ", ".join(f"`{c}`" for c in cmds[:3]))
+        how = "with those variables unset" if names else ""
+        if cmds:
+            how = (how + " and " if how else "") + "assuming the command succeeds"
+        self.g.add("RFTC109", f"condition depends on {' and '.join(parts)}; took {taken} as bash would {how}",
+                   span, hint="pass --env NAME=value to decide it")
+
+    def run_if(self, node, trees) -> int:
+        # trees: cond, body, elif_part*, else_part?
+        branches = [(trees[0], trees[1], "the `then` branch")]
+        else_body = None
+        for t in trees[2:]:
+            if t.data == "elif_part":
+                sub = [c for c in t.children if not hasattr(c, "type")]
+                branches.append((sub[0], sub[1], f"the `elif` branch of line {t.meta.line}"))
+            else:
+                else_body = [c for c in t.children if not hasattr(c, "type")][0]
+        for cond, body, label in branches:
+            ok, unc = self.condition(cond)
+            if unc:
+                span = node_span(self.file, cond)
+                self._report_condition(unc, span, label if ok else "the next branch")
+            if ok:
+                return self.run_list(body)
+        if else_body is not None:
+            return self.run_list(else_body)
+        return 0
+
+    def _budget(self, span: Span) -> bool:
+        self.g.iterations += 1
+        if self.g.iterations > MAX_ITERATIONS:
+            self.g.add("RFTC110", f"stopped evaluating loops after {MAX_ITERATIONS} iterations", span)
+            return False
+        return True
+
+    def _loop_body(self, body) -> bool:
+        """Run one iteration; False when the loop must stop (break)."""
+        try:
+            self.run_list(body)
+        except _Break as b:
+            if b.n > 1:
+                raise _Break(b.n - 1)
+            return False
+        except _Continue as c:
+            if c.n > 1:
+                raise _Continue(c.n - 1)
+        return True
+
+    def run_for(self, node) -> int:
+        ch = node.children
+        name = next(c for c in ch if hasattr(c, "type") and c.type == "FOR_NAME").value
+        has_in = any(hasattr(c, "type") and c.type == "IN" for c in ch)
+        trees = [c for c in ch if not hasattr(c, "type")]
+        body = trees[-1]
+        items: list[Field] = []
+        if has_in:
+            for w in trees[:-1]:
+                items += self.exp.fields(w)
+        else:
+            items = list(self.st.positional)
+        span = node_span(self.file, node)
+        for f in items:
+            if not self._budget(span):
+                break
+            self.assign_segs(name, f.segs, span)
+            if not self._loop_body(body):
+                break
+        return 0
+
+    def run_arith_for(self, node) -> int:
+        slots: list = [None, None, None]
+        k = 0
+        body = None
+        for c in node.children:
+            if hasattr(c, "type"):
+                if c.type == "A_SEMI":
+                    k += 1
+                continue
+            if c.data == "list":
+                body = c
+            elif k < 3:
+                slots[k] = c
+        span = node_span(self.file, node)
+        if slots[0] is not None:
+            self.arith(slots[0])
+        n = 0
+        while True:
+            if slots[1] is not None:
+                value, unknowns = self.arith(slots[1])
+                if value is None:
+                    names = ", ".join(sorted({"$" + u.name for u in unknowns})) or "its condition"
+                    self.g.add("RFTC110", f"loop not evaluated: its bound depends on {names}, not known "
+                               "statically; the body is skipped", span, hint="pass --env NAME=value")
+                    return 0
+                if not value:
+                    return 0
+            n += 1
+            if n > MAX_WHILE or not self._budget(span):
+                self.g.add("RFTC110", f"loop stopped after {MAX_WHILE} iterations", span)
+                return 0
+            if not self._loop_body(body):
+                return 0
+            if slots[2] is not None:
+                self.arith(slots[2])
+
+    def run_while(self, node, trees) -> int:
+        until = node.children[0].type == "UNTIL"
+        cond, body = trees[0], trees[1]
+        span = node_span(self.file, node)
+        n = 0
+        while True:
+            fork = self.st.fork()  # a condition that is not static must not leave its effects
+            ok, unc = self.condition(cond)
+            if unc:
+                self.st = fork
+                what = ", ".join(dict.fromkeys(c or ("$" + u.name) for us, _, c in unc for u in (us or [None])
+                                               if c or u is not None))
+                self.g.add("RFTC110", f"loop not evaluated: its condition depends on {what}, not known "
+                           "statically; the body is skipped", span, hint="make the condition static or pass --env")
+                return 0
+            if ok == until:
+                return 0
+            n += 1
+            if n > MAX_WHILE or not self._budget(span):
+                self.g.add("RFTC110", f"loop stopped after {MAX_WHILE} iterations", span)
+                return 0
+            if not self._loop_body(body):
+                return 0
+
+    def run_case(self, node, trees) -> int:
+        word = trees[0]
+        subject, unknowns = self.exp.text(word)
+        if unknowns:
+            subject, _ = self.exp.text(word, unset=True)
+        for item in trees[1:]:
+            parts = [c for c in item.children if not hasattr(c, "type")]
+            pats = [p for p in parts if p.data == "word"]
+            body = next((p for p in parts if p.data == "list"), None)
+            for p in pats:
+                pat, _ = self.exp.text(p)
+                if fnmatch.fnmatchcase(subject, pat):
+                    if unknowns:
+                        self._report_condition([(unknowns, None, "")], node_span(self.file, word),
+                                               f"the `{pat}` case")
+                    return self.run_list(body) if body is not None else 0
+        if unknowns:
+            self._report_condition([(unknowns, None, "")], node_span(self.file, word), "no case")
+        return 0
+
+    def run_dbracket(self, node) -> int:
+        expr = next(c for c in node.children if not hasattr(c, "type"))
+        unknowns: list = []
+
+        def ev(n, unset):
+            if n.data == "cond_words":
+                words = []
+                for w in n.children:
+                    text, unk = self.exp.text(w, unset=unset)
+                    unknowns.extend(u for u in unk if u not in unknowns)
+                    words.append(text)
+                return test_words(words, self, extended=True)
+            kids = [c for c in n.children if not hasattr(c, "type")]
+            if n.data == "cond_negate":
+                return not ev(kids[0], unset)
+            if n.data == "cond_and":
+                return ev(kids[0], unset) and ev(kids[1], unset)
+            if n.data == "cond_or":
+                return ev(kids[0], unset) or ev(kids[1], unset)
+            return False
+
+        result = ev(expr, False)
+        if unknowns:
+            found = list(unknowns)
+            result = ev(expr, True)
+            self.note_uncertain(found, node_span(self.file, node))
+        return 0 if result else 1
+
+    # --- simple commands
+    def run_simple(self, node) -> int:
+        assigns = [c for c in node.children if c.data == "assignment"]
+        words = [c for c in node.children if c.data == "word"]
+        redirects = [c for c in node.children if c.data == "redirect"]
+        if not words:
+            for a in assigns:
+                self.do_assign(a)
+            return 0
+        fields: list[Field] = []
+        for w in words:
+            fields += self.exp.fields(w)
+        if not fields:
+            for a in assigns:
+                self.do_assign(a)
+            return 0
+        prefix: dict[str, str] = {}
+        if assigns:
+            # VAR=x cmd: the assignments are the command's environment only
+            saved = self.st
+            self.st = self.st.fork()
+            for a in assigns:
+                name = self.do_assign(a, exported=True)
+                v = self._var(name)
+                prefix[name] = "".join(s.text for s in (v.segs or []))
+            try:
+                return self.run_fields(fields, prefix, node, redirects, words)
+            finally:
+                self.st = saved
+        return self.run_fields(fields, prefix, node, redirects, words)
+
+    def run_fields(self, fields: list[Field], prefix: dict, node, redirects, words) -> int:
+        name = fields[0].text
+        span = node_span(self.file, node)
+        if name in self.st.funcs:
+            return self.call_function(name, fields[1:], span)
+        builtin = getattr(self, "b_" + _BUILTINS.get(name, "_none"), None)
+        if builtin is not None:
+            return builtin(fields, span, redirects, words)
+        return self.external(fields, prefix, node, span, redirects)
+
+    def external(self, fields, prefix, node, span, redirects) -> int:
+        name = fields[0].text
+        base = name.rsplit("/", 1)[-1]
+        if self.capture is not None and not _to_devnull(redirects):
+            self.capture_unknown.append((base, self.source_text(span)))
+            return 0
+        parts = launches.recognize(fields, prefix)
+        if parts is not None:
+            self.add_launch(parts, span)
+            if base == "exec":
+                raise _Exit()
+            return 0
+        if base == "exec" and len(fields) > 1:
+            rest = fields[1:]
+            if rest[0].text in ("bash", "sh") or rest[0].text.endswith(".sh"):
+                self.call_script(rest, prefix, span)
+            raise _Exit()
+        if base in ("bash", "sh") and len(fields) > 1 or base.endswith(".sh"):
+            if self.call_script(fields if base.endswith(".sh") else fields[1:], prefix, span):
+                return 0
+        if launches.ORPHAN.match(name) and not fields[0].symbolic:
+            n = sum(1 for f in fields if launches.ORPHAN.match(f.text) or re.match(r"[\w.+~]+=", f.text))
+            self.g.add("RFTC105", f"`{name[:60]}` runs as a command of its own: these {n} override(s) "
+                       f"(lines {span.line}-{span.last_line}) never reach the launch", span,
+                       hint="a broken backslash continuation above cut them off; rejoin them to the launch command")
+        if fields[0].symbolic and fields[0].origin:
+            unknown = ", ".join(sorted({"$" + u.name for u in fields[0].unknowns}))
+            self.g.add("RFTC115", f"the command comes from {unknown}, which is not set; what it runs is unknown",
+                       span, hint="set the variable in the script or pass --env NAME=value")
+        self.note_uncertain([], span, base)
+        return 0
+
+    def add_launch(self, parts: dict, span: Span) -> None:
+        exported = self.exported_env()
+        cwd = None
+        if self.st.cwd is not None:
+            cwd = "".join(s.text for s in self.st.cwd)
+        inv = launches.build(parts, index=len(self.g.invocations), span=span, cwd=cwd, script=self.file,
+                             exported=exported)
+        target = parts.get("target_unknown")
+        if target is not None:
+            names = ", ".join(sorted({"$" + u.name for u in target.unknowns}))
+            self.g.add("RFTC115", f"the launched program comes from {names}, which is not set; the launch cannot be "
+                       "classified", target.span, hint="set the variable in the script or pass --env NAME=value")
+        for f in parts["args"]:
+            for u in f.unknowns:
+                self.report_unknown(u)
+        self.g.invocations.append(inv)
+
+    def report_unknown(self, u: Unknown) -> None:
+        if u.kind == "var":
+            self.g.add("RFTC106", f"${u.name} is not set in the script; kept as ${{oc.env:{u.name}}}", u.span,
+                       hint=f"pass --env {u.name}=value to fix it at compile time")
+        elif u.kind == "dyn":
+            self.g.add("RFTC107", f"`{u.detail}` is only known at run time; kept as {u.name}", u.span)
+        elif u.kind == "cmd":
+            self.g.add("RFTC108", f"`{u.detail}` is not evaluated (rftc runs nothing); kept as ${{oc.env:{u.name}}}",
+                       u.span, hint=f"pass --env {u.name}=value, or write the value into the script")
+
+    # --- functions, scripts, sourcing
+    def call_function(self, name: str, args: list[Field], span: Span) -> int:
+        if self.depth >= MAX_DEPTH:
+            self.g.add("RFTC114", f"function `{name}` not evaluated: calls nested deeper than {MAX_DEPTH}", span)
+            return 0
+        body, file, lines = self.st.funcs[name]
+        saved = (self.st.positional, self.file, self.lines, self.depth)
+        self.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args]
+        self.st.frames.append({})
+        self.file, self.lines, self.depth = file, lines, self.depth + 1
+        try:
+            status = self.run_command(body)
+        except _Return:
+            status = self.status
+        finally:
+            self.st.frames.pop()
+            self.st.positional, self.file, self.lines, self.depth = saved
+        return status
+
+    def resolve_path(self, path: str) -> str | None:
+        if path.startswith("/"):
+            return path
+        if self.st.cwd is not None and not any(s.unknowns for s in self.st.cwd):
+            return posixpath.join("".join(s.text for s in self.st.cwd), path)
+        base = os.path.dirname(self.g.script_path) if os.path.isabs(self.g.script_path) else ""
+        return os.path.join(base, path) if base else path
+
+    def read_file(self, field: Field, span: Span, what: str) -> tuple[str, str] | None:
+        if field.symbolic:
+            names = ", ".join("$" + u.name for u in field.unknowns)
+            self.g.add("RFTC111", f"{what} `{field.text}` not read: its path depends on {names}", span,
+                       hint="pass --env NAME=value so rftc can find the file")
+            return None
+        path = self.resolve_path(field.text)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return path, fh.read()
+        except (OSError, UnicodeDecodeError, ValueError):
+            self.g.add("RFTC111", f"{what} `{field.text}` cannot be read; what it sets stays unknown", span,
+                       hint="put the file where the script expects it, or pass its variables with --env")
+            return None
+
+    def run_file(self, path: str, text: str, span: Span) -> None:
+        from rftc.shell.parser import parse
+
+        if self.depth >= MAX_DEPTH:
+            self.g.add("RFTC114", f"`{path}` not read: files nested deeper than {MAX_DEPTH}", span)
+            return
+        self.g.sources[path] = text
+        parsed = parse(text, path, self.g.diags)
+        if parsed.tree is None:
+            return
+        for kind, s in parsed.breaks:
+            report_break(self.g, kind, replace(s, file=path))
+        saved = (self.file, self.lines, self.depth)
+        self.file, self.lines, self.depth = path, text.split("\n"), self.depth + 1
+        try:
+            self.run(parsed.tree)
+        except _Return:
+            pass
+        finally:
+            self.file, self.lines, self.depth = saved
+
+    def call_script(self, fields: list[Field], prefix: dict, span: Span) -> bool:
+        """`bash x.sh args` / `./x.sh args`: a new shell reading x.sh with the exported environment."""
+        if not fields or not fields[0].text.endswith(".sh"):
+            return False
+        read = self.read_file(fields[0], span, "script")
+        if read is None:
+            return True
+        path, text = read
+        st = State()
+        for k, v in self.st.vars.items():
+            if v.exported:
+                st.vars[k] = v
+        for k, v in prefix.items():
+            st.vars[k] = Var([self._seg(v, span)], None, span, True)
+        st.positional = [Field(anchored(a.segs, a.span), a.span) for a in fields[1:]]
+        st.cwd = self.st.cwd
+        sub = Evaluator(self.g, st, path, text, depth=self.depth + 1)
+        saved_path = self.g.script_path
+        self.g.script_path = os.path.abspath(path) if os.path.exists(path) else path
+        try:
+            sub.run_file(path, text, span)
+        except _Exit:
+            pass
+        finally:
+            self.g.script_path = saved_path
+        return True
+
+    # ------------------------------------------------------------------ command substitution
+    def command_output(self, source: str | None, body, span: Span):
+        """The output of $(...) or `...`: (text, unknowns, via)."""
+        if self.depth >= MAX_DEPTH:
+            return "", [], []
+        if source is not None:  # backticks: parse the body again
+            from rftc.shell.parser import parse
+
+            parsed = parse(source, self.file, Diagnostics())
+            tree = parsed.tree
+            body = next((c for c in tree.children if not hasattr(c, "type")), None) if tree is not None else None
+        if body is None:
+            return "", [], []
+        out: list = []
+        ev = Evaluator(self.g, self.st.fork(), self.file, "", depth=self.depth + 1, capture=out)
+        ev.lines = self.lines
+        ev.unset_mode = self.unset_mode
+        ev.positional  # noqa: B018  (same positional parameters as the caller)
+        try:
+            ev.run_list(body)
+        except (_Exit, _Return, _Break, _Continue):
+            pass
+        if ev.capture_unknown:
+            return self._dynamic(ev.capture_unknown[0], span)
+        text = "".join(s.text for s in out).rstrip("\n")
+        unknowns: list = []
+        via: list = []
+        for s in out:
+            unknowns += [u for u in s.unknowns if u not in unknowns]
+            via += [v for v in s.via if v not in via]
+        return text, unknowns, via
+
+    def _dynamic(self, cmd: tuple[str, str], span: Span):
+        name, text = cmd
+        if self.unset_mode:
+            return "", [], []
+        if name == "date":
+            m = re.search(r"\+(?:'([^']*)'|\"([^\"]*)\"|(\S+))", text)
+            fmt = next((g for g in m.groups() if g is not None), "") if m else "%a %b %d %H:%M:%S %Z %Y"
+            placeholder = f"${{now:{fmt}}}"
+            return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
+        env_name = _DYNAMIC.get(name) or "RFTC_SUBST_" + re.sub(r"\W", "_", name).upper()
+        value = self.g.env.get(env_name)
+        if value is not None:
+            return value, [], []
+        placeholder = f"${{oc.env:{env_name}}}"
+        if name in _DYNAMIC:
+            return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
+        return placeholder, [Unknown("cmd", env_name, span, text.strip())], []
+
+    def emit(self, segs: list[Seg], newline: bool = True) -> None:
+        if self.capture is not None:
+            self.capture.extend(segs)
+            if newline:
+                self.capture.append(Seg("\n", self.file, 1, 1, 1, 1))
+
+    # ------------------------------------------------------------------ builtins
+    def b__noop(self, fields, span, redirects, words) -> int:
+        return 0
+
+    def b__false(self, fields, span, redirects, words) -> int:
+        return 1
+
+    def b_echo(self, fields, span, redirects, words) -> int:
+        args = fields[1:]
+        newline = True
+        while args and re.fullmatch(r"-[neE]+", args[0].text):
+            newline = newline and "n" not in args[0].text
+            args = args[1:]
+        if not _to_devnull(redirects) and not _to_file(redirects):
+            segs: list = []
+            for i, a in enumerate(args):
+                if i:
+                    segs.append(Seg(" ", self.file, span.line, span.col, span.line, span.col))
+                segs += a.segs
+            self.emit(segs, newline)
+        return 0
+
+    def b_printf(self, fields, span, redirects, words) -> int:
+        if len(fields) < 2 or _to_devnull(redirects) or _to_file(redirects):
+            return 0
+        fmt = fields[1].text
+        args = [a.text for a in fields[2:]]
+        parts = re.split(r"(%[sd%])", fmt.replace("\\n", "\n"))
+        out, k = [], 0
+        for p in parts:
+            if p in ("%s", "%d"):
+                out.append(args[k] if k < len(args) else "")
+                k += 1
+            elif p == "%%":
+                out.append("%")
+            else:
+                out.append(p)
+        unknowns = tuple(u for a in fields[2:] for u in a.unknowns)
+        self.emit([self._seg("".join(out), span, unknowns=unknowns)], newline=False)
+        return 0
+
+    def b_pwd(self, fields, span, redirects, words) -> int:
+        if not _to_devnull(redirects):
+            self.emit(self.cwd_segs(span))
+        return 0
+
+    def b_dirname(self, fields, span, redirects, words) -> int:
+        for a in fields[1:]:
+            if a.text.startswith("-"):
+                continue
+            self.emit([self._seg(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via)])
+        return 0
+
+    def b_basename(self, fields, span, redirects, words) -> int:
+        args = [a for a in fields[1:] if not a.text.startswith("-")]
+        if args:
+            base = args[0].text.rstrip("/").rsplit("/", 1)[-1] or "/"
+            if len(args) > 1 and base.endswith(args[1].text) and base != args[1].text:
+                base = base[: -len(args[1].text)]
+            self.emit([self._seg(base, span, unknowns=tuple(args[0].unknowns), via=args[0].via)])
+        return 0
+
+    def b_realpath(self, fields, span, redirects, words) -> int:
+        if fields[0].text == "readlink" and not any(a.text in ("-f", "-e", "-m") for a in fields[1:]):
+            self.capture_unknown.append(("readlink", self.source_text(span)))
+            return 0
+        for a in fields[1:]:
+            if a.text.startswith("-"):
+                continue
+            self.emit(self._absolute(a, span))
+        return 0
+
+    def _absolute(self, a: Field, span: Span) -> list[Seg]:
+        if a.text.startswith("/") or self.st.cwd is None or any(s.unknowns for s in self.st.cwd):
+            base = [] if a.text.startswith("/") else self.cwd_segs(span)
+        else:
+            base = self.st.cwd
+        if not base:
+            return [self._seg(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via)]
+        base_text = "".join(s.text for s in base)
+        text = posixpath.normpath(posixpath.join(base_text, a.text))
+        unknowns = tuple(u for s in base for u in s.unknowns) + tuple(a.unknowns)
+        return [self._seg(text, span, unknowns=unknowns, via=a.via)]
+
+    def b_cd(self, fields, span, redirects, words) -> int:
+        args = [a for a in fields[1:] if a.text not in ("--", "-P", "-L")]
+        if not args:
+            val = self.lookup("HOME", span)
+            target = Field(val[1]) if val else Field([self._seg("${oc.env:HOME}", span,
+                                                               unknowns=(Unknown("var", "HOME", span),))])
+        else:
+            target = args[0]
+        if target.text == "-":
+            return 0
+        self.st.cwd = self._absolute(target, span)
+        self.st.cwd_changed = True
+        return 0
+
+    def b_source(self, fields, span, redirects, words) -> int:
+        if len(fields) < 2:
+            return 1
+        read = self.read_file(fields[1], span, "sourced file")
+        if read is None:
+            return 1
+        path, text = read
+        saved = self.st.positional
+        if len(fields) > 2:
+            self.st.positional = fields[2:]
+        try:
+            self.run_file(path, text, span)
+        finally:
+            if len(fields) > 2:
+                self.st.positional = saved
+        return 0
+
+    def b_set(self, fields, span, redirects, words) -> int:
+        args = fields[1:]
+        if args and args[0].text == "--":
+            self.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args[1:]]
+        return 0
+
+    def b_shift(self, fields, span, redirects, words) -> int:
+        n = parse_int(fields[1].text) if len(fields) > 1 else 1
+        self.st.positional = self.st.positional[n or 0:]
+        return 0
+
+    def b_unset(self, fields, span, redirects, words) -> int:
+        funcs = any(a.text == "-f" for a in fields[1:])
+        for a in fields[1:]:
+            if a.text.startswith("-"):
+                continue
+            if funcs:
+                self.st.funcs.pop(a.text, None)
+            else:
+                self._scope_of(a.text).pop(a.text, None)
+        return 0
+
+    def b_exit(self, fields, span, redirects, words) -> int:
+        self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
+        raise _Exit()
+
+    def b_return(self, fields, span, redirects, words) -> int:
+        self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
+        raise _Return()
+
+    def b_break(self, fields, span, redirects, words) -> int:
+        raise _Break(parse_int(fields[1].text) or 1 if len(fields) > 1 else 1)
+
+    def b_continue(self, fields, span, redirects, words) -> int:
+        raise _Continue(parse_int(fields[1].text) or 1 if len(fields) > 1 else 1)
+
+    def b_eval(self, fields, span, redirects, words) -> int:
+        self.g.add("RFTC114", "`eval` is not evaluated: what it runs or sets stays unknown", span,
+                   hint="write the command out instead of building it as a string")
+        return 0
+
+    def b_read(self, fields, span, redirects, words) -> int:
+        names = [a.text for a in fields[1:] if re.fullmatch(r"[A-Za-z_]\w*", a.text)]
+        for n in names:  # values read at run time: unknown
+            self.assign_segs(n, [self._seg(f"${{oc.env:{n}}}", span, unknowns=(Unknown("var", n, span),))], span)
+        self.note_uncertain([], span, "read")
+        return 0
+
+    def b_test(self, fields, span, redirects, words) -> int:
+        args = fields[1:]
+        if fields[0].text == "[":
+            if not args or args[-1].text != "]":
+                return 2
+            args = args[:-1]
+        unknowns = [u for a in args for u in a.unknowns]
+        if unknowns:
+            # decide as bash would with the unknown variables unset
+            prev = self.unset_mode
+            self.unset_mode = True
+            try:
+                unset_fields: list[Field] = []
+                for w in words:
+                    unset_fields += self.exp.fields(w)
+            finally:
+                self.unset_mode = prev
+            args = unset_fields[1:]
+            if fields[0].text == "[" and args and args[-1].text == "]":
+                args = args[:-1]
+            self.note_uncertain(unknowns, span)
+        return 0 if test_words([a.text for a in args], self) else 1
+
+    def b_local(self, fields, span, redirects, words) -> int:
+        return 0
+
+    # --- declarations (export / local / readonly / declare)
+    def run_decl(self, node) -> int:
+        kw = node.children[0].value
+        local = kw in ("local",) or (kw in ("declare", "typeset") and bool(self.st.frames))
+        export = kw == "export"
+        flags = ""
+        for c in node.children[1:]:
+            if c.data == "assignment":
+                self.do_assign(c, local=local, exported=True if (export or "x" in flags) else None)
+                continue
+            for f in self.exp.fields(c):
+                t = f.text
+                if t.startswith("-") and len(t) > 1:
+                    flags += t[1:]
+                    continue
+                if not re.fullmatch(r"[A-Za-z_]\w*", t):
+                    continue
+                if export or "x" in flags:
+                    v = self._var(t)
+                    if v is not None:
+                        self._scope_of(t)[t] = replace(v, exported=True)
+                    else:
+                        val = self.lookup(t, f.span)
+                        if val is not None:  # from the caller's environment
+                            self.st.vars[t] = Var(val[1], None, None, True)
+                elif local:
+                    self.st.frames[-1][t] = Var([], None, f.span) if "a" not in flags else Var(None, [], f.span)
+        return 0
+
+
+# command name -> builtin method suffix
+_BUILTINS = {
+    "true": "_noop", ":": "_noop", "false": "_false", "echo": "echo", "printf": "printf", "pwd": "pwd",
+    "dirname": "dirname", "basename": "basename", "realpath": "realpath", "readlink": "realpath",
+    "cd": "cd", "pushd": "cd", "source": "source", ".": "source", "set": "set", "shift": "shift",
+    "unset": "unset", "exit": "exit", "return": "return", "break": "break", "continue": "continue",
+    "eval": "eval", "trap": "_noop", "read": "read", "[": "test", "test": "test", "wait": "_noop",
+    "sleep": "_noop", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
+}
+
+
+def _redirect_targets(redirects) -> list[tuple[str, str]]:
+    out = []
+    for r in redirects:
+        ch = r.children
+        if hasattr(ch[0], "type") and ch[0].type == "REDIR":
+            target = "".join(getattr(p, "value", "") for p in ch[1].children) if len(ch) > 1 else ""
+            out.append((ch[0].value.strip(), target))
+    return out
+
+
+def _to_devnull(redirects) -> bool:
+    return any(op in (">", ">>", "1>", "&>") and t == "/dev/null" for op, t in _redirect_targets(redirects))
+
+
+def _to_file(redirects) -> bool:
+    return any(op in (">", ">>", "1>", "&>", ">|") for op, _ in _redirect_targets(redirects))
+
+
+def _dirname(path: str) -> str:
+    p = path.rstrip("/")
+    if not p:
+        return "/" if path.startswith("/") else "."
+    if "/" not in p:
+        return "."
+    d = p.rsplit("/", 1)[0].rstrip("/")
+    return d or "/"
+
+
+# ---------------------------------------------------------------------- test / [ / [[
+_UNARY = {"-n", "-z", "-f", "-d", "-e", "-r", "-w", "-x", "-s", "-L", "-h", "-v"}
+_BINARY = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">", "-nt", "-ot"}
+
+
+def test_words(args: list[str], ev, extended: bool = False) -> bool:
+    """Evaluate the arguments of test / [ ] / [[ ]] (the connectives of [[ ]] are handled by the caller)."""
+    pos = [0]
+
+    def peek(k=0):
+        i = pos[0] + k
+        return args[i] if i < len(args) else None
+
+    def take():
+        pos[0] += 1
+        return args[pos[0] - 1]
+
+    def prim() -> bool:
+        t = peek()
+        if t is None:
+            return False
+        if t == "!" and len(args) - pos[0] > 1:
+            take()
+            return not prim()
+        if t == "(" and not extended:
+            take()
+            v = or_()
+            if peek() == ")":
+                take()
+            return v
+        if peek(1) in _BINARY and peek(2) is not None:
+            a, op, b = take(), take(), take()
+            return _binary(a, op, b, extended)
+        if t in _UNARY and peek(1) is not None:
+            op, a = take(), take()
+            return _unary(op, a, ev)
+        take()
+        return t != ""
+
+    def and_():
+        v = prim()
+        while peek() == "-a" and not extended:
+            take()
+            v = prim() and v
+        return v
+
+    def or_():
+        v = and_()
+        while peek() == "-o" and not extended:
+            take()
+            v = and_() or v
+        return v
+
+    try:
+        return or_()
+    except (ValueError, re.error, RecursionError):
+        return False
+
+
+def _binary(a: str, op: str, b: str, extended: bool) -> bool:
+    if op in ("=", "=="):
+        return fnmatch.fnmatchcase(a, b) if extended else a == b
+    if op == "!=":
+        return not fnmatch.fnmatchcase(a, b) if extended else a != b
+    if op == "=~":
+        return re.search(b, a) is not None
+    if op in ("<", ">"):
+        return a < b if op == "<" else a > b
+    if op in ("-nt", "-ot"):
+        return False
+    x, y = parse_int(a), parse_int(b)
+    if x is None or y is None:
+        return False
+    return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}[op]
+
+
+def _unary(op: str, a: str, ev) -> bool:
+    if op == "-n":
+        return a != ""
+    if op == "-z":
+        return a == ""
+    if op == "-v":
+        return ev._var(a) is not None
+    if not a:
+        return False
+    path = ev.resolve_path(a)
+    if path is None:
+        return False
+    if op == "-f":
+        return os.path.isfile(path)
+    if op == "-d":
+        return os.path.isdir(path)
+    if op in ("-L", "-h"):
+        return os.path.islink(path)
+    if op == "-s":
+        return os.path.isfile(path) and os.path.getsize(path) > 0
+    return os.path.exists(path)
+
+
+def report_break(g: Shared, kind: str, span: Span) -> None:
+    if kind == "comment":
+        g.add("RFTC102", f"this comment line ends the continued command above: the arguments after line "
+              f"{span.line} are not part of it (bash drops them too)", span,
+              hint="move the comment out of the command, or delete it")
+    elif kind == "blank":
+        g.add("RFTC104", f"blank line after a backslash continuation: the command ends at line {span.line - 1}; "
+              "the arguments after it are not part of it", span,
+              hint="remove the blank line (or the trailing backslash)")
+    elif kind == "space":
+        g.add("RFTC103", "backslash followed by a blank: bash passes a ' ' argument and ends the command here; "
+              "the lines after it are not part of it", span, hint="delete the blanks after the backslash")

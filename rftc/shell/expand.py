@@ -1,0 +1,636 @@
+"""Word expansion as bash does it (parameters, arithmetic, command substitution, quote removal, field
+splitting), on values that remember where their text was written.
+
+A value is a list of :class:`Seg` pieces. A piece written literally in the script knows the exact place of
+each of its characters (``exact``); a piece that came from elsewhere is anchored at the expansion that
+produced it. Pieces also carry the assignments they flowed through (``via``) and, when part of the text is
+not known statically, what it depends on (``unknowns``). Field splitting cuts pieces, so each override
+written inside a multi-line string keeps its own line and column.
+
+The evaluator supplies lookups and command substitution through the small protocol used here
+(``ev.lookup``, ``ev.positional``, ``ev.command_output`` ...); this module never runs anything.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, replace
+
+from rftc.diagnostics.model import Span
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Something a value depends on that is not known statically."""
+
+    kind: str  # "var" (environment variable) | "cmd" (command substitution) | "arith"
+    name: str  # variable name, or the placeholder name of a command substitution
+    span: Span  # where it is used
+    detail: str = ""  # for "cmd": the command text
+
+
+@dataclass(slots=True)
+class Seg:
+    text: str
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    exact: bool = False  # text maps character for character onto the source from (line, col)
+    quoted: bool = False  # not subject to field splitting
+    via: tuple = ()  # assignment spans the text flowed through, outermost first
+    unknowns: tuple = ()
+    fixed: Span | None = None  # an argument given on rftc's command line ("$@")
+
+    def span(self) -> Span:
+        return self.fixed or Span(self.file, self.line, self.col, self.end_line, self.end_col)
+
+
+BREAK = object()  # a forced field boundary ("${a[@]}", "$@")
+
+
+def advance(line: int, col: int, text: str) -> tuple[int, int]:
+    n = text.count("\n")
+    if n:
+        return line + n, len(text) - text.rfind("\n")
+    return line, col + len(text)
+
+
+def cut(seg: Seg, start: int, end: int) -> Seg:
+    """The piece of ``seg`` holding text[start:end], with its own position when the piece is exact."""
+    if not seg.exact:
+        return replace(seg, text=seg.text[start:end])
+    line, col = advance(seg.line, seg.col, seg.text[:start])
+    eline, ecol = advance(line, col, seg.text[start:end])
+    return replace(seg, text=seg.text[start:end], line=line, col=col, end_line=eline, end_col=ecol)
+
+
+def anchored(segs: list[Seg], span: Span, via: tuple = ()) -> list[Seg]:
+    """Move pieces to ``span`` (the expansion that produced them), adding ``via`` in front."""
+    return [replace(s, file=span.file, line=span.line, col=span.col, end_line=span.last_line,
+                    end_col=span.end_col or span.col + 1, exact=False, via=via + s.via) for s in segs]
+
+
+@dataclass
+class Field:
+    """One word after expansion and splitting."""
+
+    segs: list[Seg]
+    word_span: Span | None = None  # the word it came from, when the word gave exactly this one field
+    origin: str = ""  # the variable the whole word was (for launcher naming: "array:LAUNCH")
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.segs)
+
+    @property
+    def symbolic(self) -> bool:
+        return any(s.unknowns for s in self.segs)
+
+    @property
+    def unknowns(self) -> list[Unknown]:
+        out = []
+        for s in self.segs:
+            out += [u for u in s.unknowns if u not in out]
+        return out
+
+    @property
+    def via(self) -> tuple:
+        out: list = []
+        for s in self.segs:
+            out += [v for v in s.via if v not in out]
+        return tuple(out)
+
+    @property
+    def span(self) -> Span:
+        fixed = [s.fixed for s in self.segs if s.fixed]
+        if fixed and len(fixed) == len(self.segs):
+            return fixed[0]
+        if self.word_span is not None:
+            return self.word_span
+        segs = [s for s in self.segs if not s.fixed] or self.segs
+        first, last = segs[0], segs[-1]
+        if first.file == last.file and (last.end_line, last.end_col) > (first.line, first.col):
+            return Span(first.file, first.line, first.col, last.end_line, last.end_col)
+        return first.span()
+
+
+def tok_span(file: str, tok) -> Span:
+    return Span(file, tok.line, tok.column, tok.end_line, tok.end_column)
+
+
+def node_span(file: str, node) -> Span:
+    m = node.meta
+    return Span(file, m.line, m.column, m.end_line, m.end_column)
+
+
+def literal(file: str, tok, text: str | None = None, quoted: bool = True) -> list[Seg]:
+    """Pieces for a literal token: exact runs of its text, split where escapes were removed."""
+    return [Seg(text if text is not None else tok.value, file, tok.line, tok.column, tok.end_line, tok.end_column,
+                exact=text is None, quoted=quoted)]
+
+
+# ------------------------------------------------------------------ escapes
+def _runs(file: str, tok, value: str, offset: int, drop) -> list[Seg]:
+    """Split ``value`` (which starts ``offset`` characters into ``tok``) into exact runs, applying ``drop``:
+    a function (text, i) -> (skip, keep) that says how many source characters at i are an escape and what
+    they stand for."""
+    out: list[Seg] = []
+    line, col = advance(tok.line, tok.column, tok.value[:offset])
+    i, start = 0, 0
+    buf_line, buf_col = line, col
+
+    def flush(end):
+        nonlocal buf_line, buf_col
+        if end > start:
+            text = value[start:end]
+            el, ec = advance(buf_line, buf_col, text)
+            out.append(Seg(text, file, buf_line, buf_col, el, ec, exact=True, quoted=True))
+
+    while i < len(value):
+        skip, keep = drop(value, i)
+        if skip:
+            flush(i)
+            sl, sc = advance(buf_line, buf_col, value[start:i])
+            if keep:
+                el, ec = advance(sl, sc, value[i:i + skip])
+                out.append(Seg(keep, file, sl, sc, el, ec, quoted=True))
+            buf_line, buf_col = advance(sl, sc, value[i:i + skip])
+            i += skip
+            start = i
+        else:
+            i += 1
+    flush(len(value))
+    return out
+
+
+def _unquoted_escape(text, i):
+    if text[i] == "\\" and i + 1 < len(text):
+        return 2, ("" if text[i + 1] == "\n" else text[i + 1])
+    return 0, ""
+
+
+def _dq_escape(text, i):
+    if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
+        return 2, ("" if text[i + 1] == "\n" else text[i + 1])
+    return 0, ""
+
+
+def _brace_escape(text, i):  # inside ${..} operands an escaped } or quote stands for itself
+    if text[i] == "\\" and i + 1 < len(text):
+        return 2, ("" if text[i + 1] == "\n" else text[i + 1])
+    return 0, ""
+
+
+_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v",
+         "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def ansi_decode(body: str) -> str:
+    return re.sub(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)",
+                  lambda m: (chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "x" and len(m.group(1)) > 1
+                             else chr(int(m.group(1), 8)) if m.group(1)[0].isdigit()
+                             else _ANSI.get(m.group(1), "\\" + m.group(1))), body)
+
+
+# ------------------------------------------------------------------ expansion
+class Expander:
+    """Expands words for one evaluator ``ev`` (see module docstring)."""
+
+    def __init__(self, ev):
+        self.ev = ev
+        self._empty_array = False  # set when "$@" / "${a[@]}" expanded to no element at all
+
+    @property
+    def file(self) -> str:
+        return self.ev.file
+
+    # --- public entry points
+    def fields(self, word) -> list[Field]:
+        """A command word: expanded, split and quote-removed into zero or more fields."""
+        items = self.parts(word.children, in_dq=False, first=True)
+        fields = split(items)
+        if len(fields) == 1:
+            fields[0].word_span = node_span(self.file, word)
+        origin = _origin(word)
+        if origin:
+            for f in fields:
+                f.origin = origin
+        return fields
+
+    def value(self, word) -> list[Seg]:
+        """The right side of an assignment: expanded without splitting, pieces anchored for storage."""
+        if word is None:
+            return []
+        items = self.parts(word.children, in_dq=False, first=True, anchor=True, assign=True)
+        return [s for s in items if s is not BREAK]
+
+    def text(self, word, *, unset: bool = False) -> tuple[str, list[Unknown]]:
+        """Plain text of a word (patterns, conditions); with ``unset`` unknown variables expand to ''."""
+        prev = self.ev.unset_mode
+        self.ev.unset_mode = unset or prev
+        try:
+            segs = [s for s in self.parts(word.children, in_dq=False, first=True) if s is not BREAK]
+        finally:
+            self.ev.unset_mode = prev
+        unknowns: list[Unknown] = []
+        for s in segs:
+            unknowns += [u for u in s.unknowns if u not in unknowns]
+        return "".join(s.text for s in segs), unknowns
+
+    # --- parts
+    def parts(self, children, *, in_dq: bool, first: bool = False, anchor: bool = False,
+              assign: bool = False) -> list:
+        out: list = []
+        for i, part in enumerate(children):
+            self.part(part, out, in_dq=in_dq, first=first and i == 0, anchor=anchor, assign=assign)
+        return out
+
+    def part(self, part, out: list, *, in_dq: bool, first: bool = False, anchor: bool = False,
+             assign: bool = False) -> None:
+        ev, f = self.ev, self.file
+        if hasattr(part, "type"):  # a token
+            t = part.type
+            if t == "LIT":
+                if first and (part.value == "~" or part.value.startswith("~/")):
+                    out += self.home(part)
+                    rest = part.value[1:]
+                    if rest:
+                        out += _runs(f, part, rest, 1, _unquoted_escape)
+                    return
+                out += _runs(f, part, part.value, 0, _unquoted_escape)
+            elif t == "SQ":
+                if in_dq:  # inside "${x:-'a'}" single quotes are literal characters
+                    out += literal(f, part)
+                else:
+                    out += _runs(f, part, part.value[1:-1], 1, lambda s, i: (0, "")) or literal(f, part, "")
+            elif t == "ANSI":
+                out += literal(f, part, ansi_decode(part.value[2:-1]))
+            elif t == "DQ_TEXT":
+                out += _runs(f, part, part.value, 0, _dq_escape)
+            elif t in ("BRACE_TEXT", "PAT_TEXT"):
+                out += _runs(f, part, part.value, 0, _dq_escape if in_dq else _brace_escape)
+            elif t == "DOLLAR":
+                out += literal(f, part)
+            elif t == "CONT":
+                pass
+            elif t == "VAR":
+                self.var(part.value[1:], tok_span(f, part), out, in_dq=in_dq, anchor=anchor)
+            elif t == "BACKTICK":
+                body = re.sub(r"\\([\\`$])", r"\1", part.value[1:-1])
+                self.command_output(body, None, tok_span(f, part), out, in_dq)
+            return
+        kind = part.data
+        if kind == "dq":
+            self._empty_array = False
+            inner = self.parts(part.children[1:-1], in_dq=True, anchor=anchor, assign=assign)
+            had_array, self._empty_array = self._empty_array, False
+            out += inner
+            if not inner and not had_array:
+                out.append(Seg("", f, part.meta.line, part.meta.column, part.meta.end_line, part.meta.end_column,
+                               quoted=True))
+        elif kind == "param":
+            self.param(part, out, in_dq=in_dq, anchor=anchor)
+        elif kind == "cmdsub":
+            body = [c for c in part.children if not hasattr(c, "type")]
+            self.command_output(None, body[0] if body else None, node_span(f, part), out, in_dq)
+        elif kind == "arith":
+            span = node_span(f, part)
+            value, unknowns = ev.arith(part.children[1])
+            if value is None:
+                out.append(Seg(_arith_placeholder(unknowns, ev.source_text(span)), f, span.line, span.col,
+                               span.last_line, span.end_col or span.col, quoted=in_dq, unknowns=tuple(unknowns)))
+            else:
+                out.append(Seg(str(value), f, span.line, span.col, span.last_line, span.end_col or span.col,
+                               quoted=in_dq))
+        elif kind in ("bword", "pword", "word"):
+            out += self.parts(part.children, in_dq=in_dq, anchor=anchor)
+
+    def home(self, tok) -> list[Seg]:
+        out: list = []
+        self.var("HOME", Span(self.file, tok.line, tok.column, tok.line, tok.column + 1), out, in_dq=True,
+                 anchor=True)
+        return out
+
+    # --- variables
+    def var(self, name: str, span: Span, out: list, *, in_dq: bool, anchor: bool = False) -> None:
+        ev = self.ev
+        if name in ("@", "*"):
+            self.positional_all(name, span, out, in_dq)
+            return
+        val = ev.lookup(name, span)
+        if val is None:
+            if not ev.unset_mode:
+                out.append(_unknown_var(name, span, in_dq))
+            return
+        via, segs = val
+        out += _mark(segs, via, span, in_dq, anchor)
+
+    def positional_all(self, name: str, span: Span, out: list, in_dq: bool) -> None:
+        args = self.ev.positional
+        if name == "*" and in_dq:  # "$*": one field, joined by blanks
+            joined: list = []
+            for i, a in enumerate(args):
+                if i:
+                    joined.append(_synth(" ", span, True))
+                joined += a.segs
+            out += [replace(s, quoted=True) for s in joined]
+            return
+        self.elements([a.segs for a in args], (), span, out, in_dq)
+
+    def elements(self, items: list[list[Seg]], via: tuple, span: Span, out: list, in_dq: bool,
+                 anchor: bool = False) -> None:
+        """"$@" / "${a[@]}": one field per element (split further when unquoted)."""
+        if not items:
+            self._empty_array = True
+        for i, e in enumerate(items):
+            if i:
+                out.append(BREAK)
+            segs = _mark(e, via, span, in_dq, anchor)
+            out += segs or ([_synth("", span, True)] if in_dq else [])
+
+    def param(self, node, out: list, *, in_dq: bool, anchor: bool) -> None:
+        ev, f = self.ev, self.file
+        span = node_span(f, node)
+        toks = {c.type: c for c in node.children if hasattr(c, "type")}
+        words = [c for c in node.children if not hasattr(c, "type")]
+        name = toks["PARAM_NAME"].value
+        prefix = toks.get("PARAM_PREFIX")
+        index = toks.get("PARAM_INDEX")
+        idx = index.value[1:-1] if index else None
+        op = toks.get("PARAM_OP") or toks.get("PARAM_SLASH")
+        op = op.value if op else None
+
+        if name in ("@", "*") and idx is None and prefix is None:
+            if op is None:
+                self.positional_all(name, span, out, in_dq)
+                return
+        if idx in ("@", "*") and prefix is None and op is None:
+            elems = ev.lookup_array(name, span)
+            if elems is None:
+                if not ev.unset_mode:
+                    out.append(_unknown_var(name, span, in_dq))
+                return
+            via, items = elems
+            if idx == "*" and in_dq:
+                joined = []
+                for i, e in enumerate(items):
+                    if i:
+                        joined.append(Seg(" ", f, span.line, span.col, span.last_line, span.end_col, quoted=True))
+                    joined += e
+                out += _mark(joined, via, span, True, anchor)
+                return
+            self.elements(items, via, span, out, in_dq, anchor)
+            return
+
+        if prefix is not None and prefix.value == "#":  # length
+            if idx in ("@", "*"):
+                elems = ev.lookup_array(name, span)
+                n = len(elems[1]) if elems else 0
+                out.append(_synth(str(n), span, in_dq, elems[0] if elems else ()))
+                return
+            val = self.lookup_value(name, idx, span)
+            if val is None:
+                out.append(_synth("0", span, in_dq) if ev.unset_mode else _unknown_var(name, span, in_dq, "length"))
+                return
+            via, segs = val
+            if any(s.unknowns for s in segs):
+                out.append(_unknown_var(name, span, in_dq, "length", _unk(segs)))
+                return
+            out.append(_synth(str(len("".join(s.text for s in segs))), span, in_dq, via))
+            return
+        if prefix is not None and prefix.value == "!":  # indirection
+            val = self.lookup_value(name, idx, span)
+            target = "".join(s.text for s in val[1]) if val else ""
+            if val and re.fullmatch(r"[A-Za-z_]\w*", target):
+                self.var(target, span, out, in_dq=in_dq, anchor=anchor)
+            elif not ev.unset_mode:
+                out.append(_unknown_var(name, span, in_dq))
+            return
+
+        val = self.lookup_value(name, idx, span)
+        if op is None:
+            if val is None:
+                if not ev.unset_mode:
+                    out.append(_unknown_var(name, span, in_dq))
+                return
+            out += _mark(val[1], val[0], span, in_dq, anchor)
+            return
+
+        operand = words[0] if words and words[0].data in ("bword", "pword") else None
+        if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+            is_set = val is not None
+            empty = is_set and not any(s.text for s in val[1]) and not any(s.unknowns for s in val[1])
+            use_default = (not is_set) or (op.startswith(":") and empty)
+            if op in (":+", "+"):
+                if use_default:
+                    return
+                out += self.parts(operand.children, in_dq=in_dq, anchor=anchor) if operand else []
+                return
+            if use_default:
+                segs = self.parts(operand.children, in_dq=in_dq, anchor=anchor) if operand else []
+                if op in (":?", "?"):
+                    if not ev.unset_mode:
+                        out.append(_unknown_var(name, span, in_dq))
+                    return
+                if op in (":=", "="):
+                    ev.assign_segs(name, [s for s in segs if s is not BREAK], span)
+                out += segs
+                return
+            out += _mark(val[1], val[0], span, in_dq, anchor)
+            return
+
+        # operators that transform the text
+        if val is None:
+            if not ev.unset_mode:
+                out.append(_unknown_var(name, span, in_dq))
+            return
+        via, segs = val
+        if any(s.unknowns for s in segs):
+            out += _mark(segs, via, span, in_dq, anchor)  # cannot transform unknown text; keep it symbolic
+            return
+        text = "".join(s.text for s in segs)
+        result = self.transform(text, op, node, words, in_dq)
+        if result is None:
+            out += _mark(segs, via, span, in_dq, anchor)
+            return
+        if result == text:
+            out += _mark(segs, via, span, in_dq, anchor)
+            return
+        out.append(_synth(result, span, in_dq, via))
+
+    def lookup_value(self, name: str, idx: str | None, span: Span):
+        ev = self.ev
+        if idx is None or not ev.is_array(name):
+            if idx not in (None, "0", "@", "*"):
+                return None
+            return ev.lookup(name, span)
+        elems = ev.lookup_array(name, span)
+        if elems is None:
+            return None
+        i = ev.index_value(idx)
+        if i is None or not -len(elems[1]) <= i < len(elems[1]):
+            return None
+        return elems[0], elems[1][i]
+
+    def transform(self, text: str, op: str, node, words, in_dq: bool) -> str | None:
+        def wtext(w):
+            segs = [s for s in self.parts(w.children, in_dq=in_dq) if s is not BREAK]
+            return "".join(s.text for s in segs)
+
+        operand = wtext(words[0]) if words else ""
+        if op == ",,":
+            return text.lower()
+        if op == "^^":
+            return text.upper()
+        if op == ",":
+            return text[:1].lower() + text[1:]
+        if op == "^":
+            return text[:1].upper() + text[1:]
+        if op in ("#", "##", "%", "%%"):
+            rx = glob_regex(operand)
+            cands = range(len(text) + 1)
+            if op in ("#", "##"):
+                order = cands if op == "#" else reversed(cands)
+                for k in order:
+                    if rx.fullmatch(text[:k]):
+                        return text[k:]
+                return text
+            order = reversed(cands) if op == "%" else cands
+            for k in order:
+                if rx.fullmatch(text[k:]):
+                    return text[:k]
+            return text
+        if op in ("/", "//", "/#", "/%"):
+            pat = operand
+            repl = wtext(words[1]) if len(words) > 1 else ""
+            if not pat:
+                return text
+            rx = glob_regex(pat)
+            if op == "/#":
+                for k in range(len(text), -1, -1):
+                    if rx.fullmatch(text[:k]):
+                        return repl + text[k:]
+                return text
+            if op == "/%":
+                for k in range(len(text) + 1):
+                    if rx.fullmatch(text[k:]):
+                        return text[:k] + repl
+                return text
+            greedy = re.compile(rx.pattern)
+            return greedy.sub(lambda m: repl, text, count=0 if op == "//" else 1) if rx.pattern else text
+        if op == ":":
+            m = re.fullmatch(r"\s*([^:]*?)\s*(?::\s*(.*?)\s*)?", operand)
+            off = self.ev.int_text(m.group(1)) if m else None
+            if off is None:
+                return None
+            if off < 0:
+                off = max(0, len(text) + off)
+            if m.group(2) is None:
+                return text[off:]
+            ln = self.ev.int_text(m.group(2))
+            if ln is None:
+                return None
+            return text[off:off + ln] if ln >= 0 else text[off:len(text) + ln]
+        return None
+
+    # --- command substitution
+    def command_output(self, source: str | None, body, span: Span, out: list, in_dq: bool) -> None:
+        text, unknowns, via = self.ev.command_output(source, body, span)
+        seg = Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
+                  unknowns=tuple(unknowns), via=tuple(via))
+        out.append(seg)
+
+
+def glob_regex(pattern: str) -> re.Pattern:
+    """A bash glob (*, ?, [..]) as a regex, matching non-greedily where bash takes the shortest match."""
+    rx = fnmatch.translate(pattern)  # '(?s:...)\\Z'
+    rx = rx[:-2] if rx.endswith(r"\Z") else rx
+    return re.compile(rx.replace(".*", ".*?"))
+
+
+def split(items: list) -> list[Field]:
+    """Field splitting on blanks for unquoted expansion results; quoted text and literals stay whole."""
+    fields: list[Field] = []
+    cur: list[Seg] = []
+    has = False
+    for it in items:
+        if it is BREAK:
+            if cur or has:
+                fields.append(Field(cur))
+            cur, has = [], False
+            continue
+        if it.quoted:
+            cur.append(it)
+            has = True
+            continue
+        pos = 0
+        for m in re.finditer(r"[ \t\n]+", it.text):
+            if m.start() > pos:
+                cur.append(cut(it, pos, m.start()))
+                has = True
+            if cur or has:
+                fields.append(Field(cur))
+            cur, has = [], False
+            pos = m.end()
+        if pos < len(it.text):
+            cur.append(cut(it, pos, len(it.text)))
+            has = True
+    if cur or has:
+        fields.append(Field(cur))
+    return fields
+
+
+def _mark(segs: list[Seg], via: tuple, span: Span, in_dq: bool, anchor: bool) -> list[Seg]:
+    """Pieces of a variable's value as they appear at an expansion. When storing (``anchor``) a value
+    without blanks, anchor it at this expansion: its text reads as written here."""
+    if anchor and not any(c in s.text for s in segs for c in " \t\n"):
+        return [replace(s, quoted=in_dq) for s in anchored(segs, span, via)]
+    return [replace(s, quoted=in_dq, via=via + s.via) for s in segs]
+
+
+def _synth(text: str, span: Span, in_dq: bool, via: tuple = ()) -> Seg:
+    return Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
+               via=tuple(via))
+
+
+def _unk(segs) -> tuple:
+    out: list = []
+    for s in segs:
+        out += [u for u in s.unknowns if u not in out]
+    return tuple(out)
+
+
+def _unknown_var(name: str, span: Span, in_dq: bool, detail: str = "", extra: tuple = ()) -> Seg:
+    text = f"${{oc.env:{name}}}" if detail != "length" else f"${{oc.env:{name}}}"
+    return Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
+               unknowns=(Unknown("var", name, span, detail),) + extra)
+
+
+def _arith_placeholder(unknowns, source: str) -> str:
+    names = [u.name for u in unknowns if u.kind == "var"]
+    inner = re.sub(r"^\$\(\(\s*|\s*\)\)$", "", source or "").strip().lstrip("$").strip("{}")
+    if len(unknowns) == 1 and names and inner == names[0]:
+        return f"${{oc.env:{names[0]}}}"
+    return source or "$((?))"
+
+
+def _origin(word) -> str:
+    """'array:NAME' / 'var:NAME' when the whole word is one expansion of a variable."""
+    parts = word.children
+    if len(parts) == 1 and not hasattr(parts[0], "type") and parts[0].data == "dq":
+        parts = parts[0].children[1:-1]
+    if len(parts) != 1:
+        return ""
+    p = parts[0]
+    if hasattr(p, "type"):
+        return f"var:{p.value[1:]}" if p.type == "VAR" else ""
+    if p.data == "param":
+        toks = {c.type: c.value for c in p.children if hasattr(c, "type")}
+        if toks.get("PARAM_INDEX") in ("[@]", "[*]"):
+            return f"array:{toks['PARAM_NAME']}"
+        if len(p.children) <= 3:
+            return f"var:{toks['PARAM_NAME']}"
+    return ""

@@ -1,0 +1,193 @@
+"""Recognising a python launch in an expanded command: the launcher chain in front of it (env, nohup, exec,
+ray job submit, srun, uv run, torchrun, a launcher array or variable), the entry module, its kind, and the
+Hydra flags and overrides among its arguments."""
+
+from __future__ import annotations
+
+import re
+
+from rftc.shell.expand import Field
+from rftc.shell.invocation import Arg, Invocation
+
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
+# wrappers that run the rest of the line as a command; value-taking options of each are listed
+_WRAPPERS = {"nohup": (), "exec": ("-a",), "time": (), "command": (), "nice": ("-n",), "stdbuf": (),
+             "numactl": (), "timeout": ()}
+_PY_OPTS_WITH_VALUE = ("-W", "-X", "-Q")
+
+_HYDRA_FLAGS = {"--config-path": "path", "-cp": "path", "--config-dir": "path", "-cd": "path",
+                "--config-name": "name", "-cn": "name"}
+_OVERRIDE = re.compile(r"(?:~|\+\+?)?[A-Za-z_$][\w.@/\-$]*(?:\[[^\]]*\])?=|~[A-Za-z_][\w.@/\-]*$", re.S)
+# a command line that is really a stray override: a key with dots (or +/~ prefix) and a value
+ORPHAN = re.compile(r"(?:\+\+?|~)?[A-Za-z_][\w\-]*(?:\.[\w@\-]+)+=|(?:\+\+?|~)[A-Za-z_][\w.\-]*=", re.S)
+
+
+def kind_of(module: str, cwd: str | None = None) -> str:
+    last = module.rsplit(".", 1)[-1]
+    if module == "verl.trainer.main_ppo":
+        return "main_ppo"
+    if module in ("verl.trainer.fsdp_sft_trainer", "verl.trainer.sft_trainer", "verl.trainer.sft_trainer_ray"):
+        return "sft"
+    if last in ("main_generation", "main_generation_server"):
+        return "generation"
+    if last == "main_eval":
+        return "eval"
+    if module.startswith("verl.model_merger"):
+        return "model_merger"
+    if module.startswith("verl.experimental.") and last.startswith("main") or last == "fully_async_main":
+        return "experimental"
+    if module.startswith("recipe.") and last.startswith("main"):
+        return "recipe"
+    if "." not in module and last.startswith("main_") and cwd and "recipe" in cwd:
+        return "recipe"  # `cd recipe/gkd && python3 -m main_gkd`
+    return "other"
+
+
+def _base(text: str) -> str:
+    return text.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _find_python(fields: list[Field], start: int) -> int | None:
+    for j in range(start, len(fields)):
+        b = _base(fields[j].text)
+        if _PYTHON.fullmatch(b) or b in ("torchrun", "uv", "env"):
+            return j
+    return None
+
+
+def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
+    """Find a python launch in ``fields``; return its parts, or None when the command is not one.
+
+    The result holds: launcher, module, script, args (fields after the module or script), env (inline
+    assignments given through ``env``), and target_unknown (the program comes from an unset variable)."""
+    env = dict(env)
+    launchers: list[str] = []
+    i = 0
+    first = fields[0] if fields else None
+    while i < len(fields):
+        f = fields[i]
+        b = _base(f.text)
+        if b == "env":
+            i += 1
+            while i < len(fields) and (fields[i].text.startswith("-") or re.match(r"[A-Za-z_]\w*=", fields[i].text)):
+                if "=" in fields[i].text and not fields[i].text.startswith("-"):
+                    k, v = fields[i].text.split("=", 1)
+                    env[k] = v
+                i += 1
+            continue
+        if b in _WRAPPERS:
+            i += 1
+            while i < len(fields) and fields[i].text.startswith("-"):
+                i += 2 if fields[i].text in _WRAPPERS[b] else 1
+            if b == "timeout" and i < len(fields):
+                i += 1  # the duration
+            continue
+        if b == "ray" and [x.text for x in fields[i + 1:i + 3]] == ["job", "submit"]:
+            launchers.append("ray job submit")
+            sep = next((j for j in range(i + 3, len(fields)) if fields[j].text == "--"), None)
+            if sep is None:
+                return None
+            i = sep + 1
+            continue
+        if b in ("srun", "mpirun", "deepspeed"):
+            launchers.append(b)
+            j = _find_python(fields, i + 1)
+            if j is None:
+                return None
+            i = j
+            continue
+        if b == "uv" and i + 1 < len(fields) and fields[i + 1].text == "run":
+            launchers.append("uv run")
+            j = _find_python(fields, i + 2)
+            if j is None:
+                return None
+            i = j
+            continue
+        if b == "torchrun":
+            launchers.append("torchrun")
+            return _module_args(fields, i + 1, launchers, env, first, torchrun=True)
+        if _PYTHON.fullmatch(b):
+            if not launchers:
+                launchers.append("python")
+            return _module_args(fields, i + 1, launchers, env, first)
+        if f.symbolic and i == 0 and f.origin:
+            return {"launcher": f.origin, "module": "", "script": "", "args": fields[1:], "env": env,
+                    "target_unknown": f, "span_start": first}
+        return None
+    return None
+
+
+def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | None:
+    module = script = ""
+    mod_field = None
+    while j < len(fields):
+        t = fields[j].text
+        if t == "-m" and j + 1 < len(fields):
+            mod_field = fields[j + 1]
+            module = mod_field.text
+            j += 2
+            break
+        if t.startswith("-m") and len(t) > 2 and not torchrun:
+            module = t[2:]
+            mod_field = fields[j]
+            j += 1
+            break
+        if t == "-c":
+            script = "-c"
+            j += 1
+            break
+        if t.startswith("-"):
+            if torchrun and "=" not in t and j + 1 < len(fields) and not fields[j + 1].text.startswith("-") \
+                    and t not in ("--standalone", "--no-python", "--no_python", "--run-path", "--run_path"):
+                j += 2  # `--nnodes 2`
+            else:
+                j += 2 if (not torchrun and t in _PY_OPTS_WITH_VALUE) else 1
+            continue
+        script = t
+        j += 1
+        break
+    if not module and not script:
+        return None
+    launcher = launchers[0] if launchers else "python"
+    if first is not None and first.origin:
+        launcher = first.origin
+    return {"launcher": launcher, "module": module, "script": script, "args": fields[j:], "env": env,
+            "target_unknown": mod_field if (mod_field is not None and mod_field.symbolic) else None,
+            "span_start": first}
+
+
+def to_arg(f: Field) -> Arg:
+    return Arg(f.text, f.span, f.via, f.symbolic)
+
+
+def hydra_split(args: list[Arg]) -> tuple[list[Arg], Arg | None, Arg | None]:
+    """Overrides, --config-path / --config-dir, --config-name among a Hydra app's arguments."""
+    overrides: list[Arg] = []
+    flags: dict[str, Arg | None] = {"path": None, "name": None}
+    j = 0
+    while j < len(args):
+        a = args[j]
+        t = a.text
+        flag = _HYDRA_FLAGS.get(t)
+        if flag and j + 1 < len(args):
+            flags[flag] = args[j + 1]
+            j += 2
+            continue
+        if t.startswith("-") and "=" in t and t.split("=", 1)[0] in _HYDRA_FLAGS:
+            k, v = t.split("=", 1)
+            flags[_HYDRA_FLAGS[k]] = Arg(v, a.span, a.via, a.symbolic)
+        elif _OVERRIDE.match(t):
+            overrides.append(a)
+        j += 1
+    return overrides, flags["path"], flags["name"]
+
+
+def build(parts: dict, *, index: int, span, cwd: str | None, script: str, exported: dict[str, str]) -> Invocation:
+    args = [to_arg(f) for f in parts["args"]]
+    module = parts["module"]
+    kind = kind_of(module, cwd) if module else "other"
+    inv = Invocation(index=index, module=module, kind=kind, launcher=parts["launcher"], span=span, args=args,
+                     env={**exported, **parts["env"]}, cwd=cwd, script=script)
+    if module and kind != "other":
+        inv.overrides, inv.config_path, inv.config_name = hydra_split(args)
+    return inv
