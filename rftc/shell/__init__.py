@@ -60,7 +60,7 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     script_path = os.path.abspath(filename) if filename and os.path.isfile(filename) else filename
     g = Shared(diags, result.sources, env, use_env, script_path)
     for kind, s in parsed.breaks:
-        report_break(g, kind, Span(filename, s.line, s.col, s.end_line, s.end_col))
+        report_break(g, kind, Span(filename, s.line, s.col, s.end_line, s.end_col), text.split("\n"))
     st = State()
     st.positional = [Field([Seg(a, COMMAND_LINE, 1, i + 1, 1, i + 1, quoted=True,
                                 fixed=Span(COMMAND_LINE, 1, i + 1))]) for i, a in enumerate(extra_args)]
@@ -74,18 +74,24 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     except _Exit:
         pass
     result.invocations = g.invocations
-    _summarize(result, filename)
+    _summarize(result, filename, g.exit_span)
 
 
-def _summarize(result: ScriptResult, filename: str) -> None:
+def _summarize(result: ScriptResult, filename: str, exit_span: Span | None) -> None:
     invs = result.invocations
     if not invs:
+        if exit_span is not None:
+            result.diagnostics.add("RFTC112", f"no python launch found: the script exits at line {exit_span.line} "
+                                   "before reaching one", exit_span,
+                                   hint="if it expects arguments (a `$#` check), pass them after `--`")
+            return
         result.diagnostics.add("RFTC112", "no python launch found in this script", Span(filename, 1, 1),
                                hint="rftc looks for `python -m ...` run directly or through ray job submit, "
                                "torchrun, srun, uv run, or a launcher array/variable")
     elif len(invs) > 1:
         training = [i for i in invs if i.is_training]
         chosen = training[0] if training else invs[0]
-        listing = "; ".join(f"#{i.index} {i.module or i.launcher} (line {i.span.line})" for i in invs)
+        listing = "; ".join(f"#{i.index} {i.module or (i.args[0].text if i.args else i.launcher)} "
+                            f"(line {i.span.line})" for i in invs)
         result.diagnostics.add("RFTC113", f"{len(invs)} launches: {listing}; the first training launch is "
                                f"#{chosen.index}", chosen.span)

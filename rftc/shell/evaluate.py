@@ -102,6 +102,7 @@ class Shared:
         self.invocations: list[Invocation] = []
         self.iterations = 0
         self.seen: set = set()
+        self.exit_span: Span | None = None  # where the script stopped with `exit`, if it did
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
         key = (code, span, message)
@@ -450,22 +451,31 @@ class Evaluator:
             self.uncertain.append((unknowns, span, command))
 
     def _report_condition(self, unc, span: Span, taken: str) -> None:
-        names, cmds = [], []
+        names: list[str] = []
+        outputs: list[str] = []
+        cmds: list[str] = []
         for unknowns, _, command in unc:
-            if command:
+            if command and command not in cmds:
                 cmds.append(command)
-            names += [u.name for u in unknowns if u.name not in names]
+            for u in unknowns:
+                item = f"${u.name}" if u.kind == "var" else f"`{u.detail}`"
+                target = names if u.kind == "var" else outputs
+                if item not in target:
+                    target.append(item)
         parts = []
         if names:
-            parts.append(", ".join(f"${n}" for n in names[:4]) + (" ..." if len(names) > 4 else "")
-                         + (" (not set in the script)" if names else ""))
+            parts.append(", ".join(names[:4]) + (" ..." if len(names) > 4 else "") + " (not set in the script)")
+        if outputs:
+            parts.append("the output of " + ", ".join(outputs[:2]))
         if cmds:
             parts.append("the result of " + ", ".join(f"`{c}`" for c in cmds[:3]))
-        how = "with those variables unset" if names else ""
+        how = []
+        if names or outputs:
+            how.append("with those values unset")
         if cmds:
-            how = (how + " and " if how else "") + "assuming the command succeeds"
-        self.g.add("RFTC109", f"condition depends on {' and '.join(parts)}; took {taken} as bash would {how}",
-                   span, hint="pass --env NAME=value to decide it")
+            how.append("assuming the command succeeds")
+        self.g.add("RFTC109", f"condition depends on {' and '.join(parts)}; took {taken} as bash would "
+                   f"{' and '.join(how)}", span, hint="pass --env NAME=value to decide it")
 
     def run_if(self, node, trees) -> int:
         # trees: cond, body, elif_part*, else_part?
@@ -722,9 +732,12 @@ class Evaluator:
             names = ", ".join(sorted({"$" + u.name for u in target.unknowns}))
             self.g.add("RFTC115", f"the launched program comes from {names}, which is not set; the launch cannot be "
                        "classified", target.span, hint="set the variable in the script or pass --env NAME=value")
+        reported: set = set()
         for f in parts["args"]:
             for u in f.unknowns:
-                self.report_unknown(u)
+                if (u.kind, u.name) not in reported:  # once per launch and name, where it first appears
+                    reported.add((u.kind, u.name))
+                    self.report_unknown(u)
         self.g.invocations.append(inv)
 
     def report_unknown(self, u: Unknown) -> None:
@@ -790,7 +803,7 @@ class Evaluator:
         if parsed.tree is None:
             return
         for kind, s in parsed.breaks:
-            report_break(self.g, kind, replace(s, file=path))
+            report_break(self.g, kind, replace(s, file=path), text.split("\n"))
         saved = (self.file, self.lines, self.depth)
         self.file, self.lines, self.depth = path, text.split("\n"), self.depth + 1
         try:
@@ -1022,6 +1035,8 @@ class Evaluator:
 
     def b_exit(self, fields, span, redirects, words) -> int:
         self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
+        if self.g.exit_span is None:
+            self.g.exit_span = span
         raise _Exit()
 
     def b_return(self, fields, span, redirects, words) -> int:
@@ -1240,15 +1255,28 @@ def _unary(op: str, a: str, ev) -> bool:
     return os.path.exists(path)
 
 
-def report_break(g: Shared, kind: str, span: Span) -> None:
-    if kind == "comment":
+def _lost_arguments(lines: list[str], line: int) -> bool:
+    """Whether the first code line after ``line`` (1-based) looks like more arguments of the cut command."""
+    for text in lines[line:]:
+        t = text.strip()
+        if not t or t.startswith("#"):
+            continue
+        return bool(launches.ORPHAN.match(t) or t[0] in "-$\"'" or re.match(r"[\w.+~]+=\S", t))
+    return False
+
+
+def report_break(g: Shared, kind: str, span: Span, lines: list[str]) -> None:
+    """Warn where a continuation silently ends a command (RFTC102-104), when arguments follow that are lost."""
+    if kind == "space":
+        g.add("RFTC103", "backslash followed by a blank: bash passes a ' ' argument and ends the command here; "
+              "the lines after it are not part of it", span, hint="delete the blanks after the backslash")
+    elif not _lost_arguments(lines, span.line):
+        return
+    elif kind == "comment":
         g.add("RFTC102", f"this comment line ends the continued command above: the arguments after line "
               f"{span.line} are not part of it (bash drops them too)", span,
               hint="move the comment out of the command, or delete it")
-    elif kind == "blank":
+    else:
         g.add("RFTC104", f"blank line after a backslash continuation: the command ends at line {span.line - 1}; "
               "the arguments after it are not part of it", span,
               hint="remove the blank line (or the trailing backslash)")
-    elif kind == "space":
-        g.add("RFTC103", "backslash followed by a blank: bash passes a ' ' argument and ends the command here; "
-              "the lines after it are not part of it", span, hint="delete the blanks after the backslash")

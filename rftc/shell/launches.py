@@ -58,7 +58,8 @@ def _find_python(fields: list[Field], start: int) -> int | None:
 def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
     """Find a python launch in ``fields``; return its parts, or None when the command is not one.
 
-    The result holds: launcher, module, script, args (fields after the module or script), env (inline
+    The result holds: launcher, module, script, args (fields after the module; for a script run, the script
+    path or -c and what follows), env (inline
     assignments given through ``env``), and target_unknown (the program comes from an unset variable)."""
     env = dict(env)
     launchers: list[str] = []
@@ -134,8 +135,7 @@ def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | Non
             break
         if t == "-c":
             script = "-c"
-            j += 1
-            break
+            break  # args keep "-c CODE ...": the program is the code
         if t.startswith("-"):
             if torchrun and "=" not in t and j + 1 < len(fields) and not fields[j + 1].text.startswith("-") \
                     and t not in ("--standalone", "--no-python", "--no_python", "--run-path", "--run_path"):
@@ -144,8 +144,7 @@ def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | Non
                 j += 2 if (not torchrun and t in _PY_OPTS_WITH_VALUE) else 1
             continue
         script = t
-        j += 1
-        break
+        break  # args start with the script path: the program, then its arguments
     if not module and not script:
         return None
     launcher = launchers[0] if launchers else "python"
