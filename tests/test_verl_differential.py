@@ -115,3 +115,105 @@ def test_megatron_config_name_matches_hydra(version):
     eff, diags = _ours(version, "ppo_megatron_trainer", overrides)
     assert theirs is not None and not diags.has_errors
     assert _compare(eff.values, theirs) == []
+
+
+REJECTED = {
+    "unknown-key": ["trainer.nnode=2"],
+    "unknown-nested": ["actor_rollout_ref.actor.no_such.deeper=1"],
+    "add-existing": ["+trainer.nnodes=2"],
+    "delete-null": ["~actor_rollout_ref.actor.ppo_micro_batch_size"],
+    "delete-missing": ["~trainer.no_such_key"],
+    "delete-wrong-value": ["~trainer.nnodes=5"],
+    "dict-new-key": ["actor_rollout_ref.rollout.val_kwargs={temperature:0.5,brand_new:3}"],
+    "dict-into-list": ["trainer.logger={a:1}"],
+    "new-key-under-empty-dict": ["actor_rollout_ref.rollout.engine_kwargs.vllm.attention_backend=flash"],
+    "key-under-scalar": ["trainer.nnodes.x=1"],
+    "sweep": ["trainer.experiment_name=a,b"],
+    "stray-brace": ["trainer.experiment_name=x}"],
+    "group-typo": ["model_engine=megatrn"],
+}
+
+
+@pytest.mark.parametrize("version", schema.versions())
+@pytest.mark.parametrize("case", sorted(REJECTED))
+def test_rejections_match_hydra(case, version):
+    if not _have_reference(version):
+        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    overrides = ["actor_rollout_ref.rollout.name=vllm", *REJECTED[case]]
+    theirs = _hydra(version, "ppo_trainer", overrides)
+    eff, diags = _ours(version, "ppo_trainer", overrides)
+    assert theirs is None, f"Hydra accepts {overrides}"
+    assert diags.has_errors, f"rftc accepts {overrides}, Hydra does not"
+
+
+EXPERIMENTAL = {
+    "verl.experimental.fully_async_policy.fully_async_main": ("fully_async_ppo_trainer",
+                                                              "fully_async_ppo_megatron_trainer"),
+    "verl.experimental.one_step_off_policy.main_ppo": ("one_step_off_ppo_trainer", "one_step_off_ppo_megatron_trainer"),
+}
+
+
+@pytest.mark.parametrize("version", schema.versions())
+@pytest.mark.parametrize("module", sorted(EXPERIMENTAL))
+def test_experimental_configs_match_hydra(module, version):
+    directory = reference.config_dir(version, module)
+    if directory is None:
+        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    overrides = ["actor_rollout_ref.rollout.name=vllm", "trainer.nnodes=2", "actor_rollout_ref.rollout.n=4"]
+    for name in EXPERIMENTAL[module]:
+        reference.keep_env_symbolic()
+        theirs = reference.compose(directory, name, overrides, version)
+        args = [_arg(t, i) for i, t in enumerate(overrides)]
+        inv = Invocation(0, module, "experimental", "python", Span("<case>", 1, 1), args, list(args),
+                         config_name=_arg(name, 0))
+        diags = Diagnostics()
+        eff = effective_config(inv, verl_version=version, diags=diags)
+        assert not diags.has_errors, [d.message for d in diags.errors]
+        assert _compare(eff.values, theirs) == [], name
+
+
+def _corpus_configs():
+    """(directory, config name) of every corpus config that extends verl's trainer config."""
+    if not CORPUS.is_dir():
+        return []
+    out = []
+    for f in sorted(CORPUS.rglob("*.yaml")):
+        head = f.read_text(errors="replace")
+        if "defaults:" in head and ("ppo_trainer" in head or "ppo_megatron_trainer" in head):
+            out.append(f)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", schema.versions())
+def test_corpus_config_dirs_match_hydra(version):
+    """Script-local primary configs (hydra.searchpath to verl's folder, defaults list, _self_) compose as Hydra."""
+    files = _corpus_configs()
+    if not files:
+        pytest.skip(f"corpus not found at {CORPUS}")
+    if not _have_reference(version):
+        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    compared = 0
+    for f in files:
+        overrides = ["trainer.nnodes=3"]
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
+
+        reference.keep_env_symbolic()
+        try:
+            theirs = reference.compose(f.parent, f.stem, overrides, version)
+        except (HydraException, OmegaConfBaseException):
+            theirs = None
+        args = [_arg(t, i) for i, t in enumerate(overrides)]
+        inv = Invocation(0, "verl.trainer.main_ppo", "main_ppo", "python", Span("<case>", 1, 1), args, list(args),
+                         config_path=_arg(str(f.parent), 0), config_name=_arg(f.stem, 0))
+        diags = Diagnostics()
+        eff = effective_config(inv, verl_version=version, diags=diags)
+        if theirs is None:
+            assert diags.has_errors, f"Hydra rejects {f}, rftc does not"
+            continue
+        assert not diags.has_errors, (f, [d.message for d in diags.errors])
+        assert _compare(eff.values, theirs) == [], f
+        assert eff.prov("trainer.nnodes").kind == "override"
+        compared += 1
+    assert compared > 0

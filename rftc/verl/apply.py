@@ -198,6 +198,8 @@ def _merge(res: Applied, dest: dict, src: dict, key: str, prov: Provenance) -> N
         sub = f"{key}.{k}"
         if isinstance(dest.get(k), dict) and isinstance(v, dict):
             _merge(res, dest[k], v, sub, prov)
+        elif v == MISSING and k in dest:
+            continue  # OmegaConf's merge keeps the existing value over a mandatory marker
         else:
             dest[k] = v
             _set(res, sub, v, prov)

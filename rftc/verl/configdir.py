@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl.effective import Provenance
+from rftc.verl.schema import MISSING
 
 # Entry module -> (its directory inside the verl package, the config_name its @hydra.main declares).
 ENTRY_POINTS = {
@@ -256,6 +257,8 @@ def merge_layer(tree: dict, layer: Layer, provenance: dict) -> None:
             if isinstance(d.get(k), dict) and isinstance(v, dict):
                 merge(d[k], v, key)
                 continue
+            if v == MISSING and k in d:
+                continue  # OmegaConf's merge keeps the existing value over a mandatory marker
             d[k] = _copy(v)
             full = f"{layer.package}.{key}" if layer.package else key
             for gone in [p for p in provenance if p == full or p.startswith(full + ".")]:

@@ -46,7 +46,8 @@ class EffectiveConfig:
         return node
 
     def has(self, key: str) -> bool:
-        return self.get(key, _MISSING) is not _MISSING
+        absent = object()
+        return self.get(key, absent) is not absent
 
     def prov(self, key: str) -> Provenance:
         return self.provenance.get(key, Provenance("default"))

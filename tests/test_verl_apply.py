@@ -1,0 +1,134 @@
+"""Override application and interpolation resolution on the bundled schema (Hydra's semantics, plain dicts)."""
+
+import pytest
+
+from rftc.diagnostics.model import Diagnostics
+from rftc.verl import effective_config, invocation_from_text
+from rftc.verl.resolve import InterpolationError, Resolver, parse_string
+
+
+def compose(text, version="0.9.1"):
+    diags = Diagnostics()
+    inv = invocation_from_text("actor_rollout_ref.rollout.name=vllm " + text, diags=diags)
+    return effective_config(inv, verl_version=version, diags=diags), diags
+
+
+def codes(diags):
+    return [d.code for d in diags]
+
+
+def test_plain_override_and_provenance_span():
+    eff, diags = compose("trainer.nnodes=2")
+    assert not diags and eff.get("trainer.nnodes") == 2
+    p = eff.prov("trainer.nnodes")
+    assert p.kind == "override" and p.text == "trainer.nnodes=2" and p.span.col == 37
+    assert eff.prov("trainer.total_epochs").kind == "default"
+
+
+def test_interpolation_follows_the_set_key_and_is_derived():
+    eff, _ = compose("actor_rollout_ref.rollout.n=5 trainer.project_name=p trainer.experiment_name=e")
+    assert eff.get("actor_rollout_ref.actor.rollout_n") == 5
+    p = eff.prov("actor_rollout_ref.actor.rollout_n")
+    assert p.kind == "derived" and p.source_key == "actor_rollout_ref.rollout.n"
+    assert eff.get("trainer.default_local_dir") == "checkpoints/p/e"
+    assert eff.prov("trainer.default_local_dir").kind == "derived"
+
+
+def test_explicit_value_breaks_the_link():
+    eff, _ = compose("actor_rollout_ref.rollout.n=5 actor_rollout_ref.actor.rollout_n=3")
+    assert eff.get("actor_rollout_ref.actor.rollout_n") == 3
+    assert eff.prov("actor_rollout_ref.actor.rollout_n").kind == "override"
+
+
+@pytest.mark.parametrize("text,code", [
+    ("trainer.nnode=2", "RFTC203"),
+    ("+trainer.nnodes=2", "RFTC204"),
+    ("~actor_rollout_ref.actor.ppo_micro_batch_size", "RFTC205"),
+    ("~trainer.nnodes=9", "RFTC205"),
+    ("actor_rollout_ref.rollout.engine_kwargs.vllm.x=1", "RFTC203"),
+    ("trainer.logger={a:1}", "RFTC216"),
+    ("model_engine=nope", "RFTC207"),
+    ("data=custom", "RFTC207"),
+])
+def test_hydra_rejections(text, code):
+    _, diags = compose(text)
+    assert code in codes(diags)
+
+
+def test_add_force_add_delete_and_merge():
+    eff, diags = compose("+actor_rollout_ref.rollout.engine_kwargs.vllm.attention_backend=flash "
+                         "++trainer.brand.new=1 ~trainer.logger +actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 "
+                         "actor_rollout_ref.rollout.val_kwargs={temperature:0.5,n:3}")
+    assert not diags.has_errors, [d.message for d in diags]
+    assert eff.get("actor_rollout_ref.rollout.engine_kwargs.vllm") == {"attention_backend": "flash"}
+    assert eff.get("trainer.brand") == {"new": 1} and not eff.has("trainer.logger")
+    assert eff.get("actor_rollout_ref.rollout.val_kwargs.n") == 3
+    assert eff.get("actor_rollout_ref.rollout.val_kwargs.do_sample") is False  # merged, not replaced
+    assert eff.prov("actor_rollout_ref.rollout.val_kwargs.n").text.startswith("actor_rollout_ref.rollout.val_kwargs=")
+
+
+def test_duplicates_warn_at_the_earlier_one_and_last_wins():
+    eff, diags = compose("trainer.nnodes=1 trainer.nnodes=2")
+    assert eff.get("trainer.nnodes") == 2
+    dup = [d for d in diags if d.code == "RFTC206"]
+    assert len(dup) == 1 and dup[0].span.col == 37
+
+
+def test_unknown_key_hints():
+    _, diags = compose("trainer.nnode=2 actor_rollout_ref.actor.megatron.grad_offload=True")
+    msgs = {d.key: d for d in diags if d.code in ("RFTC203", "RFTC215")}
+    assert msgs["trainer.nnode"].hint == "did you mean 'trainer.nnodes'?"
+    _, diags = compose("critic.model.fsdp_config.param_offload=True", version="0.9.1")
+    d = next(d for d in diags if d.code == "RFTC215")
+    assert "0.7.1" in d.message and d.hint.startswith("renamed to 'critic.fsdp.param_offload'")
+
+
+def test_version_choice_prefers_the_newest_that_has_every_key():
+    diags = Diagnostics()
+    inv = invocation_from_text("--config-name=ppo_megatron_trainer actor_rollout_ref.rollout.name=vllm "
+                               "actor_rollout_ref.actor.megatron.grad_offload=True", diags=diags)
+    eff = effective_config(inv, diags=diags)
+    assert eff.verl_version == "0.8.0" and "0.9.1 rejects 1" in eff.version_note
+    assert not diags.has_errors
+
+
+def test_model_engine_choice_selects_the_megatron_tree():
+    eff, diags = compose("model_engine=megatron actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4")
+    assert not diags.has_errors
+    assert eff.get("actor_rollout_ref.actor.strategy") == "megatron"
+    assert eff.get("actor_rollout_ref.ref.megatron.tensor_model_parallel_size") == 4
+    assert eff.prov("actor_rollout_ref.ref.megatron.tensor_model_parallel_size").kind == "derived"
+
+
+def test_legacy_reward_keys_are_reported_under_0_9_only():
+    _, diags = compose("reward_model.reward_manager=dapo custom_reward_function.path=/r.py")
+    hints = sorted(d.hint for d in diags if d.code == "RFTC212")
+    assert hints == ["set 'reward.custom_reward_function.path' instead", "set 'reward.reward_manager.name' instead"]
+    _, diags = compose("reward_model.reward_manager=dapo", version="0.8.0")
+    assert "RFTC212" not in codes(diags)
+
+
+def test_oc_env_is_kept_symbolic():
+    eff, diags = compose("trainer.default_local_dir=${oc.env:HOME}/ck trainer.project_name=${oc.env:P,dflt}")
+    assert not diags.has_errors
+    assert eff.get("trainer.default_local_dir") == "${oc.env:HOME}/ck"
+    assert eff.get("actor_rollout_ref.rollout.trace.project_name") == "${oc.env:P,dflt}"
+
+
+def test_resolver_forms():
+    tree = {"a": {"b": 1, "c": "${.b}", "d": "${oc.select:a.missing,[]}", "e": "${oc.select:a.b,0}",
+                  "f": "x-${a.b}-${oc.select:a.none, null}", "g": "${oc.select:a.m,${a.b}}", "m": "???"},
+            "cyc": "${cyc}", "bad": "${no.where}"}
+    r = Resolver(tree)
+    assert [r.resolve_key(f"a.{k}") for k in "cdefg"] == [1, [], 1, "x-1-None", 1]
+    for key in ("cyc", "bad"):
+        with pytest.raises(InterpolationError):
+            r.resolve_key(key)
+    assert parse_string("\\${not}") == ["${not}"]
+
+
+def test_mandatory_value_unset_is_a_warning():
+    diags = Diagnostics()
+    inv = invocation_from_text("trainer.nnodes=1", diags=diags)
+    eff = effective_config(inv, diags=diags)
+    assert codes(diags) == ["RFTC217"] and eff.get("actor_rollout_ref.rollout.name") == "???"

@@ -1,0 +1,57 @@
+"""rftc lint / rftc verl-config on override text: output, formats, exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import yaml
+
+ENV = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+
+
+def rftc(*args):
+    return subprocess.run([sys.executable, "-m", "rftc", *args], capture_output=True, text=True, env=ENV, timeout=120)
+
+
+def test_lint_clean_and_error_exit_codes():
+    ok = rftc("lint", "--overrides", "actor_rollout_ref.rollout.name=vllm trainer.nnodes=2")
+    assert ok.returncode == 0 and ok.stdout == "" and ok.stderr == ""
+    bad = rftc("lint", "--overrides", "actor_rollout_ref.rollout.name=vllm trainer.nnode=2", "--format", "concise")
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("<overrides>:1:37: error[RFTC203] unknown key 'trainer.nnode'")
+
+
+def test_lint_extra_overrides_after_double_dash_win():
+    p = rftc("lint", "--overrides", "actor_rollout_ref.rollout.name=vllm trainer.nnodes=1", "--format", "concise",
+             "--", "trainer.nnodes=2")
+    assert p.returncode == 0 and "RFTC206" in p.stderr and "<command line>:1:1" in p.stderr
+
+
+def test_lint_usage_errors():
+    assert rftc("lint").returncode == 2
+    assert rftc("lint", "--overrides", "a=1", "--env", "novalue").returncode == 2
+
+
+def test_verl_config_yaml_has_provenance_comments_and_parses():
+    p = rftc("verl-config", "--overrides", "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=4")
+    assert p.returncode == 0, p.stderr
+    assert "  n: 4  # actor_rollout_ref.rollout.n=4 (<overrides>:1:37)" in p.stdout.replace('"n"', "n")
+    assert "rollout_n: 4  # follows actor_rollout_ref.rollout.n" in p.stdout
+    doc = yaml.safe_load(p.stdout)
+    assert doc["actor_rollout_ref"]["rollout"]["n"] == 4 and doc["trainer"]["nnodes"] == 1
+
+
+def test_verl_config_json():
+    p = rftc("verl-config", "--overrides", "actor_rollout_ref.rollout.name=vllm model_engine=megatron",
+             "--format", "json", "--verl-version", "0.9.1")
+    doc = json.loads(p.stdout)
+    assert doc["verl_version"] == "0.9.1" and doc["values"]["actor_rollout_ref"]["actor"]["strategy"] == "megatron"
+    assert doc["provenance"]["actor_rollout_ref.rollout.name"]["span"]["col"] == 1
+    assert "(model_engine=megatron)" in doc["config_name"]
+
+
+def test_verl_config_unknown_version_is_an_error():
+    p = rftc("verl-config", "--overrides", "trainer.nnodes=2", "--verl-version", "0.1",
+             "--diagnostics-format", "concise")
+    assert p.returncode == 1 and "RFTC213" in p.stderr and p.stdout == ""

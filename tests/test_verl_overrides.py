@@ -1,0 +1,89 @@
+"""Override parsing: Hydra's grammar, errors at the right column, sweeps, placeholders; shell-like splitting."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell.invocation import Arg
+from rftc.verl import effective_config, invocation_from_text
+from rftc.verl.overrides import parse, split_text, sub_span
+
+
+def _parse(text):
+    diags = Diagnostics()
+    return parse(Arg(text, Span("<t>", 1, 1, 1, 1 + len(text))), diags), diags
+
+
+@pytest.mark.parametrize("text,kind,key,value", [
+    ("a.b=1", "change", "a.b", 1),
+    ("+a=[1,'x',null]", "add", "a", [1, "x", None]),
+    ("++a.b=1e-6", "force_add", "a.b", 1e-6),
+    ("~a.b", "delete", "a.b", None),
+    ("a='x,y'", "change", "a", "x,y"),
+    ("a=${oc.env:HOME}/d", "change", "a", "${oc.env:HOME}/d"),
+    ("a={x:1,y:[2]}", "change", "a", {"x": 1, "y": [2]}),
+    ("a=", "change", "a", ""),
+    ("a=null", "change", "a", None),
+    ("hydra.run.dir=x", "hydra", "hydra.run.dir", "x"),
+    ("actor@actor_rollout_ref.actor=mlite", "group", "actor", "mlite"),
+], ids=lambda v: str(v))
+def test_parses_like_hydra(text, kind, key, value):
+    o, diags = _parse(text)
+    assert not diags and (o.kind, o.key, o.value) == (kind, key, value)
+
+
+@pytest.mark.parametrize("text,code,col", [
+    ("trainer.experiment_name=x}", "RFTC200", 26),
+    ("trainer.logger=[console", "RFTC200", 23),  # the input ends unclosed
+    ("a=x,y", "RFTC201", 3),
+    ("actor_rollout_ref.model.path=<path_to_model>", "RFTC202", 30),
+])
+def test_errors_carry_the_column(text, code, col):
+    o, diags = _parse(text)
+    assert o is None and [d.code for d in diags] == [code] and diags[0].span.col == col
+
+
+def test_delete_with_value_keeps_it():
+    o, _ = _parse("~a=3")
+    assert (o.kind, o.value, o.has_value) == ("delete", 3, True)
+    o, _ = _parse("~a")
+    assert o.has_value is False
+
+
+def test_split_text_keeps_columns_and_removes_quotes():
+    args = split_text("a=1  'b=x y' c=\"q\\\"r\" d=e\\ f")
+    assert [a.text for a in args] == ["a=1", "b=x y", 'c=q"r', "d=e f"]
+    assert [a.span.col for a in args] == [1, 6, 14, 23]
+    with pytest.raises(ValueError):
+        split_text("a='open")
+
+
+def test_sub_span_falls_back_to_the_word_when_quoted():
+    arg = Arg("b=x y", Span("f", 3, 10, 3, 17))  # written as 'b=x y' (7 columns)
+    assert sub_span(arg, 2) == arg.span
+    plain = Arg("b=xy", Span("f", 3, 10, 3, 14))
+    assert sub_span(plain, 2, 4) == Span("f", 3, 12, 3, 14)
+
+
+def test_invocation_from_text_reads_hydra_flags():
+    diags = Diagnostics()
+    inv = invocation_from_text("--config-path=config --config-name ppo_megatron_trainer.yaml trainer.nnodes=2",
+                               diags=diags)
+    assert inv.config_path.text == "config" and inv.config_name.text == "ppo_megatron_trainer.yaml"
+    assert [a.text for a in inv.overrides] == ["trainer.nnodes=2"]
+    eff = effective_config(inv, diags=diags)
+    assert eff.config_name == "ppo_megatron_trainer" and eff.get("model_engine") == "megatron"
+
+
+_ALPHABET = st.sampled_from(list("abc.=+~,[]{}'\"$:<>/ _-0129\\") + ["${", "trainer.nnodes", "null", "oc.env"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ALPHABET, max_size=14).map("".join))
+def test_any_override_text_gives_diagnostics_not_exceptions(text):
+    diags = Diagnostics()
+    inv = invocation_from_text(text, diags=diags)
+    if inv is not None:
+        effective_config(inv, verl_version="0.9.1", diags=diags)
+    for d in diags:
+        assert d.code.startswith("RFTC")
