@@ -42,6 +42,9 @@ def add_arguments(p) -> None:
     add_report_options(p)
 
 
+MAIN_PPO = "verl.trainer.main_ppo"
+
+
 def _usage(msg: str) -> int:
     print(f"rftc convert: {msg}", file=sys.stderr)
     return 2
@@ -97,11 +100,12 @@ def _jobs(args, inputs, diags: Diagnostics):
     by_script: dict[str, list] = {}
     for inv in inputs.launches:
         by_script.setdefault(inv.script or "<overrides>", []).append(inv)
-    scripts = {s: [i for i in invs if composable(i)] for s, invs in by_script.items()}
+    scripts = {s: [i for i in invs if i.module == MAIN_PPO and composable(i)] for s, invs in by_script.items()}
     for s, invs in by_script.items():
         if not scripts[s]:
             found = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
-            diags.add("RFTC312", f"no verl.trainer.main_ppo launch to convert (found {found})", invs[0].span)
+            diags.add("RFTC312", f"no {MAIN_PPO} launch to convert (found {found}); other trainers (recipes, "
+                      "asynchronous and SFT trainers) have their own semantics", invs[0].span)
     read = {d.span.file for d in diags if d.span} | set(by_script)
     for p in args.paths:
         if p != "-" and os.path.isfile(p) and p not in read and not any(p == s for s in by_script):

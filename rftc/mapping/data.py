@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 
 from rftc.mapping.draft import Draft
 
@@ -56,10 +57,12 @@ def split_path(path: str) -> tuple[str, str]:
 
 
 def source_name(path: str) -> str:
-    """The data source a path names: the directory of a split file, else the file's stem."""
-    directory, split = split_path(path)
+    """The data source a path names: the directory of a split file, else the file's stem (environment
+    references dropped, other characters than letters, digits, ``.``, ``-`` and ``_`` replaced)."""
+    directory, _ = split_path(path)
     base = posixpath.basename(directory.rstrip("/")) if directory != path else posixpath.splitext(posixpath.basename(path))[0]
-    return base.replace("${oc.env:", "").replace("}", "") or "data"
+    base = re.sub(r"\$\{[^}]*\}?", "", base)
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("_.") or "data"
 
 
 def reward_for(name: str) -> tuple[str, str] | None:

@@ -188,7 +188,8 @@ class Draft:
                notes=(), extra_keys=(), settles: bool = True) -> None:
         """Add a diagnostic at ``key``'s span; unless ``settles`` is False (a warning about a key that is
         still mapped), the ledger records the key as reported."""
-        self.diags.add(code, message, self.span(key) if key else None, hint=hint, key=key, notes=notes)
+        if not any(d.code == code and d.key == key and d.message == message for d in self.diags):
+            self.diags.add(code, message, self.span(key) if key else None, hint=hint, key=key, notes=notes)
         for k in (((key,) if key else ()) + tuple(extra_keys)) if settles else ():
             self.account(k, REPORTED, note=f"{code}: {message}")
 

@@ -37,10 +37,11 @@ class Workload:
     gpu_per_node: int
     engine_gpus: int  # GPUs per rollout engine (TP x DP x PP)
     aux_gpus: list[int]  # GPUs per engine of each auxiliary model
-    sp: int  # trainer GPUs must be a multiple of this
+    sp: int  # trainer GPUs must be a multiple of this (ulysses SP; megatron TP x PP x CP)
     experiences: int  # buffer.train_batch_size
     micro: list[tuple[str, int]]  # (key, micro batch size per GPU) checked when not dynamic
     share: float  # target rollout share of the non-auxiliary GPUs
+    parallel: str = "sequence-parallel"  # what sp is, for messages
 
 
 @dataclass
@@ -63,7 +64,7 @@ def why_invalid(w: Workload, trainer: int) -> str | None:
     if trainer > w.gpu_per_node and trainer % w.gpu_per_node:
         return f"trainer {trainer} GPUs is not whole nodes of {w.gpu_per_node}"
     if trainer % w.sp:
-        return f"trainer {trainer} GPUs is not divisible by the sequence-parallel size {w.sp}"
+        return f"trainer {trainer} GPUs is not divisible by the {w.parallel} size {w.sp}"
     dp = trainer // w.sp
     if w.experiences % dp:
         return f"{w.experiences} experiences per step do not split over {dp} data-parallel ranks"
@@ -142,7 +143,8 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     epochs = d.val(f"{A}.ppo_epochs") if isinstance(d.val(f"{A}.ppo_epochs"), int) else 1
     share = rollout_share(d.get("model.max_prompt_tokens") or 512, d.get("model.max_response_tokens") or 512,
                           epochs, ref, critic)
-    w = Workload(total, gpn, tp * dp * pp, [a for a, _ in aux], sp, experiences, micro, share)
+    w = Workload(total, gpn, tp * dp * pp, [a for a, _ in aux], sp, experiences, micro, share,
+                 "megatron model-parallel (TP x PP x CP)" if megatron else "sequence-parallel")
     forced = d.opt.explorer_gpus
     if forced is not None and (forced <= 0 or forced % w.engine_gpus):
         d.report("RFTC306", f"--explorer-gpus {forced} is not a positive multiple of the {w.engine_gpus} GPUs one "

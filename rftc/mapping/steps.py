@@ -92,7 +92,7 @@ def map_steps(d: Draft, batch: Batch) -> None:
         key = f"{T}.{verl}"
         if not d.user(key):
             continue
-        v = d.number(key)
+        v = 0 if d.val(key) is False else d.number(key)  # veRL reads False as 0 (off)
         if v is None:
             continue
         if v > 0:

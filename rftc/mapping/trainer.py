@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 
+import re
+
 from rftc.mapping.draft import Draft
 
 T = "trainer"
 MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
+HYDRA_ONLY = re.compile(r"\$\{(?!oc\.env:)[^}]*\}?'?")  # e.g. ${now:%H-%M}: Trinity has no such resolver
 DEFAULT_ROOT = "./checkpoints"  # veRL writes to checkpoints/<project>/<experiment> relative to the CWD
 
 
@@ -18,9 +21,17 @@ def map_trainer(d: Draft) -> None:
     ./checkpoints by default; continue_from_checkpoint = resume_mode != disable; trainer.critic_warmup,
     trainer.balance_batch; trainer.max_checkpoints_to_keep = max_actor_ckpt_to_keep."""
     for verl, trinity in (("project_name", "project"), ("experiment_name", "name")):
-        v = d.val(f"{T}.{verl}")
-        if v is not None:
-            d.set(trinity, str(v), f"{T}.{verl}", note="" if d.user(f"{T}.{verl}") else "veRL default")
+        key = f"{T}.{verl}"
+        v = d.val(key)
+        if v is None:
+            continue
+        v = str(v)
+        if HYDRA_ONLY.search(v):
+            plain = HYDRA_ONLY.sub("", v).strip("_-") or verl.split("_")[0]
+            d.report("RFTC305", f"{key}={v!r} uses a Hydra resolver Trinity's config loader does not have; the "
+                     f"name becomes {plain!r}", key, settles=False)
+            v = plain
+        d.set(trinity, v, key, note="" if d.user(key) else "veRL default")
     for verl, trinity in (("nnodes", "cluster.node_num"), ("n_gpus_per_node", "cluster.gpu_per_node")):
         n = d.number(f"{T}.{verl}", positive=True)
         if n is not None:
