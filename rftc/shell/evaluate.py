@@ -484,7 +484,7 @@ class Evaluator:
         for t in trees[2:]:
             if t.data == "elif_part":
                 sub = [c for c in t.children if not hasattr(c, "type")]
-                branches.append((sub[0], sub[1], f"the `elif` branch of line {t.meta.line}"))
+                branches.append((sub[0], sub[1], f"the `elif` branch of line {node_span(self.file, t).line}"))
             else:
                 else_body = [c for c in t.children if not hasattr(c, "type")][0]
         for cond, body, label in branches:

@@ -122,8 +122,13 @@ def tok_span(file: str, tok) -> Span:
 
 
 def node_span(file: str, node) -> Span:
-    m = node.meta
-    return Span(file, m.line, m.column, m.end_line, m.end_column)
+    """From the first to the last token under ``node`` (cheaper than lark's propagate_positions)."""
+    first = last = node
+    while not hasattr(first, "type"):
+        first = first.children[0]
+    while not hasattr(last, "type"):
+        last = last.children[-1]
+    return Span(file, first.line, first.column, last.end_line, last.end_column)
 
 
 def literal(file: str, tok, text: str | None = None, quoted: bool = True) -> list[Seg]:
@@ -289,8 +294,7 @@ class Expander:
             had_array, self._empty_array = self._empty_array, False
             out += inner
             if not inner and not had_array:
-                out.append(Seg("", f, part.meta.line, part.meta.column, part.meta.end_line, part.meta.end_column,
-                               quoted=True))
+                out.append(_synth("", node_span(f, part), True))
         elif kind == "param":
             self.param(part, out, in_dq=in_dq, anchor=anchor)
         elif kind == "cmdsub":

@@ -1,4 +1,5 @@
-"""Parse a launch script with grammar/launch.lark into a lark tree with positions.
+"""Parse a launch script with grammar/launch.lark into a lark tree (tokens carry positions; a node's span is
+that of its first and last token, see rftc.shell.expand.node_span).
 
 Heredoc bodies are not context-free, so a small scanner runs before lark: it finds each heredoc operator
 outside quotes and comments, keeps the body text, and blanks the body lines out (line numbers stay).
@@ -32,7 +33,7 @@ def _lark():
     from lark import Lark
 
     text = resources.files("rftc.grammar").joinpath("launch.lark").read_text()
-    return Lark(text, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=False,
+    return Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=False,
                 cache=True, lexer_callbacks={"_NL": _on_newline, "LIT": _on_literal})
 
 
@@ -183,13 +184,10 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
     global _watch, _src_lines, _text_len
     from lark.exceptions import LarkError, UnexpectedInput
 
-    stripped, bodies, open_quote = strip_heredocs(text)
+    # the scanner is only needed for heredocs; an open quote is looked for once lark fails
+    stripped, bodies, open_quote = strip_heredocs(text) if "<<" in text else (text, {}, None)
     if open_quote:
-        line, col, kind = open_quote
-        name = "single" if kind == "'" else "double"
-        diags.add("RFTC101", f"unterminated {name} quote: the {kind} opened here is never closed",
-                  Span(filename, line, col, line, col + 1),
-                  hint=f"close it with a matching {kind}; bash would read the rest of the file as one word")
+        _unterminated(open_quote, filename, diags)
         return Parsed(None, bodies)
     parser = _lark()
     breaks: list = []
@@ -198,7 +196,11 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
     try:
         tree = parser.parse(src)
     except UnexpectedInput as exc:
-        _syntax_error(exc, src, filename, diags)
+        open_quote = strip_heredocs(text)[2]
+        if open_quote:
+            _unterminated(open_quote, filename, diags)
+        else:
+            _syntax_error(exc, src, filename, diags)
         return Parsed(None, bodies)
     except (LarkError, RecursionError) as exc:
         diags.add("RFTC100", f"cannot parse this script: {type(exc).__name__}", Span(filename, 1, 1))
@@ -206,6 +208,14 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
     finally:
         _watch = None
     return Parsed(tree, bodies, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks])
+
+
+def _unterminated(open_quote, filename: str, diags: Diagnostics) -> None:
+    line, col, kind = open_quote
+    name = "single" if kind == "'" else "double"
+    diags.add("RFTC101", f"unterminated {name} quote: the {kind} opened here is never closed",
+              Span(filename, line, col, line, col + 1),
+              hint=f"close it with a matching {kind}; bash would read the rest of the file as one word")
 
 
 # What a reader should write instead, by the kind of token lark stopped at.
