@@ -1,0 +1,135 @@
+"""``rftc check``: validate Trinity-RFT config files statically, with Trinity 0.6.0's verdicts and messages
+at the YAML's line and column, plus the traps Trinity lets through. Imports no hydra, omegaconf, torch, ray,
+vllm or verl."""
+
+from __future__ import annotations
+
+import argparse
+
+DESCRIPTION = ("Validate Trinity-RFT 0.6.0 config files without Ray, GPUs or Trinity installed: what Trinity's "
+               "loader and validator reject (errors, with Trinity's message, at the offending line), and what they "
+               "let through but fails or trains differently later (warnings).")
+EPILOG = """examples:
+  rftc check config.yaml
+  rftc check configs/ --format github          annotations in a GitHub pull request
+  rftc check config.yaml --nodes 2 --gpus-per-node 8
+  rftc check config.yaml --fix                 rewrite deprecated keys and aliases in place
+  rftc check --explain RFTC478
+
+exit codes: 0 no errors, 1 errors found, 2 usage error
+"""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+def add_arguments(p) -> None:
+    from rftc.commands.common import add_report_options
+
+    p.add_argument("paths", nargs="*", metavar="FILE|DIR|-",
+                   help="config files, directories (every *.yaml / *.yml under them) or - for stdin")
+    add_report_options(p)
+    g = p.add_argument_group("checks")
+    g.add_argument("--nodes", type=_positive, metavar="M", help="cluster nodes, where the config leaves it to Ray")
+    g.add_argument("--gpus-per-node", type=_positive, metavar="N", help="GPUs per node, where the config leaves it "
+                   "to Ray")
+    g.add_argument("--env-strict", action="store_true",
+                   help="an ${oc.env:VAR} without default naming an unset variable is an error (as for Trinity)")
+    g.add_argument("--no-path-checks", dest="path_checks", action="store_false",
+                   help="do not check that local model and data paths exist")
+    g.add_argument("--fix", action="store_true", help="rewrite deprecated keys and aliases in place (comments kept)")
+    g.add_argument("--fix-repeat-times", type=_positive, metavar="N",
+                   help="with --fix: set algorithm.repeat_times N where a group algorithm is left at 1")
+    p.add_argument("--explain", metavar="CODE", help="print a diagnostic code's documentation and exit")
+
+
+def run(args) -> int:
+    import sys
+
+    if args.explain:
+        from rftc.commands import explain
+
+        return explain.run(argparse.Namespace(code=args.explain))
+    if not args.paths:
+        print("rftc check: give a config file, a directory or - (see rftc check --help)", file=sys.stderr)
+        return 2
+    if args.fix_repeat_times and not args.fix:
+        print("rftc check: --fix-repeat-times needs --fix", file=sys.stderr)
+        return 2
+    if bool(args.nodes) != bool(args.gpus_per_node):
+        print("rftc check: --nodes and --gpus-per-node go together", file=sys.stderr)
+        return 2
+    from rftc.commands.common import exit_code, report
+    from rftc.diagnostics.model import Diagnostics
+    from rftc.sources import expand_paths
+    from rftc.trinity.validate import CheckOptions
+
+    options = CheckOptions(nodes=args.nodes, gpus_per_node=args.gpus_per_node, env_strict=args.env_strict,
+                           path_checks=args.path_checks)
+    files = expand_paths(args.paths, (".yaml", ".yml"))
+    if not files:
+        print("rftc check: no *.yaml or *.yml files under " + " ".join(args.paths), file=sys.stderr)
+        return 2
+    diags, sources = Diagnostics(), {}
+    for path in files:
+        file_diags, text = _check_one(path, options, args, sources)
+        diags.extend(file_diags)
+    return exit_code(report(diags, sources, args))
+
+
+def _check_one(path, options, args, sources):
+    from rftc.diagnostics.model import Diagnostics
+    from rftc.sources import read_text
+    from rftc.trinity.document import parse, to_plain
+    from rftc.trinity.validate import check_config
+
+    diags = Diagnostics()
+    got = read_text(path, diags)
+    if got is None:
+        return diags, None
+    name, text = got
+    for attempt in (0, 1):
+        sources[name] = text
+        doc, parse_diags = parse(text, name)
+        if doc is None:
+            return parse_diags, text
+        _, check_diags = check_config(to_plain(doc.root), doc.locate, options)
+        if not args.fix or attempt:
+            return Diagnostics(parse_diags + check_diags), text
+        fixed = _fix(doc, text, check_diags, args)
+        if fixed is None:
+            return Diagnostics(parse_diags + check_diags), text
+        text = _write(path, fixed)
+    return diags, text
+
+
+def _fix(doc, text, diags, args):
+    from rftc.trinity.fix import apply_fixes, dump
+
+    at_one = any(d.code == "RFTC478" for d in diags)
+    changes = apply_fixes(doc.root, repeat_times=args.fix_repeat_times, group_algorithm_at_one=at_one)
+    if not changes:
+        return None
+    import sys
+
+    for c in changes:
+        print(f"{doc.file}: fixed {c}", file=sys.stderr)
+    return dump(doc.root, text)
+
+
+def _write(path, text):
+    import sys
+
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return text

@@ -1,0 +1,104 @@
+"""The static validator: config data -> (TrinityConfig IR, diagnostics), with Trinity 0.6.0's verdicts.
+
+``check_config`` serves both commands: ``rftc check`` passes the data read from a YAML file with its locator,
+``rftc convert`` its generated dict with a locator into the emitted YAML (or one returning None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rftc.diagnostics.model import Diagnostics, Severity, Span
+
+
+@dataclass
+class CheckOptions:
+    nodes: int | None = None  # cluster size where the config leaves it to Ray (--nodes)
+    gpus_per_node: int | None = None  # (--gpus-per-node)
+    env_strict: bool = False  # a missing ${oc.env:VAR} without default is an error, as it is for Trinity
+    path_checks: bool = True  # warn about local model/data paths that do not exist
+    base_dir: str | None = None  # relative paths are resolved against this (default: the working directory)
+    environ: Mapping[str, str] | None = None  # the environment ${oc.env:...} reads (default: os.environ)
+
+
+@dataclass
+class Context:
+    """What every check receives: the resolved data, where its keys are, the options, the sink."""
+
+    data: dict
+    locate: Callable[[tuple], Span | None]
+    options: CheckOptions
+    diags: Diagnostics
+    unresolved: set[tuple] = field(default_factory=set)  # values left as written (missing env var)
+
+    def add(self, code: str, message: str, path: tuple = (), *, hint: str | None = None, notes=(),
+            severity: Severity | None = None):
+        path = tuple(path)
+        return self.diags.add(code, message, self.locate(path), hint=hint,
+                              key=dotted(path) or None, notes=notes, severity=severity)
+
+    def is_set(self, path: tuple) -> bool:
+        """Whether the file itself sets ``path`` (as opposed to the schema's default)."""
+        node: Any = self.data
+        for p in path:
+            if isinstance(node, dict) and p in node:
+                node = node[p]
+            elif isinstance(node, list) and isinstance(p, int) and 0 <= p < len(node):
+                node = node[p]
+            else:
+                return False
+        return True
+
+    def raw(self, path: tuple, default: Any = None) -> Any:
+        node: Any = self.data
+        for p in path:
+            try:
+                node = node[p]
+            except (KeyError, IndexError, TypeError):
+                return default
+        return node
+
+
+def dotted(path: tuple) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def check_config(data: Any, locate: Callable[[tuple], Span | None] | None = None,
+                 options: CheckOptions | None = None):
+    """Validate config ``data`` (plain dicts and lists, as read from YAML) the way Trinity-RFT 0.6.0 loads and
+    validates it, plus the traps it lets through. Returns (the IR or None when the file does not load, the
+    diagnostics). Never raises on bad input."""
+    from rftc.trinity.checks import run_all
+    from rftc.trinity.checks.structure import build_ir
+
+    diags = Diagnostics()
+    ctx = Context(data if isinstance(data, dict) else {}, locate or (lambda path: None), options or CheckOptions(),
+                  diags)
+    cfg = build_ir(ctx, data)
+    if cfg is not None:
+        run_all(ctx, cfg)
+    return cfg, diags
+
+
+def load_config_file(path: str, options: CheckOptions | None = None):
+    """Read, parse and check one Trinity config file: (IR or None, diagnostics, {file: text})."""
+    from rftc.sources import read_text
+    from rftc.trinity.document import parse, to_plain
+
+    diags = Diagnostics()
+    got = read_text(path, diags)
+    if got is None:
+        return None, diags, {}
+    name, text = got
+    doc, parse_diags = parse(text, name)
+    diags.extend(parse_diags)
+    if doc is None:
+        return None, diags, {name: text}
+    cfg, check_diags = check_config(to_plain(doc.root), doc.locate, options)
+    diags.extend(check_diags)
+    return cfg, diags, {name: text}
