@@ -90,8 +90,11 @@ def _summarize(result: ScriptResult, filename: str, exit_span: Span | None) -> N
                                "torchrun, srun, uv run, or a launcher array/variable")
     elif len(invs) > 1:
         training = [i for i in invs if i.is_training]
-        chosen = training[0] if training else invs[0]
         listing = "; ".join(f"#{i.index} {i.module or (i.args[0].text if i.args else i.launcher)} "
                             f"(line {i.span.line})" for i in invs)
-        result.diagnostics.add("RFTC113", f"{len(invs)} launches: {listing}; the first training launch is "
-                               f"#{chosen.index}", chosen.span)
+        if training:
+            verdict = f"the first training launch is #{training[0].index}"
+        else:
+            verdict = "none of them is a training launch"
+        result.diagnostics.add("RFTC113", f"{len(invs)} launches: {listing}; {verdict}",
+                               (training[0] if training else invs[0]).span)

@@ -487,11 +487,16 @@ class Evaluator:
                 branches.append((sub[0], sub[1], f"the `elif` branch of line {node_span(self.file, t).line}"))
             else:
                 else_body = [c for c in t.children if not hasattr(c, "type")][0]
-        for cond, body, label in branches:
+        for k, (cond, body, label) in enumerate(branches):
             ok, unc = self.condition(cond)
             if unc:
-                span = node_span(self.file, cond)
-                self._report_condition(unc, span, label if ok else "the next branch")
+                if ok:
+                    taken = label
+                elif k + 1 < len(branches):
+                    taken = "the next condition"
+                else:
+                    taken = "the `else` branch" if else_body is not None else "no branch"
+                self._report_condition(unc, node_span(self.file, cond), taken)
             if ok:
                 return self.run_list(body)
         if else_body is not None:
@@ -585,8 +590,8 @@ class Evaluator:
             ok, unc = self.condition(cond)
             if unc:
                 self.st = fork
-                what = ", ".join(dict.fromkeys(c or ("$" + u.name) for us, _, c in unc for u in (us or [None])
-                                               if c or u is not None))
+                what = ", ".join(dict.fromkeys(f"`{c}`" if c else "$" + u.name for us, _, c in unc
+                                               for u in (us or [None]) if c or u is not None))
                 self.g.add("RFTC110", f"loop not evaluated: its condition depends on {what}, not known "
                            "statically; the body is skipped", span, hint="make the condition static or pass --env")
                 return 0
@@ -710,8 +715,11 @@ class Evaluator:
                 return 0
         if launches.ORPHAN.match(name) and not fields[0].symbolic:
             n = sum(1 for f in fields if launches.ORPHAN.match(f.text) or re.match(r"[\w.+~]+=", f.text))
-            self.g.add("RFTC105", f"`{name[:60]}` runs as a command of its own: these {n} override(s) "
-                       f"(lines {span.line}-{span.last_line}) never reach the launch", span,
+            where = f"line {span.line}" if span.last_line == span.line else f"lines {span.line}-{span.last_line}"
+            what = "1 override" if n == 1 else f"{n} overrides"
+            verb = "reaches" if n == 1 else "reach"
+            self.g.add("RFTC105", f"`{name[:60]}` runs as a command of its own: {what} on {where} never "
+                       f"{verb} the launch", span,
                        hint="a broken backslash continuation above cut them off; rejoin them to the launch command")
         if fields[0].symbolic and fields[0].origin:
             unknown = ", ".join(sorted({"$" + u.name for u in fields[0].unknowns}))
@@ -863,7 +871,9 @@ class Evaluator:
         except (_Exit, _Return, _Break, _Continue):
             pass
         if ev.capture_unknown:
-            return self._dynamic(ev.capture_unknown[0], span)
+            name = ev.capture_unknown[0][0]
+            text = re.sub(r"^\$\(|^`|\)$|`$", "", self.source_text(span)).strip()
+            return self._dynamic((name, text or ev.capture_unknown[0][1]), span)
         text = "".join(s.text for s in out).rstrip("\n")
         unknowns: list = []
         via: list = []

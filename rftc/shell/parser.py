@@ -248,10 +248,11 @@ def _syntax_error(exc, src: str, filename: str, diags: Diagnostics) -> None:
         what = f"unexpected character {ch!r}" if ch else "unexpected input"
     expected = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or set()
     hint = next((h for k, h in _EXPECT_HINTS.items() if k in expected), None)
-    if hint is None:
-        hint = "rftc reads the bash subset described in grammar/launch.lark; simplify this line or report it"
-    diags.add("RFTC100", f"syntax error: {what} near `{text.strip()[:60]}`", Span(filename, line, col, line, col + 1),
-              hint=hint)
+    where = text.strip()
+    near = f" in `{where[:60]}`" if tok is None or where != str(tok.value).strip() else ""
+    diags.add("RFTC100", f"syntax error: {what}{near}" + (f"; {hint}" if hint else ""),
+              Span(filename, line, col, line, col + 1),
+              hint="rftc reads the bash subset described in grammar/launch.lark" if hint is None else None)
 
 
 def _describe(tok) -> str:

@@ -1,0 +1,5 @@
+#!/bin/bash
+python3 -m mypkg.train \
+    run.steps=10 \
+
+    optim.lr=0.1

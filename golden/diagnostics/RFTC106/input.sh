@@ -1,0 +1,2 @@
+#!/bin/bash
+python3 -m mypkg.train data.path=$DATA_ROOT/train.parquet

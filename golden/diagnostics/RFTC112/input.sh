@@ -1,0 +1,3 @@
+#!/bin/bash
+mkdir -p data
+echo "preparing data"

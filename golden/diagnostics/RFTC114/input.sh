@@ -1,0 +1,3 @@
+#!/bin/bash
+eval "export NODES=2"
+python3 -m mypkg.train run.steps=10

@@ -1,0 +1,2 @@
+#!/bin/bash
+$LAUNCHER -m mypkg.train run.steps=10
