@@ -49,7 +49,7 @@ def analyze(text: str, filename: str, *, env: dict[str, str] | None = None, use_
 
 
 def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult) -> None:
-    from rftc.shell.evaluate import Evaluator, Shared, State, _Exit, report_break
+    from rftc.shell.evaluate import Evaluator, Shared, State, _Exit, report_break, script_variables
     from rftc.shell.expand import Field, Seg
     from rftc.shell.parser import parse
 
@@ -59,6 +59,7 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
         return
     script_path = os.path.abspath(filename) if filename and os.path.isfile(filename) else filename
     g = Shared(diags, result.sources, env, use_env, script_path)
+    g.local_names = script_variables(parsed.tree)
     for kind, s in parsed.breaks:
         report_break(g, kind, Span(filename, s.line, s.col, s.end_line, s.end_col), text.split("\n"))
     st = State()

@@ -14,6 +14,9 @@ readlink -f, echo, printf); ``$(date +F)`` becomes Hydra's ``${now:F}``; any oth
 placeholder ``${oc.env:NAME}`` (RFTC_NUM_GPUS for nvidia-smi, RFTC_NPROC for nproc, HOSTNAME for hostname,
 RFTC_SUBST_<CMD> otherwise), which the caller can set through ``env``.
 
+A variable with a lowercase letter in its name that the script assigns somewhere is a script variable: read
+before it is set it is empty (not an environment value). Upper-case names may come from the environment.
+
 Conditions are decided when their operands are known; otherwise the branch bash would take with the
 unknown variables unset is taken (an external command is assumed to succeed), with RFTC109. Loops run
 per item when their items are known (bounded); a while loop whose condition is not static is skipped
@@ -103,6 +106,7 @@ class Shared:
         self.iterations = 0
         self.seen: set = set()
         self.exit_span: Span | None = None  # where the script stopped with `exit`, if it did
+        self.local_names: set[str] = set()  # see script_variables()
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
         key = (code, span, message)
@@ -141,7 +145,7 @@ class Evaluator:
         v = self._var(name)
         if v is not None:
             if v.items is not None:
-                return ((v.span,) if v.span else (), v.items[0]) if v.items else None
+                return ((v.span,) if v.span else (), v.items[0]) if v.items and v.items[0] is not None else None
             return ((v.span,) if v.span else (), v.segs) if v.segs is not None else None
         if name.isdigit():
             i = int(name)
@@ -162,6 +166,8 @@ class Evaluator:
             value = os.environ.get(name)
         if value is not None:
             return (), [self._seg(value, span)]
+        if name in self.g.local_names:
+            return (), []  # a script variable read before it is set: empty, as bash has it
         return None
 
     def is_array(self, name: str) -> bool:
@@ -171,7 +177,7 @@ class Evaluator:
     def lookup_array(self, name: str, span: Span):
         v = self._var(name)
         if v is not None and v.items is not None:
-            return ((v.span,) if v.span else (), v.items)
+            return ((v.span,) if v.span else (), [e for e in v.items if e is not None])
         val = self.lookup(name, span)
         if val is None:
             return None
@@ -263,8 +269,8 @@ class Evaluator:
                 [v.segs] if v is not None and v.segs is not None else [])
             if i is not None and i >= 0:
                 while len(items) <= i:
-                    items.append([])
-                items[i] = (items[i] + segs) if plus else segs
+                    items.append(None)  # a hole of a sparse array
+                items[i] = (items[i] + segs) if (plus and items[i] is not None) else segs
                 self.assign_items(name, items, span, local=local, exported=exported)
             return name
         self.assign_segs(name, segs, span, local=local, append=plus, exported=exported)
@@ -812,6 +818,7 @@ class Evaluator:
             return
         for kind, s in parsed.breaks:
             report_break(self.g, kind, replace(s, file=path), text.split("\n"))
+        self.g.local_names |= script_variables(parsed.tree)
         saved = (self.file, self.lines, self.depth)
         self.file, self.lines, self.depth = path, text.split("\n"), self.depth + 1
         try:
@@ -1136,6 +1143,18 @@ _BUILTINS = {
     "eval": "eval", "trap": "_noop", "read": "read", "[": "test", "test": "test", "wait": "_noop",
     "sleep": "_noop", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
 }
+
+
+def script_variables(tree) -> set[str]:
+    """Names the script assigns that are not environment-style (they have a lowercase letter). Read before
+    their first assignment they are empty rather than unknown: `s="${s}x"` in a loop starts from ''.
+    Upper-case names (PYTHONPATH, NNODES) may come from the environment and stay unknown until set."""
+    names = set()
+    for tok in tree.scan_values(lambda t: getattr(t, "type", "") in ("ASSIGN", "ARRAY_ASSIGN", "FOR_NAME")):
+        m = re.match(r"[A-Za-z_]\w*", tok.value)
+        if m and any(c.islower() for c in m.group(0)):
+            names.add(m.group(0))
+    return names
 
 
 def _redirect_targets(redirects) -> list[tuple[str, str]]:

@@ -304,8 +304,9 @@ class Expander:
             span = node_span(f, part)
             value, unknowns = ev.arith(part.children[1])
             if value is None:
+                # an integer in bash: never split, whatever the placeholder text holds
                 out.append(Seg(_arith_placeholder(unknowns, ev.source_text(span)), f, span.line, span.col,
-                               span.last_line, span.end_col or span.col, quoted=in_dq, unknowns=tuple(unknowns)))
+                               span.last_line, span.end_col or span.col, quoted=True, unknowns=tuple(unknowns)))
             else:
                 out.append(Seg(str(value), f, span.line, span.col, span.last_line, span.end_col or span.col,
                                quoted=in_dq))
@@ -471,13 +472,12 @@ class Expander:
             if idx not in (None, "0", "@", "*"):
                 return None
             return ev.lookup(name, span)
-        elems = ev.lookup_array(name, span)
-        if elems is None:
-            return None
+        v = ev._var(name)
+        items = v.items if v is not None else []
         i = ev.index_value(idx)
-        if i is None or not -len(elems[1]) <= i < len(elems[1]):
+        if i is None or not -len(items) <= i < len(items) or items[i] is None:
             return None
-        return elems[0], elems[1][i]
+        return ((v.span,) if v.span else ()), items[i]
 
     def transform(self, text: str, op: str, node, words, in_dq: bool) -> str | None:
         def wtext(w):

@@ -1,0 +1,149 @@
+"""The shell stage against bash itself: each script below is run by bash with `python3` replaced by a function
+that prints its arguments, and analysed by rftc; the arguments of every launch must be the same.
+(The scripts are this file's own; rftc never runs anything.)"""
+
+import shutil
+import subprocess
+
+import pytest
+
+from rftc.shell import analyze
+
+BASH = shutil.which("bash")
+FAKE = 'python3() { printf "\\1"; for a in "$@"; do printf "%s\\0" "$a"; done; }\n'
+
+CASES = {
+    "quoting": """a=1
+python3 -m m x"$a"'$a'y \\$a "a b" '' "" $'t\\tu' "q\\"uote" 'it'\\''s' a\\ b
+""",
+    "parameter_ops": """B="two words"; E=; P=/a/b/c.tar.gz
+python3 -m m ${B:-d} ${Z:-dflt} ${Z-dd} ${E-set} "${E:-empty}" ${B:+alt} "${Z:+alt}" ${B^^} ${B,,} ${B^} \\
+  ${B/o/0} ${B//o/0} ${P%.*} ${P%%.*} ${P#*/} ${P##*/} ${B:4} ${B:0:3} ${B: -3} ${#B} ${Y:=made} $Y \\
+  "${B/#two/2}" "${B/%words/w}"
+""",
+    "arithmetic": """A=7; B=3
+python3 -m m $((A + B * 2)) $(( (A + B) * 2 )) $((A / B)) $((-A / B)) $((A % B)) $((2 ** 10)) \\
+  $((A > B ? 1 : 0)) $((A == 7 && B != 3)) $((1024 * 2)) $(( (1024*8 + 1024*2) * 3 )) $((0x10 + 010)) \\
+  $((B++)) $B $((++B)) $((x = 5)) $x $((A<B)) $(($A*2)) $((${B}+1))
+""",
+    "arrays": """arr=(a "b c"   # comment inside
+   d)
+arr+=(e "")
+python3 -m m "${arr[@]}" ${arr[@]} "${arr[*]}" ${#arr[@]} ${arr[1]} "${arr[-2]}" x"${arr[@]}"y
+""",
+    "multiline_string": """CFG="
+    k.a=1 \\
+    k.b=$((2 * 3)) \\
+    k.c='q'"
+MORE="$CFG k.d=4"
+CRITIC="${CFG//k./c.}"
+python3 -m m $MORE $CRITIC "$CFG"
+""",
+    "conditions": """X=megatron; N=4; E=
+if [ "$X" = "fsdp" ]; then a=1; elif [[ $X == meg* && $N -gt 2 ]]; then a=2; else a=3; fi
+if [ -z "$E" ] && [ -n "$X" ]; then b=yes; else b=no; fi
+[[ "$N" -ge 4 || -z $X ]] && c=both || c=none
+if ! [ "$N" -eq 4 ]; then d=neg; else d=pos; fi
+test "$X" != fsdp -a "$N" -lt 5 && e=t
+python3 -m m $a $b $c $d $e
+""",
+    "case": """for v in vllm sglang hf other; do
+  case "$v" in
+    vllm|sglang) r="${r}R" ;;
+    hf) r="${r}H"
+       ;;
+    *) r="${r}_" ;;
+  esac
+done
+python3 -m m "$r"
+""",
+    "loops": """for i in 1 2 3; do s="${s}$i"; done
+for ((j = 0; j < 4; j += 2)); do t="${t}$j"; done
+k=0; while [ $k -lt 3 ]; do k=$((k + 1)); done
+until [ "${#u}" -ge 2 ]; do u="${u}u"; done
+for w in a b c; do [ $w = b ] && continue; [ $w = c ] && break; x="$x$w"; done
+python3 -m m $s $t $k $u $x
+""",
+    "functions": """greet() { local who=$1; shift; echo "hi $who $#"; R="$who:$*"; return 3; }
+function twice { python3 -m m "$@" "$@"; }
+greet one two three
+status=$?
+twice "a b" c
+python3 -m m "$R" $status ${who:-nolocal}
+""",
+    "passthrough": """set -- x=1 "y=2 3"
+python3 -m m "$@" $@ "$*" $# "${@}"
+""",
+    "env_prefix_and_export": """X=1 true
+export Y=2
+Z=3 python3 -m m x=${X:-unset} y=$Y
+python3 -m m z=${Z:-unset}
+""",
+    "command_substitution": """p=/data/models/qwen.tar
+name=$(basename $p .tar)
+dir=$(dirname "$p")
+e=$(echo "a   b")
+f="$(echo "in $(echo nested)")"
+g=`echo back`
+python3 -m m $name $dir "$e" $e "$f" $g
+""",
+    "subshell_and_groups": """(X=inner; Y=1)
+{ Z=group; }
+python3 -m m ${X:-outer} ${Y:-none} $Z
+""",
+    "continuations": """python3 -m m \\
+    a=1 \\
+    b="2 \\
+3" \\
+    c=3
+python3 -m m \\
+    d=4 \\
+    # a comment ends the command here
+    e=5
+python3 -m m f=6 \\  
+    g=7
+""",
+    "heredoc": """cat <<EOF >/dev/null
+python3 -m m not=a_launch "unbalanced
+EOF
+cat <<-'END' >/dev/null
+	$(nothing) '
+	END
+python3 -m m after=heredoc
+""",
+    "assign_forms": """declare -a L=(1 2)
+readonly R=ro
+local_test() { local a=1 b; b=2; G="$a$b"; }
+local_test
+i=1; arr[2]=two; arr[0]=zero
+typeset T=t
+python3 -m m ${L[1]} $R $G ${arr[2]} ${arr[0]} ${#arr[@]} $T ${a:-unset}
+""",
+}
+
+
+def bash_launches(script: str, args=()) -> list[list[str]]:
+    proc = subprocess.run([BASH, "-c", FAKE + script, "bash", *args], capture_output=True, text=True, timeout=20,
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/home/u"})
+    out = proc.stdout.split("\1")[1:]
+    return [[a for a in chunk.split("\0")[:-1]] for chunk in out]
+
+
+def rftc_launches(script: str, args=()) -> list[list[str]]:
+    r = analyze(script, "case.sh", env={"HOME": "/home/u"}, extra_args=args)
+    assert not [d for d in r.diagnostics if d.code in ("RFTC100", "RFTC002")], r.diagnostics
+    return [["-m", i.module] + [a.text for a in i.args] for i in r.invocations]
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_same_arguments_as_bash(name):
+    script = CASES[name]
+    assert rftc_launches(script) == bash_launches(script)
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_extra_arguments_replace_dollar_at():
+    script = 'python3 -m m a=1 "$@"\npython3 -m m $@ ${1:-none} $#\n'
+    args = ("trainer.nnodes=2", "x=a b")
+    assert rftc_launches(script, args) == bash_launches(script, args)
