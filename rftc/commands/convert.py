@@ -172,6 +172,12 @@ def locator(mapped):
                     if span is not None:
                         return span
             parts.pop()
+        prefix = ".".join(str(p) for p in path) + "."
+        for tkey, origin in mapped.origins.items():  # a section Trinity names: where its first key came from
+            if tkey.startswith(prefix):
+                for key in origin.keys:
+                    if mapped.cfg.prov(key).span is not None:
+                        return mapped.cfg.prov(key).span
         return None
     return locate
 

@@ -11,5 +11,4 @@ python3 -m verl.trainer.main_ppo \
     reward_model.enable=True \
     reward_model.model.path=Skywork/Skywork-Reward-V2-Llama-3.1-8B \
     reward_model.rollout.tensor_model_parallel_size=2 \
-    reward_model.micro_batch_size_per_gpu=8 \
     trainer.total_epochs=2 $@
