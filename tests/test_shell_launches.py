@@ -1,0 +1,203 @@
+"""Launch recognition (launchers, entry modules, kinds, Hydra flags), spans and provenance of arguments, and
+the values rftc cannot know (environment, command substitution, conditions)."""
+
+from pathlib import Path
+
+import pytest
+
+from rftc.diagnostics.model import Span
+from rftc.shell import COMMAND_LINE, analyze
+
+
+def launch(script, **kw):
+    r = analyze(script, "run.sh", **kw)
+    assert len(r.invocations) == 1, (r.invocations, r.diagnostics)
+    return r.invocations[0]
+
+
+def codes(script, **kw):
+    return [d.code for d in analyze(script, "run.sh", **kw).diagnostics]
+
+
+@pytest.mark.parametrize("script, launcher, module", [
+    ("python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("python -u -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("/usr/bin/python3.10 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("ray job submit --no-wait --runtime-env=r.yaml --working-dir . -- python3 -m recipe.dapo.main_dapo a=1",
+     "ray job submit", "recipe.dapo.main_dapo"),
+    ("torchrun --standalone --nnodes=1 --nproc_per_node 8 -m verl.trainer.fsdp_sft_trainer a=1", "torchrun",
+     "verl.trainer.fsdp_sft_trainer"),
+    ('srun --overlap --nodes=2 --ntasks=1 -w "node1" python -m verl.trainer.main_ppo a=1', "srun",
+     "verl.trainer.main_ppo"),
+    ("uv run --frozen --extra gpu python3 -m verl.trainer.main_ppo a=1", "uv run", "verl.trainer.main_ppo"),
+    ("nohup python3 -m verl.trainer.main_ppo a=1 > log 2>&1 &", "python", "verl.trainer.main_ppo"),
+    ("env HYDRA_FULL_ERROR=1 python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("exec python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("LAUNCH=(uv run --frozen python3)\n\"${LAUNCH[@]}\" -m verl.trainer.main_ppo a=1", "array:LAUNCH",
+     "verl.trainer.main_ppo"),
+    ('ENTRYPOINT=${ENTRYPOINT:-"-m verl.trainer.sft_trainer"}\ntorchrun --nnodes=1 ${ENTRYPOINT} a=1', "torchrun",
+     "verl.trainer.sft_trainer"),
+    ('COMMAND="python3 -m verl.trainer.main_ppo"\n$COMMAND a=1', "var:COMMAND", "verl.trainer.main_ppo"),
+    ('target_module=verl.trainer.main_ppo\npython3 -m "${target_module}" a=1', "python", "verl.trainer.main_ppo"),
+    ("time python3 -m verl.trainer.main_ppo a=1 | tee log", "python", "verl.trainer.main_ppo"),
+])
+def test_launchers(script, launcher, module):
+    inv = launch(script)
+    assert (inv.launcher, inv.module) == (launcher, module)
+    assert [a.text for a in inv.overrides] == ["a=1"]
+
+
+@pytest.mark.parametrize("module, kind", [
+    ("verl.trainer.main_ppo", "main_ppo"), ("recipe.dapo.main_dapo", "recipe"), ("recipe.entropy.main_entropy", "recipe"),
+    ("verl.experimental.fully_async_policy.fully_async_main", "experimental"),
+    ("verl.experimental.one_step_off_policy.main_ppo", "experimental"),
+    ("verl.experimental.transfer_queue.main_ppo", "experimental"), ("verl.trainer.fsdp_sft_trainer", "sft"),
+    ("verl.trainer.sft_trainer", "sft"), ("verl.trainer.main_generation", "generation"),
+    ("verl.trainer.main_generation_server", "generation"), ("verl.trainer.main_eval", "eval"),
+    ("recipe.r1.main_eval", "eval"), ("verl.model_merger", "model_merger"), ("examples.data_preprocess.gsm8k", "other"),
+])
+def test_kinds(module, kind):
+    assert launch(f"python3 -m {module} a=1").kind == kind
+
+
+def test_recipe_module_run_from_the_recipe_directory():
+    inv = launch("cd recipe/gkd\npython3 -m main_gkd --config-name on_policy_distill_trainer a=1")
+    assert (inv.kind, inv.cwd, inv.config_name.text) == ("recipe", "${oc.env:PWD}/recipe/gkd",
+                                                         "on_policy_distill_trainer")
+    assert launch("cd recipe/gkd\npython3 -m main_gkd", cwd="/repo").cwd == "/repo/recipe/gkd"
+
+
+def test_python_script_and_code_launches_keep_the_program():
+    inv = launch("python3 examples/data_preprocess/gsm8k.py --local_dir x")
+    assert (inv.module, inv.kind, [a.text for a in inv.args]) == ("", "other", ["examples/data_preprocess/gsm8k.py",
+                                                                                 "--local_dir", "x"])
+    assert [a.text for a in launch("python -c 'import ray'").args] == ["-c", "import ray"]
+
+
+@pytest.mark.parametrize("flags, path, name", [
+    ("--config-path=config --config-name='ppo_megatron_trainer.yaml'", "config", "ppo_megatron_trainer.yaml"),
+    ("--config-path config --config-name ppo_trainer", "config", "ppo_trainer"),
+    ("-cp ./cfg -cn my", "./cfg", "my"),
+    ("--config-dir=/abs/cfg", "/abs/cfg", None),
+    ("--config-name=$NAME", None, "x"),
+])
+def test_hydra_flags(flags, path, name):
+    inv = launch(f"NAME=x\npython3 -m verl.trainer.main_ppo {flags} a=1 +b.c=2 ++d=3 ~e f")
+    assert (inv.config_path and inv.config_path.text, inv.config_name and inv.config_name.text) == (path, name)
+    assert [a.text for a in inv.overrides] == ["a=1", "+b.c=2", "++d=3", "~e"]
+    assert inv.args[-1].text == "f"  # kept as an argument, not an override
+
+
+def test_env_exports_and_inline_prefixes():
+    inv = launch("export A=1\nB=2\nexport B\nC=3\nD=4 E=$C python3 -m verl.trainer.main_ppo")
+    assert inv.env == {"A": "1", "B": "2", "D": "4", "E": "3"}
+
+
+def test_alternative_launches_follow_the_branch_taken():
+    script = ('S=${S:-fsdp2}\nif [ "$S" == fsdp2 ]; then\n python3 -m verl.trainer.main_ppo a=1\n'
+              'elif [ "$S" == megatron ]; then\n python3 -m recipe.x.main_x b=2\nfi\n')
+    assert launch(script).module == "verl.trainer.main_ppo"
+    assert launch(script, env={"S": "megatron"}).module == "recipe.x.main_x"
+
+
+def test_several_launches_are_listed_in_order():
+    r = analyze("python3 -m verl.trainer.main_ppo a=1\npython3 -m verl.model_merger merge\n", "run.sh")
+    assert [(i.index, i.kind) for i in r.invocations] == [(0, "main_ppo"), (1, "model_merger")]
+    assert [d.code for d in r.diagnostics] == ["RFTC113"]
+
+
+# ------------------------------------------------------------------ spans and provenance
+def test_argument_spans_and_via():
+    script = 'lr=1e-6\nmodel=$HOME/m\npython3 -m verl.trainer.main_ppo \\\n    optim.lr=$lr \\\n    m.path="$model" "$@"\n'
+    r = analyze(script, "run.sh", extra_args=("x=1", "y=2"))
+    inv = r.invocations[0]
+    lr, path, x, y = inv.args
+    assert (lr.text, lr.span, lr.via) == ("optim.lr=1e-6", Span("run.sh", 4, 5, 4, 17), (Span("run.sh", 1, 1, 1, 8),))
+    assert path.text == "m.path=${oc.env:HOME}/m" and path.symbolic and path.span == Span("run.sh", 5, 5, 5, 20)
+    assert (x.span, y.span) == (Span(COMMAND_LINE, 1, 1), Span(COMMAND_LINE, 1, 2))
+    assert [d.code for d in r.diagnostics] == ["RFTC106"]
+
+
+def test_overrides_split_from_a_string_point_where_they_are_written():
+    script = ('n=2\nCFG="\n    a.b=$n \\\n    c.d=x"\nCFG2="${CFG//a.b/e.f}"\n'
+              'python3 -m verl.trainer.main_ppo $CFG $CFG2\n')
+    inv = launch(script)
+    assert [(a.text, a.span.line, a.span.col) for a in inv.args] == [
+        ("a.b=2", 3, 5), ("c.d=x", 4, 5), ("e.f=2", 5, 7), ("c.d=x", 5, 7)]
+    assert inv.args[0].via[0] == Span("run.sh", 2, 1, 4, 11)  # the CFG assignment first
+
+
+def test_array_elements_point_where_they_are_written():
+    inv = launch('ARGS=(\n  a=1   # first\n  "b=2 3"\n)\npython3 -m verl.trainer.main_ppo "${ARGS[@]}"\n')
+    assert [(a.text, a.span.line, a.span.col, a.span.end_col) for a in inv.args] == [("a=1", 2, 3, 6),
+                                                                                     ("b=2 3", 3, 3, 10)]
+
+
+def test_sourced_file_spans_point_into_that_file(tmp_path: Path):
+    (tmp_path / "env.sh").write_text("LR=0.5\n")
+    script = tmp_path / "run.sh"
+    script.write_text('source "$(dirname "$0")/env.sh"\npython3 -m verl.trainer.main_ppo lr=$LR\n')
+    r = analyze(script.read_text(), str(script))
+    arg = r.invocations[0].args[0]
+    assert arg.text == "lr=0.5" and arg.via[0].file == str(tmp_path / "env.sh")
+    assert set(r.sources) == {str(script), str(tmp_path / "env.sh")}
+
+
+def test_script_directory_is_known_when_the_file_exists(tmp_path: Path):
+    script = tmp_path / "run.sh"
+    script.write_text('D="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\npython3 -m m d=$D p=$(pwd)\n')
+    inv = analyze(script.read_text(), str(script)).invocations[0]
+    assert [a.text for a in inv.args] == [f"d={tmp_path}", "p=${oc.env:PWD}"]
+
+
+# ------------------------------------------------------------------ what is not known statically
+def test_unknown_variables_stay_symbolic_and_defaults_apply():
+    inv = launch("python3 -m m a=${N:-8} b=$N c=${N:+set} d=$((N * 2))")
+    assert [a.text for a in inv.args] == ["a=8", "b=${oc.env:N}", "c=", "d=$((N * 2))"]
+    assert [a.symbolic for a in inv.args] == [False, True, False, True]
+    inv = launch("python3 -m m a=${N:-8} b=$N d=$((N * 2))", env={"N": "3"})
+    assert [a.text for a in inv.args] == ["a=3", "b=3", "d=6"]
+
+
+def test_use_env_reads_the_process_environment(monkeypatch):
+    monkeypatch.setenv("RFTC_TEST_VALUE", "42")
+    assert launch("python3 -m m v=$RFTC_TEST_VALUE").args[0].text == "v=${oc.env:RFTC_TEST_VALUE}"
+    assert launch("python3 -m m v=$RFTC_TEST_VALUE", use_env=True).args[0].text == "v=42"
+
+
+def test_command_substitutions():
+    inv = launch("python3 -m m a=$(date +%Y%m%d) b=$(nvidia-smi -L | wc -l) c=$(git rev-parse HEAD) d=$(nproc)")
+    assert [a.text for a in inv.args] == ["a=${now:%Y%m%d}", "b=${oc.env:RFTC_NUM_GPUS}",
+                                          "c=${oc.env:RFTC_SUBST_GIT}", "d=${oc.env:RFTC_NPROC}"]
+    assert codes("python3 -m m a=$(date +%Y) c=$(git rev-parse HEAD)") == ["RFTC107", "RFTC108"]
+    assert launch("python3 -m m b=$(nvidia-smi -L | wc -l)", env={"RFTC_NUM_GPUS": "8"}).args[0].text == "b=8"
+
+
+def test_unknown_condition_takes_the_unset_branch_and_warns():
+    script = 'if [ -n "$MEGATRON" ]; then N=ppo_megatron_trainer; else N=ppo_trainer; fi\npython3 -m m n=$N\n'
+    r = analyze(script, "run.sh")
+    assert r.invocations[0].args[0].text == "n=ppo_trainer"
+    assert [(d.code, d.span.line) for d in r.diagnostics] == [("RFTC109", 1)]
+    assert launch(script, env={"MEGATRON": "1"}).args[0].text == "n=ppo_megatron_trainer"
+
+
+def test_loops_not_evaluable_are_skipped_with_a_warning():
+    assert codes("while ! nvidia-smi; do sleep 1; done\npython3 -m m") == ["RFTC110"]
+    assert codes("for ((i=0; i<N; i++)); do python3 -m m; done") == ["RFTC110", "RFTC112"]
+
+
+def test_exit_before_the_launch_is_explained():
+    r = analyze('if [ "$#" -lt 2 ]; then\n  echo usage\n  exit 1\nfi\npython3 -m m "$@"\n', "run.sh")
+    assert [(d.code, d.span.line) for d in r.diagnostics] == [("RFTC112", 3)]
+    r = analyze('if [ "$#" -lt 2 ]; then exit 1; fi\npython3 -m m "$@"\n', "run.sh", extra_args=("a=1", "b=2"))
+    assert [a.text for a in r.invocations[0].args] == ["a=1", "b=2"]
+
+
+def test_bash_scripts_called_with_arguments_are_followed(tmp_path: Path):
+    (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo base=1 "$@"\n')
+    outer = tmp_path / "outer.sh"
+    outer.write_text('params=(x=1 "y=2")\nbash "$(dirname "$0")/inner.sh" "${params[@]}" "$@"\n')
+    r = analyze(outer.read_text(), str(outer), extra_args=("z=3",))
+    inv = r.invocations[0]
+    assert [a.text for a in inv.args] == ["base=1", "x=1", "y=2", "z=3"]
+    assert inv.args[0].span.file == str(tmp_path / "inner.sh") and inv.args[1].span.file == str(outer)
