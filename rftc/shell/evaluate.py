@@ -40,6 +40,8 @@ from rftc.shell.invocation import Invocation
 MAX_ITERATIONS = 1000  # loop iterations per script
 MAX_WHILE = 100  # iterations of one while/until loop
 MAX_DEPTH = 24  # nested function calls / sourced files / called scripts
+MAX_CALLS = 5000  # function calls and command substitutions per script
+MAX_VALUE = 1 << 20  # characters in one variable
 
 _DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": "RFTC_NPROC",
             "hostname": "HOSTNAME"}
@@ -106,6 +108,7 @@ class Shared:
         self.iterations = 0
         self.seen: set = set()
         self.exit_span: Span | None = None  # where the script stopped with `exit`, if it did
+        self.calls = 0
         self.local_names: set[str] = set()  # see script_variables()
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
@@ -219,9 +222,21 @@ class Evaluator:
         return "\n".join([lines[0][span.col - 1:]] + lines[1:-1] + [lines[-1][:(span.end_col or 1) - 1]])
 
     # ------------------------------------------------------------------ assignment
+    def _bounded(self, name: str, segs: list, span: Span) -> list:
+        """A value that grows without bound (a = $a$a in a loop) is cut off: unknown, with RFTC114."""
+        if len(segs) > 4000 or sum(len(s.text) for s in segs) > MAX_VALUE:
+            self.g.add("RFTC114", f"the value of ${name} grows beyond {MAX_VALUE} characters; not evaluated further",
+                       span)
+            return [self._seg(f"${{oc.env:{name}}}", span, unknowns=(Unknown("var", name, span),))]
+        return segs
+
     def assign_segs(self, name: str, segs: list, span: Span, *, local: bool = False, append: bool = False,
                     exported: bool | None = None) -> None:
         old = self._var(name)
+        if append and old is not None and old.segs is not None:
+            segs = self._bounded(name, old.segs + segs, span)
+            append = False
+        segs = self._bounded(name, segs, span)
         scope = self.st.frames[-1] if (local and self.st.frames) else self._scope_of(name)
         if append and old is not None:
             if old.items is not None:
@@ -766,8 +781,10 @@ class Evaluator:
 
     # --- functions, scripts, sourcing
     def call_function(self, name: str, args: list[Field], span: Span) -> int:
-        if self.depth >= MAX_DEPTH:
-            self.g.add("RFTC114", f"function `{name}` not evaluated: calls nested deeper than {MAX_DEPTH}", span)
+        self.g.calls += 1
+        if self.depth >= MAX_DEPTH or self.g.calls > MAX_CALLS:
+            self.g.add("RFTC114", f"function `{name}` not evaluated: more than {MAX_DEPTH} nested or {MAX_CALLS} "
+                       "calls in all", span)
             return 0
         body, file, lines = self.st.funcs[name]
         saved = (self.st.positional, self.file, self.lines, self.depth)
@@ -858,7 +875,10 @@ class Evaluator:
     # ------------------------------------------------------------------ command substitution
     def command_output(self, source: str | None, body, span: Span):
         """The output of $(...) or `...`: (text, unknowns, via)."""
-        if self.depth >= MAX_DEPTH:
+        self.g.calls += 1
+        if self.depth >= MAX_DEPTH or self.g.calls > MAX_CALLS:
+            self.g.add("RFTC114", f"command substitution not evaluated: more than {MAX_DEPTH} nested or "
+                       f"{MAX_CALLS} in all", span)
             return "", [], []
         if source is not None:  # backticks: parse the body again
             from rftc.shell.parser import parse
