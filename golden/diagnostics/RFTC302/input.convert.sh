@@ -1,0 +1,9 @@
+# RFTC302
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=/data/gsm8k/train.parquet \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.n=4 \
+    data.train_batch_size=1000 \
+    actor_rollout_ref.actor.ppo_mini_batch_size=256 \
+    trainer.total_epochs=1

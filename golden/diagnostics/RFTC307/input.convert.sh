@@ -1,0 +1,9 @@
+# RFTC307
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=/data/gsm8k/train.parquet \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.n=4 \
+    custom_reward_function.path=rewards.py \
+    custom_reward_function.name=score \
+    trainer.total_epochs=1

@@ -1,0 +1,9 @@
+# RFTC308
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=/data/gsm8k/train.parquet \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.n=4 \
+    reward_model.enable=True \
+    reward_model.model.path=/models/rm \
+    trainer.total_epochs=1

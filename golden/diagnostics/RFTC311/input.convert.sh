@@ -1,0 +1,8 @@
+# RFTC311
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=/data/gsm8k/train.parquet \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.n=4 \
+    data.train_batch_size=$BATCH \
+    trainer.total_epochs=1

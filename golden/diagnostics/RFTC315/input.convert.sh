@@ -1,0 +1,11 @@
+# RFTC315
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=/data/gsm8k/train.parquet \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.n=4 \
+    trainer.n_gpus_per_node=1 \
+    actor_rollout_ref.rollout.tensor_model_parallel_size=1 \
+    data.train_batch_size=64 \
+    actor_rollout_ref.actor.ppo_mini_batch_size=32 \
+    trainer.total_epochs=1

@@ -1,0 +1,9 @@
+# RFTC316
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=/data/gsm8k/train.parquet \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.n=4 \
+    algorithm.adv_estimator=gae \
+    critic.ppo_max_token_len_per_gpu=65536 \
+    trainer.total_epochs=1
