@@ -31,8 +31,10 @@ start=$(date +%s)
 if [ ! -x "$VENV/uv/bin/uv" ]; then
   "$PY" -m pip install -q --disable-pip-version-check --target "$VENV/uv" "uv==$UV_VERSION"
 fi
-# --no-deps semantics: sync installs exactly the listed distributions and nothing they declare.
-"$VENV/uv/bin/uv" pip sync --python "$VENV/bin/python" --find-links "$WHEELS" \
+# --no-deps semantics: sync installs exactly the listed distributions and nothing they declare. Bytecode is
+# compiled here because the tests may run with PYTHONDONTWRITEBYTECODE set, which makes every import of torch,
+# transformers and ray compile from source again (about 3x slower).
+"$VENV/uv/bin/uv" pip sync --python "$VENV/bin/python" --find-links "$WHEELS" --compile-bytecode \
   "$LOCK" <(printf 'trinity-rft==0.6.0\nverl==0.8.0\n')
 
 # The reference must accept a GRPO and a PPO config (PPO needs verl) and reject a broken one, or agreement

@@ -1,0 +1,39 @@
+"""The rftc side's handle on the Trinity-RFT 0.6.0 reference environment (.venv-trinity).
+
+validate.py runs inside that environment; this module runs inside rftc's and drives it by subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = REPO / ".venv-trinity" / "bin" / "python"
+VALIDATE = Path(__file__).with_name("validate.py")
+SETUP = "bash scripts/setup-trinity-ref.sh"
+MISSING = f"the Trinity-RFT 0.6.0 reference environment .venv-trinity is absent: build it with `{SETUP}`"
+
+
+def available() -> bool:
+    return PYTHON.is_file() and (REPO / ".venv-trinity" / ".built").is_file()
+
+
+def run(paths: list[str], *, expand: bool = False, timeout: float = 900) -> dict[str, dict]:
+    """Trinity's verdict on each config (paths relative to the repository root), keyed by path."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    proc = subprocess.run([str(PYTHON), str(VALIDATE), *(["--expand"] if expand else [])],
+                          input=json.dumps(paths), capture_output=True, text=True, cwd=REPO, env=env,
+                          timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the reference validator failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return {r["path"]: r for r in records}
+
+
+def manifest(folder: Path) -> dict[str, dict]:
+    """A golden folder's manifest.json, keyed by path relative to the repository root."""
+    entries = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    return {str((folder / name).relative_to(REPO)): entry for name, entry in entries.items()}
