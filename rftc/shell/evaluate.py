@@ -82,7 +82,6 @@ class State:
         self.funcs: dict[str, tuple] = {}
         self.positional: list[Field] = []
         self.cwd: list[Seg] | None = None
-        self.cwd_changed = False
 
     def fork(self) -> "State":
         s = State()
@@ -91,7 +90,6 @@ class State:
         s.funcs = dict(self.funcs)
         s.positional = list(self.positional)
         s.cwd = self.cwd
-        s.cwd_changed = self.cwd_changed
         return s
 
 
@@ -892,7 +890,6 @@ class Evaluator:
         ev = Evaluator(self.g, self.st.fork(), self.file, "", depth=self.depth + 1, capture=out)
         ev.lines = self.lines
         ev.unset_mode = self.unset_mode
-        ev.positional  # noqa: B018  (same positional parameters as the caller)
         try:
             ev.run_list(body)
         except (_Exit, _Return, _Break, _Continue):
@@ -1028,7 +1025,6 @@ class Evaluator:
         if target.text == "-":
             return 0
         self.st.cwd = self._absolute(target, span)
-        self.st.cwd_changed = True
         return 0
 
     def b_source(self, fields, span, redirects, words) -> int:
@@ -1120,9 +1116,6 @@ class Evaluator:
                 args = args[:-1]
             self.note_uncertain(unknowns, span)
         return 0 if test_words([a.text for a in args], self) else 1
-
-    def b_local(self, fields, span, redirects, words) -> int:
-        return 0
 
     # --- declarations (export / local / readonly / declare)
     def run_decl(self, node) -> int:

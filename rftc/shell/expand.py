@@ -131,10 +131,10 @@ def node_span(file: str, node) -> Span:
     return Span(file, first.line, first.column, last.end_line, last.end_column)
 
 
-def literal(file: str, tok, text: str | None = None, quoted: bool = True) -> list[Seg]:
-    """Pieces for a literal token: exact runs of its text, split where escapes were removed."""
+def literal(file: str, tok, text: str | None = None) -> list[Seg]:
+    """One quoted piece for a token: its own text (exact), or ``text`` it stands for."""
     return [Seg(text if text is not None else tok.value, file, tok.line, tok.column, tok.end_line, tok.end_column,
-                exact=text is None, quoted=quoted)]
+                exact=text is None, quoted=True)]
 
 
 # ------------------------------------------------------------------ escapes
@@ -183,12 +183,6 @@ def _dq_escape(text, i):
     return 0, ""
 
 
-def _brace_escape(text, i):  # inside ${..} operands an escaped } or quote stands for itself
-    if text[i] == "\\" and i + 1 < len(text):
-        return 2, ("" if text[i + 1] == "\n" else text[i + 1])
-    return 0, ""
-
-
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v",
          "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
@@ -229,7 +223,7 @@ class Expander:
         """The right side of an assignment: expanded without splitting, pieces anchored for storage."""
         if word is None:
             return []
-        items = self.parts(word.children, in_dq=False, first=True, anchor=True, assign=True)
+        items = self.parts(word.children, in_dq=False, first=True, anchor=True)
         return [s for s in items if s is not BREAK]
 
     def text(self, word, *, unset: bool = False) -> tuple[str, list[Unknown]]:
@@ -246,15 +240,13 @@ class Expander:
         return "".join(s.text for s in segs), unknowns
 
     # --- parts
-    def parts(self, children, *, in_dq: bool, first: bool = False, anchor: bool = False,
-              assign: bool = False) -> list:
+    def parts(self, children, *, in_dq: bool, first: bool = False, anchor: bool = False) -> list:
         out: list = []
         for i, part in enumerate(children):
-            self.part(part, out, in_dq=in_dq, first=first and i == 0, anchor=anchor, assign=assign)
+            self.part(part, out, in_dq=in_dq, first=first and i == 0, anchor=anchor)
         return out
 
-    def part(self, part, out: list, *, in_dq: bool, first: bool = False, anchor: bool = False,
-             assign: bool = False) -> None:
+    def part(self, part, out: list, *, in_dq: bool, first: bool = False, anchor: bool = False) -> None:
         ev, f = self.ev, self.file
         if hasattr(part, "type"):  # a token
             t = part.type
@@ -276,7 +268,7 @@ class Expander:
             elif t == "DQ_TEXT":
                 out += _runs(f, part, part.value, 0, _dq_escape)
             elif t in ("BRACE_TEXT", "PAT_TEXT"):
-                out += _runs(f, part, part.value, 0, _dq_escape if in_dq else _brace_escape)
+                out += _runs(f, part, part.value, 0, _dq_escape if in_dq else _unquoted_escape)
             elif t == "DOLLAR":
                 out += literal(f, part)
             elif t == "CONT":
@@ -290,7 +282,7 @@ class Expander:
         kind = part.data
         if kind == "dq":
             self._empty_array = False
-            inner = self.parts(part.children[1:-1], in_dq=True, anchor=anchor, assign=assign)
+            inner = self.parts(part.children[1:-1], in_dq=True, anchor=anchor)
             had_array, self._empty_array = self._empty_array, False
             out += inner
             if not inner and not had_array:
@@ -607,10 +599,19 @@ def _unk(segs) -> tuple:
     return tuple(out)
 
 
+# special parameters only known to the running shell, as the environment names rftc reads them from
+_SPECIAL = {"$": "RFTC_PID", "!": "RFTC_LAST_PID", "-": "RFTC_SHELL_FLAGS"}
+
+
 def _unknown_var(name: str, span: Span, in_dq: bool, detail: str = "", extra: tuple = ()) -> Seg:
-    text = f"${{oc.env:{name}}}" if detail != "length" else f"${{oc.env:{name}}}"
+    if name in _SPECIAL:
+        text = f"${{oc.env:{_SPECIAL[name]}}}"
+        unknown = Unknown("dyn", text, span, f"${name}")
+    else:
+        text = f"${{oc.env:{name}}}"
+        unknown = Unknown("var", name, span, detail)
     return Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
-               unknowns=(Unknown("var", name, span, detail),) + extra)
+               unknowns=(unknown,) + extra)
 
 
 def _arith_placeholder(unknowns, source: str) -> str:
