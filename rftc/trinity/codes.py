@@ -360,7 +360,7 @@ CODES = [
        "`trainer.critic_warmup`, `trainer.balance_batch`, `trainer.max_checkpoints_to_keep`).",
        EX["RFTC474"]),
     _c("RFTC475", "trainer-config-frozen", W, "A `trainer.trainer_config` key Trinity controls itself.",
-       "Trinity 0.6 ignores these keys with `Ignoring trainer_config override for '<key>' -- this field is "
+       "Trinity 0.6 ignores these keys with `Ignoring trainer_config override for '<key>' — this field is "
        "controlled by global_config`: it writes them from its own fields (batch sizes, token budget, sequence "
        "parallelism, strategy, KL loss, ...). Set the Trinity field named in the message instead.",
        EX["RFTC475"]),

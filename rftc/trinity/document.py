@@ -91,7 +91,7 @@ def parse(text: str, file: str) -> tuple[Document | None, Diagnostics]:
         root = yaml.load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        if exc.context_mark and "end of stream" in (exc.problem or ""):
+        if exc.context_mark and ("end of stream" in (exc.problem or "") or "stream end" in (exc.problem or "")):
             mark = exc.context_mark  # an unclosed quote or bracket: point where it opens
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = " ".join(p for p in (exc.context, exc.problem) if p)

@@ -73,6 +73,8 @@ def apply_fixes(root: Any, *, repeat_times: int | None = None, group_algorithm_a
     ex = root.get("explorer")
     if isinstance(ex, dict) and "runner_num" in ex:
         del ex["runner_num"]
+        if not ex:
+            del root["explorer"]
         changes.append("explorer.runner_num removed (ignored by Trinity)")
     for path, (enum_name, members, aliases) in _ENUMS.items():
         parent = _get(root, *path[:-1])

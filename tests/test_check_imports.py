@@ -1,0 +1,28 @@
+"""`rftc check` stays light: a check run imports none of the heavy or compiler-only libraries."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("hydra", "torch", "ray", "vllm", "verl", "omegaconf", "transformers", "lark")
+
+PROBE = """
+import json, sys
+from rftc.cli import main
+code = main(["check", sys.argv[1], "--format", "json"])
+print(json.dumps({"code": code, "modules": sorted(m.split(".")[0] for m in sys.modules)}), file=sys.__stdout__)
+"""
+
+
+def test_check_imports_no_heavy_modules():
+    example = ROOT / "golden" / "check" / "valid" / "ppo_example.yaml"
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(example)], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["code"] == 0
+    loaded = set(result["modules"])
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+    assert "pydantic" in loaded and "ruamel" in loaded  # the check really ran
