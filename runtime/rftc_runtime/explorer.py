@@ -1,0 +1,148 @@
+"""The explorer: a Ray actor holding one vLLM engine. It turns tasks into scored experiences.
+
+On CPU the engine runs inside the actor's process (``VLLM_ENABLE_V1_MULTIPROCESSING=0``), so a weight update
+hands the worker the state dict that came through Ray's object store as tensors, with no second copy.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from rftc_runtime.experience import Experience
+from rftc_runtime.tasksets import Task, chat_messages
+
+
+class Explorer:
+    """Wrapped by ``ray.remote`` in :mod:`rftc_runtime.driver`; usable in-process for tests and benchmarks."""
+
+    def __init__(self, model_path: str, *, max_model_len: int | None, dtype: str = "bfloat16", seed: int = 42,
+                 enforce_eager: bool = True, tensor_parallel_size: int = 1, gpu_memory_utilization: float = 0.9,
+                 max_prompt_tokens: int | None = None, threads: int | None = None):
+        on_cpu = not _has_cuda()
+        if on_cpu:
+            os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+            if threads:
+                os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", f"0-{threads - 1}")
+        from vllm import LLM
+
+        kwargs = dict(model=model_path, dtype=dtype, seed=seed, enforce_eager=enforce_eager,
+                      max_model_len=max_model_len, tensor_parallel_size=tensor_parallel_size,
+                      worker_extension_cls="rftc_runtime.engine_ext.WeightSyncExtension")
+        if not on_cpu:
+            kwargs["gpu_memory_utilization"] = gpu_memory_utilization
+        self.llm = LLM(**kwargs)
+        self.tokenizer = self.llm.get_tokenizer()
+        self.max_prompt_tokens = max_prompt_tokens
+        self.weights_version = 0
+        self.in_process = on_cpu
+
+    def is_alive(self) -> bool:
+        return True
+
+    def _prompt_ids(self, task: Task, system_prompt: str | None) -> tuple[list[int], bool]:
+        ids = self.tokenizer.apply_chat_template(chat_messages(task, system_prompt), add_generation_prompt=True,
+                                                 tokenize=True, return_dict=False)
+        if hasattr(ids, "keys"):  # some tokenizers return a BatchEncoding despite return_dict=False
+            ids = ids["input_ids"]
+        ids = list(ids)
+        if self.max_prompt_tokens and len(ids) > self.max_prompt_tokens:
+            return ids[: self.max_prompt_tokens], True  # Trinity truncates prompts on the right
+        return ids, False
+
+    def explore(self, tasks: list[Task], taskset, reward_fn_name: str | None, group_base: int,
+                data_source: str = "") -> tuple[list[Experience], dict]:
+        """Sample ``taskset.repeat_times`` responses per task and score them; returns experiences and metrics."""
+        from vllm import SamplingParams
+
+        from rftc_runtime import rewards
+
+        t0 = time.perf_counter()
+        reward_fn = rewards.resolve(reward_fn_name)
+        prompts, truncated_prompts = [], 0
+        for t in tasks:
+            ids, cut = self._prompt_ids(t, taskset.system_prompt)
+            truncated_prompts += cut
+            prompts.append({"prompt_token_ids": ids})
+        params = SamplingParams(n=taskset.repeat_times, temperature=taskset.temperature, top_p=taskset.top_p,
+                                top_k=taskset.top_k if taskset.top_k and taskset.top_k > 0 else 0,
+                                max_tokens=taskset.max_tokens, logprobs=0)
+        outputs = self.llm.generate(prompts, params, use_tqdm=False)
+        t1 = time.perf_counter()
+        exps, failures, empty, truncated, errors = [], 0, 0, 0, []
+        tokens = 0
+        for k, (task, out) in enumerate(zip(tasks, outputs)):
+            for comp in out.outputs:
+                ids = list(comp.token_ids)
+                lps = [lp[tok].logprob for tok, lp in zip(ids, comp.logprobs)] if comp.logprobs else [0.0] * len(ids)
+                text = comp.text
+                tokens += len(ids)
+                is_trunc = comp.finish_reason == "length"
+                truncated += is_trunc
+                if not text.strip():
+                    empty += 1
+                try:
+                    reward = rewards.score(reward_fn, data_source or task.row.get("data_source", ""), text,
+                                           task.answer, task.row.get("extra_info"))
+                except Exception as exc:  # a reward function that raises scores 0 and is counted (RFTC502)
+                    failures += 1
+                    if len(errors) < 3:
+                        errors.append(f"{type(exc).__name__}: {exc}")
+                    reward = 0.0
+                exps.append(Experience(task.index, group_base + k, list(out.prompt_token_ids), ids, lps, reward,
+                                       is_trunc, {"text": text}))
+        t2 = time.perf_counter()
+        rs = [e.reward for e in exps]
+        metrics = {
+            "rollout/reward_mean": sum(rs) / max(1, len(rs)),
+            "rollout/reward_max": max(rs) if rs else 0.0,
+            "rollout/response_len_mean": tokens / max(1, len(exps)),
+            "rollout/tokens": tokens,
+            "rollout/empty_responses": empty,
+            "rollout/truncated_responses": truncated,
+            "rollout/truncated_prompts": truncated_prompts,
+            "rollout/reward_fn_errors": failures,
+            "rollout/weights_version": self.weights_version,
+            "time/generate": t1 - t0,
+            "time/reward": t2 - t1,
+        }
+        if errors:
+            metrics["rollout/reward_fn_error_examples"] = errors
+        return exps, metrics
+
+    def update_weights(self, state, version: int) -> float:
+        """Load the trainer's weights into every engine worker through vLLM's reload path."""
+        t0 = time.perf_counter()
+        if not self.in_process:  # tensors inside RPC arguments across processes arrive as lists: send bytes
+            import io
+
+            import torch
+
+            buf = io.BytesIO()
+            torch.save(state, buf)
+            state = buf.getvalue()
+        self.llm.collective_rpc("rftc_load_state_dict", args=(state,))
+        self.weights_version = version
+        return time.perf_counter() - t0
+
+    def greedy(self, prompts: list[str], max_tokens: int = 16) -> list[str]:
+        """Greedy replies to chat prompts (used to check that a sync changed the engine's weights)."""
+        from vllm import SamplingParams
+
+        tasks = [Task(i, p, None, {}) for i, p in enumerate(prompts)]
+        ids = [{"prompt_token_ids": self._prompt_ids(t, None)[0]} for t in tasks]
+        outs = self.llm.generate(ids, SamplingParams(temperature=0.0, max_tokens=max_tokens), use_tqdm=False)
+        return [o.outputs[0].text for o in outs]
+
+    def shutdown(self) -> None:
+        del self.llm
+
+
+def _has_cuda() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except ImportError:
+        return False

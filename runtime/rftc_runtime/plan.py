@@ -1,0 +1,210 @@
+"""The run plan: actors and their resources, and the batch arithmetic per step, from the settings alone.
+Stdlib only, so ``rftc run --dry-run`` starts nothing and imports nothing heavy. Problems that would stop the
+run are collected as (code, message, hint, key) instead of being found minutes into it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Plan:
+    cpus: int
+    gpus: int
+    threads: int
+    explorer_cpus: int
+    explorer_gpus: int
+    trainer_cpus: int
+    trainer_gpus: int
+    experiences_per_explore_step: int
+    experiences_per_step: int
+    micro_batch_size: int
+    taskset_rows: int | None
+    total_explore_steps: int | None
+    total_train_steps: int
+    sync_method: str
+    dtype: str  # the rollout engine's dtype (and the trainer's compute dtype)
+    errors: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    infos: list = field(default_factory=list)
+
+    def describe(self, s) -> str:
+        a = s.algorithm
+        lines = [
+            f"config        {s.source}",
+            f"model         {s.model_path}",
+            f"algorithm     {a.algorithm_type}: advantage {a.advantage_fn}, policy loss {a.policy_loss_fn}, "
+            f"kl loss {a.kl_loss_fn}, kl in reward {a.kl_penalty_fn}, entropy {a.entropy_loss_fn}, "
+            f"loss_agg_mode {a.loss_agg_mode}",
+            f"resources     {self.cpus} CPU(s), {self.gpus} GPU(s)" + ("  (no GPU: every actor runs on CPU)"
+                                                                        if not self.gpus else ""),
+            "actors",
+            f"  explorer    {s.engine_num} vLLM engine(s) x TP {s.tensor_parallel_size}: "
+            f"{self.explorer_gpus} GPU(s), {self.explorer_cpus} CPU(s), {self.threads} thread(s)",
+            f"  trainer     {'veRL FSDP workers' if self.gpus else 'transformers model + veRL losses'}: "
+            f"{self.trainer_gpus} GPU(s), {self.trainer_cpus} CPU(s)"
+            + (", reference model" if a.needs_reference else "") + (", critic" if a.use_critic else ""),
+            f"  precision   {self.dtype}" + ("" if self.dtype == s.dtype else
+                                             f" (config: {s.dtype}; this CPU has no native bfloat16)"),
+            f"  sync        {self.sync_method} every {s.sync_interval} step(s), offset {s.sync_offset} "
+            f"({'on-policy' if s.sync_offset == 0 and s.sync_interval == 1 else 'off-policy by up to ' + str(s.sync_interval + s.sync_offset - 1) + ' step(s)'})",
+            "per step",
+            f"  explore     {s.batch_size} task(s) x {a.repeat_times} response(s) = "
+            f"{self.experiences_per_explore_step} experiences",
+            f"  train       {self.experiences_per_step} experiences -> {s.ppo_epochs} optimizer step(s) of "
+            f"{math.ceil(self.experiences_per_step / self.micro_batch_size)} micro-batch(es) of "
+            f"{self.micro_batch_size}",
+            f"  steps       {self.total_train_steps} trainer step(s)"
+            + (f" ({self.taskset_rows} task(s) x {s.total_epochs} epoch(s) / {s.batch_size})"
+               if self.taskset_rows is not None and s.train_total_steps is None else ""),
+            f"  checkpoints {s.checkpoint_job_dir} "
+            + (f"every {s.save_interval} step(s) and at the end" if s.save_interval else "at the end")
+            + (", resuming when one exists" if s.continue_from_checkpoint else ""),
+        ]
+        return "\n".join(lines)
+
+
+def cpu_has_bf16() -> bool:
+    """Native bfloat16 matmuls (AVX512-BF16 or AMX); without them bf16 is emulated and many times slower."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = f.read()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def detected_gpus() -> int:
+    """NVIDIA GPUs visible here (without importing torch)."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("nvidia-smi"):
+        return 0
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
+def _count_rows(path: str, split: str) -> int | None:
+    p = Path(path).expanduser()
+    files = [p] if p.is_file() else sorted(f for f in p.rglob(f"{split}*") if f.is_file()) if p.is_dir() else []
+    total = 0
+    for f in files:
+        if f.suffix == ".jsonl":
+            total += sum(1 for line in f.read_text(encoding="utf-8").splitlines() if line.strip())
+        elif f.suffix == ".json":
+            data = json.loads(f.read_text(encoding="utf-8"))
+            total += len(data if isinstance(data, list) else data.get("data", []))
+        elif f.suffix == ".parquet" and importlib.util.find_spec("pyarrow") is not None:
+            import pyarrow.parquet as pq
+
+            total += pq.ParquetFile(f).metadata.num_rows
+        else:
+            return None
+    return total if files else None
+
+
+def _reward_resolvable(name: str | None) -> bool:
+    from rftc_runtime.rewards import BUILTIN
+
+    if not name or name in BUILTIN:
+        return True
+    module = name.partition(":")[0] if ":" in name else name.rpartition(".")[0]
+    try:
+        return bool(module) and importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def make_plan(s, gpus: int | None = None) -> Plan:
+    from rftc_runtime.algorithm import unsupported
+
+    errors, warnings, infos = [], [], []
+    cpus = os.cpu_count() or 1
+    if gpus is None:  # the config's cluster, bounded by what this machine has
+        gpus = detected_gpus()
+        if s.gpu_per_node:
+            gpus = min(gpus, s.gpu_per_node * max(1, s.node_num))
+    explorer_gpus = s.engine_num * s.tensor_parallel_size if gpus else 0
+    if gpus and explorer_gpus >= gpus:
+        errors.append(("RFTC509", f"the explorer needs {explorer_gpus} GPU(s) and leaves none of the {gpus} for "
+                       "the trainer", "lower explorer.rollout_model.engine_num or tensor_parallel_size",
+                       "explorer.rollout_model.engine_num"))
+    per_explore = s.batch_size * s.algorithm.repeat_times
+    per_step = s.experiences_per_step
+    micro = int(s.micro_batch_size or min(per_step, 16))
+    for item in unsupported(s.algorithm):
+        key = "algorithm." + item.split(":")[0]
+        errors.append(("RFTC505", f"this runtime cannot run {item}",
+                       "supported: advantage_fn grpo/rloo/reinforceplusplus (ppo with a critic on GPU), "
+                       "policy_loss_fn ppo/gspo/sapo/cispo, KL k1/k2/k3/low_var_kl/abs", key))
+    sync_method = s.sync_method
+    if s.sync_style != "fixed":
+        errors.append(("RFTC509", f"sync_style {s.sync_style} is not supported by this runtime (fixed only)",
+                       "use synchronizer.sync_style: fixed", "synchronizer.sync_style"))
+    if not gpus and sync_method != "memory":
+        infos.append(("RFTC509", f"sync_method {sync_method} needs GPUs; weights go through Ray's object "
+                         "store (memory) on CPU", "set synchronizer.sync_method: memory", "synchronizer.sync_method"))
+        sync_method = "memory"
+    rows = None
+    if s.taskset is None or not s.taskset.path:
+        errors.append(("RFTC506", "the config has no training taskset", "set buffer.explorer_input.taskset.path",
+                       "buffer.explorer_input"))
+    elif not Path(s.taskset.path).expanduser().exists():
+        errors.append(("RFTC506", f"taskset {s.taskset.path} does not exist",
+                       "generate it first (examples/ explain how) or fix the path",
+                       "buffer.explorer_input.taskset.path"))
+    else:
+        rows = _count_rows(s.taskset.path, s.taskset.split)
+        if s.taskset.path.endswith(".jsonl") and rows:
+            missing = _missing_prompt_rows(s.taskset.path, s.taskset.prompt_key)
+            if missing:
+                warnings.append(("RFTC503", f"{missing} of {rows} row(s) have no {s.taskset.prompt_key!r} key and "
+                                 "will be skipped", "fix the rows or set format.prompt_key",
+                                 "buffer.explorer_input.taskset.format.prompt_key"))
+                rows -= missing
+    if s.taskset is not None and not _reward_resolvable(s.taskset.reward_fn):
+        errors.append(("RFTC508", f"reward function {s.taskset.reward_fn!r} cannot be found",
+                       "use a built-in name (last_number, accuracy_reward, math_reward, gsm8k) or module:function "
+                       "importable from here", "buffer.explorer_input.default_reward_fn_type"))
+    if not s.model_path or not (Path(s.model_path).expanduser() / "config.json").is_file():
+        errors.append(("RFTC507", f"model directory {s.model_path or '(empty)'} has no config.json",
+                       "point model.model_path at a Hugging Face model directory; model hubs are not contacted",
+                       "model.model_path"))
+    explore_steps = s.explore_total_steps
+    if explore_steps is None and rows is not None:
+        explore_steps = math.ceil(rows * s.total_epochs / s.batch_size)
+    if s.train_total_steps:
+        train_steps = int(s.train_total_steps)
+    elif explore_steps is not None:
+        train_steps = explore_steps * per_explore // per_step
+    else:
+        train_steps = 0
+    threads = cpus
+    return Plan(cpus=cpus, gpus=gpus, threads=threads, explorer_cpus=1 if cpus >= 2 else 0,
+                explorer_gpus=explorer_gpus, trainer_cpus=1 if cpus >= 2 else 0,
+                trainer_gpus=(gpus - explorer_gpus) if gpus else 0, experiences_per_explore_step=per_explore,
+                experiences_per_step=per_step, micro_batch_size=micro, taskset_rows=rows,
+                total_explore_steps=explore_steps, total_train_steps=train_steps, sync_method=sync_method,
+                dtype=s.dtype if gpus or s.dtype != "bfloat16" or cpu_has_bf16() else "float32",
+                errors=errors, warnings=warnings, infos=infos)
+
+
+def _missing_prompt_rows(path: str, key: str) -> int:
+    n = 0
+    for line in Path(path).expanduser().read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            cur = row
+            for part in key.split("."):
+                cur = cur.get(part) if isinstance(cur, dict) else None
+            n += cur in (None, "", [])
+    return n

@@ -1,0 +1,264 @@
+"""What the runtime reads from a Trinity-RFT 0.6 config, with Trinity's defaults and derivations.
+
+The input is the config as a plain mapping (the IR's ``model_dump()`` or a Trinity YAML loaded with
+OmegaConf), so the runtime depends on the config's meaning, never on the compiler's internals. Only stdlib
+imports: ``rftc run --dry-run`` builds the plan from this without importing anything heavy.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+# Trinity-RFT 0.6.0 per-algorithm defaults, used when a field is None (reference: trinity-0.6.md §4.1).
+# algorithm_type -> (advantage_fn, policy_loss_fn, kl_loss_fn, entropy_loss_fn, uses a critic)
+ALGORITHM_DEFAULTS = {
+    "ppo": ("ppo", "ppo", "k2", "default", True),
+    "grpo": ("grpo", "ppo", "k2", "default", False),
+    "grpo_verl": ("grpo", "ppo", "k2", "default", False),
+    "dapo": ("grpo", "ppo", "none", "default", False),
+    "reinforceplusplus": ("reinforceplusplus", "ppo", "k2", "default", False),
+    "rloo": ("rloo", "ppo", "k2", "default", False),
+}
+
+DEFAULT_KL_ARGS = {"adaptive": False, "kl_coef": 0.001}
+
+
+def _get(d: Any, path: str, default=None):
+    cur = d
+    for part in path.split("."):
+        if not isinstance(cur, dict) or part not in cur or cur[part] is None:
+            return default
+        cur = cur[part]
+    return cur
+
+
+@dataclass
+class Optimizer:
+    lr: float = 1e-6
+    lr_warmup_steps: int = -1
+    lr_warmup_steps_ratio: float = 0.0
+    min_lr_ratio: float = 0.01
+    lr_scheduler_type: str = "constant"
+    optimizer_type: str = "adam"
+    betas: tuple[float, float] = (0.9, 0.999)
+    weight_decay: float = 0.01
+    clip_grad: float = 1.0
+
+
+@dataclass
+class Algorithm:
+    algorithm_type: str = "ppo"
+    repeat_times: int = 1
+    advantage_fn: str = "ppo"
+    advantage_fn_args: dict = field(default_factory=dict)
+    policy_loss_fn: str = "ppo"
+    policy_loss_fn_args: dict = field(default_factory=dict)
+    kl_loss_fn: str = "k2"
+    kl_loss_fn_args: dict = field(default_factory=lambda: dict(DEFAULT_KL_ARGS))
+    kl_penalty_fn: str = "none"
+    kl_penalty_fn_args: dict = field(default_factory=lambda: dict(DEFAULT_KL_ARGS))
+    entropy_loss_fn: str = "default"
+    entropy_loss_fn_args: dict = field(default_factory=dict)
+    loss_agg_mode: str = "token-mean"
+    use_critic: bool = False
+    optimizer: Optimizer = field(default_factory=Optimizer)
+
+    @property
+    def needs_reference(self) -> bool:
+        return self.kl_loss_fn != "none" or self.kl_penalty_fn != "none"
+
+
+@dataclass
+class Taskset:
+    name: str
+    path: str
+    split: str = "train"
+    subset_name: str | None = None
+    prompt_key: str = "prompt"
+    response_key: str = "response"
+    system_prompt: str | None = None
+    reward_fn: str | None = None
+    reward_fn_args: dict = field(default_factory=dict)
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = -1
+    logprobs: int = 0
+    max_tokens: int | None = None
+    repeat_times: int = 1
+    selector: str = "sequential"
+    seed: int = 42
+
+
+@dataclass
+class Settings:
+    source: str
+    project: str = "Trinity-RFT"
+    group: str = ""
+    name: str = "rft"
+    checkpoint_root_dir: str = ""
+    continue_from_checkpoint: bool = True
+    model_path: str = ""
+    max_model_len: int | None = None
+    max_prompt_tokens: int | None = None
+    max_response_tokens: int | None = None
+    algorithm: Algorithm = field(default_factory=Algorithm)
+    batch_size: int = 1
+    train_batch_size: int = 0
+    total_epochs: int = 1
+    explore_total_steps: int | None = None
+    taskset: Taskset | None = None
+    eval_tasksets: list[Taskset] = field(default_factory=list)
+    engine_num: int = 1
+    tensor_parallel_size: int = 1
+    enforce_eager: bool = False
+    dtype: str = "bfloat16"
+    seed: int = 42
+    gpu_memory_utilization: float = 0.9
+    eval_interval: int = 100
+    eval_on_startup: bool = True
+    save_interval: int = 0
+    train_total_steps: int | None = None
+    grad_clip: float = 1.0
+    save_hf_checkpoint: str = "last"
+    ppo_epochs: int = 1
+    micro_batch_size: int | None = None
+    sync_method: str = "nccl"
+    sync_style: str = "fixed"
+    sync_interval: int = 1
+    sync_offset: int = 0
+    monitor_type: str = "tensorboard"
+    gpu_per_node: int = 0
+    node_num: int = 0
+    raw: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def checkpoint_job_dir(self) -> str:
+        root = os.path.abspath(self.checkpoint_root_dir or "checkpoints")
+        return os.path.join(root, *[p for p in (self.project, self.group, self.name) if p])
+
+    @property
+    def experiences_per_step(self) -> int:
+        """Trinity: buffer.train_batch_size, 0 meaning batch_size x repeat_times."""
+        return self.train_batch_size or self.batch_size * self.algorithm.repeat_times
+
+
+def _taskset(d: dict, index: int, model: dict, repeat_times: int, eval_: bool, default_reward) -> Taskset:
+    fmt = d.get("format") or {}
+    ra = d.get("rollout_args") or {}
+    sel = d.get("data_selector") or d.get("task_selector") or {}
+    return Taskset(
+        name=d.get("name") or (f"eval_taskset_{index}" if eval_ else f"taskset_{index}"),
+        path=d.get("path") or "",
+        split=d.get("split") or "train",
+        subset_name=d.get("subset_name"),
+        prompt_key=fmt.get("prompt_key") or "prompt",
+        response_key=fmt.get("response_key") or "response",
+        system_prompt=fmt.get("system_prompt"),
+        reward_fn=d.get("default_reward_fn_type") or default_reward,
+        reward_fn_args=dict(d.get("reward_fn_args") or {}),
+        # GenerationConfig: None inherits the model's sampling defaults; top_k is already -1 (never inherited).
+        temperature=_first(ra.get("temperature"), model.get("temperature"), 1.0),
+        top_p=_first(ra.get("top_p"), model.get("top_p"), 1.0),
+        top_k=_first(ra.get("top_k"), -1),
+        logprobs=_first(ra.get("logprobs"), model.get("logprobs"), 0),
+        max_tokens=_first(ra.get("max_tokens"), model.get("max_response_tokens")),
+        # Train tasksets are forced to algorithm.repeat_times; eval tasksets keep their own.
+        repeat_times=int(d.get("repeat_times") or 1) if eval_ else repeat_times,
+        selector=sel.get("selector_type") or "sequential",
+        seed=int(sel.get("seed") or 42),
+    )
+
+
+def _first(*values):
+    for v in values:
+        if v is not None:
+            return v
+    return None
+
+
+def _algorithm(a: dict) -> Algorithm:
+    atype = a.get("algorithm_type") or "ppo"
+    adv, pol, kl, ent, critic = ALGORITHM_DEFAULTS.get(atype, ALGORITHM_DEFAULTS["ppo"])
+    opt = a.get("optimizer") or {}
+    optimizer = Optimizer(**{k: (tuple(v) if k == "betas" else v) for k, v in opt.items()
+                             if k in Optimizer.__dataclass_fields__ and v is not None})
+    if opt.get("warmup_style") and not opt.get("lr_scheduler_type"):
+        optimizer.lr_scheduler_type = opt["warmup_style"]  # deprecated alias, as Trinity copies it
+    alg = Algorithm(
+        algorithm_type=atype,
+        repeat_times=int(a.get("repeat_times") or 1),
+        advantage_fn=a.get("advantage_fn") or adv,
+        advantage_fn_args=dict(a.get("advantage_fn_args") or {}),
+        policy_loss_fn=a.get("policy_loss_fn") or pol,
+        policy_loss_fn_args=dict(a.get("policy_loss_fn_args") or {}),
+        kl_loss_fn=a.get("kl_loss_fn") or kl,
+        kl_loss_fn_args={**DEFAULT_KL_ARGS, **(a.get("kl_loss_fn_args") or {})},
+        kl_penalty_fn=a.get("kl_penalty_fn") or "none",
+        kl_penalty_fn_args={**DEFAULT_KL_ARGS, **(a.get("kl_penalty_fn_args") or {})},
+        entropy_loss_fn=a.get("entropy_loss_fn") or ent,
+        entropy_loss_fn_args=dict(a.get("entropy_loss_fn_args") or {}),
+        loss_agg_mode=a.get("loss_agg_mode") or "token-mean",
+        use_critic=critic,
+        optimizer=optimizer,
+    )
+    return alg
+
+
+def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
+    """Build the runtime's settings from a Trinity config mapping (values already resolved)."""
+    model = cfg.get("model") or {}
+    buffer = cfg.get("buffer") or {}
+    ei = buffer.get("explorer_input") or {}
+    explorer = cfg.get("explorer") or {}
+    rollout = explorer.get("rollout_model") or {}
+    trainer = cfg.get("trainer") or {}
+    sync = cfg.get("synchronizer") or {}
+    alg = _algorithm(cfg.get("algorithm") or {})
+    default_reward = ei.get("default_reward_fn_type")
+    tasksets = ([ei["taskset"]] if ei.get("taskset") else []) + list(ei.get("tasksets") or [])
+    tc = trainer.get("trainer_config") or {}
+    actor = _get(tc, "actor_rollout_ref.actor", {}) or {}
+    return Settings(
+        source=source,
+        project=cfg.get("project") or "Trinity-RFT",
+        group=cfg.get("group") or "",
+        name=cfg.get("name") or "rft",
+        checkpoint_root_dir=cfg.get("checkpoint_root_dir") or "",
+        continue_from_checkpoint=cfg.get("continue_from_checkpoint", True) is not False,
+        model_path=model.get("model_path") or "",
+        max_model_len=model.get("max_model_len"),
+        max_prompt_tokens=model.get("max_prompt_tokens"),
+        max_response_tokens=model.get("max_response_tokens"),
+        algorithm=alg,
+        batch_size=int(buffer.get("batch_size") or 1),
+        train_batch_size=int(buffer.get("train_batch_size") or 0),
+        total_epochs=int(buffer.get("total_epochs") or 1),
+        explore_total_steps=buffer.get("total_steps"),
+        taskset=_taskset(tasksets[0], 0, model, alg.repeat_times, False, default_reward) if tasksets else None,
+        eval_tasksets=[_taskset(t, i, model, alg.repeat_times, True, default_reward)
+                       for i, t in enumerate(ei.get("eval_tasksets") or [])],
+        engine_num=int(rollout.get("engine_num") or 1),
+        tensor_parallel_size=int(rollout.get("tensor_parallel_size") or 1),
+        enforce_eager=bool(rollout.get("enforce_eager", False)),
+        dtype=rollout.get("dtype") or "bfloat16",
+        seed=int(_first(rollout.get("seed"), 42)),
+        gpu_memory_utilization=float(rollout.get("gpu_memory_utilization") or 0.9),
+        eval_interval=int(explorer.get("eval_interval") or 100),
+        eval_on_startup=explorer.get("eval_on_startup", True) is not False,
+        save_interval=int(trainer.get("save_interval") or 0),
+        train_total_steps=trainer.get("total_steps"),
+        grad_clip=float(_first(trainer.get("grad_clip"), 1.0)),
+        save_hf_checkpoint=trainer.get("save_hf_checkpoint") or "last",
+        ppo_epochs=int(actor.get("ppo_epochs") or 1),
+        micro_batch_size=actor.get("ppo_micro_batch_size_per_gpu"),
+        sync_method=str(sync.get("sync_method") or "nccl").lower(),
+        sync_style=str(sync.get("sync_style") or "fixed").lower(),
+        sync_interval=int(sync.get("sync_interval") or 1),
+        sync_offset=int(sync.get("sync_offset") or 0),
+        monitor_type=(cfg.get("monitor") or {}).get("monitor_type") or "tensorboard",
+        gpu_per_node=int((cfg.get("cluster") or {}).get("gpu_per_node") or 0),
+        node_num=int((cfg.get("cluster") or {}).get("node_num") or 0),
+        raw=cfg,
+    )

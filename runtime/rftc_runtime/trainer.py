@@ -1,0 +1,218 @@
+"""The trainer: a training-engine wrapper with Trinity's vocabulary (prepare, train_step, train_step_num,
+need_sync / upload_state_dict, need_save / save_checkpoint / wait_for_save, shutdown, is_alive).
+
+On CPU the engine is a Hugging Face transformers model with a torch optimizer; every RL quantity (advantages,
+KL in the reward, policy loss, KL loss, entropy, loss aggregation, log-probs from logits, LR schedules) is
+computed by veRL's own functions (see :mod:`rftc_runtime.algorithm`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from rftc_runtime import checkpoints
+from rftc_runtime.synchronizer import FixedSchedule
+
+
+class HFTrainEngine:
+    def __init__(self, settings, total_steps: int, threads: int | None = None, dtype: str = "bfloat16"):
+        self.s = settings
+        self.dtype = dtype  # the rollout engine's dtype: the compute dtype of forward passes and synced weights
+        self.total_steps = max(1, total_steps)
+        self.threads = threads
+        self.schedule = FixedSchedule(settings.sync_interval, settings.sync_offset)
+        self._step = 0
+        self._save_thread: threading.Thread | None = None
+        self.resumed_state: dict = {}
+
+    # --- lifecycle -------------------------------------------------------------------------------------
+    def prepare(self) -> dict:
+        """Load model, reference model and optimizer; resume from the latest checkpoint when configured.
+        Returns the state saved with that checkpoint (explorer position...) or {}."""
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from rftc_runtime import algorithm
+
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        torch.manual_seed(self.s.seed)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.s.model_path)
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
+        self.model = AutoModelForCausalLM.from_pretrained(self.s.model_path, dtype=torch.float32)
+        self.model.config.use_cache = False
+        self.model.train()
+        self.ref_model = None
+        if self.s.algorithm.needs_reference:
+            self.ref_model = AutoModelForCausalLM.from_pretrained(self.s.model_path, dtype=getattr(torch, self.dtype)).eval()
+            self.ref_model.requires_grad_(False)
+        mini = self.s.experiences_per_step
+        micro = int(self.s.micro_batch_size or min(mini, 16))
+        self.micro = micro
+        self.bound = algorithm.bind(self.s.algorithm, mini, micro, self.s.grad_clip)
+        self.optimizer, self.scheduler = self._optimizer()
+        job = Path(self.s.checkpoint_job_dir)
+        latest = checkpoints.latest(job) if self.s.continue_from_checkpoint else None
+        if latest is not None:
+            state = checkpoints.load(latest, self.model, self.optimizer, self.scheduler)
+            self._step = int(state["train_step"])
+            self.resumed_state = state
+        return dict(self.resumed_state)
+
+    def _optimizer(self):
+        import torch
+        from verl.utils.torch_functional import get_constant_schedule_with_warmup, get_cosine_schedule_with_warmup
+
+        o = self.s.algorithm.optimizer
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        if o.optimizer_type in ("adam", "adamw"):  # veRL's FSDP workers map both to AdamW
+            opt = torch.optim.AdamW(params, lr=o.lr, betas=tuple(o.betas), weight_decay=o.weight_decay)
+        elif o.optimizer_type == "sgd":
+            opt = torch.optim.SGD(params, lr=o.lr, weight_decay=o.weight_decay)
+        else:
+            raise ValueError(f"optimizer_type {o.optimizer_type!r} is not supported on CPU (adam, adamw, sgd)")
+        warmup = o.lr_warmup_steps if o.lr_warmup_steps >= 0 else int(o.lr_warmup_steps_ratio * self.total_steps)
+        if o.lr_scheduler_type == "cosine":
+            sched = get_cosine_schedule_with_warmup(opt, num_warmup_steps=warmup, num_training_steps=self.total_steps,
+                                                    min_lr_ratio=o.min_lr_ratio)
+        else:
+            sched = get_constant_schedule_with_warmup(opt, num_warmup_steps=warmup)
+        return opt, sched
+
+    def is_alive(self) -> bool:
+        return True
+
+    @property
+    def train_step_num(self) -> int:
+        return self._step
+
+    def get_train_step_num(self) -> int:  # properties are not callable through a Ray actor handle
+        return self._step
+
+    # --- one step --------------------------------------------------------------------------------------
+    def _log_probs(self, model, mb: dict, temperature: float, with_entropy: bool):
+        import torch
+        from verl.utils.torch_functional import entropy_from_logits, logprobs_from_logits
+
+        R = mb["responses"].shape[1]
+        # fp32 master weights; forward passes in the engine's dtype where it is lower (autocast).
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.dtype == "bfloat16"):
+            out = model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"],
+                        position_ids=mb["position_ids"], use_cache=False)
+        logits = out.logits[:, -R - 1:-1, :].float() / temperature  # veRL scales by the rollout temperature
+        log_prob = logprobs_from_logits(logits, mb["responses"])
+        entropy = entropy_from_logits(logits) if with_entropy else None
+        return log_prob, entropy
+
+    def _micro_batches(self, data: dict, keys):
+        n = data["input_ids"].shape[0]
+        for i in range(0, n, self.micro):
+            yield {k: data[k][i:i + self.micro] for k in keys}
+
+    def train_step(self, exps: list) -> dict:
+        import torch
+        from verl import DataProto
+
+        from rftc_runtime import algorithm
+        from rftc_runtime.batch import collate
+
+        t0 = time.perf_counter()
+        temperature = float(self.s.taskset.temperature) if self.s.taskset else 1.0
+        data = collate(exps, self.pad_id)
+        seq_keys = ("input_ids", "attention_mask", "position_ids", "responses")
+        timings = {}
+        if self.ref_model is not None:
+            t = time.perf_counter()
+            with torch.no_grad():
+                data["ref_log_prob"] = torch.cat([self._log_probs(self.ref_model, mb, temperature, False)[0]
+                                                  for mb in self._micro_batches(data, seq_keys)])
+            timings["time/ref"] = time.perf_counter() - t
+        t = time.perf_counter()
+        if self.s.raw.get("algorithm", {}).get("bypass_old_logprobs", True) is False:
+            with torch.no_grad():
+                data["old_log_probs"] = torch.cat([self._log_probs(self.model, mb, temperature, False)[0]
+                                                   for mb in self._micro_batches(data, seq_keys)])
+        else:  # Trinity's default: the rollout's log-probs are the old log-probs
+            data["old_log_probs"] = data["rollout_log_probs"]
+        timings["time/old_logprob"] = time.perf_counter() - t
+
+        proto_keys = ["token_level_scores", "response_mask", "old_log_probs", "responses"]
+        if "ref_log_prob" in data:
+            proto_keys.append("ref_log_prob")
+        proto = DataProto.from_dict(tensors={k: data[k] for k in proto_keys}, non_tensors={"uid": data["uid"]})
+        metrics = algorithm.advantages(self.bound, proto)
+        data["advantages"] = proto.batch["advantages"]
+
+        t = time.perf_counter()
+        cfg = self.bound.actor_config
+        mask = data["response_mask"]
+        # veRL normalises each micro-batch's loss by the whole mini-batch (tokens or sequences).
+        cfg.global_batch_info.update(dp_size=1, batch_num_tokens=int(mask.sum().item()),
+                                     global_batch_size=int((mask.sum(-1) > 0).sum().item()),
+                                     loss_scale_factor=cfg.loss_scale_factor)
+        want_entropy = self.bound.entropy_coef != 0.0
+        loss_keys = seq_keys + ("response_mask", "old_log_probs", "advantages") + (
+            ("ref_log_prob",) if "ref_log_prob" in data else ())
+        step_metrics: dict[str, float] = {}
+        for _ in range(self.s.ppo_epochs):
+            self.optimizer.zero_grad(set_to_none=True)
+            sums: dict[str, float] = {}
+            for mb in self._micro_batches(data, loss_keys):
+                log_prob, entropy = self._log_probs(self.model, mb, temperature, want_entropy)
+                loss, m = algorithm.actor_loss(self.bound, log_prob, mb["old_log_probs"], mb["advantages"],
+                                               mb["response_mask"].bool(), mb.get("ref_log_prob"), entropy)
+                loss.backward()
+                for k, v in m.items():
+                    sums[k] = sums.get(k, 0.0) + v
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.s.grad_clip)
+            if torch.isfinite(grad_norm):
+                self.optimizer.step()
+            self.scheduler.step()
+            step_metrics = {**sums, "actor/grad_norm": float(grad_norm), "actor/lr": self.scheduler.get_last_lr()[0]}
+        timings["time/update"] = time.perf_counter() - t
+        self._step += 1
+        adv = data["advantages"][mask.bool()]
+        return {**metrics, **step_metrics, **timings, "train/step": self._step,
+                "train/experiences": len(exps), "train/response_tokens": int(mask.sum().item()),
+                "train/advantage_mean": float(adv.mean()) if adv.numel() else 0.0,
+                "time/train_step": time.perf_counter() - t0}
+
+    # --- weights -----------------------------------------------------------------------------------------
+    def need_sync(self) -> bool:
+        return self.schedule.trainer_needs_sync(self._step)
+
+    def upload_state_dict(self):
+        """The weights for the `memory` sync method, in the rollout engine's dtype (Ray puts them in its
+        object store; the explorer's workers load them through vLLM's reload path)."""
+        import torch
+
+        dtype = getattr(torch, self.dtype)
+        return {k: v.detach().to(dtype).clone() for k, v in self.model.state_dict().items()}
+
+    # --- checkpoints ---------------------------------------------------------------------------------------
+    def need_save(self) -> bool:
+        return self.s.save_interval > 0 and self._step % self.s.save_interval == 0
+
+    def save_checkpoint(self, block_until_saved: bool = False, save_as_hf: bool = False, extra: dict | None = None):
+        """Snapshot model, optimizer and counters now; write them in the background."""
+        self.wait_for_save()
+        snapshot = checkpoints.snapshot(self.model, self.optimizer, self.scheduler)
+        state = {"train_step": self._step, **(extra or {})}
+        target = Path(self.s.checkpoint_job_dir)
+        args = (target, self._step, snapshot, state, self.model if save_as_hf else None, self.tokenizer)
+        self._save_thread = threading.Thread(target=checkpoints.write, args=args, daemon=False)
+        self._save_thread.start()
+        if block_until_saved:
+            self.wait_for_save()
+        return str(checkpoints.step_dir(target, self._step))
+
+    def wait_for_save(self) -> None:
+        if self._save_thread is not None:
+            self._save_thread.join()
+            self._save_thread = None
+
+    def shutdown(self) -> None:
+        self.wait_for_save()
+

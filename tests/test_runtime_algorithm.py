@@ -1,0 +1,130 @@
+"""The trainer's advantages and losses equal veRL core_algos' on the same tensors (needs verl and torch:
+the runtime environment built by scripts/setup-runtime.sh)."""
+
+import importlib.util
+
+import pytest
+
+if importlib.util.find_spec("verl") is None or importlib.util.find_spec("torch") is None:
+    pytest.skip("needs verl and torch: run with .venv-run/bin/python (bash scripts/setup-runtime.sh)",
+                allow_module_level=True)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from verl.trainer.ppo import core_algos  # noqa: E402
+
+from rftc_runtime import algorithm  # noqa: E402
+from rftc_runtime.batch import collate  # noqa: E402
+from rftc_runtime.experience import Experience  # noqa: E402
+from rftc_runtime.settings import _algorithm  # noqa: E402
+
+
+def _exps(rewards, group_size=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for i, r in enumerate(rewards):
+        n = 1 + i % 5
+        out.append(Experience(i // group_size, i // group_size, [1, 2, 3][: 1 + i % 3],
+                              torch.randint(5, 50, (n,), generator=g).tolist(),
+                              (-torch.rand(n, generator=g)).tolist(), float(r)))
+    return out
+
+
+def _proto(data, **extra):
+    from verl import DataProto
+
+    tensors = {k: data[k] for k in ("token_level_scores", "response_mask", "responses")}
+    tensors["old_log_probs"] = data["rollout_log_probs"]
+    tensors.update(extra)
+    return DataProto.from_dict(tensors=tensors, non_tensors={"uid": data["uid"]})
+
+
+def _bound(**alg):
+    a = _algorithm({"algorithm_type": "grpo", "repeat_times": 4, **alg})
+    return algorithm.bind(a, mini_batch_size=8, micro_batch_size=8, grad_clip=1.0)
+
+
+REWARDS = [1, 0, 0, 1, 0, 0, 0, 1]
+
+
+def test_grpo_advantages_equal_core_algos():
+    data = collate(_exps(REWARDS), pad_id=0)
+    proto = _proto(data)
+    algorithm.advantages(_bound(), proto)
+    index = np.array([str(i // 4) for i in range(8)], dtype=object)
+    want, _ = core_algos.compute_grpo_outcome_advantage(data["token_level_scores"], data["response_mask"], index)
+    torch.testing.assert_close(proto.batch["advantages"], want)
+    # Each response's advantage is its reward's z-score within its group, on every response token.
+    first = proto.batch["advantages"][0, 0].item()
+    group = torch.tensor(REWARDS[:4], dtype=torch.float32)
+    assert first == pytest.approx(((group[0] - group.mean()) / (group.std() + 1e-6)).item(), rel=1e-5)
+
+
+@pytest.mark.parametrize("name,verl_fn", [("rloo", "compute_rloo_outcome_advantage"),
+                                           ("reinforceplusplus", "compute_reinforce_plus_plus_outcome_advantage")])
+def test_other_advantages_equal_core_algos(name, verl_fn):
+    from verl.trainer.config import AlgoConfig
+
+    data = collate(_exps(REWARDS), pad_id=0)
+    proto = _proto(data)
+    algorithm.advantages(_bound(advantage_fn=name), proto)
+    kwargs = {"config": AlgoConfig(gamma=1.0)}
+    if name == "rloo":
+        kwargs["index"] = np.array([str(i // 4) for i in range(8)], dtype=object)
+    want, _ = getattr(core_algos, verl_fn)(data["token_level_scores"], data["response_mask"], **kwargs)
+    torch.testing.assert_close(proto.batch["advantages"], want)
+
+
+def test_kl_in_reward_uses_verl_penalty():
+    data = collate(_exps(REWARDS), pad_id=0)
+    ref = data["rollout_log_probs"] - 0.1 * data["response_mask"]
+    proto = _proto(data, ref_log_prob=ref)
+    algorithm.advantages(_bound(kl_penalty_fn="k1", kl_penalty_fn_args={"kl_coef": 0.5}), proto)
+    kld = core_algos.kl_penalty(data["rollout_log_probs"], ref, "k1") * data["response_mask"]
+    torch.testing.assert_close(proto.batch["token_level_rewards"], data["token_level_scores"] - 0.5 * kld)
+
+
+@pytest.mark.parametrize("agg", ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum"])
+def test_actor_loss_equals_core_algos(agg):
+    g = torch.Generator().manual_seed(1)
+    n, T = 6, 7
+    mask = (torch.arange(T)[None, :] < torch.tensor([7, 3, 5, 1, 6, 2])[:, None])
+    old = -torch.rand(n, T, generator=g)
+    new = old + 0.3 * torch.randn(n, T, generator=g)
+    adv = torch.randn(n, 1, generator=g).expand(n, T).clone()
+    ref = old - 0.05
+    ent = torch.rand(n, T, generator=g)
+    b = _bound(loss_agg_mode=agg, kl_loss_fn="low_var_kl", kl_loss_fn_args={"kl_coef": 0.01},
+               entropy_loss_fn_args={"entropy_coef": 0.002},
+               policy_loss_fn_args={"clip_range_low": 0.2, "clip_range_high": 0.28})
+    b.actor_config.global_batch_info.clear()
+    loss, metrics = algorithm.actor_loss(b, new, old, adv, mask, ref_log_prob=ref, entropy=ent)
+    pg, _, _, _ = core_algos.compute_policy_loss(old, new, adv, mask, cliprange=0.2, cliprange_low=0.2,
+                                                 cliprange_high=0.28, clip_ratio_c=3.0, loss_agg_mode=agg)
+    kl = core_algos.agg_loss(core_algos.kl_penalty(new, ref, "low_var_kl"), mask, agg)
+    en = core_algos.agg_loss(ent, mask, agg)
+    torch.testing.assert_close(loss, pg - 0.002 * en + 0.01 * kl)
+    assert metrics["actor/pg_loss"] == pytest.approx(pg.item(), rel=1e-6)
+
+
+def test_micro_batches_sum_to_the_mini_batch_loss():
+    """veRL normalises every micro-batch by the whole mini-batch's tokens: the micro losses add up."""
+    g = torch.Generator().manual_seed(2)
+    n, T = 8, 5
+    mask = torch.rand(n, T, generator=g) > 0.3
+    old = -torch.rand(n, T, generator=g)
+    new = old + 0.2 * torch.randn(n, T, generator=g)
+    adv = torch.randn(n, T, generator=g)
+    b = _bound(kl_loss_fn="none")
+    b.actor_config.global_batch_info.update(dp_size=1, batch_num_tokens=int(mask.sum()), global_batch_size=n,
+                                            loss_scale_factor=None)
+    parts = sum(algorithm.actor_loss(b, new[i:i + 3], old[i:i + 3], adv[i:i + 3], mask[i:i + 3])[0]
+                for i in range(0, n, 3))
+    b.actor_config.global_batch_info.clear()
+    whole, _ = algorithm.actor_loss(b, new, old, adv, mask)
+    torch.testing.assert_close(parts, whole)
+
+
+def test_unsupported_names_are_reported():
+    a = _algorithm({"algorithm_type": "grpo", "advantage_fn": "opmd", "kl_loss_fn": "corrected_k3"})
+    assert algorithm.unsupported(a) == ["advantage_fn: opmd", "kl_loss_fn: corrected_k3"]
