@@ -8,7 +8,8 @@ choice of the `model_engine` config group) and writes rftc/verl/schemas/<version
     {"version": "0.9.1",
      "groups": {"model_engine": ["dp", "megatron", ...], "actor": [...], ...},   # config groups on disk
      "configs": {"ppo_trainer": {"default": 0, "choices": {"model_engine": {"dp": 0, "megatron": 1}}}, ...},
-     "trees": [ {composed config, interpolations kept as text}, ... ]}                # deduplicated
+     "trees": [ {composed config, interpolations kept as text}, ... ],                # deduplicated
+     "tree_choices": [ {"actor@actor_rollout_ref.actor": "dp_actor", ...}, ... ]}     # defaults-list choices
 
 Leaf types are JSON's own (int, float, bool, string, null); "???" marks a mandatory value.
 Usage: scripts/gen_verl_schemas.py [--unpack-only] [VERSION ...]
@@ -69,8 +70,12 @@ def compose(config_dir: Path, name: str, overrides: list[str]):
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(config_dir), version_base=None):
-        cfg = hydra_compose(config_name=name, overrides=overrides)
-    return OmegaConf.to_container(cfg, resolve=False)
+        cfg = hydra_compose(config_name=name, overrides=overrides, return_hydra_config=True)
+    choices = {k: v for k, v in OmegaConf.to_container(cfg.hydra.runtime.choices).items()
+               if not k.startswith("hydra/")}
+    tree = OmegaConf.to_container(cfg, resolve=False)
+    del tree["hydra"]
+    return tree, choices
 
 
 def groups_on_disk(trainer_dir: Path) -> dict[str, list[str]]:
@@ -83,13 +88,16 @@ def build(version: str) -> dict:
     trainer_dir = root / TRAINER_DIR
     groups = groups_on_disk(trainer_dir)
     trees: list[dict] = []
+    tree_choices: list[dict] = []
     index: dict[str, int] = {}
 
-    def intern(tree: dict) -> int:
+    def intern(composed: tuple[dict, dict]) -> int:
+        tree, choices = composed
         key = json.dumps(tree, sort_keys=False)
         if key not in index:
             index[key] = len(trees)
             trees.append(tree)
+            tree_choices.append(choices)
         return index[key]
 
     configs: dict[str, dict] = {}
@@ -102,7 +110,7 @@ def build(version: str) -> dict:
             continue
         default = compose(config_dir, name, base)
         entry: dict = {"default": intern(default), "choices": {}}
-        if SWITCHABLE_GROUP in default:
+        if SWITCHABLE_GROUP in default[0]:
             choices = {}
             for option in groups.get(SWITCHABLE_GROUP, []):
                 try:
@@ -114,7 +122,7 @@ def build(version: str) -> dict:
         configs[name] = entry
         print(f"  {version} {name}: {len(entry['choices'].get(SWITCHABLE_GROUP, {}))} engine choices",
               file=sys.stderr)
-    return {"version": version, "groups": groups, "configs": configs, "trees": trees}
+    return {"version": version, "groups": groups, "configs": configs, "trees": trees, "tree_choices": tree_choices}
 
 
 def main() -> int:

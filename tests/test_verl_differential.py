@@ -74,7 +74,6 @@ def _hydra(version: str, config_name: str, overrides: list[str]):
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    reference.keep_env_symbolic()
     try:
         return reference.compose(reference.config_dir(version), config_name, overrides)
     except (HydraException, OmegaConfBaseException):
@@ -161,7 +160,6 @@ def test_experimental_configs_match_hydra(module, version):
         pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
     overrides = ["actor_rollout_ref.rollout.name=vllm", "trainer.nnodes=2", "actor_rollout_ref.rollout.n=4"]
     for name in EXPERIMENTAL[module]:
-        reference.keep_env_symbolic()
         theirs = reference.compose(directory, name, overrides, version)
         args = [_arg(t, i) for i, t in enumerate(overrides)]
         inv = Invocation(0, module, "experimental", "python", Span("<case>", 1, 1), args, list(args),
@@ -199,7 +197,6 @@ def test_corpus_config_dirs_match_hydra(version):
         from hydra.errors import HydraException
         from omegaconf.errors import OmegaConfBaseException
 
-        reference.keep_env_symbolic()
         try:
             theirs = reference.compose(f.parent, f.stem, overrides, version)
         except (HydraException, OmegaConfBaseException):
@@ -217,3 +214,53 @@ def test_corpus_config_dirs_match_hydra(version):
         assert eff.prov("trainer.nnodes").kind == "override"
         compared += 1
     assert compared > 0
+
+
+_LAUNCHES = None
+
+
+def _corpus_launches():
+    global _LAUNCHES
+    if _LAUNCHES is None:
+        _LAUNCHES = reference.corpus_launches(CORPUS) if CORPUS.is_dir() else []
+    return _LAUNCHES
+
+
+def _check_launch(inv, version):
+    """(compared, problems): rftc agrees with Hydra on accepting the launch and, if accepted, on every value."""
+    theirs = reference.hydra_effective(inv, version)
+    diags = Diagnostics()
+    eff = effective_config(inv, verl_version=version, diags=diags)
+    errors = [d for d in diags.errors if d.code.startswith("RFTC2")]
+    where = f"{inv.script}:{inv.span.line} under {version}"
+    if theirs is None:
+        return False, [] if errors or eff is None else [f"{where}: Hydra rejects the launch, rftc does not"]
+    if errors:
+        return False, [f"{where}: rftc rejects what Hydra accepts: {[d.message for d in errors]}"]
+    return True, [f"{where}: {p}" for p in _compare(eff.values, theirs)]
+
+
+def _corpus_case(version, sample):
+    launches = _corpus_launches()
+    if not launches:
+        pytest.skip(f"corpus not found at {CORPUS}")
+    if not _have_reference(version):
+        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    compared, problems = 0, []
+    for inv in launches[::sample]:
+        ok, found = _check_launch(inv, version)
+        compared += ok
+        problems += found
+    assert problems == []
+    assert compared > 0
+
+
+def test_corpus_launches_sample_match_hydra():
+    """Every 12th corpus launch under the newest version (the full run is marked slow)."""
+    _corpus_case(schema.versions()[0], 12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", schema.versions())
+def test_corpus_launches_match_hydra(version):
+    _corpus_case(version, 1)

@@ -39,7 +39,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from rftc.verl import effective_config
-    from rftc.verl.launches import collect, composable
+    from rftc.verl.launches import collect, composable, report_no_schema
 
     if len(args.paths) > 1:
         print("rftc verl-config: give one script", file=sys.stderr)
@@ -59,6 +59,9 @@ def run(args) -> int:
               f"--invocation N ({', '.join(str(i.index) for i in launches)}); see --list", file=sys.stderr)
         return 2
     if not launches:
+        for inv in inputs.launches:
+            if inv.is_training:
+                report_no_schema(inv, diags)
         code = _report(diags, inputs.sources, args)
         print("rftc verl-config: no training launch found", file=sys.stderr)
         return max(code, 1)

@@ -51,9 +51,10 @@ CODES = [
          "Hydra looks for <config-name>.yaml in the --config-path directory (relative paths are relative to "
          "the entry module's directory). Without it the job stops at startup ('Cannot find primary config'). "
          "Fix the name or the path.", "--config-name=no_such_trainer", "cli"),
-    Code("RFTC210", "config-path-unknown", E, "The --config-path directory cannot be determined statically.",
-         "The config directory comes from a value rftc cannot know (an environment variable without a "
-         "default, a command substitution), or points at a directory that does not exist next to the script. "
+    Code("RFTC210", "config-path-unknown", E, "The config directory or name cannot be determined statically.",
+         "The config directory (or name) comes from a value rftc cannot know (an environment variable without a "
+         "default, a script argument, a command substitution), or points at a directory that does not exist "
+         "next to the script. "
          "The effective config cannot be composed. Pass the variable with --env NAME=VALUE, or give the path.",
          "--config-path=$UNSET_DIR", "cli"),
     Code("RFTC211", "config-file-error", E, "A config file of the launch cannot be read or composed.",
@@ -86,6 +87,11 @@ CODES = [
          "The verl config marks this key as mandatory ('???'). Hydra composes without it, but verl fails when "
          "it reads the value (e.g. `actor_rollout_ref.rollout.name` must be vllm, sglang or trtllm). Set it.",
          "trainer.nnodes=1", "overrides"),
+    Code("RFTC218", "no-schema", I, "rftc has no bundled config for this training entry point.",
+         "The launch runs a trainer (a recipe, or another entry module) whose veRL config rftc does not bundle "
+         "and that names no config of its own, so its overrides are not checked and no effective config is "
+         "computed. Give --config-path/--config-name when the trainer uses a config folder next to it.",
+         "python3 -m recipe.dapo.main_dapo trainer.nnodes=2", "sh"),
     Code("RFTC219", "version-choice", I, "Which verl version the overrides were checked against, and why.",
          "Without --verl-version, rftc uses the newest bundled verl version under which every key the launch "
          "sets exists. When no version accepts every key, it uses the one that rejects the fewest. This note "

@@ -93,12 +93,18 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
     for o in group_ovs:
         if o.kind != "group" and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
             choice = o.value
+    current = sch.current_choices(primary.base, choice) if primary.base in sch.configs else {}
+    for o in group_ovs:
+        if o.kind != "group" and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
             continue
+        if current.get(f"{o.key}@{o.package}" if o.package else o.key) == o.value:
+            continue  # the option the config already uses: composing it again changes nothing
         rejected += 1
         what = f"{o.key}@{o.package}" if o.package else o.key
         diags.add("RFTC207", f"'{o.text}' chooses a file of the config group '{what}', which rftc cannot "
                   "compose", o.arg.span, key=o.key,
-                  hint=f"rftc composes the choices of '{schema.SWITCHABLE_GROUP}' only")
+                  hint=f"rftc composes the choices of '{schema.SWITCHABLE_GROUP}', and the options a config "
+                  "already uses, only")
     base_tree = None
     if primary.base is not None:
         if primary.base not in sch.configs:

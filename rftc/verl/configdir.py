@@ -21,6 +21,7 @@ from rftc.verl.schema import MISSING
 # Entry module -> (its directory inside the verl package, the config_name its @hydra.main declares).
 ENTRY_POINTS = {
     "verl.trainer.main_ppo": ("verl/trainer", "ppo_trainer"),
+    "verl.trainer.sft_trainer": ("verl/trainer", "sft_trainer_engine"),
     "verl.experimental.fully_async_policy.fully_async_main": ("verl/experimental/fully_async_policy",
                                                               "fully_async_ppo_trainer"),
     "verl.experimental.one_step_off_policy.main_ppo": ("verl/experimental/one_step_off_policy",
@@ -48,6 +49,7 @@ class Primary:
     choice: str | None = None  # model_engine chosen by the config files ("override model_engine: x")
     name: str = ""  # the config name as the user wrote it (for EffectiveConfig.config_name)
     hydra: list = field(default_factory=list)  # hydra: sections of the files (recorded, not applied)
+    directory: Path | None = None  # the script-local config directory, when there is one
 
 
 def _arg_text(arg: Arg | None) -> str | None:
@@ -60,6 +62,10 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics) -> Primary | 
     name = _arg_text(inv.config_name)
     if name is not None:
         name = name[:-5] if name.endswith(".yaml") else name
+        if _SYMBOLIC.search(name):
+            diags.add("RFTC210", f"the config name '{name}' is not known statically", inv.config_name.span,
+                      hint="pass the variable's value with --env NAME=VALUE (or the script's arguments after --)")
+            return None
     path_arg = inv.config_path
     if path_arg is None:
         if entry is None:
@@ -82,7 +88,7 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics) -> Primary | 
     name = name or (entry[1] if entry else None)
     if name is None:
         return None  # the entry point's own config name is not known
-    primary = Primary(None, [], name=name)
+    primary = Primary(None, [], name=name, directory=directory)
     if not _compose_file(directory, name, "", primary, bundled, inv.config_name or path_arg.span, diags, True):
         return None
     return primary

@@ -97,3 +97,9 @@ def collect(args, paths: list[str]) -> Inputs:
 def composable(inv: Invocation) -> bool:
     """Launches whose config the veRL stage composes: the verl trainers, and any launch naming a config."""
     return inv.module in ENTRY_POINTS or (inv.is_training and inv.config_name is not None)
+
+
+def report_no_schema(inv: Invocation, diags: Diagnostics) -> None:
+    """RFTC218 for a training launch whose config rftc cannot compose (its overrides go unchecked)."""
+    diags.add("RFTC218", f"no bundled veRL config for the entry point '{inv.module}'; its overrides are not "
+              "checked", inv.span, hint="pass --config-path/--config-name if it uses a config of its own")

@@ -18,12 +18,15 @@ def config_dir(version: str, module: str = "verl.trainer.main_ppo") -> Path | No
 
 
 def keep_env_symbolic() -> None:
-    """Make ${oc.env:...} resolve to its own text, as rftc keeps it."""
+    """Make ${oc.env:...} and ${now:...} resolve to their own text, as rftc keeps them."""
     from omegaconf import OmegaConf
 
-    OmegaConf.register_new_resolver(
-        "oc.env", lambda *args: "${oc.env:" + ",".join("null" if a is None else str(a) for a in args) + "}",
-        replace=True)
+    from rftc.verl.resolve import RUNTIME_RESOLVERS
+
+    for name in RUNTIME_RESOLVERS:
+        OmegaConf.register_new_resolver(
+            name, lambda *args, _n=name: "${" + _n + ":" + ",".join("null" if a is None else str(a) for a in args)
+            + "}", replace=True)
 
 
 def compose(directory: Path, config_name: str, overrides: list[str], version: str | None = None) -> dict:
@@ -39,4 +42,36 @@ def compose(directory: Path, config_name: str, overrides: list[str], version: st
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(directory), version_base=None):
         cfg = hydra_compose(config_name=config_name, overrides=[*overrides, *extra])
+    keep_env_symbolic()  # after compose: Hydra registers its own `now` while composing
     return OmegaConf.to_container(cfg, resolve=True)
+
+
+def corpus_launches(root: Path) -> list:
+    """Every launch of a verl entry point with a bundled config in the scripts under ``root`` (shell stage)."""
+    from rftc.shell import analyze
+
+    out = []
+    for path in sorted(root.rglob("*.sh")):
+        result = analyze(path.read_text(errors="replace"), str(path))
+        out += [inv for inv in result.invocations if inv.module in ENTRY_POINTS]
+    return out
+
+
+def hydra_effective(inv, version: str) -> dict | None:
+    """What Hydra composes for ``inv`` on the wheel's config files (None: Hydra rejects the launch, or the
+    launch's config directory cannot be found)."""
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from rftc.diagnostics.model import Diagnostics
+    from rftc.verl import configdir, schema
+
+    names = set().union(*(schema.load(v).configs for v in schema.versions()))
+    primary = configdir.locate(inv, names, Diagnostics())
+    if primary is None:
+        return None
+    directory = primary.directory or config_dir(version, inv.module)
+    try:
+        return compose(directory, primary.name, [a.text for a in inv.overrides], version)
+    except (HydraException, OmegaConfBaseException):
+        return None

@@ -1,6 +1,6 @@
 """Resolving OmegaConf interpolations on plain dicts, as ``OmegaConf.to_container(resolve=True)`` would:
-``${a.b}``, relative ``${.x}`` / ``${..x}``, ``${oc.select:path,default}``; ``${oc.env:...}`` is kept as text
-because the environment of the training machine is not known here. Also records which keys each value
+``${a.b}``, relative ``${.x}`` / ``${..x}``, ``${oc.select:path,default}``; ``${oc.env:...}`` and Hydra's ``${now:...}`` are kept
+as text because the environment and clock of the training machine are not known here. Also records which keys each value
 followed, so a value that follows a key the user set is reported as derived from it."""
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from typing import Any
 
 from rftc.verl.schema import MISSING
 
+# Resolvers whose value exists only when the job runs (environment, clock): kept as their text.
+RUNTIME_RESOLVERS = ("oc.env", "now")
 _NUMBER = re.compile(r"[+-]?(\d[\d_]*)?(\.\d*)?([eE][+-]?\d+)?")
 
 
@@ -220,7 +222,7 @@ class Resolver:
                 return default
             followed.append(target)
             return value
-        if node.resolver == "oc.env":
+        if node.resolver in RUNTIME_RESOLVERS:
             return node.source  # resolved on the training machine, kept as written
         raise InterpolationError(f"it uses the resolver '{node.resolver}', which rftc does not evaluate",
                                  path)

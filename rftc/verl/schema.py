@@ -19,6 +19,7 @@ class VersionSchema:
     groups: dict  # config group name -> options on disk
     configs: dict  # config name -> {"default": tree index, "choices": {group: {option: tree index}}}
     trees: list
+    tree_choices: list  # per tree: the defaults-list choices it was composed with ("group@package": option)
 
     def config_names(self) -> list[str]:
         return list(self.configs)
@@ -30,6 +31,12 @@ class VersionSchema:
             return self.trees[entry["default"]]
         index = entry["choices"].get(SWITCHABLE_GROUP, {}).get(choice)
         return None if index is None else self.trees[index]
+
+    def current_choices(self, config_name: str, choice: str | None = None) -> dict:
+        """The defaults-list choices behind a config (and model_engine choice)."""
+        entry = self.configs[config_name]
+        index = entry["choices"].get(SWITCHABLE_GROUP, {}).get(choice, entry["default"])
+        return self.tree_choices[index]
 
     def choices(self, config_name: str) -> list[str]:
         return list(self.configs[config_name]["choices"].get(SWITCHABLE_GROUP, {}))
@@ -51,7 +58,7 @@ def versions() -> tuple[str, ...]:
 def load(version: str) -> VersionSchema:
     raw = resources.files("rftc.verl").joinpath("schemas", f"{version}.json.gz").read_bytes()
     data = json.loads(gzip.decompress(raw))
-    return VersionSchema(data["version"], data["groups"], data["configs"], data["trees"])
+    return VersionSchema(data["version"], data["groups"], data["configs"], data["trees"], data["tree_choices"])
 
 
 @lru_cache(maxsize=None)
