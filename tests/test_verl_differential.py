@@ -6,7 +6,6 @@ lists below. Needs the reference built by scripts/setup-verl-ref.sh; skipped wit
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Invocation
 from rftc.verl import configdir, legacy, schema, version as versions
-from rftc.verl.apply import Applied, apply, copy_tree, leaves
+from rftc.verl.apply import Applied, apply, copy_tree, leaves, provenance_of
 from rftc.verl.effective import EffectiveConfig, Provenance
 from rftc.verl.overrides import Override, parse
 from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
@@ -41,28 +41,17 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None,
     if primary is None:
         return None
 
-    candidates = [verl_version] if verl_version else [
-        v for v in bundled_versions if primary.base is None or primary.base in schema.load(v).configs]
-    if not candidates:
-        diags.add("RFTC209", f"verl {verl_version} has no config named '{primary.base}'", inv.span)
+    candidates = [verl_version] if verl_version else list(bundled_versions)
+    best, tried = versions.choose(
+        candidates, lambda v: _compose(v, primary, config_ovs, group_ovs) if primary.base is None
+        or primary.base in schema.load(v).configs else None)
+    if best is None:
+        where = f"verl {verl_version}" if verl_version else "any bundled verl version"
+        diags.add("RFTC209", f"{where} has no config named '{primary.base}'", inv.span)
         return None
-    tried: list[tuple[str, Diagnostics, Applied, str | None, int]] = []
-    for v in candidates:
-        scratch = Diagnostics()
-        built = _compose(v, primary, config_ovs, group_ovs, scratch)
-        if built is None:
-            continue
-        applied, choice, rejected = built
-        tried.append((v, scratch, applied, choice, rejected))
-        if rejected == 0:
-            break
-    if not tried:
-        diags.add("RFTC209", f"no bundled verl version has the config '{primary.base}'", inv.span)
-        return None
-    best = min(tried, key=lambda t: (t[4], bundled_versions.index(t[0])))
-    v, scratch, applied, choice, rejected = best
-    diags.extend(scratch)
-    note = _version_note(v, verl_version, tried, bundled_versions, best)
+    v, (applied, choice) = best.version, best.result
+    diags.extend(best.diags)
+    note = versions.note(best, tried, explicit=verl_version is not None)
     if not verl_version and v != bundled_versions[0]:
         diags.add("RFTC219", note, inv.span)
 
@@ -85,10 +74,11 @@ def _default_choice(version: str, primary) -> str | None:
     return schema.load(version).tree(primary.base).get(schema.SWITCHABLE_GROUP)
 
 
-def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[Override],
-             diags: Diagnostics) -> tuple[Applied, str | None, int] | None:
+def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[Override]) -> versions.Attempt:
+    """Compose under one version; the attempt's result is (Applied, model_engine choice)."""
     sch = schema.load(version)
-    rejected = 0
+    diags = Diagnostics()
+    rejected: list[str] = []
     choice = primary.choice
     for o in group_ovs:
         if o.kind != "group" and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
@@ -99,7 +89,7 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
             continue
         if current.get(f"{o.key}@{o.package}" if o.package else o.key) == o.value:
             continue  # the option the config already uses: composing it again changes nothing
-        rejected += 1
+        rejected.append(o.key)
         what = f"{o.key}@{o.package}" if o.package else o.key
         diags.add("RFTC207", f"'{o.text}' chooses a file of the config group '{what}', which rftc cannot "
                   "compose", o.arg.span, key=o.key,
@@ -107,11 +97,9 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
                   "already uses, only")
     base_tree = None
     if primary.base is not None:
-        if primary.base not in sch.configs:
-            return None
         base_tree = sch.tree(primary.base, choice) if choice else sch.tree(primary.base)
         if base_tree is None:
-            rejected += 1
+            rejected.append(schema.SWITCHABLE_GROUP)
             options = sch.choices(primary.base)
             span = next((o.arg.span for o in group_ovs if o.key == schema.SWITCHABLE_GROUP), None)
             diags.add("RFTC207", f"verl {version} has no {schema.SWITCHABLE_GROUP} '{choice}' for "
@@ -134,23 +122,11 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
     if primary.base is not None:
         def hint(key: str, _v=version, _b=primary.base, _c=choice):
             return versions.elsewhere(key, _v, _b, _c)
+    engine = [o for o in group_ovs if o.key == schema.SWITCHABLE_GROUP and o.kind != "group"]
+    if engine and base_tree is not None and choice == engine[-1].value:
+        applied.provenance[schema.SWITCHABLE_GROUP] = provenance_of(engine[-1])
     apply(tree, config_ovs, diags, applied=applied, unknown_hint=hint)
-    return applied, choice, rejected + len(applied.unknown_keys)
-
-
-def _version_note(v: str, explicit: str | None, tried, bundled: tuple[str, ...], best) -> str:
-    if explicit:
-        return f"verl {v} (chosen with --verl-version)"
-    rejected = best[4]
-    if rejected == 0 and v == bundled[0]:
-        return f"verl {v}: the newest bundled version; every key the launch sets exists in it"
-    newer = ", ".join(f"{t[0]} rejects {t[4]} key(s) ({', '.join(t[2].unknown_keys[:3]) or 'group choice'})"
-                      for t in tried if t[0] != v)
-    if rejected == 0:
-        return f"checked against verl {v}, the newest bundled version where every key the launch sets exists: " \
-               f"{newer}"
-    return f"no bundled verl version accepts every key the launch sets; checked against verl {v}, which " \
-           f"rejects the fewest ({rejected})" + (f"; {newer}" if newer else "")
+    return versions.Attempt(version, diags, (applied, choice), rejected + applied.unknown_keys)
 
 
 def _report_duplicates(ovs: list[Override], diags: Diagnostics) -> None:

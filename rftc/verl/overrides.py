@@ -48,7 +48,6 @@ class _ParseError(Exception):
 def _hydra_parse(text: str):
     """Hydra's parse_override, with an error listener that keeps the column Hydra's own listener drops."""
     from antlr4.error.ErrorListener import ErrorListener
-    from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.core.override_parser.overrides_visitor import HydraOverrideVisitor
     from hydra.grammar.gen.OverrideLexer import CommonTokenStream, InputStream, OverrideLexer
     from hydra.grammar.gen.OverrideParser import OverrideParser

@@ -3,7 +3,57 @@ the chosen one does not have (removed, renamed, or not yet added)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from rftc.diagnostics.model import Diagnostics
 from rftc.verl import schema
+
+
+@dataclass
+class Attempt:
+    """The launch composed under one version: its diagnostics, result, and how many overrides it rejects."""
+
+    version: str
+    diags: Diagnostics
+    result: Any
+    rejected_keys: list[str]
+
+    @property
+    def rejected(self) -> int:
+        return len(self.rejected_keys)
+
+
+def choose(candidates: list[str], attempt: Callable[[str], Attempt | None]) -> tuple[Attempt | None, list]:
+    """The newest candidate (candidates come newest first) under which nothing is rejected; else the one
+    rejecting the fewest, the newer on a tie. Stops at the first clean one."""
+    tried = []
+    for v in candidates:
+        a = attempt(v)
+        if a is None:
+            continue
+        tried.append(a)
+        if a.rejected == 0:
+            break
+    if not tried:
+        return None, tried
+    return min(tried, key=lambda a: (a.rejected, candidates.index(a.version))), tried
+
+
+def note(best: Attempt, tried: list[Attempt], explicit: bool) -> str:
+    """Which version was used and why (EffectiveConfig.version_note)."""
+    v = best.version
+    if explicit:
+        return f"verl {v} (chosen with --verl-version)"
+    if best.rejected == 0 and v == schema.versions()[0]:
+        return f"verl {v}: the newest bundled version; every key the launch sets exists in it"
+    others = ", ".join(f"{a.version} rejects {a.rejected} key(s) ({', '.join(a.rejected_keys[:3])})"
+                       for a in tried if a is not best)
+    if best.rejected == 0:
+        return f"checked against verl {v}, the newest bundled version where every key the launch sets exists: " \
+               f"{others}"
+    return f"no bundled verl version accepts every key the launch sets; checked against verl {v}, which " \
+           f"rejects the fewest ({best.rejected})" + (f"; {others}" if others else "")
 
 # Keys (or key prefixes) that moved or went away between the bundled versions: old -> (new or None, why).
 RENAMED = {
