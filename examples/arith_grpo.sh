@@ -15,12 +15,12 @@ python3 -m verl.trainer.main_ppo \
     data.train_files=$DATA/train.parquet \
     data.val_files=$DATA/test.parquet \
     data.prompt_key=prompt \
-    data.train_batch_size=8 \
+    data.train_batch_size=4 \
     data.max_prompt_length=64 \
-    data.max_response_length=16 \
+    data.max_response_length=10 \
     actor_rollout_ref.model.path=$MODEL \
-    actor_rollout_ref.actor.optim.lr=2e-5 \
-    actor_rollout_ref.actor.ppo_mini_batch_size=8 \
+    actor_rollout_ref.actor.optim.lr=5e-5 \
+    actor_rollout_ref.actor.ppo_mini_batch_size=4 \
     actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=16 \
     actor_rollout_ref.actor.use_kl_loss=False \
     actor_rollout_ref.actor.entropy_coeff=0 \
@@ -38,5 +38,5 @@ python3 -m verl.trainer.main_ppo \
     trainer.nnodes=1 \
     trainer.val_before_train=False \
     trainer.test_freq=-1 \
-    trainer.save_freq=5 \
-    trainer.total_training_steps=10 "$@"
+    trainer.save_freq=4 \
+    trainer.total_training_steps=8 "$@"

@@ -99,9 +99,10 @@ class HFTrainEngine:
         R = mb["responses"].shape[1]
         # fp32 master weights; forward passes in the engine's dtype where it is lower (autocast).
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.dtype == "bfloat16"):
+            # Responses are the last R columns: only their R+1 logits are needed (skips most of the LM head).
             out = model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"],
-                        position_ids=mb["position_ids"], use_cache=False)
-        logits = out.logits[:, -R - 1:-1, :].float() / temperature  # veRL scales by the rollout temperature
+                        position_ids=mb["position_ids"], use_cache=False, logits_to_keep=R + 1)
+        logits = out.logits[:, :-1, :].float() / temperature  # veRL scales by the rollout temperature
         log_prob = logprobs_from_logits(logits, mb["responses"])
         entropy = entropy_from_logits(logits) if with_entropy else None
         return log_prob, entropy
