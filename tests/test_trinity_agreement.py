@@ -10,8 +10,8 @@ outputs, diagnostics inputs) goes once through Trinity's load_config + check_and
 - every trap Trinity accepts is reported by rftc with the trap's code at its line, and the test prints what
   Trinity would actually run (the expanded veRL config, or the value Trinity derives).
 
-Configs without cluster.node_num / gpu_per_node make Trinity ask a Ray cluster; their verdict depends on that
-cluster, so they are listed but not compared. rftc runs with --env-strict because Trinity fails on an unset
+Where Trinity's verdict depends on more than the file (a Ray cluster's size when the config leaves it out, model
+weights for a dummy LoRA adapter, the Tinker service), the config is listed but not compared. rftc runs with --env-strict because Trinity fails on an unset
 ${oc.env:VAR} without default.
 """
 
@@ -100,8 +100,8 @@ def test_verdicts_agree(trinity, rftc, capsys):
     rows, disagree = [], []
     for path in CONFIGS:
         t, errors = trinity[path], _errors(rftc[path])
-        if t["needs_cluster"]:
-            rows.append((path, "needs a Ray cluster", _verdict(not errors), "not compared"))
+        if t["undecided"]:
+            rows.append((path, "depends on " + t["undecided"], _verdict(not errors), "not compared"))
             continue
         same = t["ok"] == (not errors)
         rows.append((path, _verdict(t["ok"]), _verdict(not errors), "" if same else "DISAGREE"))

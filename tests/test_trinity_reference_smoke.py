@@ -28,7 +28,7 @@ def verdicts():
 def test_accepts_good_config(verdicts, path):
     r = verdicts[path]
     assert r["ok"], f"{path}: {r['error_type']}: {r['message']}"
-    assert not r["needs_cluster"]
+    assert not r["undecided"]
     assert r["trainer_start"]["ok"], r["trainer_start"]
 
 

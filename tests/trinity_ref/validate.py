@@ -4,7 +4,7 @@ Runs inside .venv-trinity (scripts/setup-trinity-ref.sh), never inside rftc's ve
 trinity.common.config.load_config(path) and Config.check_and_update(), exactly as `trinity run` does
 before it starts any actor. Prints one JSON line per config on stdout:
 
-    {"path", "ok", "error_type", "message", "needs_cluster"}
+    {"path", "ok", "error_type", "message", "undecided"}
 
 and with --expand also what Trinity derives and would run:
 
@@ -21,9 +21,12 @@ Paths come as arguments, or as a JSON list on stdin when there are none.
 Side effects are contained: the validator creates <checkpoint_root_dir>/<project>/<group>/<name>/ and renames
 the experiment when that directory is not empty, so each config gets a fresh checkpoint_root_dir in a temporary
 directory (set on the loaded config; load_config has already resolved every interpolation, so this is the
-same as validating a copy of the file with that one key changed). No Ray cluster is needed as long as a
-config gives cluster.node_num and cluster.gpu_per_node; one that does not makes Trinity call ray.init(), which
-fails with ConnectionError here, reported as needs_cluster.
+same as validating a copy of the file with that one key changed).
+
+Some verdicts depend on more than the file, and are reported with "undecided" naming what Trinity reached for
+(see OUTSIDE): a config without cluster.node_num and cluster.gpu_per_node makes Trinity ask a Ray cluster (here
+there is none, as on CI); a LoRA adapter without path makes it build a dummy adapter from the model's weights;
+Tinker asks its service over the network.
 """
 
 from __future__ import annotations
@@ -118,6 +121,25 @@ def _flatten(value, prefix="", out=None):
     return out
 
 
+# Where Trinity reaches outside the config: the function a failure passes through -> what the verdict depends on.
+OUTSIDE = {
+    "_set_cluster_info": "the Ray cluster's size (cluster.node_num / gpu_per_node unset)",
+    "create_dummy_lora": "the model's weights and peft (a LoRA adapter without path)",
+    "get_server_capabilities": "the Tinker service (network)",
+}
+
+
+def _undecided(exc: BaseException) -> str | None:
+    if isinstance(exc, ModuleNotFoundError) and exc.name == "tinker":  # the client Trinity imports to ask it
+        return OUTSIDE["get_server_capabilities"]
+    frame = exc.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code.co_name in OUTSIDE:
+            return OUTSIDE[frame.tb_frame.f_code.co_name]
+        frame = frame.tb_next
+    return None
+
+
 def _error(exc: BaseException) -> dict:
     return {"error_type": type(exc).__name__, "message": str(exc)}
 
@@ -174,13 +196,11 @@ def _expand(config) -> dict:
 def validate(path: str, expand: bool, scratch: str) -> dict:
     from trinity.common.config import load_config
 
-    record = {"path": path, "ok": False, "error_type": None, "message": None, "needs_cluster": False}
+    record = {"path": path, "ok": False, "error_type": None, "message": None, "undecided": None}
     _WARNINGS.clear()
     try:
         config = load_config(path)
         config.checkpoint_root_dir = tempfile.mkdtemp(dir=scratch)
-        cluster_given = config.cluster.node_num and config.cluster.gpu_per_node
-        record["needs_cluster"] = not cluster_given and not config.model.tinker.enable
         config.check_and_update()
         record["ok"] = True
         if expand:
@@ -188,13 +208,25 @@ def validate(path: str, expand: bool, scratch: str) -> dict:
             record.update(_expand(config))
     except Exception as exc:  # Trinity's verdict is whatever it raises, of any type
         if not record["ok"]:
-            record.update(_error(exc))
-            # Only a failed ray.init() makes the verdict depend on a cluster; earlier rules decide alone.
-            record["needs_cluster"] = record["needs_cluster"] and isinstance(exc, ConnectionError)
+            record.update(_error(exc), undecided=_undecided(exc))
         else:
             record["expand_error"] = _error(exc)
     record["warnings"] = list(_WARNINGS)
     return record
+
+
+def _without_local_ray(scratch: str) -> None:
+    """Make Trinity's question to Ray (asked when a config leaves the cluster size out) find no cluster, as on CI,
+    even when someone runs a Ray instance on this machine: ray.init(address="auto") would otherwise join any
+    local one. Ray itself still raises its own ConnectionError."""
+    import functools
+
+    import ray._private.services as services
+
+    os.environ.pop("RAY_ADDRESS", None)
+    os.environ["RAY_TMPDIR"] = scratch  # where Ray looks for the address of the latest local cluster
+    # Ray's (cached) scan of local processes for a running cluster finds none.
+    services._cached_find_gcs_addresses = functools.lru_cache(maxsize=1)(lambda: [])
 
 
 def main(argv: list[str]) -> int:
@@ -206,6 +238,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     paths = args.paths or json.load(sys.stdin)
     scratch = tempfile.mkdtemp(prefix="trinity-ref-")
+    _without_local_ray(scratch)
     try:
         for path in paths:
             _JSON_OUT.write(json.dumps(validate(path, args.expand, scratch), ensure_ascii=False) + "\n")
