@@ -128,6 +128,7 @@ class Evaluator:
         self.capture_unknown: list[tuple[str, str]] = []  # (command name, command text) run while capturing
         self.unset_mode = False
         self.uncertain: list | None = None  # while deciding a condition: what it depended on
+        self.arith_via: list = []  # assignments read by the last arithmetic expression
         self.status = 0
         self.exp = Expander(self)
 
@@ -300,6 +301,8 @@ class Evaluator:
 
     # ------------------------------------------------------------------ arithmetic (used by arith.py)
     def arith(self, node):
+        """(value, []) or (None, unknowns); the assignments read are left in ``arith_via``."""
+        self.arith_via = []
         try:
             return arith_eval(node, self), []
         except ArithUnknown as e:
@@ -315,6 +318,9 @@ class Evaluator:
                 return 0
             raise ArithUnknown([Unknown("var", name, span)])
         segs = val[1]
+        for v in val[0] + tuple(x for s in segs for x in s.via):
+            if v not in self.arith_via:
+                self.arith_via.append(v)
         unknowns = [u for s in segs for u in s.unknowns]
         if unknowns:
             if self.unset_mode:

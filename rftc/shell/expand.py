@@ -301,7 +301,7 @@ class Expander:
                                span.last_line, span.end_col or span.col, quoted=True, unknowns=tuple(unknowns)))
             else:
                 out.append(Seg(str(value), f, span.line, span.col, span.last_line, span.end_col or span.col,
-                               quoted=in_dq))
+                               quoted=in_dq, via=tuple(ev.arith_via)))
         elif kind in ("bword", "pword", "word"):
             out += self.parts(part.children, in_dq=in_dq, anchor=anchor)
 

@@ -1,0 +1,55 @@
+"""Golden launch scripts: golden/shell/<name>.sh, optionally <name>.args (extra arguments, one per line) and
+<name>.env (NAME=value lines), against <name>.json: every launch with its arguments (text, line:col-line:col,
+lines of the assignments it came through, symbolic) and the concise diagnostics.
+
+To review a change: RFTC_GOLDEN_PRINT=1 pytest tests/test_shell_golden.py -s prints the actual JSON."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from rftc.diagnostics.render import render
+from rftc.shell import analyze
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "shell"
+
+
+def _lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line] if path.exists() else []
+
+
+def _arg(a) -> list:
+    s = a.span
+    return [a.text, f"{s.line}:{s.col}-{s.end_line}:{s.end_col}" if s.end_line else f"{s.file}:{s.col}",
+            [v.line for v in a.via], a.symbolic]
+
+
+def actual(name: str) -> dict:
+    script = GOLDEN / f"{name}.sh"
+    env = dict(line.split("=", 1) for line in _lines(GOLDEN / f"{name}.env"))
+    r = analyze(script.read_text(), f"{name}.sh", env=env, extra_args=_lines(GOLDEN / f"{name}.args"))
+    launches = []
+    for inv in r.invocations:
+        launches.append({
+            "module": inv.module, "kind": inv.kind, "launcher": inv.launcher, "line": inv.span.line,
+            "config_path": inv.config_path and inv.config_path.text,
+            "config_name": inv.config_name and inv.config_name.text,
+            "env": inv.env, "cwd": inv.cwd, "args": [_arg(a) for a in inv.args],
+            "overrides": len(inv.overrides),
+        })
+    diags = render("concise", sorted(r.diagnostics, key=lambda d: d.sort_key())).splitlines()
+    return {"launches": launches, "diagnostics": diags}
+
+
+CASES = sorted(p.stem for p in GOLDEN.glob("*.sh"))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_golden_script(name):
+    got = actual(name)
+    if os.environ.get("RFTC_GOLDEN_PRINT"):
+        print(json.dumps(got, indent=1))
+    expected = json.loads((GOLDEN / f"{name}.json").read_text())
+    assert got == expected
