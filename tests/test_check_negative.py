@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rftc.diagnostics.model import Severity
-from rftc.trinity.document import parse, to_plain
+from rftc.trinity.document import parse
 from rftc.trinity.validate import CheckOptions, check_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +29,7 @@ def check(text: str, **opts):
     if doc is None:
         return diags
     options = CheckOptions(path_checks=opts.pop("path_checks", False), environ=opts.pop("environ", ENV), **opts)
-    _, more = check_config(to_plain(doc.root), doc.locate, options)
+    _, more = check_config(doc.data, doc.locate, options)
     return diags + more
 
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rftc.diagnostics.codes import lookup
-from rftc.trinity.document import parse, to_plain
+from rftc.trinity.document import parse
 from rftc.trinity.validate import CheckOptions, check_config
 
 BASE = (Path(__file__).resolve().parents[1] / "golden" / "check" / "valid" / "grpo_example.yaml").read_text(
@@ -65,7 +65,7 @@ def test_random_edits_never_raise(text):
     nlines = text.count("\n") + 1
     doc, diags = parse(text, "c.yaml")
     if doc is not None:
-        _, more = check_config(to_plain(doc.root), doc.locate, CheckOptions(path_checks=False, environ={}))
+        _, more = check_config(doc.data, doc.locate, CheckOptions(path_checks=False, environ={}))
         diags = diags + more
     for d in diags:
         assert lookup(d.code) and d.message

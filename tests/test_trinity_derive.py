@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from rftc.trinity.derive import derive
-from rftc.trinity.document import parse, to_plain
+from rftc.trinity.document import parse
 from rftc.trinity.schema import TrinityConfig
 from rftc.trinity.validate import CheckOptions, check_config
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def ir(name):
     doc, _ = parse((ROOT / "golden" / "check" / "valid" / name).read_text(encoding="utf-8"), name)
-    cfg, _ = check_config(to_plain(doc.root), doc.locate, CheckOptions(path_checks=False, environ={"HOME": "/h"}))
+    cfg, _ = check_config(doc.data, doc.locate, CheckOptions(path_checks=False, environ={"HOME": "/h"}))
     return cfg
 
 

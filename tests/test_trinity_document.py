@@ -2,7 +2,7 @@
 
 import pytest
 
-from rftc.trinity.document import parse, to_plain
+from rftc.trinity.document import parse
 from rftc.trinity.interpolation import resolve
 
 TEXT = """\
@@ -35,7 +35,7 @@ def test_locate_keys_items_and_missing_paths():
 
 def test_yaml11_booleans_as_omegaconf_reads_them():
     doc, _ = parse(TEXT, "c.yaml")
-    data = to_plain(doc.root)
+    data = doc.data
     assert data["flag"] is True and data["quoted"] == "yes"
 
 

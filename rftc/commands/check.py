@@ -87,7 +87,7 @@ def run(args) -> int:
 def _check_one(path, options, args, sources):
     from rftc.diagnostics.model import Diagnostics
     from rftc.sources import read_text
-    from rftc.trinity.document import parse, to_plain
+    from rftc.trinity.document import parse
     from rftc.trinity.validate import check_config
 
     diags = Diagnostics()
@@ -100,7 +100,7 @@ def _check_one(path, options, args, sources):
         doc, parse_diags = parse(text, name)
         if doc is None:
             return parse_diags, text
-        _, check_diags = check_config(to_plain(doc.root), doc.locate, options)
+        _, check_diags = check_config(doc.data, doc.locate, options)
         if not args.fix or attempt:
             return Diagnostics(parse_diags + check_diags), text
         fixed = _fix(doc, text, check_diags, args)
@@ -111,17 +111,18 @@ def _check_one(path, options, args, sources):
 
 
 def _fix(doc, text, diags, args):
-    from rftc.trinity.fix import apply_fixes, dump
+    from rftc.trinity.fix import apply_fixes, dump, load_roundtrip
 
     at_one = any(d.code == "RFTC478" for d in diags)
-    changes = apply_fixes(doc.root, repeat_times=args.fix_repeat_times, group_algorithm_at_one=at_one)
+    root = load_roundtrip(text)
+    changes = apply_fixes(root, repeat_times=args.fix_repeat_times, group_algorithm_at_one=at_one)
     if not changes:
         return None
     import sys
 
     for c in changes:
         print(f"{doc.file}: fixed {c}", file=sys.stderr)
-    return dump(doc.root, text)
+    return dump(root, text)
 
 
 def _write(path, text):

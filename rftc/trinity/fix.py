@@ -93,6 +93,15 @@ def apply_fixes(root: Any, *, repeat_times: int | None = None, group_algorithm_a
     return changes
 
 
+def load_roundtrip(text: str) -> Any:
+    """The ruamel round-trip tree of ``text`` (comments, order and quoting kept)."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    return yaml.load(text)
+
+
 def dump(root: Any, original: str = "") -> str:
     """YAML text of ``root``; block sequences keep the original's indentation style."""
     import re

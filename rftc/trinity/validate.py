@@ -88,7 +88,7 @@ def check_config(data: Any, locate: Callable[[tuple], Span | None] | None = None
 def load_config_file(path: str, options: CheckOptions | None = None):
     """Read, parse and check one Trinity config file: (IR or None, diagnostics, {file: text})."""
     from rftc.sources import read_text
-    from rftc.trinity.document import parse, to_plain
+    from rftc.trinity.document import parse
 
     diags = Diagnostics()
     got = read_text(path, diags)
@@ -99,6 +99,6 @@ def load_config_file(path: str, options: CheckOptions | None = None):
     diags.extend(parse_diags)
     if doc is None:
         return None, diags, {name: text}
-    cfg, check_diags = check_config(to_plain(doc.root), doc.locate, options)
+    cfg, check_diags = check_config(doc.data, doc.locate, options)
     diags.extend(check_diags)
     return cfg, diags, {name: text}
