@@ -1,10 +1,45 @@
 """Checks over the IR, one module per group, run in Trinity's validator order (trinity-0.6.md §2), then the
-traps Trinity lets through. Each module exposes ``check(ctx, cfg, derived)``."""
+traps Trinity lets through. Each module exposes ``check(ctx, cfg, derived)``.
+
+A config with ``stages`` is validated the way Trinity runs it: each stage separately, its sections replacing
+the global ones (the global config alone is never validated). Diagnostics point into the stage where the stage
+sets the section, and name the stage.
+"""
 
 from __future__ import annotations
 
+STAGE_SECTIONS = ("mode", "algorithm", "buffer", "data_processor", "explorer", "trainer")
+
 
 def run_all(ctx, cfg) -> None:
+    if not cfg.stages:
+        _run(ctx, cfg)
+        return
+    from dataclasses import replace
+
+    from rftc.diagnostics.model import Diagnostics
+    from rftc.trinity.schema import TrinityConfig
+
+    seen = {(d.code, d.message, d.span) for d in ctx.diags}
+    for i, stage in enumerate(cfg.stages):
+        raw = ctx.data["stages"][i]
+        own = {k for k in STAGE_SECTIONS if isinstance(raw, dict) and raw.get(k) is not None}
+        data = {k: v for k, v in ctx.data.items() if k != "stages"}
+        data.update({k: raw[k] for k in own})
+        stage_cfg = TrinityConfig.model_validate(data)
+
+        def locate(path, i=i, own=own):
+            return ctx.locate(("stages", i) + tuple(path) if path and path[0] in own else path)
+
+        sub = replace(ctx, data=data, locate=locate, diags=Diagnostics())
+        _run(sub, stage_cfg)
+        for d in sub.diags:
+            if (d.code, d.message, d.span) not in seen:
+                seen.add((d.code, d.message, d.span))
+                ctx.diags.append(replace(d, notes=d.notes + (f"in stage {i} ({stage.stage_name})",)))
+
+
+def _run(ctx, cfg) -> None:
     from rftc.trinity.checks import (algorithm, buffer, cluster_gpu, explorer, model_len, paths, sync, trainer,
                                      trainer_config, traps)
     from rftc.trinity.derive import derive
