@@ -147,7 +147,7 @@ class Evaluator:
         v = self._var(name)
         if v is not None:
             if v.items is not None:
-                return ((v.span,) if v.span else (), v.items[0]) if v.items and v.items[0] is not None else None
+                return ((), v.items[0]) if v.items and v.items[0] is not None else None
             return ((v.span,) if v.span else (), v.segs) if v.segs is not None else None
         if name.isdigit():
             i = int(name)
@@ -178,8 +178,8 @@ class Evaluator:
 
     def lookup_array(self, name: str, span: Span):
         v = self._var(name)
-        if v is not None and v.items is not None:
-            return ((v.span,) if v.span else (), [e for e in v.items if e is not None])
+        if v is not None and v.items is not None:  # elements carry their own assignment in via
+            return (), [e for e in v.items if e is not None]
         val = self.lookup(name, span)
         if val is None:
             return None
@@ -269,14 +269,16 @@ class Evaluator:
         span = node_span(self.file, node)
         words = [c for c in node.children if not hasattr(c, "type")]
         if tok.type == "ARRAY_ASSIGN":
-            items = []
+            items = []  # each element remembers the assignment that wrote it (a+= keeps the older ones)
             for w in words:
                 for f in self.exp.fields(w):
-                    items.append(anchored(f.segs, f.span) if f.word_span else f.segs)
+                    segs = anchored(f.segs, f.span) if f.word_span else f.segs
+                    items.append([replace(s, via=(span,) + s.via) for s in segs])
             self.assign_items(name, items, span, local=local, append=plus, exported=exported)
             return name
         segs = self.exp.value(words[0] if words else None)
         if index is not None:
+            segs = [replace(s, via=(span,) + s.via) for s in segs]
             i = self.index_value(index[1:-1])
             v = self._var(name)
             items = list(v.items) if v is not None and v.items is not None else (

@@ -469,7 +469,7 @@ class Expander:
         i = ev.index_value(idx)
         if i is None or not -len(items) <= i < len(items) or items[i] is None:
             return None
-        return ((v.span,) if v.span else ()), items[i]
+        return (), items[i]
 
     def transform(self, text: str, op: str, node, words, in_dq: bool) -> str | None:
         def wtext(w):

@@ -22,15 +22,16 @@ class Arg:
 class Invocation:
     index: int  # 0-based position among the launches found in the file
     module: str  # entry module, e.g. "verl.trainer.main_ppo" ("" when a script path is run instead)
-    kind: str  # "main_ppo" | "recipe" | "experimental" | "sft" | "generation" | "other"
+    kind: str  # "main_ppo" | "recipe" | "experimental" | "sft" | "generation" | "eval" | "model_merger" | "other"
     launcher: str  # "python" | "ray job submit" | "torchrun" | "srun" | "uv run" | "array:LAUNCH" | ...
     span: Span  # the whole command
-    args: list[Arg]  # every argument after the module, in order
+    args: list[Arg]  # every argument after the module, in order (module "": the script path or -c first)
     overrides: list[Arg] = field(default_factory=list)  # the Hydra overrides among args, in order
     config_path: Arg | None = None  # --config-path / --config-dir / -cp value
     config_name: Arg | None = None  # --config-name / -cn value
     env: dict[str, str] = field(default_factory=dict)  # exported and inline environment at the launch
-    cwd: str | None = None  # working directory when statically known (after cd), else None
+    cwd: str | None = None  # working directory after cd, when rftc was given one or the script cds
+    #                         (relative to an unknown start it reads "${oc.env:PWD}/sub"), else None
     script: str = ""  # path of the script the launch is in
 
     @property
