@@ -119,6 +119,26 @@ i=1; arr[2]=two; arr[0]=zero
 typeset T=t
 python3 -m m ${L[1]} $R $G ${arr[2]} ${arr[0]} ${#arr[@]} $T ${a:-unset}
 """,
+    "newer_style": """: "${NNODES:=2}"
+LAUNCH=(python3)
+ACTOR_TURBO="actor.turbo"
+ARGS=(
+  "${ACTOR_TURBO}.sp=2"   # a key built from a variable
+  +x='{a: 1, b: [1,2]}' hydra.searchpath=[pkg://m.config] actor@actor_rollout_ref.actor=mlite
+)
+if (( NNODES > 1 )); then ARGS+=(trainer.nnodes=$NNODES); fi
+[[ "abc123" =~ ^[a-z]+[0-9]+$ ]] && ARGS+=(re=ok)
+((count = 3 * 2))
+case "${ENGINE:-sglang}" in
+  vllm) ARGS+=(rollout=vllm) ;;
+  sglang)
+    ARGS+=(
+      rollout=sglang
+    )
+    ;;
+esac
+"${LAUNCH[@]}" -m verl.trainer.main_ppo "${ARGS[@]}" c=$count "${ARGS[@]:1:2}" "${ARGS[@]: -1}" 2>&1 | cat
+""",
 }
 
 

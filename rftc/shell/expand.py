@@ -364,8 +364,16 @@ class Expander:
             if op is None:
                 self.positional_all(name, span, out, in_dq)
                 return
-        if idx in ("@", "*") and prefix is None and op is None:
+        if idx in ("@", "*") and prefix is None and op in (None, ":"):
             elems = ev.lookup_array(name, span)
+            if elems is not None and op == ":":  # ${a[@]:offset:length}
+                bounds = self.slice_bounds(words, in_dq)
+                if bounds is None:
+                    out.append(_unknown_var(name, span, in_dq))
+                    return
+                off, ln = bounds
+                items = elems[1][off if off >= 0 else max(0, len(elems[1]) + off):]
+                elems = (elems[0], items if ln is None else (items[:ln] if ln >= 0 else items[:ln]))
             if elems is None:
                 if not ev.unset_mode:
                     out.append(_unknown_var(name, span, in_dq))
@@ -518,19 +526,28 @@ class Expander:
             greedy = re.compile(rx.pattern)
             return greedy.sub(lambda m: repl, text, count=0 if op == "//" else 1) if rx.pattern else text
         if op == ":":
-            m = re.fullmatch(r"\s*([^:]*?)\s*(?::\s*(.*?)\s*)?", operand)
-            off = self.ev.int_text(m.group(1)) if m else None
-            if off is None:
+            bounds = self.slice_bounds(words, in_dq)
+            if bounds is None:
                 return None
+            off, ln = bounds
             if off < 0:
                 off = max(0, len(text) + off)
-            if m.group(2) is None:
-                return text[off:]
-            ln = self.ev.int_text(m.group(2))
             if ln is None:
-                return None
+                return text[off:]
             return text[off:off + ln] if ln >= 0 else text[off:len(text) + ln]
         return None
+
+    def slice_bounds(self, words, in_dq: bool) -> tuple[int, int | None] | None:
+        """offset and length of ${V:offset:length} (arithmetic, evaluated), None when not static."""
+        segs = [s for s in self.parts(words[0].children, in_dq=in_dq) if s is not BREAK] if words else []
+        m = re.fullmatch(r"\s*([^:]*?)\s*(?::\s*(.*?)\s*)?", "".join(s.text for s in segs))
+        off = self.ev.int_text(m.group(1)) if m else None
+        if off is None:
+            return None
+        if m.group(2) is None:
+            return off, None
+        ln = self.ev.int_text(m.group(2))
+        return None if ln is None else (off, ln)
 
     # --- command substitution
     def command_output(self, source: str | None, body, span: Span, out: list, in_dq: bool) -> None:
