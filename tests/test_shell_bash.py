@@ -138,6 +138,8 @@ case "${ENGINE:-sglang}" in
     ;;
 esac
 "${LAUNCH[@]}" -m verl.trainer.main_ppo "${ARGS[@]}" c=$count "${ARGS[@]:1:2}" "${ARGS[@]: -1}" 2>&1 | cat
+set -- a b c d
+python3 -m m "${@:2}" "${@:2:2}" $(( (5 << 2) | 1 )) $(( 6 & 3 ^ 1 )) $(( ~0 )) > >(cat)
 """,
 }
 

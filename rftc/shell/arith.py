@@ -41,6 +41,8 @@ def _mod(a: int, b: int) -> int:
 _BIN = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div, "%": _mod,
     "**": lambda a, b: a ** b if b >= 0 else 0,
+    "<<": lambda a, b: a << (b & 63), ">>": lambda a, b: a >> (b & 63), "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
     "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
     ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
 }
@@ -91,13 +93,15 @@ def evaluate(node, ev) -> int:
         return -v if ch[0].value.strip() == "-" else v
     if kind == "a_not":
         return int(not evaluate(ch[1], ev))
+    if kind == "a_bnot":
+        return ~evaluate(ch[1], ev)
     if kind == "a_cond":
         return evaluate(ch[2], ev) if evaluate(ch[0], ev) else evaluate(ch[4], ev)
     if kind == "a_set":
         name, op = ch[0].value.strip(), ch[1].value.strip()
         v = evaluate(ch[2], ev)
         if op != "=":
-            v = _wrap(_BIN[op[0]](ev.int_var(name, ch[0]), v))
+            v = _wrap(_BIN[op[:-1]](ev.int_var(name, ch[0]), v))
         ev.set_int(name, v, ch[0])
         return v
     if kind in ("a_postinc", "a_preinc"):

@@ -687,6 +687,8 @@ class Evaluator:
         if not words:
             for a in assigns:
                 self.do_assign(a)
+            if not assigns and self.capture is not None and any(t[0].endswith("<") for t in _redirect_targets(redirects)):
+                self.capture_unknown.append(("cat", self.source_text(node_span(self.file, node))))  # $(< file)
             return 0
         fields: list[Field] = []
         for w in words:

@@ -302,6 +302,8 @@ class Expander:
             else:
                 out.append(Seg(str(value), f, span.line, span.col, span.last_line, span.end_col or span.col,
                                quoted=in_dq, via=tuple(ev.arith_via)))
+        elif kind == "procsub":  # <(cmd) >(cmd): bash passes a pipe's path; the command is not read
+            out.append(_synth("/dev/fd/63", node_span(f, part), True))
         elif kind in ("bword", "pword", "word"):
             out += self.parts(part.children, in_dq=in_dq, anchor=anchor)
 
@@ -363,6 +365,17 @@ class Expander:
         if name in ("@", "*") and idx is None and prefix is None:
             if op is None:
                 self.positional_all(name, span, out, in_dq)
+                return
+            if op == ":":  # ${@:offset:length}: offset 0 is $0
+                bounds = self.slice_bounds(words, in_dq)
+                if bounds is None:
+                    return
+                off, ln = bounds
+                script = [_synth(self.ev.g.script_path, span, in_dq)]
+                items = [script] + [a.segs for a in ev.positional]
+                items = items[off if off >= 0 else max(0, len(items) + off):]
+                items = items if ln is None else items[:ln] if ln >= 0 else items[:ln]
+                self.elements(items, (), span, out, in_dq)
                 return
         if idx in ("@", "*") and prefix is None and op in (None, ":"):
             elems = ev.lookup_array(name, span)
