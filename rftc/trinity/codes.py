@@ -104,6 +104,7 @@ EX = {
     "RFTC482": _ex(algorithm="{algorithm_type: grpo, repeat_times: 8, kl_loss_fn: k2, loss_agg_mode: token_mean}"),
     "RFTC483": _ex(model="{model_path: Qwen/Qwen2.5-0.5B-Instruct, max_model_len: 2048, top_k: 50}"),
     "RFTC484": _ex(buffer=_EI + "    taskset: {path: openai/gsm8k, default_workflow_type: math_workflow, repeat_times: 4}"),
+    "RFTC486": _ex(rest="checkpoint_root_dir: ./ckpt\nproject: demo\nname: run1\n"),
     "RFTC485": _ex(algorithm="{algorithm_type: mix, repeat_times: 8, kl_loss_fn: k2}"),
 }
 
@@ -414,4 +415,9 @@ CODES = [
        "(default `sft_dataset`); without it the trainer fails when it builds the sampler. Add the auxiliary "
        "buffer with a path.",
        EX["RFTC485"]),
+    _c("RFTC486", "job-dir-exists", I, "The experiment's checkpoint directory already exists.",
+       "Trinity resumes from the latest checkpoint in <checkpoint_root_dir>/<project>/<group>/<name> when it is not "
+       "empty (continue_from_checkpoint, default true), or renames the experiment to <name>_<timestamp> when "
+       "continue_from_checkpoint is false. Rerunning the same file therefore does not start a fresh run. Change "
+       "`name` or clear the directory for a fresh run.", EX["RFTC486"]),
 ]

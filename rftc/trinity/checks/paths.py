@@ -39,6 +39,7 @@ def check(ctx, cfg, d) -> None:
     for path, value, what in items:
         if _local(value) and path not in ctx.unresolved and not _exists(value, base):
             ctx.add("RFTC481", f"{what} path `{value}` does not exist here", path)
+    _job_dir(ctx, cfg)
     tpl = m.chat_template_path
     if tpl and ("model", "chat_template_path") not in ctx.unresolved and not m.custom_chat_template \
             and not os.path.isfile(_abs(tpl, base)):
@@ -52,3 +53,19 @@ def _abs(value: str, base: str) -> str:
 
 def _exists(value: str, base: str) -> bool:
     return os.path.exists(_abs(value, base))
+
+
+def _job_dir(ctx, cfg) -> None:
+    """Trinity resumes from the latest checkpoint of an existing job directory, or (continue_from_checkpoint:
+    false) renames the experiment; either way a rerun does not start the run the file describes afresh."""
+    base = ctx.options.base_dir or os.getcwd()  # a relative checkpoint_root_dir is relative to the start directory
+    shown = os.path.normpath(os.path.join(cfg.checkpoint_root_dir or ".", cfg.project, cfg.group, cfg.name))
+    job = os.path.join(base, shown)
+    if not os.path.isdir(job) or not os.listdir(job):
+        return
+    if cfg.continue_from_checkpoint or cfg.mode == "bench":
+        what = "Trinity resumes from the latest checkpoint in it"
+    else:
+        what = f"continue_from_checkpoint is false, so Trinity renames the experiment to {cfg.name}_<timestamp>"
+    ctx.add("RFTC486", f"the job directory {shown} already exists and is not empty: {what}",
+            ("continue_from_checkpoint",) if ctx.is_set(("continue_from_checkpoint",)) else ("name",))
