@@ -49,7 +49,7 @@ def analyze(text: str, filename: str, *, env: dict[str, str] | None = None, use_
 
 
 def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult) -> None:
-    from rftc.shell.evaluate import Evaluator, Shared, State, _Exit, report_break, script_variables
+    from rftc.shell.evaluate import Evaluator, Shared, State, Exit, report_break, script_variables
     from rftc.shell.expand import Field, Seg
     from rftc.shell.parser import parse
 
@@ -72,7 +72,7 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     ev = Evaluator(g, st, filename, text)
     try:
         ev.run(parsed.tree)
-    except _Exit:
+    except Exit:
         pass
     result.invocations = g.invocations
     _summarize(result, filename, g.exit_span)

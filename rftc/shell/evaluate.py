@@ -29,94 +29,18 @@ import fnmatch
 import os
 import posixpath
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.model import Span
 from rftc.shell import launches
 from rftc.shell.arith import ArithError, ArithUnknown, evaluate as arith_eval, parse_int
 from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, node_span, tok_span
-from rftc.shell.invocation import Invocation
+from rftc.shell.builtins import BUILTINS, Builtins, redirect_targets, to_devnull
+from rftc.shell.conditions import test_words
+from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_VALUE, MAX_WHILE, Break, Continue, Exit, \
+    Return, Shared, State, Var
 
-MAX_ITERATIONS = 1000  # loop iterations per script
-MAX_WHILE = 100  # iterations of one while/until loop
-MAX_DEPTH = 24  # nested function calls / sourced files / called scripts
-MAX_CALLS = 5000  # function calls and command substitutions per script
-MAX_VALUE = 1 << 20  # characters in one variable
-
-_DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": "RFTC_NPROC",
-            "hostname": "HOSTNAME"}
-
-
-class _Exit(Exception):
-    pass
-
-
-class _Return(Exception):
-    pass
-
-
-class _Break(Exception):
-    def __init__(self, n=1):
-        self.n = n
-
-
-class _Continue(Exception):
-    def __init__(self, n=1):
-        self.n = n
-
-
-@dataclass
-class Var:
-    segs: list | None = None  # scalar value
-    items: list | None = None  # array elements (each a list of Seg)
-    span: Span | None = None  # the assignment
-    exported: bool = False
-
-
-class State:
-    """What a subshell copies: variables, functions, positional parameters, working directory."""
-
-    def __init__(self):
-        self.vars: dict[str, Var] = {}
-        self.frames: list[dict[str, Var]] = []
-        self.funcs: dict[str, tuple] = {}
-        self.positional: list[Field] = []
-        self.cwd: list[Seg] | None = None
-
-    def fork(self) -> "State":
-        s = State()
-        s.vars = dict(self.vars)
-        s.frames = [dict(f) for f in self.frames]
-        s.funcs = dict(self.funcs)
-        s.positional = list(self.positional)
-        s.cwd = self.cwd
-        return s
-
-
-class Shared:
-    """What every part of one analysis shares: results and budgets."""
-
-    def __init__(self, diags: Diagnostics, sources: dict, env: dict, use_env: bool, script_path: str):
-        self.diags = diags
-        self.sources = sources
-        self.env = env
-        self.use_env = use_env
-        self.script_path = script_path
-        self.invocations: list[Invocation] = []
-        self.iterations = 0
-        self.seen: set = set()
-        self.exit_span: Span | None = None  # where the script stopped with `exit`, if it did
-        self.calls = 0
-        self.local_names: set[str] = set()  # see script_variables()
-
-    def add(self, code: str, message: str, span: Span | None, **kw) -> None:
-        key = (code, span, message)
-        if key not in self.seen:
-            self.seen.add(key)
-            self.diags.add(code, message, span, **kw)
-
-
-class Evaluator:
+class Evaluator(Builtins):
     def __init__(self, shared: Shared, state: State, file: str, text: str, *, depth: int = 0,
                  capture: list | None = None):
         self.g = shared
@@ -366,9 +290,9 @@ class Evaluator:
             for c in tree.children:
                 if not hasattr(c, "type"):
                     self.run_list(c)
-        except _Exit:
+        except Exit:
             raise
-        except (_Return, _Break, _Continue):
+        except (Return, Break, Continue):
             pass
 
     def run_list(self, node) -> int:
@@ -412,9 +336,9 @@ class Evaluator:
         ev.unset_mode = self.unset_mode
         try:
             status = fn(ev)
-        except _Exit:
+        except Exit:
             status = ev.status
-        except (_Return, _Break, _Continue):
+        except (Return, Break, Continue):
             status = ev.status
         if ev.capture_unknown:
             self.capture_unknown += ev.capture_unknown
@@ -541,13 +465,13 @@ class Evaluator:
         """Run one iteration; False when the loop must stop (break)."""
         try:
             self.run_list(body)
-        except _Break as b:
+        except Break as b:
             if b.n > 1:
-                raise _Break(b.n - 1)
+                raise Break(b.n - 1)
             return False
-        except _Continue as c:
+        except Continue as c:
             if c.n > 1:
-                raise _Continue(c.n - 1)
+                raise Continue(c.n - 1)
         return True
 
     def run_for(self, node) -> int:
@@ -687,7 +611,7 @@ class Evaluator:
         if not words:
             for a in assigns:
                 self.do_assign(a)
-            if not assigns and self.capture is not None and any(t[0].endswith("<") for t in _redirect_targets(redirects)):
+            if not assigns and self.capture is not None and any(t[0].endswith("<") for t in redirect_targets(redirects)):
                 self.capture_unknown.append(("cat", self.source_text(node_span(self.file, node))))  # $(< file)
             return 0
         fields: list[Field] = []
@@ -717,7 +641,7 @@ class Evaluator:
         span = node_span(self.file, node)
         if name in self.st.funcs:
             return self.call_function(name, fields[1:], span)
-        builtin = getattr(self, "b_" + _BUILTINS.get(name, "_none"), None)
+        builtin = getattr(self, "b_" + BUILTINS.get(name, "_none"), None)
         if builtin is not None:
             return builtin(fields, span, redirects, words)
         return self.external(fields, prefix, node, span, redirects)
@@ -725,20 +649,20 @@ class Evaluator:
     def external(self, fields, prefix, node, span, redirects) -> int:
         name = fields[0].text
         base = name.rsplit("/", 1)[-1]
-        if self.capture is not None and not _to_devnull(redirects):
+        if self.capture is not None and not to_devnull(redirects):
             self.capture_unknown.append((base, self.source_text(span)))
             return 0
         parts = launches.recognize(fields, prefix)
         if parts is not None:
             self.add_launch(parts, span)
             if base == "exec":
-                raise _Exit()
+                raise Exit()
             return 0
         if base == "exec" and len(fields) > 1:
             rest = fields[1:]
             if rest[0].text in ("bash", "sh") or rest[0].text.endswith(".sh"):
                 self.call_script(rest, prefix, span)
-            raise _Exit()
+            raise Exit()
         if base in ("bash", "sh") and len(fields) > 1 or base.endswith(".sh"):
             if self.call_script(fields if base.endswith(".sh") else fields[1:], prefix, span):
                 return 0
@@ -801,7 +725,7 @@ class Evaluator:
         self.file, self.lines, self.depth = file, lines, self.depth + 1
         try:
             status = self.run_command(body)
-        except _Return:
+        except Return:
             status = self.status
         finally:
             self.st.frames.pop()
@@ -848,7 +772,7 @@ class Evaluator:
         self.file, self.lines, self.depth = path, text.split("\n"), self.depth + 1
         try:
             self.run(parsed.tree)
-        except _Return:
+        except Return:
             pass
         finally:
             self.file, self.lines, self.depth = saved
@@ -874,258 +798,11 @@ class Evaluator:
         self.g.script_path = os.path.abspath(path) if os.path.exists(path) else path
         try:
             sub.run_file(path, text, span)
-        except _Exit:
+        except Exit:
             pass
         finally:
             self.g.script_path = saved_path
         return True
-
-    # ------------------------------------------------------------------ command substitution
-    def command_output(self, source: str | None, body, span: Span):
-        """The output of $(...) or `...`: (text, unknowns, via)."""
-        self.g.calls += 1
-        if self.depth >= MAX_DEPTH or self.g.calls > MAX_CALLS:
-            self.g.add("RFTC114", f"command substitution not evaluated: more than {MAX_DEPTH} nested or "
-                       f"{MAX_CALLS} in all", span)
-            return "", [], []
-        if source is not None:  # backticks: parse the body again
-            from rftc.shell.parser import parse
-
-            parsed = parse(source, self.file, Diagnostics())
-            tree = parsed.tree
-            body = next((c for c in tree.children if not hasattr(c, "type")), None) if tree is not None else None
-        if body is None:
-            return "", [], []
-        out: list = []
-        ev = Evaluator(self.g, self.st.fork(), self.file, "", depth=self.depth + 1, capture=out)
-        ev.lines = self.lines
-        ev.unset_mode = self.unset_mode
-        try:
-            ev.run_list(body)
-        except (_Exit, _Return, _Break, _Continue):
-            pass
-        if ev.capture_unknown:
-            name = ev.capture_unknown[0][0]
-            text = re.sub(r"^\$\(|^`|\)$|`$", "", self.source_text(span)).strip()
-            return self._dynamic((name, text or ev.capture_unknown[0][1]), span)
-        text = "".join(s.text for s in out).rstrip("\n")
-        unknowns: list = []
-        via: list = []
-        for s in out:
-            unknowns += [u for u in s.unknowns if u not in unknowns]
-            via += [v for v in s.via if v not in via]
-        return text, unknowns, via
-
-    def _dynamic(self, cmd: tuple[str, str], span: Span):
-        name, text = cmd
-        if self.unset_mode:
-            return "", [], []
-        if name == "date":
-            m = re.search(r"\+(?:'([^']*)'|\"([^\"]*)\"|(\S+))", text)
-            fmt = next((g for g in m.groups() if g is not None), "") if m else "%a %b %d %H:%M:%S %Z %Y"
-            placeholder = f"${{now:{fmt}}}"
-            return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
-        env_name = _DYNAMIC.get(name) or "RFTC_SUBST_" + re.sub(r"\W", "_", name).upper()
-        value = self.g.env.get(env_name)
-        if value is not None:
-            return value, [], []
-        placeholder = f"${{oc.env:{env_name}}}"
-        if name in _DYNAMIC:
-            return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
-        return placeholder, [Unknown("cmd", env_name, span, text.strip())], []
-
-    def emit(self, segs: list[Seg], newline: bool = True) -> None:
-        if self.capture is not None:
-            self.capture.extend(segs)
-            if newline:
-                self.capture.append(Seg("\n", self.file, 1, 1, 1, 1))
-
-    # ------------------------------------------------------------------ builtins
-    def b__noop(self, fields, span, redirects, words) -> int:
-        return 0
-
-    def b__false(self, fields, span, redirects, words) -> int:
-        return 1
-
-    def b_echo(self, fields, span, redirects, words) -> int:
-        args = fields[1:]
-        newline = True
-        while args and re.fullmatch(r"-[neE]+", args[0].text):
-            newline = newline and "n" not in args[0].text
-            args = args[1:]
-        if not _to_devnull(redirects) and not _to_file(redirects):
-            segs: list = []
-            for i, a in enumerate(args):
-                if i:
-                    segs.append(Seg(" ", self.file, span.line, span.col, span.line, span.col))
-                segs += a.segs
-            self.emit(segs, newline)
-        return 0
-
-    def b_printf(self, fields, span, redirects, words) -> int:
-        if len(fields) < 2 or _to_devnull(redirects) or _to_file(redirects):
-            return 0
-        fmt = fields[1].text
-        args = [a.text for a in fields[2:]]
-        parts = re.split(r"(%[sd%])", fmt.replace("\\n", "\n"))
-        out, k = [], 0
-        for p in parts:
-            if p in ("%s", "%d"):
-                out.append(args[k] if k < len(args) else "")
-                k += 1
-            elif p == "%%":
-                out.append("%")
-            else:
-                out.append(p)
-        unknowns = tuple(u for a in fields[2:] for u in a.unknowns)
-        self.emit([self._seg("".join(out), span, unknowns=unknowns)], newline=False)
-        return 0
-
-    def b_pwd(self, fields, span, redirects, words) -> int:
-        if not _to_devnull(redirects):
-            self.emit(self.cwd_segs(span))
-        return 0
-
-    def b_dirname(self, fields, span, redirects, words) -> int:
-        for a in fields[1:]:
-            if a.text.startswith("-"):
-                continue
-            self.emit([self._seg(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via)])
-        return 0
-
-    def b_basename(self, fields, span, redirects, words) -> int:
-        args = [a for a in fields[1:] if not a.text.startswith("-")]
-        if args:
-            base = args[0].text.rstrip("/").rsplit("/", 1)[-1] or "/"
-            if len(args) > 1 and base.endswith(args[1].text) and base != args[1].text:
-                base = base[: -len(args[1].text)]
-            self.emit([self._seg(base, span, unknowns=tuple(args[0].unknowns), via=args[0].via)])
-        return 0
-
-    def b_realpath(self, fields, span, redirects, words) -> int:
-        if fields[0].text == "readlink" and not any(a.text in ("-f", "-e", "-m") for a in fields[1:]):
-            self.capture_unknown.append(("readlink", self.source_text(span)))
-            return 0
-        for a in fields[1:]:
-            if a.text.startswith("-"):
-                continue
-            self.emit(self._absolute(a, span))
-        return 0
-
-    def _absolute(self, a: Field, span: Span) -> list[Seg]:
-        if a.text.startswith("/") or self.st.cwd is None or any(s.unknowns for s in self.st.cwd):
-            base = [] if a.text.startswith("/") else self.cwd_segs(span)
-        else:
-            base = self.st.cwd
-        if not base:
-            return [self._seg(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via)]
-        base_text = "".join(s.text for s in base)
-        text = posixpath.normpath(posixpath.join(base_text, a.text))
-        unknowns = tuple(u for s in base for u in s.unknowns) + tuple(a.unknowns)
-        return [self._seg(text, span, unknowns=unknowns, via=a.via)]
-
-    def b_cd(self, fields, span, redirects, words) -> int:
-        args = [a for a in fields[1:] if a.text not in ("--", "-P", "-L")]
-        if not args:
-            val = self.lookup("HOME", span)
-            target = Field(val[1]) if val else Field([self._seg("${oc.env:HOME}", span,
-                                                               unknowns=(Unknown("var", "HOME", span),))])
-        else:
-            target = args[0]
-        if target.text == "-":
-            return 0
-        self.st.cwd = self._absolute(target, span)
-        return 0
-
-    def b_source(self, fields, span, redirects, words) -> int:
-        if len(fields) < 2:
-            return 1
-        read = self.read_file(fields[1], span, "sourced file")
-        if read is None:
-            return 1
-        path, text = read
-        saved = self.st.positional
-        if len(fields) > 2:
-            self.st.positional = fields[2:]
-        try:
-            self.run_file(path, text, span)
-        finally:
-            if len(fields) > 2:
-                self.st.positional = saved
-        return 0
-
-    def b_set(self, fields, span, redirects, words) -> int:
-        args = fields[1:]
-        if args and args[0].text == "--":
-            self.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args[1:]]
-        return 0
-
-    def b_shift(self, fields, span, redirects, words) -> int:
-        n = parse_int(fields[1].text) if len(fields) > 1 else 1
-        self.st.positional = self.st.positional[n or 0:]
-        return 0
-
-    def b_unset(self, fields, span, redirects, words) -> int:
-        funcs = any(a.text == "-f" for a in fields[1:])
-        for a in fields[1:]:
-            if a.text.startswith("-"):
-                continue
-            if funcs:
-                self.st.funcs.pop(a.text, None)
-            else:
-                self._scope_of(a.text).pop(a.text, None)
-        return 0
-
-    def b_exit(self, fields, span, redirects, words) -> int:
-        self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
-        if self.g.exit_span is None:
-            self.g.exit_span = span
-        raise _Exit()
-
-    def b_return(self, fields, span, redirects, words) -> int:
-        self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
-        raise _Return()
-
-    def b_break(self, fields, span, redirects, words) -> int:
-        raise _Break(parse_int(fields[1].text) or 1 if len(fields) > 1 else 1)
-
-    def b_continue(self, fields, span, redirects, words) -> int:
-        raise _Continue(parse_int(fields[1].text) or 1 if len(fields) > 1 else 1)
-
-    def b_eval(self, fields, span, redirects, words) -> int:
-        self.g.add("RFTC114", "`eval` is not evaluated: what it runs or sets stays unknown", span,
-                   hint="write the command out instead of building it as a string")
-        return 0
-
-    def b_read(self, fields, span, redirects, words) -> int:
-        names = [a.text for a in fields[1:] if re.fullmatch(r"[A-Za-z_]\w*", a.text)]
-        for n in names:  # values read at run time: unknown
-            self.assign_segs(n, [self._seg(f"${{oc.env:{n}}}", span, unknowns=(Unknown("var", n, span),))], span)
-        self.note_uncertain([], span, "read")
-        return 0
-
-    def b_test(self, fields, span, redirects, words) -> int:
-        args = fields[1:]
-        if fields[0].text == "[":
-            if not args or args[-1].text != "]":
-                return 2
-            args = args[:-1]
-        unknowns = [u for a in args for u in a.unknowns]
-        if unknowns:
-            # decide as bash would with the unknown variables unset
-            prev = self.unset_mode
-            self.unset_mode = True
-            try:
-                unset_fields: list[Field] = []
-                for w in words:
-                    unset_fields += self.exp.fields(w)
-            finally:
-                self.unset_mode = prev
-            args = unset_fields[1:]
-            if fields[0].text == "[" and args and args[-1].text == "]":
-                args = args[:-1]
-            self.note_uncertain(unknowns, span)
-        return 0 if test_words([a.text for a in args], self) else 1
 
     # --- declarations (export / local / readonly / declare)
     def run_decl(self, node) -> int:
@@ -1157,17 +834,6 @@ class Evaluator:
         return 0
 
 
-# command name -> builtin method suffix
-_BUILTINS = {
-    "true": "_noop", ":": "_noop", "false": "_false", "echo": "echo", "printf": "printf", "pwd": "pwd",
-    "dirname": "dirname", "basename": "basename", "realpath": "realpath", "readlink": "realpath",
-    "cd": "cd", "pushd": "cd", "source": "source", ".": "source", "set": "set", "shift": "shift",
-    "unset": "unset", "exit": "exit", "return": "return", "break": "break", "continue": "continue",
-    "eval": "eval", "trap": "_noop", "read": "read", "[": "test", "test": "test", "wait": "_noop",
-    "sleep": "_noop", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
-}
-
-
 def script_variables(tree) -> set[str]:
     """Names the script assigns that are not environment-style (they have a lowercase letter). Read before
     their first assignment they are empty rather than unknown: `s="${s}x"` in a loop starts from ''.
@@ -1178,133 +844,6 @@ def script_variables(tree) -> set[str]:
         if m and any(c.islower() for c in m.group(0)):
             names.add(m.group(0))
     return names
-
-
-def _redirect_targets(redirects) -> list[tuple[str, str]]:
-    out = []
-    for r in redirects:
-        ch = r.children
-        if hasattr(ch[0], "type") and ch[0].type == "REDIR":
-            target = "".join(getattr(p, "value", "") for p in ch[1].children) if len(ch) > 1 else ""
-            out.append((ch[0].value.strip(), target))
-    return out
-
-
-def _to_devnull(redirects) -> bool:
-    return any(op in (">", ">>", "1>", "&>") and t == "/dev/null" for op, t in _redirect_targets(redirects))
-
-
-def _to_file(redirects) -> bool:
-    return any(op in (">", ">>", "1>", "&>", ">|") for op, _ in _redirect_targets(redirects))
-
-
-def _dirname(path: str) -> str:
-    p = path.rstrip("/")
-    if not p:
-        return "/" if path.startswith("/") else "."
-    if "/" not in p:
-        return "."
-    d = p.rsplit("/", 1)[0].rstrip("/")
-    return d or "/"
-
-
-# ---------------------------------------------------------------------- test / [ / [[
-_UNARY = {"-n", "-z", "-f", "-d", "-e", "-r", "-w", "-x", "-s", "-L", "-h", "-v"}
-_BINARY = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">", "-nt", "-ot"}
-
-
-def test_words(args: list[str], ev, extended: bool = False) -> bool:
-    """Evaluate the arguments of test / [ ] / [[ ]] (the connectives of [[ ]] are handled by the caller)."""
-    pos = [0]
-
-    def peek(k=0):
-        i = pos[0] + k
-        return args[i] if i < len(args) else None
-
-    def take():
-        pos[0] += 1
-        return args[pos[0] - 1]
-
-    def prim() -> bool:
-        t = peek()
-        if t is None:
-            return False
-        if t == "!" and len(args) - pos[0] > 1:
-            take()
-            return not prim()
-        if t == "(" and not extended:
-            take()
-            v = or_()
-            if peek() == ")":
-                take()
-            return v
-        if peek(1) in _BINARY and peek(2) is not None:
-            a, op, b = take(), take(), take()
-            return _binary(a, op, b, extended)
-        if t in _UNARY and peek(1) is not None:
-            op, a = take(), take()
-            return _unary(op, a, ev)
-        take()
-        return t != ""
-
-    def and_():
-        v = prim()
-        while peek() == "-a" and not extended:
-            take()
-            v = prim() and v
-        return v
-
-    def or_():
-        v = and_()
-        while peek() == "-o" and not extended:
-            take()
-            v = and_() or v
-        return v
-
-    try:
-        return or_()
-    except (ValueError, re.error, RecursionError):
-        return False
-
-
-def _binary(a: str, op: str, b: str, extended: bool) -> bool:
-    if op in ("=", "=="):
-        return fnmatch.fnmatchcase(a, b) if extended else a == b
-    if op == "!=":
-        return not fnmatch.fnmatchcase(a, b) if extended else a != b
-    if op == "=~":
-        return re.search(b, a) is not None
-    if op in ("<", ">"):
-        return a < b if op == "<" else a > b
-    if op in ("-nt", "-ot"):
-        return False
-    x, y = parse_int(a), parse_int(b)
-    if x is None or y is None:
-        return False
-    return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}[op]
-
-
-def _unary(op: str, a: str, ev) -> bool:
-    if op == "-n":
-        return a != ""
-    if op == "-z":
-        return a == ""
-    if op == "-v":
-        return ev._var(a) is not None
-    if not a:
-        return False
-    path = ev.resolve_path(a)
-    if path is None:
-        return False
-    if op == "-f":
-        return os.path.isfile(path)
-    if op == "-d":
-        return os.path.isdir(path)
-    if op in ("-L", "-h"):
-        return os.path.islink(path)
-    if op == "-s":
-        return os.path.isfile(path) and os.path.getsize(path) > 0
-    return os.path.exists(path)
 
 
 def _lost_arguments(lines: list[str], line: int) -> bool:

@@ -1,0 +1,305 @@
+"""Builtin commands evaluated statically (cd, source, set, shift, unset, exit, test, echo and friends inside
+``$(...)``) and the output of command substitutions. A mixin of :class:`rftc.shell.evaluate.Evaluator`."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell.arith import parse_int
+from rftc.shell.conditions import test_words
+from rftc.shell.expand import Field, Seg, Unknown, anchored
+from rftc.shell.state import MAX_CALLS, MAX_DEPTH, Break, Continue, Exit, Return
+
+_DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": "RFTC_NPROC",
+            "hostname": "HOSTNAME"}
+
+
+
+class Builtins:
+    # ------------------------------------------------------------------ command substitution
+    def command_output(self, source: str | None, body, span: Span):
+        """The output of $(...) or `...`: (text, unknowns, via)."""
+        self.g.calls += 1
+        if self.depth >= MAX_DEPTH or self.g.calls > MAX_CALLS:
+            self.g.add("RFTC114", f"command substitution not evaluated: more than {MAX_DEPTH} nested or "
+                       f"{MAX_CALLS} in all", span)
+            return "", [], []
+        if source is not None:  # backticks: parse the body again
+            from rftc.shell.parser import parse
+
+            parsed = parse(source, self.file, Diagnostics())
+            tree = parsed.tree
+            body = next((c for c in tree.children if not hasattr(c, "type")), None) if tree is not None else None
+        if body is None:
+            return "", [], []
+        out: list = []
+        ev = type(self)(self.g, self.st.fork(), self.file, "", depth=self.depth + 1, capture=out)
+        ev.lines = self.lines
+        ev.unset_mode = self.unset_mode
+        try:
+            ev.run_list(body)
+        except (Exit, Return, Break, Continue):
+            pass
+        if ev.capture_unknown:
+            name = ev.capture_unknown[0][0]
+            text = re.sub(r"^\$\(|^`|\)$|`$", "", self.source_text(span)).strip()
+            return self._dynamic((name, text or ev.capture_unknown[0][1]), span)
+        text = "".join(s.text for s in out).rstrip("\n")
+        unknowns: list = []
+        via: list = []
+        for s in out:
+            unknowns += [u for u in s.unknowns if u not in unknowns]
+            via += [v for v in s.via if v not in via]
+        return text, unknowns, via
+
+    def _dynamic(self, cmd: tuple[str, str], span: Span):
+        name, text = cmd
+        if self.unset_mode:
+            return "", [], []
+        if name == "date":
+            m = re.search(r"\+(?:'([^']*)'|\"([^\"]*)\"|(\S+))", text)
+            fmt = next((g for g in m.groups() if g is not None), "") if m else "%a %b %d %H:%M:%S %Z %Y"
+            placeholder = f"${{now:{fmt}}}"
+            return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
+        env_name = _DYNAMIC.get(name) or "RFTC_SUBST_" + re.sub(r"\W", "_", name).upper()
+        value = self.g.env.get(env_name)
+        if value is not None:
+            return value, [], []
+        placeholder = f"${{oc.env:{env_name}}}"
+        if name in _DYNAMIC:
+            return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
+        return placeholder, [Unknown("cmd", env_name, span, text.strip())], []
+
+    def emit(self, segs: list[Seg], newline: bool = True) -> None:
+        if self.capture is not None:
+            self.capture.extend(segs)
+            if newline:
+                self.capture.append(Seg("\n", self.file, 1, 1, 1, 1))
+
+    # ------------------------------------------------------------------ builtins
+    def b__noop(self, fields, span, redirects, words) -> int:
+        return 0
+
+    def b__false(self, fields, span, redirects, words) -> int:
+        return 1
+
+    def b_echo(self, fields, span, redirects, words) -> int:
+        args = fields[1:]
+        newline = True
+        while args and re.fullmatch(r"-[neE]+", args[0].text):
+            newline = newline and "n" not in args[0].text
+            args = args[1:]
+        if not to_devnull(redirects) and not to_file(redirects):
+            segs: list = []
+            for i, a in enumerate(args):
+                if i:
+                    segs.append(Seg(" ", self.file, span.line, span.col, span.line, span.col))
+                segs += a.segs
+            self.emit(segs, newline)
+        return 0
+
+    def b_printf(self, fields, span, redirects, words) -> int:
+        if len(fields) < 2 or to_devnull(redirects) or to_file(redirects):
+            return 0
+        fmt = fields[1].text
+        args = [a.text for a in fields[2:]]
+        parts = re.split(r"(%[sd%])", fmt.replace("\\n", "\n"))
+        out, k = [], 0
+        for p in parts:
+            if p in ("%s", "%d"):
+                out.append(args[k] if k < len(args) else "")
+                k += 1
+            elif p == "%%":
+                out.append("%")
+            else:
+                out.append(p)
+        unknowns = tuple(u for a in fields[2:] for u in a.unknowns)
+        self.emit([self._seg("".join(out), span, unknowns=unknowns)], newline=False)
+        return 0
+
+    def b_pwd(self, fields, span, redirects, words) -> int:
+        if not to_devnull(redirects):
+            self.emit(self.cwd_segs(span))
+        return 0
+
+    def b_dirname(self, fields, span, redirects, words) -> int:
+        for a in fields[1:]:
+            if a.text.startswith("-"):
+                continue
+            self.emit([self._seg(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via)])
+        return 0
+
+    def b_basename(self, fields, span, redirects, words) -> int:
+        args = [a for a in fields[1:] if not a.text.startswith("-")]
+        if args:
+            base = args[0].text.rstrip("/").rsplit("/", 1)[-1] or "/"
+            if len(args) > 1 and base.endswith(args[1].text) and base != args[1].text:
+                base = base[: -len(args[1].text)]
+            self.emit([self._seg(base, span, unknowns=tuple(args[0].unknowns), via=args[0].via)])
+        return 0
+
+    def b_realpath(self, fields, span, redirects, words) -> int:
+        if fields[0].text == "readlink" and not any(a.text in ("-f", "-e", "-m") for a in fields[1:]):
+            self.capture_unknown.append(("readlink", self.source_text(span)))
+            return 0
+        for a in fields[1:]:
+            if a.text.startswith("-"):
+                continue
+            self.emit(self._absolute(a, span))
+        return 0
+
+    def _absolute(self, a: Field, span: Span) -> list[Seg]:
+        if a.text.startswith("/") or self.st.cwd is None or any(s.unknowns for s in self.st.cwd):
+            base = [] if a.text.startswith("/") else self.cwd_segs(span)
+        else:
+            base = self.st.cwd
+        if not base:
+            return [self._seg(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via)]
+        base_text = "".join(s.text for s in base)
+        text = posixpath.normpath(posixpath.join(base_text, a.text))
+        unknowns = tuple(u for s in base for u in s.unknowns) + tuple(a.unknowns)
+        return [self._seg(text, span, unknowns=unknowns, via=a.via)]
+
+    def b_cd(self, fields, span, redirects, words) -> int:
+        args = [a for a in fields[1:] if a.text not in ("--", "-P", "-L")]
+        if not args:
+            val = self.lookup("HOME", span)
+            target = Field(val[1]) if val else Field([self._seg("${oc.env:HOME}", span,
+                                                               unknowns=(Unknown("var", "HOME", span),))])
+        else:
+            target = args[0]
+        if target.text == "-":
+            return 0
+        self.st.cwd = self._absolute(target, span)
+        return 0
+
+    def b_source(self, fields, span, redirects, words) -> int:
+        if len(fields) < 2:
+            return 1
+        read = self.read_file(fields[1], span, "sourced file")
+        if read is None:
+            return 1
+        path, text = read
+        saved = self.st.positional
+        if len(fields) > 2:
+            self.st.positional = fields[2:]
+        try:
+            self.run_file(path, text, span)
+        finally:
+            if len(fields) > 2:
+                self.st.positional = saved
+        return 0
+
+    def b_set(self, fields, span, redirects, words) -> int:
+        args = fields[1:]
+        if args and args[0].text == "--":
+            self.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args[1:]]
+        return 0
+
+    def b_shift(self, fields, span, redirects, words) -> int:
+        n = parse_int(fields[1].text) if len(fields) > 1 else 1
+        self.st.positional = self.st.positional[n or 0:]
+        return 0
+
+    def b_unset(self, fields, span, redirects, words) -> int:
+        funcs = any(a.text == "-f" for a in fields[1:])
+        for a in fields[1:]:
+            if a.text.startswith("-"):
+                continue
+            if funcs:
+                self.st.funcs.pop(a.text, None)
+            else:
+                self._scope_of(a.text).pop(a.text, None)
+        return 0
+
+    def b_exit(self, fields, span, redirects, words) -> int:
+        self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
+        if self.g.exit_span is None:
+            self.g.exit_span = span
+        raise Exit()
+
+    def b_return(self, fields, span, redirects, words) -> int:
+        self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
+        raise Return()
+
+    def b_break(self, fields, span, redirects, words) -> int:
+        raise Break(parse_int(fields[1].text) or 1 if len(fields) > 1 else 1)
+
+    def b_continue(self, fields, span, redirects, words) -> int:
+        raise Continue(parse_int(fields[1].text) or 1 if len(fields) > 1 else 1)
+
+    def b_eval(self, fields, span, redirects, words) -> int:
+        self.g.add("RFTC114", "`eval` is not evaluated: what it runs or sets stays unknown", span,
+                   hint="write the command out instead of building it as a string")
+        return 0
+
+    def b_read(self, fields, span, redirects, words) -> int:
+        names = [a.text for a in fields[1:] if re.fullmatch(r"[A-Za-z_]\w*", a.text)]
+        for n in names:  # values read at run time: unknown
+            self.assign_segs(n, [self._seg(f"${{oc.env:{n}}}", span, unknowns=(Unknown("var", n, span),))], span)
+        self.note_uncertain([], span, "read")
+        return 0
+
+    def b_test(self, fields, span, redirects, words) -> int:
+        args = fields[1:]
+        if fields[0].text == "[":
+            if not args or args[-1].text != "]":
+                return 2
+            args = args[:-1]
+        unknowns = [u for a in args for u in a.unknowns]
+        if unknowns:
+            # decide as bash would with the unknown variables unset
+            prev = self.unset_mode
+            self.unset_mode = True
+            try:
+                unset_fields: list[Field] = []
+                for w in words:
+                    unset_fields += self.exp.fields(w)
+            finally:
+                self.unset_mode = prev
+            args = unset_fields[1:]
+            if fields[0].text == "[" and args and args[-1].text == "]":
+                args = args[:-1]
+            self.note_uncertain(unknowns, span)
+        return 0 if test_words([a.text for a in args], self) else 1
+
+
+# command name -> builtin method suffix
+BUILTINS = {
+    "true": "_noop", ":": "_noop", "false": "_false", "echo": "echo", "printf": "printf", "pwd": "pwd",
+    "dirname": "dirname", "basename": "basename", "realpath": "realpath", "readlink": "realpath",
+    "cd": "cd", "pushd": "cd", "source": "source", ".": "source", "set": "set", "shift": "shift",
+    "unset": "unset", "exit": "exit", "return": "return", "break": "break", "continue": "continue",
+    "eval": "eval", "trap": "_noop", "read": "read", "[": "test", "test": "test", "wait": "_noop",
+    "sleep": "_noop", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
+}
+
+
+def redirect_targets(redirects) -> list[tuple[str, str]]:
+    out = []
+    for r in redirects:
+        ch = r.children
+        if hasattr(ch[0], "type") and ch[0].type == "REDIR":
+            target = "".join(getattr(p, "value", "") for p in ch[1].children) if len(ch) > 1 else ""
+            out.append((ch[0].value.strip(), target))
+    return out
+
+
+def to_devnull(redirects) -> bool:
+    return any(op in (">", ">>", "1>", "&>") and t == "/dev/null" for op, t in redirect_targets(redirects))
+
+
+def to_file(redirects) -> bool:
+    return any(op in (">", ">>", "1>", "&>", ">|") for op, _ in redirect_targets(redirects))
+
+
+def _dirname(path: str) -> str:
+    p = path.rstrip("/")
+    if not p:
+        return "/" if path.startswith("/") else "."
+    if "/" not in p:
+        return "."
+    d = p.rsplit("/", 1)[0].rstrip("/")
+    return d or "/"

@@ -1,0 +1,85 @@
+"""What the evaluator carries: variables and their scopes, what a subshell copies, what one analysis shares,
+the bounds that keep evaluation finite, and the control-flow signals (exit, return, break, continue)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell.expand import Field, Seg
+from rftc.shell.invocation import Invocation
+
+MAX_ITERATIONS = 1000  # loop iterations per script
+MAX_WHILE = 100  # iterations of one while/until loop
+MAX_DEPTH = 24  # nested function calls / sourced files / called scripts
+MAX_CALLS = 5000  # function calls and command substitutions per script
+MAX_VALUE = 1 << 20  # characters in one variable
+
+
+class Exit(Exception):
+    pass
+
+
+class Return(Exception):
+    pass
+
+
+class Break(Exception):
+    def __init__(self, n=1):
+        self.n = n
+
+
+class Continue(Exception):
+    def __init__(self, n=1):
+        self.n = n
+
+
+@dataclass
+class Var:
+    segs: list | None = None  # scalar value
+    items: list | None = None  # array elements (each a list of Seg)
+    span: Span | None = None  # the assignment
+    exported: bool = False
+
+
+class State:
+    """What a subshell copies: variables, functions, positional parameters, working directory."""
+
+    def __init__(self):
+        self.vars: dict[str, Var] = {}
+        self.frames: list[dict[str, Var]] = []
+        self.funcs: dict[str, tuple] = {}
+        self.positional: list[Field] = []
+        self.cwd: list[Seg] | None = None
+
+    def fork(self) -> "State":
+        s = State()
+        s.vars = dict(self.vars)
+        s.frames = [dict(f) for f in self.frames]
+        s.funcs = dict(self.funcs)
+        s.positional = list(self.positional)
+        s.cwd = self.cwd
+        return s
+
+
+class Shared:
+    """What every part of one analysis shares: results and budgets."""
+
+    def __init__(self, diags: Diagnostics, sources: dict, env: dict, use_env: bool, script_path: str):
+        self.diags = diags
+        self.sources = sources
+        self.env = env
+        self.use_env = use_env
+        self.script_path = script_path
+        self.invocations: list[Invocation] = []
+        self.iterations = 0
+        self.seen: set = set()
+        self.exit_span: Span | None = None  # where the script stopped with `exit`, if it did
+        self.calls = 0
+        self.local_names: set[str] = set()  # see script_variables()
+
+    def add(self, code: str, message: str, span: Span | None, **kw) -> None:
+        key = (code, span, message)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.diags.add(code, message, span, **kw)
