@@ -16,8 +16,9 @@ _DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": 
             "hostname": "HOSTNAME"}
 
 
-
 class Builtins:
+    """The builtin commands, as methods ``b_<name>`` (see BUILTINS), and command substitution."""
+
     # ------------------------------------------------------------------ command substitution
     def command_output(self, source: str | None, body, span: Span):
         """The output of $(...) or `...`: (text, unknowns, via)."""

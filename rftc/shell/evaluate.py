@@ -1,4 +1,5 @@
-"""Static evaluation of a parsed launch script: statements, control flow, builtins. Nothing is executed.
+"""Static evaluation of a parsed launch script: statements and control flow (builtins in rftc.shell.builtins).
+Nothing is executed.
 
 Where values come from: assignments in the script (and files it sources), then the ``env`` the caller
 gives, then ``os.environ`` only with ``use_env``. Anything else is unknown and stays symbolic as

@@ -17,11 +17,11 @@ MAX_VALUE = 1 << 20  # characters in one variable
 
 
 class Exit(Exception):
-    pass
+    """`exit` (or `exec` of another program): the script stops."""
 
 
 class Return(Exception):
-    pass
+    """`return` from a function or a sourced file."""
 
 
 class Break(Exception):
