@@ -79,6 +79,8 @@ EX = {
     "RFTC455": _ex(buffer=_EI + TASKSET + "\n  trainer_input:\n    auxiliary_buffers:\n      sft_dataset: {storage_type: file}"),
     "RFTC456": _ex(buffer=_EI + TASKSET + "\n    eval_tasksets:\n      - {path: openai/gsm8k, split: test}",
                    rest="synchronizer: {sync_style: fully_async}\n"),
+    "RFTC457": _ex(mode="train", buffer="{train_batch_size: 128}",
+                   rest="data_processor:\n  task_pipeline:\n    inputs: [raw_tasks.jsonl]\n"),
     "RFTC460": _ex(rest="trainer: {save_hf_checkpoint: sometimes}\n"),
     "RFTC461": _ex(rest="trainer: {trainer_type: deepspeed}\n"),
     "RFTC462": _ex(cluster="{node_num: 1, gpu_per_node: 8}", buffer="\n  batch_size: 13\n  explorer_input:\n" + TASKSET,
@@ -307,6 +309,11 @@ CODES = [
        "Trinity raises `Eval tasksets are not supported in fully asynchronous synchronization style.`. Remove "
        "the eval tasksets or use another sync style.",
        EX["RFTC456"]),
+    _c("RFTC457", "task-pipeline-output", E, "A task pipeline without a usable output.",
+       "A `data_processor.task_pipeline` writes its processed tasks to `output`; in train mode (other than "
+       "SFT/DPO) there is no taskset to default to and Trinity raises ``data_processor.task_pipeline.output` is "
+       "missing.`, and an output path that already exists is rejected (`Task pipeline output path ... already "
+       "exists.`). Set `output` to a new path.", EX["RFTC457"]),
     _c("RFTC460", "save-hf-checkpoint", E, "`trainer.save_hf_checkpoint` is not last, always or never.",
        "Trinity raises `Invalid trainer.save_hf_checkpoint: x, must be one of 'last', 'always', or 'never'.`.",
        EX["RFTC460"]),

@@ -40,11 +40,11 @@ def run_all(ctx, cfg) -> None:
 
 
 def _run(ctx, cfg) -> None:
-    from rftc.trinity.checks import (algorithm, buffer, cluster_gpu, explorer, model_len, paths, sync, trainer,
-                                     trainer_config, traps)
+    from rftc.trinity.checks import (algorithm, buffer, cluster_gpu, data_processor, explorer, model_len, paths,
+                                     sync, trainer, trainer_config, traps)
     from rftc.trinity.derive import derive
 
     d = derive(cfg, nodes=ctx.options.nodes, gpus_per_node=ctx.options.gpus_per_node)
-    for module in (algorithm, model_len, cluster_gpu, sync, explorer, buffer, trainer, trainer_config, traps,
-                   paths):
+    for module in (algorithm, model_len, cluster_gpu, sync, explorer, buffer, data_processor, trainer, trainer_config,
+                   traps, paths):
         module.check(ctx, cfg, d)

@@ -27,7 +27,7 @@ def check(ctx, cfg, d) -> None:
             ctx.add("RFTC423", "External model is only supported in `bench` mode.", M + ("external_model", "enable"))
         for key in ("base_url_env", "api_key_env", "model_name"):
             if not getattr(ext, key):
-                ctx.add("RFTC423", f"`model.external_model.{key}` is required for an external model",
+                ctx.add("RFTC423", f"`model.external_model.{key}` is required for external engine.",
                         M + ("external_model",))
     if m.tinker.enable and d.algorithm is not None and d.algorithm.use_critic:
         ctx.add("RFTC423", "Critic model is not supported when using tinker!", M + ("tinker", "enable"))
