@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 VENV=.venv-trinity
 LOCK=tests/trinity_ref/requirements.txt
-PY=${PYTHON:-python3.11}            # trinity-rft 0.6.0 needs Python >=3.10,<3.13; the CPU torch wheel is cp311
+PY=${PYTHON:-python3.11}   # trinity-rft 0.6.0 needs Python >=3.10,<3.13; the local CPU torch wheel is cp311
 WHEELS=${TRINITY_REF_WHEELS:-/opt/wheels}   # where the local CPU torch wheel lies
 UV_VERSION=0.13.9
 STAMP="$VENV/.built"

@@ -4,15 +4,17 @@ Every config under golden/ (the guide's examples in golden/check/valid, the nega
 outputs, diagnostics inputs) goes once through Trinity's load_config + check_and_update in .venv-trinity
 (tests/trinity_ref/validate.py) and once through `rftc check --format json` in one process each:
 
-- verdicts agree on every config: Trinity raises  <=>  rftc reports at least one error;
+- verdicts agree on every config: Trinity raises  <=>  rftc reports at least one error. A manifest entry's
+  "rftc_gap" records a disagreement rftc has yet to close: shown, not failed, and failed once rftc agrees so
+  that the note goes;
 - every negative case Trinity rejects is reported by rftc as an error at a line its manifest names
   (manifest.json: "lines", null for an error about the whole file);
 - every trap Trinity accepts is reported by rftc with the trap's code at its line, and the test prints what
   Trinity would actually run (the expanded veRL config, or the value Trinity derives).
 
 Where Trinity's verdict depends on more than the file (a Ray cluster's size when the config leaves it out, model
-weights for a dummy LoRA adapter, the Tinker service), the config is listed but not compared. rftc runs with --env-strict because Trinity fails on an unset
-${oc.env:VAR} without default.
+weights for a dummy LoRA adapter, the Tinker service), the config is listed but not compared. rftc runs with
+--env-strict because Trinity fails on an unset ${oc.env:VAR} without default.
 """
 
 from __future__ import annotations
@@ -97,13 +99,20 @@ def test_manifests_cover_every_case_and_match_trinity(trinity):
 
 
 def test_verdicts_agree(trinity, rftc, capsys):
-    rows, disagree = [], []
+    gaps = {path: entry["rftc_gap"] for folder in (NEGATIVE, TRAPS)
+            for path, entry in reference.manifest(folder).items() if "rftc_gap" in entry}
+    rows, disagree, closed = [], [], []
     for path in CONFIGS:
         t, errors = trinity[path], _errors(rftc[path])
         if t["undecided"]:
             rows.append((path, "depends on " + t["undecided"], _verdict(not errors), "not compared"))
             continue
         same = t["ok"] == (not errors)
+        if path in gaps:  # a disagreement the manifest records as a gap rftc has yet to close
+            rows.append((path, _verdict(t["ok"]), _verdict(not errors), "" if same else "KNOWN GAP: " + gaps[path]))
+            if same:
+                closed.append(f"{path}: rftc now agrees; remove \"rftc_gap\" from its manifest entry")
+            continue
         rows.append((path, _verdict(t["ok"]), _verdict(not errors), "" if same else "DISAGREE"))
         if not same:
             why = f"Trinity: {t['error_type']}: {t['message']}" if not t["ok"] else "Trinity accepts it"
@@ -112,6 +121,7 @@ def test_verdicts_agree(trinity, rftc, capsys):
     with capsys.disabled():
         print("\n" + _table(rows, ("config", "trinity 0.6.0", "rftc check", "")))
     assert not disagree, f"{len(disagree)} of {len(CONFIGS)} verdicts differ:\n" + "\n".join(disagree)
+    assert not closed, "\n".join(closed)
 
 
 def test_trinity_failures_reported_at_the_expected_line(trinity, rftc):
