@@ -44,8 +44,8 @@ CODES = [
          "the message. Pass `--env NAME=value` to fix them at compile time.",
          "python3 -m verl.trainer.main_ppo trainer.experiment_name=run-$(date +%Y%m%d)\n"),
     Code("RFTC108", "unresolved-command-substitution", W, "A command substitution rftc cannot evaluate.",
-         "rftc never runs commands from the script. Only pwd, cd, dirname, basename, realpath, readlink -f and "
-         "echo are evaluated; any other `$(...)` is kept as the `${oc.env:NAME}` interpolation named in the "
+         "rftc never runs commands from the script. Only pwd, cd, dirname, basename, realpath, readlink -f, "
+         "echo and printf are evaluated; any other `$(...)` is kept as the `${oc.env:NAME}` interpolation named in the "
          "message. Pass `--env NAME=value`, or write the value into the script.",
          "python3 -m verl.trainer.main_ppo trainer.nnodes=$(python3 -c 'print(2)')\n"),
     Code("RFTC109", "condition-not-static", W, "A condition depends on values rftc cannot know.",
@@ -71,8 +71,9 @@ CODES = [
          "(main_ppo, a recipe, an experimental trainer or SFT) unless told otherwise. Check that it is the one "
          "you mean.", "python3 -m verl.trainer.main_ppo trainer.nnodes=1\npython3 -m verl.model_merger merge\n"),
     Code("RFTC114", "unsupported-construct", W, "A bash construct rftc does not evaluate.",
-         "`eval`, `trap`, functions called too deeply, and similar constructs are skipped. Anything they would "
-         "set stays unknown. Rewrite the part that matters for the launch without them.",
+         "`eval`, functions nested or called too often, command substitutions nested too deeply, and values that "
+         "grow without bound are not evaluated. Anything they would set stays unknown. Rewrite the part that "
+         "matters for the launch without them.",
          "eval \"export NNODES=2\"\n"),
     Code("RFTC115", "launch-target-unknown", W, "A launch whose program is not known statically.",
          "The command that starts python comes from a variable that is not set (`$COMMAND`), or the module name "

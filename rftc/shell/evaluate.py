@@ -734,12 +734,24 @@ class Evaluator(Builtins):
         return status
 
     def resolve_path(self, path: str) -> str | None:
+        """A path the script reads. Relative to the working directory when known; otherwise the script's
+        directory or, since veRL scripts run from the repository root, the nearest ancestor holding it."""
         if path.startswith("/"):
             return path
         if self.st.cwd is not None and not any(s.unknowns for s in self.st.cwd):
             return posixpath.join("".join(s.text for s in self.st.cwd), path)
-        base = os.path.dirname(self.g.script_path) if os.path.isabs(self.g.script_path) else ""
-        return os.path.join(base, path) if base else path
+        if not os.path.isabs(self.g.script_path):
+            return path
+        base = os.path.dirname(self.g.script_path)
+        d = base
+        while True:
+            candidate = os.path.join(d, path)
+            if os.path.exists(candidate):
+                return candidate
+            parent = os.path.dirname(d)
+            if parent == d:
+                return os.path.join(base, path)
+            d = parent
 
     def read_file(self, field: Field, span: Span, what: str) -> tuple[str, str] | None:
         if field.symbolic:
