@@ -7,8 +7,6 @@ the ``*_args`` dicts and ``trainer.trainer_config`` stay dicts here and are chec
 (rftc.trinity.registry) and verl's keys (rftc.trinity.verl_keys) by the checks, as Trinity reads them later.
 """
 
-from __future__ import annotations
-
 from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
