@@ -105,6 +105,11 @@ def _names(ctx, cfg) -> None:
                       ("data_processor", "experience_pipeline", "operators", i, "name"))
 
 
+# veRL's names for arguments Trinity's functions call differently
+VERL_ARG_NAMES = {"clip_ratio": "clip_range", "clip_ratio_low": "clip_range_low", "clip_ratio_high": "clip_range_high",
+                  "kl_loss_coef": "kl_coef", "kl_coeff": "kl_coef", "entropy_coeff": "entropy_coef"}
+
+
 def _args(ctx, cfg, d) -> None:
     for field, table in registry.FUNCTION_FIELDS.items():
         args = getattr(cfg.algorithm, field + "_args")
@@ -117,7 +122,8 @@ def _args(ctx, cfg, d) -> None:
                 takes = ", ".join(known) if known else "no arguments"
                 ctx.add("RFTC473", f"`{field}_args.{key}` is not an argument of {field} `{name}` (it takes {takes}): "
                         "the constructor raises TypeError when the function is built", A + (field + "_args", key),
-                        hint=suggest(key, known))
+                        hint=(f"veRL's {key} is `{VERL_ARG_NAMES[key]}` here" if VERL_ARG_NAMES.get(key) in known
+                              else suggest(key, known)))
 
 
 def _policy_agg(ctx, cfg, d) -> None:
