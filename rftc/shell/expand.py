@@ -13,7 +13,6 @@ The evaluator supplies lookups and command substitution through the small protoc
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from dataclasses import dataclass, replace
 
@@ -536,7 +535,7 @@ class Expander:
                     if rx.fullmatch(text[k:]):
                         return text[:k] + repl
                 return text
-            greedy = re.compile(rx.pattern)
+            greedy = re.compile(rx.pattern.replace(".*?", ".*"), re.S)  # bash replaces the longest match
             return greedy.sub(lambda m: repl, text, count=0 if op == "//" else 1) if rx.pattern else text
         if op == ":":
             bounds = self.slice_bounds(words, in_dq)
@@ -571,10 +570,33 @@ class Expander:
 
 
 def glob_regex(pattern: str) -> re.Pattern:
-    """A bash glob (*, ?, [..]) as a regex, matching non-greedily where bash takes the shortest match."""
-    rx = fnmatch.translate(pattern)  # '(?s:...)\\Z'
-    rx = rx[:-2] if rx.endswith(r"\Z") else rx
-    return re.compile(rx.replace(".*", ".*?"))
+    """A bash glob (*, ?, [..]) as a regex; * matches lazily, so callers pick the shortest or longest match."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append(".*?")
+        elif c == "?":
+            out.append(".")
+        elif c == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif c == "[":
+            j = pattern.find("]", i + 2)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j]
+                body = "^" + body[1:] if body[:1] in "!^" and body else body
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    try:
+        return re.compile("".join(out), re.S)
+    except re.error:
+        return re.compile(re.escape(pattern), re.S)
 
 
 def split(items: list) -> list[Field]:
