@@ -75,7 +75,7 @@ def _hydra(version: str, config_name: str, overrides: list[str]):
 
     try:
         return reference.compose(reference.config_dir(version), config_name, overrides)
-    except (HydraException, OmegaConfBaseException):
+    except (HydraException, OmegaConfBaseException, TypeError, ValueError):  # Hydra crashes on some input
         return None
 
 
@@ -129,6 +129,9 @@ REJECTED = {
     "sweep": ["trainer.experiment_name=a,b"],
     "stray-brace": ["trainer.experiment_name=x}"],
     "group-typo": ["model_engine=megatrn"],
+    "group-null": ["model_engine=null"],
+    "delete-group": ["~model_engine"],
+    "delete-list-element": ["~trainer.logger.0"],
 }
 
 
@@ -263,3 +266,35 @@ def test_corpus_launches_sample_match_hydra():
 @pytest.mark.parametrize("version", schema.versions())
 def test_corpus_launches_match_hydra(version):
     _corpus_case(version, 1)
+
+
+_FUZZ_KEYS = ["trainer.nnodes", "trainer.logger", "trainer.project_name", "actor_rollout_ref.rollout.n",
+              "actor_rollout_ref.rollout.val_kwargs", "actor_rollout_ref.actor.ppo_micro_batch_size",
+              "actor_rollout_ref.rollout.engine_kwargs.vllm", "actor_rollout_ref.rollout.engine_kwargs.vllm.x",
+              "trainer.new", "trainer.new.deep", "data.train_files", "algorithm.kl_ctrl", "algorithm.kl_ctrl.kl_coef",
+              "trainer.logger.0", "actor_rollout_ref.model.override_config", "critic.optim.lr",
+              "trainer.default_local_dir", "actor_rollout_ref.actor.checkpoint.save_contents"]
+_FUZZ_VALUES = ["1", "null", "[a,b]", "[]", "{}", "{kl_coef:0.5}", "{x:1}", "{type:fixed,new:2}", "'s,t'",
+                "${trainer.nnodes}", "${.n}", "str", "true", "${oc.env:HOME}/x", "${oc.select:trainer.nnodes,3}", "???"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(60))
+def test_random_override_sequences_match_hydra(seed):
+    """Random sequences of change/add/force-add/delete overrides: same acceptance and same values as Hydra."""
+    import random
+
+    version = schema.versions()[seed % len(schema.versions())]
+    if not _have_reference(version):
+        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    rnd = random.Random(seed)
+    overrides = ["actor_rollout_ref.rollout.name=vllm"]
+    for _ in range(rnd.randint(1, 4)):
+        prefix, key = rnd.choice(["", "", "+", "++", "~"]), rnd.choice(_FUZZ_KEYS)
+        value = "" if prefix == "~" and rnd.random() < 0.8 else "=" + rnd.choice(_FUZZ_VALUES)
+        overrides.append(f"{prefix}{key}{value}")
+    theirs = _hydra(version, "ppo_trainer", overrides)
+    eff, diags = _ours(version, "ppo_trainer", overrides)
+    assert (theirs is None) == diags.has_errors, (overrides, [d.message for d in diags.errors])
+    if theirs is not None:
+        assert _compare(eff.values, theirs) == [], overrides

@@ -115,9 +115,9 @@ def _apply_one(res: Applied, o: Override) -> None:
         parent_key, _, last = key.rpartition(".")
         parent = _walk(tree, parent_key) if parent_key else tree
         if isinstance(parent, list):
-            del parent[int(last)]
-        else:
-            del parent[last]
+            raise _Reject("RFTC205", f"cannot delete '{key}': Hydra cannot delete a list element (it fails with "
+                          "a TypeError)", hint=f"set the whole list instead: {parent_key}=[...]", key=key)
+        del parent[last]
         _forget(res, key)
         return
     if o.kind == "add" and _select(tree, key) is not None and not isinstance(o.value, (dict, list)):

@@ -33,7 +33,7 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None,
         if o.kind == "hydra":
             diags.add("RFTC208", f"'{o.text}' configures Hydra itself; it is not part of the veRL config",
                       o.arg.span, key=o.key)
-        elif o.kind == "group" or (o.key in groups and o.kind != "delete"):
+        elif o.kind == "group" or o.key in groups:
             group_ovs.append(o)
         else:
             config_ovs.append(o)
@@ -81,18 +81,18 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
     rejected: list[str] = []
     choice = primary.choice
     for o in group_ovs:
-        if o.kind != "group" and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
+        if o.kind not in ("group", "delete") and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
             choice = o.value
     current = sch.current_choices(primary.base, choice) if primary.base in sch.configs else {}
     for o in group_ovs:
-        if o.kind != "group" and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
+        if o.kind not in ("group", "delete") and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
             continue
-        if current.get(f"{o.key}@{o.package}" if o.package else o.key) == o.value:
+        if o.kind != "delete" and current.get(f"{o.key}@{o.package}" if o.package else o.key) == o.value:
             continue  # the option the config already uses: composing it again changes nothing
         rejected.append(o.key)
         what = f"{o.key}@{o.package}" if o.package else o.key
-        diags.add("RFTC207", f"'{o.text}' chooses a file of the config group '{what}', which rftc cannot "
-                  "compose", o.arg.span, key=o.key,
+        action = "removes the config group" if o.kind == "delete" else "chooses a file of the config group"
+        diags.add("RFTC207", f"'{o.text}' {action} '{what}', which rftc cannot compose", o.arg.span, key=o.key,
                   hint=f"rftc composes the choices of '{schema.SWITCHABLE_GROUP}', and the options a config "
                   "already uses, only")
     base_tree = None
@@ -122,7 +122,7 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
     if primary.base is not None:
         def hint(key: str, _v=version, _b=primary.base, _c=choice):
             return versions.elsewhere(key, _v, _b, _c)
-    engine = [o for o in group_ovs if o.key == schema.SWITCHABLE_GROUP and o.kind != "group"]
+    engine = [o for o in group_ovs if o.key == schema.SWITCHABLE_GROUP and o.kind not in ("group", "delete")]
     if engine and base_tree is not None and choice == engine[-1].value:
         applied.provenance[schema.SWITCHABLE_GROUP] = provenance_of(engine[-1])
     apply(tree, config_ovs, diags, applied=applied, unknown_hint=hint)
