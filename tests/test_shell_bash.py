@@ -16,10 +16,10 @@ CASES = {
     "quoting": """a=1
 python3 -m m x"$a"'$a'y \\$a "a b" '' "" $'t\\tu' "q\\"uote" 'it'\\''s' a\\ b
 """,
-    "parameter_ops": """B="two words"; E=; P=/a/b/c.tar.gz
+    "parameter_ops": """B="two words"; E=; P=/a/b/c.tar.gz; T=${T:-~/x}; U="${U:-~/x}"; V=~/v
 python3 -m m ${B:-d} ${Z:-dflt} ${Z-dd} ${E-set} "${E:-empty}" ${B:+alt} "${Z:+alt}" ${B^^} ${B,,} ${B^} \\
   ${B/o/0} ${B//o/0} ${P%.*} ${P%%.*} ${P#*/} ${P##*/} ${B:4} ${B:0:3} ${B: -3} ${#B} ${Y:=made} $Y \\
-  "${B/#two/2}" "${B/%words/w}" "${P/a*b/X}" "${P//[a-c]/_}" "${P#*[!/]}"
+  "${B/#two/2}" "${B/%words/w}" "${P/a*b/X}" "${P//[a-c]/_}" "${P#*[!/]}" $T $U $V ~ ~/a "~/q" x~
 """,
     "arithmetic": """A=7; B=3
 python3 -m m $((A + B * 2)) $(( (A + B) * 2 )) $((A / B)) $((-A / B)) $((A % B)) $((2 ** 10)) \\

@@ -249,13 +249,12 @@ class Expander:
         ev, f = self.ev, self.file
         if hasattr(part, "type"):  # a token
             t = part.type
+            if t in ("LIT", "BRACE_TEXT") and first and not in_dq and re.match(r"~(/|$)", part.value):
+                out += self.home(part)  # tilde expansion at the start of a word or ${V:-~/default}
+                if part.value[1:]:
+                    out += _runs(f, part, part.value[1:], 1, _unquoted_escape)
+                return
             if t == "LIT":
-                if first and (part.value == "~" or part.value.startswith("~/")):
-                    out += self.home(part)
-                    rest = part.value[1:]
-                    if rest:
-                        out += _runs(f, part, rest, 1, _unquoted_escape)
-                    return
                 out += _runs(f, part, part.value, 0, _unquoted_escape)
             elif t == "SQ":
                 if in_dq:  # inside "${x:-'a'}" single quotes are literal characters
@@ -444,10 +443,10 @@ class Expander:
             if op in (":+", "+"):
                 if use_default:
                     return
-                out += self.parts(operand.children, in_dq=in_dq, anchor=anchor) if operand else []
+                out += self.parts(operand.children, in_dq=in_dq, anchor=anchor, first=not in_dq) if operand else []
                 return
             if use_default:
-                segs = self.parts(operand.children, in_dq=in_dq, anchor=anchor) if operand else []
+                segs = self.parts(operand.children, in_dq=in_dq, anchor=anchor, first=not in_dq) if operand else []
                 if op in (":?", "?"):
                     if not ev.unset_mode:
                         out.append(_unknown_var(name, span, in_dq))
