@@ -132,6 +132,11 @@ def strip_heredocs(text: str) -> tuple[str, dict[tuple[int, int], str], tuple[in
             # outside quotes (top level or inside $( ))
             if c == "#" and (i == 0 or line[i - 1] in " \t;&|()"):
                 break
+            if line.startswith("$'", i):  # $'..' may hold \' escapes
+                m = re.match(r"\$'(?:[^'\\]|\\.)*'", line[i:])
+                if m:
+                    i += m.end()
+                    continue
             if c == "'":
                 stack.append(("'", n + 1, i + 1))
             elif c == '"':
