@@ -125,9 +125,12 @@ def _report(ctx, e: dict) -> None:
     loc = tuple(e["loc"])
     kind = e["type"]
     full = _dotted(loc)
-    if kind == "extra_forbidden":
+    if kind == "invalid_key":  # a non-string key: OmegaConf looks it up as a field name
+        owner = section_at(loc[:-1])
+        ctx.add("RFTC401", f"Key '{loc[-1]}' not in '{_title(owner)}' (full_key: {full})", loc)
+    elif kind == "extra_forbidden":
         cls = section_at(loc[:-1])
-        owner = (cls.model_config.get("title") or cls.__name__) if cls else "config"
+        owner = _title(cls)
         key = loc[-1]
         close = difflib.get_close_matches(str(key), list(cls.model_fields) if cls else [], n=1, cutoff=0.6)
         hint = f"did you mean `{close[0]}`?" if close else None
@@ -137,7 +140,10 @@ def _report(ctx, e: dict) -> None:
                 + f" (full_key: {full})", loc, hint=hint)
     elif kind == "omegaconf_enum":
         ctx.add("RFTC403", f"{e['msg']} (full_key: {full})", loc)
-    elif kind in ("omegaconf", "omegaconf_none"):
+    elif kind == "omegaconf_none" or (kind in ("model_type", "model_attributes_type", "dict_type", "list_type")
+                                       and e.get("input") is None):
+        ctx.add("RFTC402", f"field '{full}' is not Optional (full_key: {full})", loc)
+    elif kind == "omegaconf":
         ctx.add("RFTC402", f"{e['msg']} (full_key: {full})", loc)
     elif kind == "missing":
         ctx.add("RFTC402", f"Missing mandatory value: {full}", loc)
@@ -156,3 +162,7 @@ def _dotted(path):
     from rftc.trinity.validate import dotted
 
     return dotted(path)
+
+
+def _title(cls) -> str:
+    return (cls.model_config.get("title") or cls.__name__) if cls else "config"
