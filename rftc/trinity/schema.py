@@ -123,8 +123,8 @@ class ModelConfig(Section):
 
 class ClusterConfig(Section):
     ray_address: Str = "auto"
-    node_num: OInt = 0
-    gpu_per_node: OInt = 0
+    node_num: Int = 0  # 0: ask the Ray cluster (null is rejected at load: the field is a plain int)
+    gpu_per_node: Int = 0
     total_gpu_num: Int = auto(0)
     rollout_gpu_num: Int = auto(0)
     auxiliary_model_gpu_num: Int = auto(0)

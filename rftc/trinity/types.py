@@ -26,9 +26,10 @@ def _fail(template: str, value: Any) -> PydanticCustomError:
     return PydanticCustomError("omegaconf", template, {"value": str(value), "type": type(value).__name__})
 
 
-def _none(value: Any, optional: bool):
+def _none(value: Any, optional: bool, type_name: str = "Any"):
     if value is None and not optional:
-        raise PydanticCustomError("omegaconf_none", "field is not Optional: None is not allowed", {})
+        raise PydanticCustomError("omegaconf_none", "Incompatible value 'None' for field of type '{type}'",
+                                  {"type": type_name})
 
 
 def to_int(value: Any) -> int:
@@ -83,9 +84,15 @@ def to_list(value: Any) -> list:
     raise _fail("Invalid value assigned: '{type}' is not a ListConfig, list or tuple", value)
 
 
+_TYPE_NAMES = {"to_int": "int", "to_float": "float", "to_bool": "bool", "to_str": "str", "to_dict": "Dict[str, Any]",
+               "to_list": "List"}
+
+
 def _conv(fn, optional: bool):
+    type_name = _TYPE_NAMES[fn.__name__]
+
     def convert(value):
-        _none(value, optional)
+        _none(value, optional, type_name)
         return None if value is None else fn(value)
     return BeforeValidator(convert)
 
@@ -109,7 +116,7 @@ def enum(enum_name: str, members: tuple[str, ...], aliases: dict[str, str] | Non
     aliases = aliases or {}
 
     def convert(value):
-        _none(value, False)
+        _none(value, False, enum_name)
         if isinstance(value, str):
             key = value.split(f"{enum_name}.", 1)[-1].lower()
             key = aliases.get(key, key)

@@ -140,10 +140,9 @@ def _report(ctx, e: dict) -> None:
                 + f" (full_key: {full})", loc, hint=hint)
     elif kind == "omegaconf_enum":
         ctx.add("RFTC403", f"{e['msg']} (full_key: {full})", loc)
-    elif kind == "omegaconf_none" or (kind in ("model_type", "model_attributes_type", "dict_type", "list_type")
-                                       and e.get("input") is None):
+    elif kind in ("model_type", "model_attributes_type", "dict_type", "list_type") and e.get("input") is None:
         ctx.add("RFTC402", f"field '{full}' is not Optional (full_key: {full})", loc)
-    elif kind == "omegaconf":
+    elif kind in ("omegaconf", "omegaconf_none"):
         ctx.add("RFTC402", f"{e['msg']} (full_key: {full})", loc)
     elif kind == "missing":
         ctx.add("RFTC402", f"Missing mandatory value: {full}", loc)
