@@ -62,7 +62,9 @@ for ((j = 0; j < 4; j += 2)); do t="${t}$j"; done
 k=0; while [ $k -lt 3 ]; do k=$((k + 1)); done
 until [ "${#u}" -ge 2 ]; do u="${u}u"; done
 for w in a b c; do [ $w = b ] && continue; [ $w = c ] && break; x="$x$w"; done
-python3 -m m $s $t $k $u $x
+for n in $(seq 3); do v="$v$n"; done
+for n in $(seq 10 -4 1); do y="$y.$n"; done
+python3 -m m $s $t $k $u $x $v $y
 """,
     "functions": """greet() { local who=$1; shift; echo "hi $who $#"; R="$who:$*"; return 3; }
 function twice { python3 -m m "$@" "$@"; }

@@ -201,3 +201,19 @@ def test_bash_scripts_called_with_arguments_are_followed(tmp_path: Path):
     inv = r.invocations[0]
     assert [a.text for a in inv.args] == ["base=1", "x=1", "y=2", "z=3"]
     assert inv.args[0].span.file == str(tmp_path / "inner.sh") and inv.args[1].span.file == str(outer)
+
+
+# ------------------------------------------------------------------ syntax errors
+@pytest.mark.parametrize("script, code, line, col, words", [
+    ("if [ -n x ]; then\n  python3 -m m\n", "RFTC100", 2, 15, "`fi`"),  # end of file: after the last word
+    ("for x in a b\n  echo $x\ndone\n", "RFTC100", 2, 3, "`; do`"),
+    ('python3 -m m a="b\n', "RFTC101", 1, 16, "double quote"),
+    ("python3 -m m a=${X:-d\n", "RFTC100", 1, 21, "`}`"),
+    ("python3 -m m a=1\r\n", "RFTC100", 1, 17, "Windows line endings"),
+])
+def test_syntax_errors_point_at_the_problem_and_say_what_to_write(script, code, line, col, words):
+    r = analyze(script, "run.sh")
+    assert r.invocations == []
+    [d] = r.diagnostics
+    assert (d.code, d.span.line, d.span.col) == (code, line, col)
+    assert words in d.message + (d.hint or "")

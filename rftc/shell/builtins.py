@@ -132,6 +132,20 @@ class Builtins:
             self.emit([self._seg(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via)])
         return 0
 
+    def b_seq(self, fields, span, redirects, words) -> int:
+        """seq [first [step]] last: integers only; anything else is left to run time."""
+        nums = [parse_int(a.text) for a in fields[1:]]
+        if not 1 <= len(nums) <= 3 or None in nums or any(a.symbolic for a in fields[1:]):
+            self.capture_unknown.append(("seq", self.source_text(span)))
+            return 0
+        first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else nums
+        if step == 0 or abs(last - first) // abs(step) > 10000:
+            self.capture_unknown.append(("seq", self.source_text(span)))
+            return 0
+        values = range(first, last + (1 if step > 0 else -1), step)
+        self.emit([self._seg("".join(f"{v}\n" for v in values), span)], newline=False)
+        return 0
+
     def b_basename(self, fields, span, redirects, words) -> int:
         args = [a for a in fields[1:] if not a.text.startswith("-")]
         if args:
@@ -274,7 +288,7 @@ BUILTINS = {
     "cd": "cd", "pushd": "cd", "source": "source", ".": "source", "set": "set", "shift": "shift",
     "unset": "unset", "exit": "exit", "return": "return", "break": "break", "continue": "continue",
     "eval": "eval", "trap": "_noop", "read": "read", "[": "test", "test": "test", "wait": "_noop",
-    "sleep": "_noop", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
+    "sleep": "_noop", "seq": "seq", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
 }
 
 

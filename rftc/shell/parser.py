@@ -189,6 +189,13 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
     global _watch, _src_lines, _text_len
     from lark.exceptions import LarkError, UnexpectedInput
 
+    if "\r\n" in text:  # bash reads the \r as part of each line's last word: the script cannot run as is
+        at = text.index("\r\n")
+        line = text.count("\n", 0, at) + 1
+        col = at - text.rfind("\n", 0, at)
+        diags.add("RFTC100", "the file has Windows line endings (CRLF): bash reads each \\r as part of the line's "
+                  "last word", Span(filename, line, col, line, col + 1), hint="convert the file to LF line endings")
+        return Parsed(None, {})
     # the scanner is only needed for heredocs; an open quote is looked for once lark fails
     stripped, bodies, open_quote = strip_heredocs(text) if "<<" in text else (text, {}, None)
     if open_quote:
