@@ -217,3 +217,12 @@ def test_syntax_errors_point_at_the_problem_and_say_what_to_write(script, code, 
     [d] = r.diagnostics
     assert (d.code, d.span.line, d.span.col) == (code, line, col)
     assert words in d.message + (d.hint or "")
+
+
+def test_working_directory_from_the_callers_environment():
+    def args(**kw):
+        return [a.text for a in launch("cd sub\npython3 -m m a=$PWD b=$(pwd)", **kw).args]
+
+    assert args(env={"PWD": "/repo"}) == ["a=/repo/sub", "b=/repo/sub"]
+    assert args(cwd="/r") == ["a=/r/sub", "b=/r/sub"]
+    assert args() == ["a=${oc.env:PWD}/sub", "b=${oc.env:PWD}/sub"]

@@ -32,7 +32,8 @@ def analyze(text: str, filename: str, *, env: dict[str, str] | None = None, use_
     env        variables the script sees as set (like an environment), before os.environ
     use_env    also read os.environ for variables the script and ``env`` do not set
     extra_args the arguments after ``--``: what "$@" expands to (spans in COMMAND_LINE, col = index + 1)
-    cwd        the directory the script runs in (default: unknown, ``${oc.env:PWD}``)
+    cwd        the directory the script runs in (default: PWD from ``env``, or with ``use_env`` the
+               current directory; otherwise unknown, ``${oc.env:PWD}``)
     """
     result = ScriptResult()
     result.sources[filename] = text
@@ -65,6 +66,8 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     st = State()
     st.positional = [Field([Seg(a, COMMAND_LINE, 1, i + 1, 1, i + 1, quoted=True,
                                 fixed=Span(COMMAND_LINE, 1, i + 1))]) for i, a in enumerate(extra_args)]
+    if cwd is None:  # the start directory, when the caller's environment says it
+        cwd = env.get("PWD") or (os.environ.get("PWD") or os.getcwd() if use_env else None)
     if cwd is not None:
         st.cwd = [Seg(cwd, filename, 1, 1, 1, 1)]
     if extra_args:
