@@ -12,6 +12,7 @@ places where a backslash continuation silently ends a command (see RFTC103-RFTC1
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -37,13 +38,20 @@ def _lark():
                 cache=True, lexer_callbacks={"_NL": _on_newline, "LIT": _on_literal})
 
 
-_watch: list | None = None  # the current parse's breaks list (parsing is single-threaded per process)
-_src_lines: list[str] = []
+class _Watch(threading.local):
+    """What the lexer callbacks of the parse running in this thread report into."""
+
+    breaks: list | None = None
+    lines: list[str] = []
+    length = 0
+
+
+_watch = _Watch()
 
 
 def _on_newline(tok):
     """A newline token holding a backslash-newline: the continuation ran into a comment or blank line."""
-    if _watch is None:
+    if _watch.breaks is None:
         return tok
     v = tok.value
     i = _continuation_at(v)
@@ -53,7 +61,7 @@ def _on_newline(tok):
     start = i + 2 + len(rest) - len(rest.lstrip(" \t"))  # first char after the continuation's blanks
     if v[start:start + 1] == "#":
         kind = "comment"
-    elif tok.end_pos is not None and tok.end_pos >= _text_len and not v[start:].strip():
+    elif tok.end_pos is not None and tok.end_pos >= _watch.length and not v[start:].strip():
         return tok  # a trailing backslash on the last line is harmless
     else:
         kind = "blank"
@@ -61,7 +69,7 @@ def _on_newline(tok):
     line = tok.line + v[:start].count("\n")
     col = start - v.rfind("\n", 0, start) if "\n" in v[:start] else tok.column + start
     end = v.find("\n", start)
-    _watch.append((kind, Span("", line, col, line, col + max(1, end - start))))
+    _watch.breaks.append((kind, Span("", line, col, line, col + max(1, end - start))))
     return tok
 
 
@@ -81,16 +89,16 @@ def _continuation_at(v: str) -> int:
 
 def _on_literal(tok):
     """A word ending in backslash-space at the end of a line: bash passes a ' ' argument and ends there."""
-    if _watch is not None and re.search(r"\\[ \t]$", tok.value):
-        line = _src_lines[tok.line - 1] if 0 < tok.line <= len(_src_lines) else ""
+    if _watch.breaks is not None and re.search(r"\\[ \t]$", tok.value):
+        lines = _watch.lines
+        line = lines[tok.line - 1] if 0 < tok.line <= len(lines) else ""
         rest = line[tok.end_column - 1:]
         if not rest.strip() or rest.lstrip().startswith("#"):
             col = tok.end_column - 2
-            _watch.append(("space", Span("", tok.end_line, col, tok.end_line, col + 2)))
+            _watch.breaks.append(("space", Span("", tok.end_line, col, tok.end_line, col + 2)))
     return tok
 
 
-_text_len = 0
 
 
 def strip_heredocs(text: str) -> tuple[str, dict[tuple[int, int], str], tuple[int, int, str] | None]:
@@ -186,7 +194,6 @@ def strip_heredocs(text: str) -> tuple[str, dict[tuple[int, int], str], tuple[in
 
 def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
     """Parse ``text``; syntax errors become diagnostics (RFTC100, RFTC101) and the tree is None."""
-    global _watch, _src_lines, _text_len
     from lark.exceptions import LarkError, UnexpectedInput
 
     if "\r\n" in text:  # bash reads the \r as part of each line's last word: the script cannot run as is
@@ -204,7 +211,7 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
     parser = _lark()
     breaks: list = []
     src = stripped + "\n\n"  # a final newline, and one more for a trailing backslash
-    _watch, _src_lines, _text_len = breaks, src.split("\n"), len(src)
+    _watch.breaks, _watch.lines, _watch.length = breaks, src.split("\n"), len(src)
     try:
         tree = parser.parse(src)
     except UnexpectedInput as exc:
@@ -218,7 +225,7 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
         diags.add("RFTC100", f"cannot parse this script: {type(exc).__name__}", Span(filename, 1, 1))
         return Parsed(None, bodies)
     finally:
-        _watch = None
+        _watch.breaks = None
     return Parsed(tree, bodies, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks])
 
 
