@@ -2,11 +2,11 @@
 that of its first and last token, see rftc.shell.expand.node_span).
 
 Heredoc bodies are not context-free, so a small scanner runs before lark: it finds each heredoc operator
-outside quotes and comments, keeps the body text, and blanks the body lines out (line numbers stay).
+outside quotes and comments and blanks the body lines out (line numbers stay; bodies are data, not script).
 The same scanner finds an unterminated quote, which lark would only report as an unexpected end of file.
 
 Tokens lark filters out of the tree (newlines, blanks) are watched with lexer callbacks, to report the
-places where a backslash continuation silently ends a command (see RFTC103-RFTC105).
+places where a backslash continuation silently ends a command (RFTC102-RFTC104).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([A-Za-z0-9
 @dataclass
 class Parsed:
     tree: object | None  # lark Tree, None when the script does not parse
-    heredocs: dict[tuple[int, int], str] = field(default_factory=dict)  # (line, col) of << -> body
     breaks: list[tuple[str, Span]] = field(default_factory=list)  # ("comment"|"blank"|"space", span)
 
 
@@ -101,12 +100,11 @@ def _on_literal(tok):
 
 
 
-def strip_heredocs(text: str) -> tuple[str, dict[tuple[int, int], str], tuple[int, int, str] | None]:
-    """Return the text with heredoc bodies blanked, the bodies by operator position, and the position and
-    kind of a quote left open at the end of the file (None when all quotes close)."""
+def strip_heredocs(text: str) -> tuple[str, tuple[int, int, str] | None]:
+    """Return the text with heredoc bodies blanked (their content is data for the command, not script), and
+    the position and kind of a quote left open at the end of the file (None when all quotes close)."""
     out: list[str] = []
-    bodies: dict[tuple[int, int], str] = {}
-    pending: list[tuple[tuple[int, int], str, bool]] = []
+    pending: list[tuple[str, bool]] = []  # heredocs opened on the current line: (delimiter, <<-)
     stack: list[tuple[str, int, int]] = []  # open quotes / $( ): (kind, line, col)
     depth = [0]
     lines = text.split("\n")
@@ -168,28 +166,25 @@ def strip_heredocs(text: str) -> tuple[str, dict[tuple[int, int], str], tuple[in
                 m = _HEREDOC.match(line, i)
                 if m:
                     delim = next(g for g in m.groups()[1:] if g is not None)
-                    pending.append(((n + 1, i + 1), delim, m.group(1) == "-"))
+                    pending.append((delim, m.group(1) == "-"))
                     i = m.end()
                     continue
             i += 1
         n += 1
-        for pos, delim, strip_tabs in pending:
-            body = []
+        for delim, strip_tabs in pending:
             while n < len(lines):
                 cur = lines[n]
                 out.append("")
                 n += 1
                 if (cur.lstrip("\t") if strip_tabs else cur) == delim:
                     break
-                body.append(cur)
-            bodies[pos] = "\n".join(body) + ("\n" if body else "")
         pending = []
     open_quote = None
     for kind, line_no, col in stack:
         if kind in ("'", '"'):
             open_quote = (line_no, col, kind)
             break
-    return "\n".join(out), bodies, open_quote
+    return "\n".join(out), open_quote
 
 
 def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
@@ -202,12 +197,12 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
         col = at - text.rfind("\n", 0, at)
         diags.add("RFTC100", "the file has Windows line endings (CRLF): bash reads each \\r as part of the line's "
                   "last word", Span(filename, line, col, line, col + 1), hint="convert the file to LF line endings")
-        return Parsed(None, {})
+        return Parsed(None)
     # the scanner is only needed for heredocs; an open quote is looked for once lark fails
-    stripped, bodies, open_quote = strip_heredocs(text) if "<<" in text else (text, {}, None)
+    stripped, open_quote = strip_heredocs(text) if "<<" in text else (text, None)
     if open_quote:
         _unterminated(open_quote, filename, diags)
-        return Parsed(None, bodies)
+        return Parsed(None)
     parser = _lark()
     breaks: list = []
     src = stripped + "\n\n"  # a final newline, and one more for a trailing backslash
@@ -215,18 +210,18 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
     try:
         tree = parser.parse(src)
     except UnexpectedInput as exc:
-        open_quote = strip_heredocs(text)[2]
+        open_quote = strip_heredocs(text)[1]
         if open_quote:
             _unterminated(open_quote, filename, diags)
         else:
             _syntax_error(exc, src, filename, diags)
-        return Parsed(None, bodies)
+        return Parsed(None)
     except (LarkError, RecursionError) as exc:
         diags.add("RFTC100", f"cannot parse this script: {type(exc).__name__}", Span(filename, 1, 1))
-        return Parsed(None, bodies)
+        return Parsed(None)
     finally:
         _watch.breaks = None
-    return Parsed(tree, bodies, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks])
+    return Parsed(tree, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks])
 
 
 def _unterminated(open_quote, filename: str, diags: Diagnostics) -> None:
