@@ -134,7 +134,10 @@ def _report(ctx, e: dict) -> None:
         key = loc[-1]
         close = difflib.get_close_matches(str(key), list(cls.model_fields) if cls else [], n=1, cutoff=0.6)
         hint = f"did you mean `{close[0]}`?" if close else None
-        if cls is not None and cls.__name__ == "TrainerConfig" and not close:
+        elsewhere = _sections_with(str(key)) if not close else []
+        if elsewhere:
+            hint = f"`{key}` is a field of " + ", ".join(f"`{w}`" for w in elsewhere[:3])
+        elif cls is not None and cls.__name__ == "TrainerConfig" and not close:
             hint = "veRL worker settings go under `trainer.trainer_config` (see RFTC477)"
         ctx.add("RFTC401", f"Key '{key}' not in '{owner}'" + (f". Did you mean: '{close[0]}'?" if close else "")
                 + f" (full_key: {full})", loc, hint=hint)
@@ -165,3 +168,21 @@ def _dotted(path):
 
 def _title(cls) -> str:
     return (cls.model_config.get("title") or cls.__name__) if cls else "config"
+
+
+def _sections_with(key: str) -> list[str]:
+    """Dotted paths of the sections (outside stages) that have a field ``key``: for a key put in the wrong one."""
+    from pydantic import BaseModel
+
+    from rftc.trinity.schema import TrinityConfig, _model_in
+
+    found, todo = [], [((), TrinityConfig)]
+    while todo:
+        path, cls = todo.pop(0)
+        if key in cls.model_fields and path:
+            found.append(".".join(path))
+        for name, f in cls.model_fields.items():
+            inner, is_dict = _model_in(f.annotation)
+            if inner is not None and issubclass(inner, BaseModel) and name != "stages" and len(path) < 4:
+                todo.append((path + (name + ("[]" if is_dict else ""),), inner))
+    return found
