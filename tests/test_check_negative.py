@@ -162,3 +162,9 @@ def test_check_config_takes_a_dict_without_positions():
     assert cfg is not None and not diags.has_errors
     cfg, diags = check_config({"buffer": {"batch_size": "lots"}})
     assert cfg is None and [d.code for d in diags] == ["RFTC402"] and diags[0].span is None
+
+
+def test_a_key_in_the_wrong_section_names_where_it_belongs():
+    [d] = [d for d in check(edited(after(30, "  max_model_len: 2048"))) if d.code == "RFTC401"]
+    assert d.message == "Key 'max_model_len' not in 'BufferConfig' (full_key: buffer.max_model_len)"
+    assert d.hint.startswith("`max_model_len` is a field of `model`, `explorer.rollout_model`")
