@@ -15,8 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-_MISSING = object()
-
 
 class InterpolationError(Exception):
     """Trinity would fail the load: the message is OmegaConf's wording where there is one."""
@@ -127,7 +125,7 @@ class _Resolver:
                 value = self.evaluate(body, path)
                 if isinstance(value, (dict, list)):
                     raise InterpolationError(f"Cannot concatenate a {type(value).__name__} into a string: '{text}'")
-                out.append("None" if value is None else _to_text(value))
+                out.append(str(value))
         return "".join(out)
 
     def evaluate(self, body: str, path: tuple) -> Any:
@@ -169,7 +167,7 @@ class _Resolver:
             if key in self.env:
                 return self.env[key]
             if len(values) == 2:
-                return None if values[1] is None else _to_text(values[1])
+                return None if values[1] is None else str(values[1])
             raise EnvMissing(key)
         if name == "oc.decode":
             if len(values) != 1:
@@ -281,10 +279,6 @@ def _primitive(text: str) -> Any:
     if re.fullmatch(r"[+-]?(?:(?:\d[\d_]*)?\.\d[\d_]*(?:e[+-]?\d+)?|\d[\d_]*(?:\.\d*)?e[+-]?\d+|\d[\d_]*\.|inf|nan)", low):
         return float(low.replace("_", ""))
     return text
-
-
-def _to_text(value: Any) -> str:
-    return str(value)
 
 
 def _dotted(path: tuple) -> str:
