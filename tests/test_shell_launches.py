@@ -226,3 +226,12 @@ def test_working_directory_from_the_callers_environment():
     assert args(env={"PWD": "/repo"}) == ["a=/repo/sub", "b=/repo/sub"]
     assert args(cwd="/r") == ["a=/r/sub", "b=/r/sub"]
     assert args() == ["a=${oc.env:PWD}/sub", "b=${oc.env:PWD}/sub"]
+
+
+def test_called_scripts_through_wrappers(tmp_path: Path):
+    (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo x=$X "$@"\n')
+    outer = tmp_path / "outer.sh"
+    outer.write_text('cd "$(dirname "$0")"\nX=1 nohup bash -x inner.sh a=1 &\nexec env X=2 ./inner.sh b=2\n'
+                     'python3 -m never.reached\n')
+    r = analyze(outer.read_text(), str(outer))
+    assert [[a.text for a in i.args] for i in r.invocations] == [["x=1", "a=1"], ["x=2", "b=2"]]

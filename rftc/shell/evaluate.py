@@ -659,14 +659,20 @@ class Evaluator(Builtins):
             if base == "exec":
                 raise Exit()
             return 0
+        inline = dict(prefix)
+        rest = fields[launches.unwrap(fields, 0, inline):]  # `exec bash x.sh`, `nohup ./x.sh &`
+        prog = rest[0].text.rsplit("/", 1)[-1] if rest else ""
+        if prog in ("bash", "sh"):
+            args = rest[1:]
+            while args and args[0].text.startswith("-") and args[0].text != "-c":
+                args = args[1:]  # bash -x run.sh
+            self.call_script(args, inline, span)
+        elif prog.endswith(".sh"):
+            self.call_script(rest, inline, span)
         if base == "exec" and len(fields) > 1:
-            rest = fields[1:]
-            if rest[0].text in ("bash", "sh") or rest[0].text.endswith(".sh"):
-                self.call_script(rest, prefix, span)
             raise Exit()
-        if base in ("bash", "sh") and len(fields) > 1 or base.endswith(".sh"):
-            if self.call_script(fields if base.endswith(".sh") else fields[1:], prefix, span):
-                return 0
+        if rest and rest[0] is not fields[0] or prog in ("bash", "sh") or prog.endswith(".sh"):
+            return 0
         if launches.ORPHAN.match(name) and not fields[0].symbolic:
             n = sum(1 for f in fields if launches.ORPHAN.match(f.text) or re.match(r"[\w.+~]+=", f.text))
             where = f"line {span.line}" if span.last_line == span.line else f"lines {span.line}-{span.last_line}"

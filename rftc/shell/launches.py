@@ -55,6 +55,28 @@ def _find_python(fields: list[Field], start: int) -> int | None:
     return None
 
 
+def unwrap(fields: list[Field], i: int, env: dict[str, str]) -> int:
+    """Skip the wrappers at ``fields[i]`` (env K=V, nohup, exec, time, ...); inline K=V go into ``env``."""
+    while i < len(fields):
+        b = _base(fields[i].text)
+        if b == "env":
+            i += 1
+            while i < len(fields) and (fields[i].text.startswith("-") or re.match(r"[A-Za-z_]\w*=", fields[i].text)):
+                if "=" in fields[i].text and not fields[i].text.startswith("-"):
+                    k, v = fields[i].text.split("=", 1)
+                    env[k] = v
+                i += 1
+        elif b in _WRAPPERS:
+            i += 1
+            while i < len(fields) and fields[i].text.startswith("-"):
+                i += 2 if fields[i].text in _WRAPPERS[b] else 1
+            if b == "timeout" and i < len(fields):
+                i += 1  # the duration
+        else:
+            return i
+    return i
+
+
 def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
     """Find a python launch in ``fields``; return its parts, or None when the command is not one.
 
@@ -66,23 +88,12 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
     i = 0
     first = fields[0] if fields else None
     while i < len(fields):
+        j = unwrap(fields, i, env)
+        if j != i:
+            i = j
+            continue
         f = fields[i]
         b = _base(f.text)
-        if b == "env":
-            i += 1
-            while i < len(fields) and (fields[i].text.startswith("-") or re.match(r"[A-Za-z_]\w*=", fields[i].text)):
-                if "=" in fields[i].text and not fields[i].text.startswith("-"):
-                    k, v = fields[i].text.split("=", 1)
-                    env[k] = v
-                i += 1
-            continue
-        if b in _WRAPPERS:
-            i += 1
-            while i < len(fields) and fields[i].text.startswith("-"):
-                i += 2 if fields[i].text in _WRAPPERS[b] else 1
-            if b == "timeout" and i < len(fields):
-                i += 1  # the duration
-            continue
         if b == "ray" and [x.text for x in fields[i + 1:i + 3]] == ["job", "submit"]:
             launchers.append("ray job submit")
             sep = next((j for j in range(i + 3, len(fields)) if fields[j].text == "--"), None)
