@@ -38,5 +38,5 @@ python3 -m verl.trainer.main_ppo \
     trainer.nnodes=1 \
     trainer.val_before_train=False \
     trainer.test_freq=-1 \
-    trainer.save_freq=4 \
-    trainer.total_training_steps=8 "$@"
+    trainer.save_freq=3 \
+    trainer.total_training_steps=6 "$@"

@@ -102,3 +102,27 @@ def test_bundled_example_runs_saves_and_resumes(tmp_path):
     assert lines[2]["rollout/weights_version"] == 2  # the engine got the checkpoint's weights first
     state = json.loads((job / "global_step_3" / "state.json").read_text())
     assert state["train_step"] == 3 and state["reader_position"] == 3 * 2
+
+
+def test_a_killed_actor_is_reported_by_name():
+    import signal
+
+    import ray
+
+    from rftc_runtime.driver import _call
+    from rftc_runtime.errors import RuntimeFailure
+
+    @ray.remote
+    class Probe:
+        def pid(self) -> int:
+            return os.getpid()
+
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        actor = Probe.remote()
+        os.kill(ray.get(actor.pid.remote()), signal.SIGKILL)
+        with pytest.raises(RuntimeFailure) as err:
+            _call(ray, "trainer", actor.pid.remote())
+        assert err.value.code == "RFTC500" and "the trainer actor died" in err.value.message
+    finally:
+        ray.shutdown()

@@ -43,7 +43,8 @@ def _compile_script(path: str, args, diags):
 
     p = argparse.ArgumentParser(add_help=False)
     convert.add_arguments(p)
-    cargs = p.parse_args([path])
+    # The script would run in this environment: its ${VAR:-default} reads take this process's values.
+    cargs = p.parse_args([path, "--use-env"])
     cargs.extra_args = list(getattr(args, "extra_args", []) or [])  # after --: in place of the script's "$@"
     inputs = collect(cargs, cargs.paths)
     diags.extend(inputs.diags)

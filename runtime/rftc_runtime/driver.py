@@ -190,7 +190,8 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps)
             if _call(ray, "trainer", trainer.need_save.remote()):
                 extra = {"explore_step": train_step, "reader_position": position}
                 _call(ray, "trainer", trainer.save_checkpoint.remote(
-                    block_until_saved=False, save_as_hf=s.save_hf_checkpoint == "always", extra=extra))
+                    block_until_saved=False, extra=extra, save_as_hf=s.save_hf_checkpoint == "always" or (
+                        s.save_hf_checkpoint == "last" and train_step == total_steps)))
                 last_saved = train_step
     if train_step and last_saved != train_step:  # Trinity always saves at the end
         extra = {"explore_step": train_step, "reader_position": position}
