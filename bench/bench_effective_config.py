@@ -45,13 +45,15 @@ def main() -> int:
     scripts = len({inv.script for inv in launches})
 
     # rftc: one process, everything warm after the first launch (the first includes loading the schemas).
-    ours, times_ours = [], []
+    ours, accepted, times_ours = [], [], []
     t_all = time.perf_counter()
     for inv in launches:
         t = time.perf_counter()
-        eff = effective_config(inv, diags=Diagnostics())
+        diags = Diagnostics()
+        eff = effective_config(inv, diags=diags)
         times_ours.append(time.perf_counter() - t)
         ours.append(eff)
+        accepted.append(eff is not None and not any(d.code.startswith("RFTC2") for d in diags.errors))
     total_ours = time.perf_counter() - t_all
 
     theirs, times_hydra = [], []
@@ -63,16 +65,18 @@ def main() -> int:
         times_hydra.append(time.perf_counter() - t)
     total_hydra = time.perf_counter() - t_all
 
-    both = [(o, h) for o, h in zip(ours, theirs) if o is not None and h is not None]
+    both = [(o, h) for o, h, ok in zip(ours, theirs, accepted) if ok and h is not None]
     identical = sum(o.values == h for o, h in both)
+    agree = sum(ok == (h is not None) for ok, h in zip(accepted, theirs))
     print(f"corpus: {args.corpus} ({len(launches)} launches in {scripts} scripts; shell stage {shell_s:.2f} s)")
     print(f"rftc effective config:  total {total_ours:.3f} s, per launch mean {1e3 * total_ours / len(launches):.2f} ms, "
           f"median {1e3 * statistics.median(times_ours):.2f} ms")
     print(f"hydra compose+resolve:  total {total_hydra:.3f} s, per launch mean {1e3 * total_hydra / len(launches):.1f} ms, "
           f"median {1e3 * statistics.median(times_hydra):.1f} ms")
     print(f"ratio (hydra / rftc, totals): {total_hydra / total_ours:.1f}x")
-    print(f"identical results: {identical} of {len(both)} launches both compose "
-          f"(hydra rejects {sum(h is None for h in theirs)}, rftc composes none for {sum(o is None for o in ours)})")
+    print(f"identical results: {identical} of {len(both)} launches both accept; accept/reject agrees on {agree} of "
+          f"{len(launches)} (hydra rejects {sum(h is None for h in theirs)}, rftc reports errors for "
+          f"{len(launches) - sum(accepted)})")
     return 0
 
 

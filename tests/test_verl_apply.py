@@ -124,7 +124,7 @@ def test_resolver_forms():
     for key in ("cyc", "bad"):
         with pytest.raises(InterpolationError):
             r.resolve_key(key)
-    assert parse_string("\\${not}") == ["${not}"]
+    assert parse_string("\\${not}") == ("${not}",)
 
 
 def test_mandatory_value_unset_is_a_warning():

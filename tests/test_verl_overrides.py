@@ -87,3 +87,44 @@ def test_any_override_text_gives_diagnostics_not_exceptions(text):
         effective_config(inv, verl_version="0.9.1", diags=diags)
     for d in diags:
         assert d.code.startswith("RFTC")
+
+
+def _hydra_value(text):
+    from rftc.verl.overrides import _hydra_parse
+
+    o = _hydra_parse(text)
+    return ("add" if o.is_add() else "force_add" if o.is_force_add() else "change"), o.key_or_group, o.value()
+
+
+def _same(a, b):
+    return a == b and [type(x) for x in a] == [type(x) for x in b]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["", "+", "++"]), st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,5}(\.[A-Za-z0-9_]{1,5}){0,2}",
+                                                        fullmatch=True),
+       st.from_regex(r"[A-Za-z0-9_./eE-]{1,9}", fullmatch=True))
+def test_fast_path_types_values_exactly_as_hydra(prefix, key, value):
+    from rftc.verl.overrides import _simple
+
+    text = f"{prefix}{key}={value}"
+    fast = _simple(text)
+    if fast is not None:
+        assert _same(fast, _hydra_value(text)), text
+
+
+def test_fast_path_agrees_with_hydra_on_the_corpus_overrides():
+    from pathlib import Path
+
+    from rftc.verl.overrides import _simple
+
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "verl"
+    if not corpus.is_dir():
+        pytest.skip(f"corpus not found at {corpus}")
+    import re
+
+    words = {w for f in corpus.rglob("*.sh") for w in re.findall(r"^\s*(\+{0,2}[a-z_][\w.]*=\S+?)\s*\\?$",
+                                                                  f.read_text(errors="replace"), re.M)}
+    fast = [w for w in words if _simple(w) is not None]
+    assert len(fast) > 500
+    assert [w for w in fast if not _same(_simple(w), _hydra_value(w))] == []

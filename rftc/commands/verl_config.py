@@ -63,7 +63,9 @@ def run(args) -> int:
             if inv.is_training:
                 report_no_schema(inv, diags)
         code = _report(diags, inputs.sources, args)
-        print("rftc verl-config: no training launch found", file=sys.stderr)
+        which = f"no launch #{args.invocation} (see --list)" if args.invocation is not None else \
+            "no training launch found"
+        print(f"rftc verl-config: {which}", file=sys.stderr)
         return max(code, 1)
     eff = effective_config(launches[0], verl_version=args.verl_version, diags=diags)
     code = _report(diags, inputs.sources, args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rftc.diagnostics.model import Diagnostics, Span
@@ -81,34 +82,85 @@ def _functions():
     return _FUNCTIONS
 
 
-def parse(arg: Arg, diags: Diagnostics) -> Override | None:
-    """Parse one override argument; record a diagnostic and return None when Hydra would reject it."""
+# The common shape `key=value` with a plain value is typed here exactly as Hydra's grammar types it (a single
+# INT, FLOAT, BOOL or NULL token, else the text); anything else goes to Hydra's parser. Both paths are checked
+# against each other over the corpus (tests/test_verl_overrides.py).
+_SIMPLE = re.compile(r"(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|0|[1-9][0-9]*))*)"
+                     r"=([A-Za-z0-9_./-]+)")
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_TEXT = re.compile(r"[A-Za-z_/][A-Za-z0-9_./-]*")
+_WORDS = {"true": True, "false": False, "null": None}
+_NUMBER_WORDS = {"inf", "nan"}
+
+
+def _simple(text: str):
+    """(kind, key, value) for a plain `key=value`, or None to let Hydra's parser decide."""
+    m = _SIMPLE.fullmatch(text)
+    if m is None:
+        return None
+    prefix, key, v = m.groups()
+    low = v.lower()
+    if _INT.fullmatch(v):
+        value = int(v)
+    elif _FLOAT.fullmatch(v) and not v.isdigit():
+        value = float(v)
+    elif low in _WORDS:
+        value = _WORDS[low]
+    elif _TEXT.fullmatch(v) and low not in _NUMBER_WORDS:
+        value = v
+    else:
+        return None
+    return {"": "change", "+": "add", "++": "force_add"}[prefix], key, value
+
+
+@lru_cache(maxsize=4096)
+def parse_text(text: str) -> tuple:
+    """What Hydra makes of one override, by its text (cached: scripts repeat overrides).
+    ("override", kind, key, value, has_value, package) | ("syntax", message, column) | ("sweep",) |
+    ("rejected", message)."""
+    simple = _simple(text)
+    if simple is not None and not simple[1].startswith("hydra"):
+        kind, key, value = simple
+        return "override", kind, key, value, True, None
     from hydra.errors import HydraException
 
-    text = arg.text
     try:
         o = _hydra_parse(text)
     except _ParseError as exc:
-        _syntax_error(arg, str(exc), exc.column, diags)
-        return None
+        return "syntax", str(exc), exc.column
     except HydraException as exc:  # raised by the visitor (e.g. a bad function call)
-        diags.add("RFTC200", f"Hydra rejects the override '{text}': {exc}", sub_span(arg, 0))
-        return None
+        return "rejected", str(exc)
     key = o.key_or_group
     if o.is_sweep_override():
+        return ("sweep",)
+    if key == "hydra" or key.startswith("hydra."):
+        return "override", "hydra", key, o.value(), True, None
+    if o.package is not None:
+        return "override", "group", key, o.value(), True, o.package
+    if o.is_delete():
+        return "override", "delete", key, o.value(), o.value_type is not None, None
+    kind = "add" if o.is_add() else "force_add" if o.is_force_add() else "change"
+    return "override", kind, key, o.value(), True, None
+
+
+def parse(arg: Arg, diags: Diagnostics) -> Override | None:
+    """Parse one override argument; record a diagnostic and return None when Hydra would reject it."""
+    text = arg.text
+    result = parse_text(text)
+    if result[0] == "override":
+        _, kind, key, value, has_value, package = result
+        return Override(arg, kind, key, value, has_value, package)
+    if result[0] == "syntax":
+        _syntax_error(arg, result[1], result[2], diags)
+    elif result[0] == "rejected":
+        diags.add("RFTC200", f"Hydra rejects the override '{text}': {result[1]}", sub_span(arg, 0))
+    else:
         eq = text.find("=") + 1
         diags.add("RFTC201", f"'{text}' is a Hydra sweep (several runs), not one value", sub_span(arg, eq),
                   hint=f"to pass a string containing commas, quote it for Hydra: {text[:eq]}'{text[eq:]}'",
-                  key=key)
-        return None
-    if key == "hydra" or key.startswith("hydra."):
-        return Override(arg, "hydra", key, o.value())
-    if o.package is not None:
-        return Override(arg, "group", key, o.value(), package=o.package)
-    if o.is_delete():
-        return Override(arg, "delete", key, o.value(), has_value=o.value_type is not None)
-    kind = "add" if o.is_add() else "force_add" if o.is_force_add() else "change"
-    return Override(arg, kind, key, o.value())
+                  key=text[:eq - 1].lstrip("+~"))
+    return None
 
 
 def _syntax_error(arg: Arg, message: str, column: int, diags: Diagnostics) -> None:

@@ -73,5 +73,5 @@ def hydra_effective(inv, version: str) -> dict | None:
     directory = primary.directory or config_dir(version, inv.module)
     try:
         return compose(directory, primary.name, [a.text for a in inv.overrides], version)
-    except (HydraException, OmegaConfBaseException):
+    except (HydraException, OmegaConfBaseException, TypeError, ValueError):  # Hydra crashes on some input
         return None

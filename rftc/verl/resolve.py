@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rftc.verl.schema import MISSING
@@ -32,8 +33,9 @@ class Node:
     source: str
 
 
-def parse_string(s: str) -> list:
-    """Split a string into literal pieces (str) and interpolations (Node)."""
+@lru_cache(maxsize=8192)
+def parse_string(s: str) -> tuple:
+    """Split a string into literal pieces (str) and interpolations (Node); cached (schemas repeat them)."""
     parts, i, lit = [], 0, []
     while i < len(s):
         if s.startswith("\\${", i):
@@ -50,7 +52,7 @@ def parse_string(s: str) -> list:
             i += 1
     if lit:
         parts.append("".join(lit))
-    return parts
+    return tuple(parts)
 
 
 def _parse_interp(s: str, i: int) -> tuple[Node, int]:
