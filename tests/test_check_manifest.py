@@ -24,6 +24,8 @@ def _cases():
 
 @pytest.mark.parametrize("folder, name, entry", list(_cases()))
 def test_verdict_and_line_agree_with_trinity(folder, name, entry):
+    if entry["trinity"] not in ("ok", "fail"):
+        pytest.skip(f"Trinity's verdict depends on more than the file: {entry['rule']}")
     path = str((ROOT / "golden" / "check" / folder / name).relative_to(ROOT))
     # Trinity fails on a missing environment variable; rftc does so under --env-strict (the CI default is lenient)
     options = CheckOptions(env_strict=True, base_dir=str(ROOT))

@@ -174,3 +174,12 @@ REWARD_FNS = ("math_reward", "math_boxed_reward", "format_reward", "countdown_re
 def is_import_path(name: str) -> bool:
     """Registries also accept a dotted import path (``my_pkg.module.ClassName``) resolved at run time."""
     return "." in name
+
+
+def import_error(name: str) -> str | None:
+    """Trinity's error for a dotted name that cannot be an import path (``module.Class``), else None. Whether a
+    well-formed path imports depends on the installed packages, so that is not decided here."""
+    if all(part.isidentifier() for part in name.split(".")):
+        return None
+    module, _, cls = name.rpartition(".")
+    return f"Cannot dynamically import {cls} from {module}"

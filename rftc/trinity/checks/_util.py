@@ -18,3 +18,17 @@ def first_set(ctx, *paths: tuple) -> tuple:
         if ctx.is_set(p):
             return p
     return paths[-1]
+
+
+def lookup(ctx, code: str, name, table, path: tuple, listing: str, notes=()) -> None:
+    """A registry lookup as Trinity does it: a registered name, or a dotted import path; else its error."""
+    from rftc.trinity import registry
+
+    if name is None or name in table:
+        return
+    if registry.is_import_path(name):
+        error = registry.import_error(name)
+        if error:
+            ctx.add(code, error, path, notes=notes, hint="a dotted name is imported as package.module.Class")
+        return
+    ctx.add(code, f"Invalid module key: {name}", path, notes=notes, hint=suggest(name, table, listing))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rftc.trinity import registry
-from rftc.trinity.checks._util import first_set, suggest
+from rftc.trinity.checks._util import first_set, lookup, suggest
 
 ALG = ("algorithm",)
 
@@ -12,19 +12,13 @@ def check(ctx, cfg, d) -> None:
     if cfg.mode not in registry.MODES:
         ctx.add("RFTC410", f"Invalid mode: {cfg.mode}", ("mode",),
                 hint=suggest(cfg.mode, registry.MODES, "modes: " + ", ".join(registry.MODES)))
-    mt = cfg.monitor.monitor_type
-    if mt not in registry.MONITORS and not registry.is_import_path(mt):
-        ctx.add("RFTC412", f"Invalid module key: {mt}", ("monitor", "monitor_type"),
-                hint=suggest(mt, registry.MONITORS, "monitors: " + ", ".join(registry.MONITORS)))
+    lookup(ctx, "RFTC412", cfg.monitor.monitor_type, registry.MONITORS, ("monitor", "monitor_type"),
+           "monitors: " + ", ".join(registry.MONITORS))
     a = cfg.algorithm
-    if d.algorithm is None and not registry.is_import_path(a.algorithm_type):
-        ctx.add("RFTC411", f"Invalid module key: {a.algorithm_type}", ALG + ("algorithm_type",),
-                hint=suggest(a.algorithm_type, registry.ALGORITHMS, "algorithms: " + ", ".join(registry.ALGORITHMS)))
+    lookup(ctx, "RFTC411", a.algorithm_type, registry.ALGORITHMS, ALG + ("algorithm_type",),
+           "algorithms: " + ", ".join(registry.ALGORITHMS))
     for field, table in registry.FUNCTION_FIELDS.items():
-        name = getattr(a, field)
-        if name is not None and name not in table and not registry.is_import_path(name):
-            ctx.add("RFTC412", f"Invalid module key: {name}", ALG + (field,),
-                    hint=suggest(name, table, f"{field}: " + ", ".join(table)))
+        lookup(ctx, "RFTC412", getattr(a, field), table, ALG + (field,), f"{field}: " + ", ".join(table))
     if d.algorithm is not None and d.algorithm.name in registry.OFFLINE_ALGORITHMS:
         _offline(ctx, cfg, d)
 

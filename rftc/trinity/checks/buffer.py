@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rftc.trinity import registry
-from rftc.trinity.checks._util import first_set, suggest
+from rftc.trinity.checks._util import first_set, lookup
 
 B = ("buffer",)
 EI = B + ("explorer_input",)
@@ -48,12 +48,9 @@ def _selector(ctx, t, path, name) -> None:
         sel = getattr(t, field, None)
         if sel is None:
             continue
-        st = sel.selector_type
-        if st is not None and st not in registry.SELECTORS and not registry.is_import_path(st):
-            ctx.add("RFTC454", f"Invalid module key: {st}",
-                    first_set(ctx, path + (field, "selector_type"), path),
-                    notes=[f"data selector of {name}"],
-                    hint=suggest(st, registry.SELECTORS, "selectors: " + ", ".join(registry.SELECTORS)))
+        lookup(ctx, "RFTC454", sel.selector_type, registry.SELECTORS,
+               first_set(ctx, path + (field, "selector_type"), path), "selectors: " + ", ".join(registry.SELECTORS),
+               notes=[f"data selector of {name}"])
 
 
 def _trainer_input(ctx, cfg) -> None:
