@@ -26,6 +26,8 @@ CASES = [
     (("  repeat_times: 8", "  repeat_times: 8.0"), "Value '8.0' of type 'float' could not be converted to Integer"),
     (("monitor:\n  monitor_type: tensorboard", "monitor:"), "field 'monitor' is not Optional"),
     (("mode: both", "mode: both\n1: x"), "Key '1' not in 'Config'"),
+    (("  advantage_fn: grpo", "  advantage_fn: ppo.clip-higher"), "Cannot dynamically import clip-higher from ppo"),
+    (("  advantage_fn: grpo", "  advantage_fn: 0.5"), "Cannot dynamically import 5 from 0"),
     (("  batch_size: 256", '  batch_size: "256"'), None),
     (("    lr: 1e-6", "    lr: 1"), None),
     (("name: grpo_base", "name: yes"), None),
