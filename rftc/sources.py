@@ -39,7 +39,9 @@ def expand_paths(paths: list[str], suffixes: tuple[str, ...]) -> list[str]:
     for path in paths:
         p = Path(path)
         if path != STDIN and p.is_dir():
-            out += sorted(str(f) for f in p.rglob("*") if f.suffix in suffixes and f.is_file())
+            # hidden folders (.git, .venv, ...) hold no configs of the user's
+            out += sorted(str(f) for f in p.rglob("*") if f.suffix in suffixes and f.is_file()
+                          and not any(part.startswith(".") for part in f.relative_to(p).parts))
         else:
             out.append(path)
     return out
