@@ -3,7 +3,7 @@
 from test_mapping_support import codes, convert
 
 from rftc.mapping.batch import nearest_divisible, sync_interval
-from rftc.mapping.gpu import Workload, rollout_share, solve, why_invalid
+from rftc.mapping.gpu import Split, Workload, extra_nodes, rollout_share, solve, why_invalid
 
 GUIDE_GRPO = ("algorithm.adv_estimator=grpo", "data.train_batch_size=1024", "data.max_prompt_length=512",
               "data.max_response_length=512", "actor_rollout_ref.actor.ppo_mini_batch_size=256",
@@ -103,11 +103,37 @@ def test_explorer_gpus_override_and_impossible_split():
     assert m.config["explorer"]["rollout_model"]["engine_num"] == 3 and codes(m) == []
     m = convert(*GUIDE_GRPO, explorer_gpus=2)  # 6 trainer GPUs cannot split 2048 experiences
     assert codes(m) == ["RFTC306"] and "rollout 2: 2048 experiences" in m.diagnostics[0].message
+    assert "--explorer-gpus 2 cannot fill whole nodes of 8" in m.diagnostics[0].message  # nor on extra nodes
     m = convert(*GUIDE_GRPO, explorer_gpus=3)
     assert codes(m) == ["RFTC306"] and "multiple" in m.diagnostics[0].message
-    m = convert("trainer.n_gpus_per_node=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=2")
+    # even veRL's own world size breaks a rule: 2 experiences over 3 data-parallel ranks
+    m = convert("trainer.n_gpus_per_node=3", "actor_rollout_ref.rollout.tensor_model_parallel_size=3",
+                "data.train_batch_size=4", "actor_rollout_ref.actor.ppo_mini_batch_size=2", "actor_rollout_ref.rollout.n=1")
     (d,) = [d for d in m.diagnostics if d.code == "RFTC306"]
-    assert "2 GPUs" in d.message and "no GPU left for the trainer" in d.message
+    assert "no GPU left for the trainer" in d.message and "2 experiences per step do not split over 3" in d.message
+
+
+def test_rollout_spanning_every_gpu_gets_extra_nodes():
+    # TP 2 on 2 GPUs: the trainer keeps both, the explorer gets one more node of 2 (RFTC317, a warning)
+    m = convert("trainer.n_gpus_per_node=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=2")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC317"]
+    assert "2 more (1 more node of 2): cluster.node_num 2" in d.message and m.ok
+    assert m.config["cluster"] == {"node_num": 2, "gpu_per_node": 2}
+    assert m.config["explorer"]["rollout_model"]["engine_num"] == 1
+    # megatron TP x PP = 8 on 8 GPUs: no in-budget split; one extra node of 8 holds 4 engines of TP 2
+    s, k, why = extra_nodes(_w(engine=2, exp=2048, sp=8))
+    assert (s.rollout_engines, s.trainer, k, why) == (4, 8, 1, None)
+    # an engine of 32 GPUs and a reward model of 4 on nodes of 8: 36 GPUs are not whole nodes; 5 nodes hold
+    # one engine and two reward-model engines
+    s, k, _ = extra_nodes(_w(total=96, engine=32, aux=[4], exp=256, sp=96))
+    assert (k, s.rollout_engines, s.aux_engines) == (5, 1, 2)
+    # one extra node of 8 for TP 2 and a reward model of 1: sized alike, 2 engines (4 GPUs) + 4 reward engines
+    assert extra_nodes(_w(engine=2, aux=[1], exp=2048, sp=8))[:2] == (Split(2, 4, 8), 1)
+    # --explorer-gpus fixes the rollout GPUs: they (plus auxiliary models) must fill whole nodes
+    assert extra_nodes(_w(engine=2, exp=2048, sp=8), 16)[:2] == (Split(8, 0, 8), 2)
+    assert "--explorer-gpus 6 cannot fill whole nodes of 8" in extra_nodes(_w(engine=2, exp=2048, sp=8), 6)[2]
+    # the trainer on veRL's world size must itself be valid
+    assert "even the trainer on all 8 GPUs" in extra_nodes(_w(engine=8, exp=12))[2]
 
 
 def test_single_gpu_is_colocate():

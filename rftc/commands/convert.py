@@ -39,6 +39,9 @@ def add_arguments(p) -> None:
     m.add_argument("--dataset-size", type=int, metavar="ROWS",
                    help="training rows, for the LR-schedule horizon when the data files are not readable here")
     m.add_argument("--total-steps", type=int, metavar="N", help="the LR-schedule horizon in veRL steps")
+    m.add_argument("--nodes", type=int, metavar="N",
+                   help="trainer.nnodes, when the script reads it from the environment (e.g. $SLURM_JOB_NUM_NODES)")
+    m.add_argument("--gpus-per-node", type=int, metavar="N", help="trainer.n_gpus_per_node, likewise")
     add_report_options(p)
 
 
@@ -55,7 +58,7 @@ def run(args) -> int:
 
     if args.output and args.out_dir:
         return _usage("give -o or --out-dir, not both")
-    for name in ("explorer_gpus", "dataset_size", "total_steps"):
+    for name in ("explorer_gpus", "dataset_size", "total_steps", "nodes", "gpus_per_node"):
         v = getattr(args, name)
         if v is not None and v <= 0:
             return _usage(f"--{name.replace('_', '-')} must be positive")
@@ -136,8 +139,10 @@ def options_for(inv, args):
         env[k] = v
     cwd = inv.cwd or (os.path.dirname(os.path.abspath(inv.script)) if inv.script and os.path.isfile(inv.script)
                       else None)
+    fixed = {key: v for key, v in (("trainer.nnodes", args.nodes), ("trainer.n_gpus_per_node", args.gpus_per_node))
+             if v is not None}
     return Options(sync_offset=args.sync_offset, explorer_gpus=args.explorer_gpus, dataset_size=args.dataset_size,
-                   total_steps=args.total_steps, env=env, cwd=cwd)
+                   total_steps=args.total_steps, env=env, cwd=cwd, fixed=fixed)
 
 
 def convert_launch(inv, args, diags: Diagnostics):

@@ -7,7 +7,7 @@ from rftc.mapping.draft import Draft
 A = "actor_rollout_ref.actor"
 
 # veRL adv_estimator -> (Trinity advantage_fn, algorithm_type). Trinity 0.6 registers the estimators below;
-# others (opo, gpg, grpo_passk, remax's greedy baseline, ...) compute advantages Trinity has no function for.
+# UNAVAILABLE says why the other veRL estimators have no faithful Trinity 0.6 equivalent.
 ESTIMATORS = {
     "gae": ("ppo", "ppo"),
     "grpo": ("grpo", "grpo"),
@@ -15,6 +15,18 @@ ESTIMATORS = {
     "reinforce_plus_plus": ("reinforceplusplus", "reinforceplusplus"),
     "rloo": ("rloo", "rloo"),
     "rloo_vectorized": ("rloo", "rloo"),
+}
+
+UNAVAILABLE = {
+    "remax": "Trinity registers a remax advantage_fn, but it reads the greedy-baseline rewards (reward_baselines) "
+             "that only veRL's trainer generates; no Trinity explorer produces them, so training fails at the first "
+             "step",
+    "reinforce_plus_plus_baseline": "Trinity's reinforceplusplus has no group-mean baseline and its reinforce "
+                                    "advantage no batch whitening",
+    "gpg": "Trinity registers no GPG advantage",
+    "optimal_token_baseline": "Trinity registers no optimal-token-baseline advantage",
+    "opo": "Trinity registers no OPO (length-weighted baseline) advantage",
+    "grpo_passk": "Trinity registers no pass@k GRPO advantage",
 }
 
 # veRL policy_loss.loss_mode -> (Trinity policy_loss_fn, algorithm_type it implies or None to keep the estimator's).
@@ -59,7 +71,9 @@ def map_algorithm(d: Draft) -> str | None:
     key = "algorithm.adv_estimator"
     est = str(d.val(key))
     if est not in ESTIMATORS:
-        d.report("RFTC304", f"{key}={est} has no Trinity-RFT 0.6 equivalent; supported: {', '.join(ESTIMATORS)}", key,
+        why = f" ({UNAVAILABLE[est]})" if est in UNAVAILABLE else ""
+        d.report("RFTC304", f"{key}={est} has no Trinity-RFT 0.6 equivalent{why}; supported: {', '.join(ESTIMATORS)}",
+                 key,
                  hint="Trinity also offers opmd, asymre, rec, topr and on_policy_distill, which are not veRL estimators")
         return None
     adv, algo = ESTIMATORS[est]

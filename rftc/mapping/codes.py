@@ -93,4 +93,11 @@ CODES = [
          "from trainer.max_token_len_per_gpu) and ignores an override in trainer.trainer_config. The script's "
          "value is not used. Set the Trinity field instead, or accept the derived value.",
          "python3 -m verl.trainer.main_ppo critic.ppo_max_token_len_per_gpu=65536"),
+    Code("RFTC317", "explorer-on-extra-gpus", W, "The explorer gets GPUs beyond the ones the script uses.",
+         "veRL time-shares every GPU between rollout and training; Trinity-RFT gives the explorer GPUs of its own. "
+         "When no split of the script's GPUs is valid (the rollout or megatron parallel sizes span them all), the "
+         "converted config keeps veRL's whole world size for the trainer (same data and model parallelism, same "
+         "batch splits) and puts the rollout engines on extra nodes: cluster.node_num grows. If you cannot add "
+         "the nodes, lower the rollout tensor parallel size or pass --explorer-gpus N to choose the explorer's size.",
+         "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=2 actor_rollout_ref.rollout.tensor_model_parallel_size=2"),
 ]

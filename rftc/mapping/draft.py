@@ -56,6 +56,7 @@ class Options:
     total_steps: int | None = None
     env: dict[str, str] = field(default_factory=dict)  # for resolving ${oc.env:X} in data paths
     cwd: str | None = None
+    fixed: dict[str, Any] = field(default_factory=dict)  # veRL key -> value given on rftc's command line (--nodes)
 
 
 class Draft:
@@ -69,6 +70,8 @@ class Draft:
 
     # ---- reading the veRL config -------------------------------------------------------------------
     def val(self, key: str, default: Any = None) -> Any:
+        if key in self.opt.fixed:
+            return self.opt.fixed[key]
         v = self.cfg.get(key, _ABSENT)
         if v is _ABSENT:
             v = VERL_DEFAULTS.get(key, default)
@@ -99,7 +102,7 @@ class Draft:
             return None
         if self.symbolic(v):
             self.report("RFTC311", f"{key} is {v!r}, which is only known when the script runs; the conversion "
-                        "computes with it", key, hint=_env_hint(v))
+                        "computes with it", key, hint=_env_hint(v, key))
             return None
         try:
             if isinstance(v, bool):
@@ -206,7 +209,12 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _env_hint(v: str) -> str:
+CLUSTER_OPTIONS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gpus-per-node"}
+
+
+def _env_hint(v: str, key: str | None = None) -> str:
+    if key in CLUSTER_OPTIONS:
+        return f"pass {CLUSTER_OPTIONS[key]} N (or --env NAME=VALUE, or --use-env)"
     names = re.findall(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)", v)
     if names:
         return f"pass --env {names[0]}=VALUE, or --use-env to read it from the environment"

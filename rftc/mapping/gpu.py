@@ -18,6 +18,14 @@ where P, R are the prompt and response lengths and DECODE_COST = 4 (a generated 
 about four token-passes of training per GPU). Each auxiliary model is sized like the rollout model. The split
 closest to these targets wins; ties go to the split with more trainer GPUs. ``--explorer-gpus N`` fixes the
 rollout GPUs. One GPU in all: Trinity's colocate mode.
+
+When no split of the script's GPUs is valid (typically rollout TP, or megatron TP x PP x CP, spans every GPU:
+veRL time-shares them, Trinity cannot except on one GPU), the faithful conversion keeps what training depends
+on: the trainer gets veRL's whole world size (nnodes x n_gpus_per_node, so data parallelism, batch splits and
+model parallelism are veRL's), the rollout keeps its TP, and the explorer gets GPUs of its own on extra nodes:
+the fewest whole nodes that hold one engine per model (more engines when the nodes have room), or exactly
+``--explorer-gpus N`` rollout GPUs. This is reported as a warning (RFTC317) naming the extra GPUs; RFTC306
+remains for jobs where even veRL's own world size breaks a rule (the numbers say which).
 """
 
 from __future__ import annotations
@@ -107,6 +115,25 @@ def solve(w: Workload, rollout_gpus: int | None = None) -> tuple[Split | None, l
     return best, reasons
 
 
+def extra_nodes(w: Workload, rollout_gpus: int | None = None) -> tuple[Split | None, int, str | None]:
+    """The trainer on all ``w.total`` GPUs and the explorer on ``k`` more whole nodes: (split, k, None), or
+    (None, 0, why) when veRL's own world size breaks a rule or no engine counts fill whole nodes.
+    The fewest nodes win; on those, the auxiliary models are sized like the rollout (as ``score``)."""
+    why = why_invalid(w, w.total)
+    if why:
+        return None, 0, f"even the trainer on all {w.total} GPUs is invalid: {why}"
+    e, aux, g = w.engine_gpus, sum(w.aux_gpus), w.gpu_per_node
+    rollouts = [rollout_gpus] if rollout_gpus else None
+    for k in range(1, 2 * (e + aux) + 1):  # past (e + aux) / g nodes, the remainders repeat
+        fits = [Split(r // e, (k * g - r) // aux if aux else 0, w.total)
+                for r in (rollouts or range(e, k * g + 1, e))
+                if ((k * g - r > 0 and (k * g - r) % aux == 0) if aux else r == k * g)]
+        if fits:
+            return min(fits, key=lambda s: abs(s.aux_engines * aux - s.rollout_engines * e)), k, None
+    what = f"--explorer-gpus {rollout_gpus}" if rollout_gpus else f"rollout engines of {e} GPUs"
+    return None, 0, f"{what}{f' with auxiliary models of {aux}' if aux else ''} cannot fill whole nodes of {g}"
+
+
 def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: bool, ref: bool,
              megatron: bool) -> None:
     """Write explorer.rollout_model.engine_num / tensor_parallel_size and each auxiliary model's engine_num
@@ -151,14 +178,29 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
                  f"rollout engine needs (tensor x data x pipeline parallel)", tp_key if d.user(tp_key) else None)
         return
     split, reasons = solve(w, forced)
+    added = 0
     if split is None:
         shown = "; ".join(reasons[:4]) + ("; ..." if len(reasons) > 4 else "")
-        d.report("RFTC306", f"no valid split of {total} GPUs ({nodes}x{gpn}) between rollout ({w.engine_gpus} per "
-                 f"engine){' and auxiliary models' if aux else ''} and the trainer: {shown or 'too few GPUs'}",
-                 "trainer.n_gpus_per_node" if d.user("trainer.n_gpus_per_node") else None,
-                 hint="add GPUs, lower the rollout tensor parallel size, change the batch sizes, or pass "
-                 "--explorer-gpus N", extra_keys=(tp_key,) if d.user(tp_key) else ())
-        return
+        where = (f"{total} GPUs ({nodes}x{gpn}) between rollout ({w.engine_gpus} per engine)"
+                 f"{' and auxiliary models' if aux else ''} and the trainer")
+        split, added, why = extra_nodes(w, forced)
+        if split is None:
+            d.report("RFTC306", f"no valid split of {where}: {shown or 'too few GPUs'}; {why}",
+                     "trainer.n_gpus_per_node" if d.user("trainer.n_gpus_per_node") else None,
+                     hint="change the batch sizes or the parallel sizes, or pass --explorer-gpus N",
+                     extra_keys=(tp_key,) if d.user(tp_key) else ())
+            return
+        extra = added * gpn
+        d.report("RFTC317", f"no split of {where} is valid ({shown}); the trainer keeps veRL's {total} GPUs and the "
+                 f"explorer gets {extra} more ({added} more node{'s' if added > 1 else ''} of {gpn}): "
+                 f"cluster.node_num {nodes + added}",
+                 "trainer.n_gpus_per_node" if d.user("trainer.n_gpus_per_node") else
+                 (tp_key if d.user(tp_key) else None),
+                 hint="pass --explorer-gpus N to size the explorer, or lower the rollout tensor parallel size to "
+                 f"fit in {total} GPUs", settles=False)
+        d.set("cluster.node_num", nodes + added, "trainer.nnodes",
+              note=f"{nodes} for the trainer + {added} for the explorer (RFTC317)")
+        total += extra
     rollout = split.rollout_engines * w.engine_gpus
     summary = (f"GPU split: rollout {rollout}" + "".join(f" + aux {split.aux_engines * a}" for a in w.aux_gpus)
                + f" + trainer {split.trainer} = {total}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rftc.mapping.draft import Draft
+from rftc.mapping.draft import CLUSTER_OPTIONS, Draft
 
 T = "trainer"
 MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
@@ -35,7 +35,8 @@ def map_trainer(d: Draft) -> None:
     for verl, trinity in (("nnodes", "cluster.node_num"), ("n_gpus_per_node", "cluster.gpu_per_node")):
         n = d.number(f"{T}.{verl}", positive=True)
         if n is not None:
-            d.set(trinity, n, f"{T}.{verl}", note="" if d.user(f"{T}.{verl}") else "veRL default")
+            option = CLUSTER_OPTIONS.get(f"{T}.{verl}") if f"{T}.{verl}" in d.opt.fixed else None
+            d.set(trinity, n, f"{T}.{verl}", note=option or ("" if d.user(f"{T}.{verl}") else "veRL default"))
     _monitor(d)
     _checkpoints(d)
     key = f"{T}.val_before_train"

@@ -2,8 +2,10 @@
 python3 -m verl.trainer.main_ppo \
     algorithm.adv_estimator=grpo \
     data.train_files=/data/gsm8k/train.parquet \
+    data.train_batch_size=4 \
     actor_rollout_ref.rollout.name=vllm \
-    actor_rollout_ref.rollout.n=4 \
-    trainer.n_gpus_per_node=2 \
-    actor_rollout_ref.rollout.tensor_model_parallel_size=2 \
+    actor_rollout_ref.actor.ppo_mini_batch_size=2 \
+    actor_rollout_ref.rollout.n=1 \
+    trainer.n_gpus_per_node=3 \
+    actor_rollout_ref.rollout.tensor_model_parallel_size=3 \
     trainer.total_epochs=1
