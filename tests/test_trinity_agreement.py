@@ -10,7 +10,8 @@ outputs, diagnostics inputs) goes once through Trinity's load_config + check_and
 - every negative case Trinity rejects is reported by rftc as an error at a line its manifest names
   (manifest.json: "lines", null for an error about the whole file);
 - every trap Trinity accepts is reported by rftc with the trap's code at its line, and the test prints what
-  Trinity would actually run (the expanded veRL config, or the value Trinity derives).
+  Trinity would actually run (the expanded veRL config, or the value Trinity derives);
+- verdicts also agree on RANDOM_EDITS seeded random edits of the valid configs.
 
 Where Trinity's verdict depends on more than the file (a Ray cluster's size when the config leaves it out, model
 weights for a dummy LoRA adapter, the Tinker service), the config is listed but not compared. rftc runs with
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
+import re
 import subprocess
 import sys
 
@@ -33,6 +36,13 @@ NEGATIVE = REPO / "golden/check/negative"
 TRAPS = REPO / "golden/check/traps"
 CONFIGS = sorted(str(p.relative_to(REPO)) for p in (REPO / "golden").rglob("*")
                  if p.suffix in (".yaml", ".yml") and p.is_file())
+# Random edits of valid configs: a scalar replaced by one of these, or a line deleted.
+EDIT_VALUES = ["0", "-1", "1", "2", "3", "8", "100000000000", "0.5", "1.5", "-0.5", "yes", "null", "''", "abc",
+               "${oc.env:HOME}", "${model.model_path}", "${oc.env:RFTC_UNSET_VAR,7}", "[1, 2]", "{a: 1}", "both",
+               "train", "explore", "bench", "colocate", "sft", "dpo", "mix", "opmd", "k1", "none", "checkpoint",
+               "memory", "trainer_driven", "fully_async", "external", "tinker", "megatron", "always", "shuffle",
+               "wandb", "asynchronous"]
+RANDOM_EDITS = 120
 
 
 def _rftc_check_missing() -> str | None:
@@ -46,19 +56,44 @@ pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISS
 
 
 @pytest.fixture(scope="module")
-def trinity():
-    return reference.run(CONFIGS, expand=True)
+def edited(tmp_path_factory) -> dict[str, str]:
+    """RANDOM_EDITS configs, each one to three random edits of a valid one: path -> what was edited."""
+    rng = random.Random(20260)
+    bases = sorted((REPO / "golden/check/valid").glob("*.yaml")) + [NEGATIVE / "_base_grpo.yaml"]
+    folder = tmp_path_factory.mktemp("edited")
+    configs = {}
+    for i in range(RANDOM_EDITS):
+        base = rng.choice(bases)
+        lines, edits = base.read_text(encoding="utf-8").split("\n"), []
+        for _ in range(rng.choice((1, 2, 3))):
+            scalars = [j for j, line in enumerate(lines) if re.match(r"^\s*[a-z_]+: \S", line)]
+            j = rng.choice(scalars)
+            if rng.random() < 0.75:
+                lines[j] = lines[j].split(":")[0] + ": " + rng.choice(EDIT_VALUES)
+                edits.append(f"{lines[j].strip()!r}")
+            else:
+                edits.append(f"deleted {lines.pop(j).strip()!r}")
+        path = folder / f"edit_{i:03d}.yaml"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        configs[str(path)] = f"{base.name}: " + ", ".join(edits)
+    return configs
 
 
 @pytest.fixture(scope="module")
-def rftc():
+def trinity(edited):
+    return reference.run(CONFIGS + list(edited), expand=True)
+
+
+@pytest.fixture(scope="module")
+def rftc(edited):
     missing = _rftc_check_missing()
     if missing:
         pytest.skip(missing)
-    proc = subprocess.run([sys.executable, "-m", "rftc", "check", "--format", "json", "--env-strict", *CONFIGS],
+    paths = CONFIGS + list(edited)
+    proc = subprocess.run([sys.executable, "-m", "rftc", "check", "--format", "json", "--env-strict", *paths],
                           capture_output=True, text=True, cwd=REPO, timeout=300)
     assert proc.returncode in (0, 1), f"rftc check exited {proc.returncode}:\n{proc.stderr[-4000:]}"
-    by_file: dict[str, list[dict]] = {path: [] for path in CONFIGS}
+    by_file: dict[str, list[dict]] = {path: [] for path in paths}
     for record in json.loads(proc.stderr):
         by_file.setdefault(record["file"], []).append(record)
     return by_file
@@ -79,7 +114,8 @@ def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
 
 
 def test_manifests_cover_every_case_and_match_trinity(trinity):
-    """The golden expectations are Trinity's actual behaviour (checked without rftc)."""
+    """The golden expectations are Trinity's actual behaviour (checked without rftc): "trinity" is ok, fail (with
+    "message" a part of Trinity's) or undecided (the verdict depends on more than the file)."""
     problems = []
     for folder in (NEGATIVE, TRAPS):
         expected = reference.manifest(folder)
@@ -90,10 +126,11 @@ def test_manifests_cover_every_case_and_match_trinity(trinity):
             if not first.startswith(("# rule:", "# trap:", "# base:")):
                 problems.append(f"{path}: first line does not name the rule: {first!r}")
             got = trinity[path]
-            if got["ok"] != (entry["trinity"] == "ok"):
-                problems.append(f"{path}: manifest says Trinity {entry['trinity']}, Trinity says "
-                                f"{got['error_type']}: {got['message']}")
-            elif not got["ok"] and entry["message"] not in got["message"]:
+            verdict = "undecided" if got["undecided"] else "ok" if got["ok"] else "fail"
+            if verdict != entry["trinity"]:
+                problems.append(f"{path}: manifest says Trinity {entry['trinity']}, Trinity says {verdict} "
+                                f"({got['error_type']}: {got['message']}; depends on: {got['undecided']})")
+            elif verdict == "fail" and entry["message"] not in got["message"]:
                 problems.append(f"{path}: Trinity's message {got['message']!r} lacks {entry['message']!r}")
     assert not problems, "\n".join(problems)
 
@@ -122,6 +159,22 @@ def test_verdicts_agree(trinity, rftc, capsys):
         print("\n" + _table(rows, ("config", "trinity 0.6.0", "rftc check", "")))
     assert not disagree, f"{len(disagree)} of {len(CONFIGS)} verdicts differ:\n" + "\n".join(disagree)
     assert not closed, "\n".join(closed)
+
+
+def test_random_edits_agree(edited, trinity, rftc):
+    """Verdicts agree on random edits of the valid configs too (seeded, so a failure reproduces)."""
+    disagree, decided = [], 0
+    for path, edit in edited.items():
+        t, errors = trinity[path], _errors(rftc[path])
+        if t["undecided"]:
+            continue
+        decided += 1
+        if t["ok"] != (not errors):
+            why = f"Trinity: {t['error_type']}: {t['message']}" if not t["ok"] else "Trinity accepts it"
+            got = "; ".join(f"{e['line']} {e['code']} {e['message']}" for e in errors) or "no errors"
+            disagree.append(f"{path} ({edit})\n    {why}\n    rftc: {got}")
+    assert decided > RANDOM_EDITS // 2
+    assert not disagree, f"{len(disagree)} of {decided} random edits disagree:\n" + "\n".join(disagree)
 
 
 def test_trinity_failures_reported_at_the_expected_line(trinity, rftc):

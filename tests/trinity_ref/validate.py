@@ -26,7 +26,8 @@ same as validating a copy of the file with that one key changed).
 Some verdicts depend on more than the file, and are reported with "undecided" naming what Trinity reached for
 (see OUTSIDE): a config without cluster.node_num and cluster.gpu_per_node makes Trinity ask a Ray cluster (here
 there is none, as on CI); a LoRA adapter without path makes it build a dummy adapter from the model's weights;
-Tinker asks its service over the network.
+Tinker asks its service over the network; a function named `pkg.module.Class` is imported from whatever is
+installed (a name that cannot be an import path, such as `0.5`, is decided: it never imports).
 """
 
 from __future__ import annotations
@@ -126,7 +127,19 @@ OUTSIDE = {
     "_set_cluster_info": "the Ray cluster's size (cluster.node_num / gpu_per_node unset)",
     "create_dummy_lora": "the model's weights and peft (a LoRA adapter without path)",
     "get_server_capabilities": "the Tinker service (network)",
+    "plugin": "the Python environment (a class named by its import path, as plugins are)",
 }
+
+
+def _plugin_path(frame) -> bool:
+    """A registry lookup of a name the registry does not have, that could name an importable class (Trinity
+    imports `pkg.module.Class` names): whether it imports depends on what is installed, not on the config."""
+    code, local = frame.f_code, frame.f_locals
+    if code.co_name != "get" or not code.co_filename.endswith(os.path.join("trinity", "utils", "registry.py")):
+        return False
+    key = local.get("module_key")
+    return (isinstance(key, str) and "." in key and key not in local["self"]._default_mapping
+            and all(part.isidentifier() for part in key.split(".")))
 
 
 def _undecided(exc: BaseException) -> str | None:
@@ -136,6 +149,8 @@ def _undecided(exc: BaseException) -> str | None:
     while frame is not None:
         if frame.tb_frame.f_code.co_name in OUTSIDE:
             return OUTSIDE[frame.tb_frame.f_code.co_name]
+        if _plugin_path(frame.tb_frame):
+            return OUTSIDE["plugin"]
         frame = frame.tb_next
     return None
 
