@@ -180,8 +180,26 @@ def test_rule_table_is_consistent():
     actions = {"map", "pass", "implied", "handled", "none", "rule"}
     for r in RULES:
         assert r.action in actions, r
-        assert (r.action in ("map", "rule")) == bool(r.trinity), r
+        assert (r.action in ("map", "rule")) <= bool(r.trinity) and (not r.trinity or r.action != "pass"
+                                                                 or r.verl.endswith(".*") == r.trinity.endswith(".*")), r
+        assert not r.trinity or r.action in ("map", "rule", "pass"), r
         if r.action in ("handled", "none", "implied"):
             assert r.note, r
     assert find_rule("actor_rollout_ref.actor.fsdp_config.param_offload").action == "pass"
     assert find_rule("actor_rollout_ref.actor.fsdp_config.ulysses_sequence_parallel_size").action == "map"
+
+
+def test_critic_fsdp_settings_go_where_verl_0_8_reads_them():
+    c = convert("algorithm.adv_estimator=gae", "critic.model.fsdp_config.param_offload=True",
+                "critic.model.fsdp_config.optimizer_offload=False").config
+    assert c["trainer"]["trainer_config"]["critic"] == {"fsdp": {"param_offload": True, "optimizer_offload": False}}
+
+
+def test_cluster_options_replace_environment_values():
+    over = ("trainer.nnodes=${oc.env:SLURM_JOB_NUM_NODES}", "trainer.n_gpus_per_node=${oc.env:GPUS}")
+    m = convert(*over)
+    assert [d.code for d in m.diagnostics if d.severity.label == "error"] == ["RFTC311", "RFTC311"]
+    assert "--nodes N" in m.diagnostics[0].hint
+    m = convert(*over, fixed={"trainer.nnodes": 2, "trainer.n_gpus_per_node": 4})
+    assert m.ok and m.config["cluster"] == {"node_num": 2, "gpu_per_node": 4}
+    assert m.origins["cluster.node_num"].note == "--nodes"

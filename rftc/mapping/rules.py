@@ -3,8 +3,9 @@
 Each row says what becomes of one veRL key (or a subtree, ``key.*``):
 
 map      the value goes to the Trinity field ``trinity`` (through ``transform``)
-pass     the value goes to ``trainer.trainer_config`` at the same path: only keys Trinity 0.6 merges into the
-         veRL worker config (trinity-0.6.md §3.3; never a frozen key or a dropped section)
+pass     the value goes to ``trainer.trainer_config`` at the same path (or at ``trinity``'s path where verl 0.8, the
+         version Trinity 0.6 runs, moved the key): only keys Trinity 0.6 merges into the veRL worker config
+         (trinity-0.6.md §3.3; never a frozen key or a dropped section)
 implied  Trinity already behaves this way; nothing to write (the note says why)
 handled  RFTC301: a knob of veRL's own workers, logging or processes that Trinity replaces
 none     RFTC300: Trinity 0.6 has no equivalent; the note says what to do instead
@@ -246,7 +247,7 @@ RULES: list[Rule] = [
     Rule(f"{C}.model.tokenizer_path", "implied", "", "Trinity uses the critic model's tokenizer"),
     Rule(f"{C}.model.enable_gradient_checkpointing", "pass"),
     Rule(f"{C}.model.override_config.*", "pass"),
-    Rule(f"{C}.model.fsdp_config.*", "pass"),
+    Rule(f"{C}.model.fsdp_config.*", "pass", f"{C}.fsdp.*", "verl 0.8 moved the critic's FSDP settings to critic.fsdp"),
     Rule(f"{C}.model.*", "pass"),
     Rule(f"{C}.fsdp.*", "pass"),
     Rule(f"{C}.optim.*", "pass"),
@@ -336,7 +337,7 @@ def apply_rules(d: Draft) -> None:
         elif r.action == "map":
             _map(d, r, key)
         elif r.action == "pass":
-            d.passthrough(key)
+            d.passthrough(key, under=_target(r, key) if r.trinity else None)
         elif r.action == "implied":
             d.implied(key, r.note)
         elif r.action == "handled":
@@ -352,12 +353,16 @@ def apply_rules(d: Draft) -> None:
             d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent; it is not in the converted config", key)
 
 
+def _target(r: Rule, key: str) -> str:
+    """``trinity`` for ``key``; for a subtree row, the key's path below the subtree appended."""
+    if r.verl.endswith(".*"):
+        return r.trinity.removesuffix(".*") + key[len(r.verl) - 2:]
+    return r.trinity
+
+
 def _map(d: Draft, r: Rule, key: str) -> None:
     value = d.val(key)
-    if r.verl.endswith(".*"):
-        target = r.trinity + key[len(r.verl) - 2:]
-    else:
-        target = r.trinity
+    target = _target(r, key)
     try:
         value = r.transform(value) if r.transform else value
     except (TypeError, ValueError):
