@@ -195,8 +195,8 @@ def _consequence(record: dict, keys: list[str]) -> str:
     for key in keys:
         if key == "trainer_start":
             start = record.get("trainer_start", {})
-            shown.append("trainer start: " + ("ok" if start.get("ok") else
-                                              f"{start.get('error_type')}: {str(start.get('message')).splitlines()[-2:]}"))
+            failure = f"{start.get('error_type')}: {str(start.get('message')).splitlines()[-2:]}"
+            shown.append("trainer start: " + ("ok" if start.get("ok") else failure))
         elif key in record.get("derived", {}):
             shown.append(f"{key}={json.dumps(record['derived'][key])}")
         else:

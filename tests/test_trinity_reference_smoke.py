@@ -11,7 +11,8 @@ from trinity_ref import reference
 
 GOOD = ["golden/check/negative/_base_grpo.yaml",                       # GRPO
         "golden/check/traps/warmup_ratio_without_total_steps.yaml"]     # PPO: critic, imports verl
-GUIDE = sorted(str(p.relative_to(reference.REPO)) for p in (reference.REPO / "golden/check/valid").glob("*_example.yaml"))
+GUIDE = sorted(str(p.relative_to(reference.REPO))
+               for p in (reference.REPO / "golden/check/valid").glob("*_example.yaml"))
 BAD = {"golden/check/negative/mode_invalid.yaml": ("ValueError", "Invalid mode: training"),
        "golden/check/negative/unknown_top_level_key.yaml": ("ValueError", "Key 'projcet' not in 'Config'"),
        "golden/check/negative/gpu_not_enough_for_trainer.yaml": ("ValueError", "Not enough GPUs for trainer")}
