@@ -187,12 +187,17 @@ def locator(mapped):
     return locate
 
 
+# Trinity-check warnings that repeat what a mapping diagnostic already says about the same value (and how to fix it)
+SAID_BY_MAPPING = {"RFTC479": "RFTC303", "RFTC471": "RFTC307"}
+
+
 def validate(mapped, diags: Diagnostics) -> bool:
     """Check the draft with the same checks `rftc check` runs, reporting at the script's spans."""
     from rftc.trinity.validate import CheckOptions, check_config
 
     ir, found = check_config(mapped.config, locator(mapped), CheckOptions(path_checks=False))
-    diags.extend(found)
+    said = {d.code for d in mapped.diagnostics}
+    diags.extend(d for d in found if SAID_BY_MAPPING.get(d.code) not in said)
     return ir is not None and not found.has_errors
 
 

@@ -348,8 +348,14 @@ def apply_rules(d: Draft) -> None:
     for r in RULES:
         if r.explicit and r.action == "map" and not d.done(r.verl) and d.val(r.verl) is not None:
             _map(d, r, r.verl)
+    stopped = d.diags.has_errors
     for key in d.cfg.user_keys():
-        if not d.done(key):
+        if d.done(key):
+            continue
+        r = find_rule(key)
+        if stopped and r is not None and r.action == "rule":
+            d.implied(key, "not converted: the conversion stopped at an error")  # its rule needed that value
+        else:
             d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent; it is not in the converted config", key)
 
 
