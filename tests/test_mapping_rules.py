@@ -203,3 +203,20 @@ def test_cluster_options_replace_environment_values():
     m = convert(*over, fixed={"trainer.nnodes": 2, "trainer.n_gpus_per_node": 4})
     assert m.ok and m.config["cluster"] == {"node_num": 2, "gpu_per_node": 4}
     assert m.origins["cluster.node_num"].note == "--nodes"
+
+
+def test_reference_model_gets_a_micro_batch_size_when_verl_builds_none():
+    # gae without any KL term: veRL builds no reference model, Trinity's ppo does and needs its micro batch size
+    m = convert("algorithm.adv_estimator=gae", f"{A}.ppo_micro_batch_size_per_gpu=16",
+                "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=32")
+    tc = m.config["trainer"]["trainer_config"]["actor_rollout_ref"]
+    assert tc["ref"] == {"log_prob_micro_batch_size_per_gpu": 32} and tc["rollout"]["log_prob_micro_batch_size_per_gpu"] == 32
+    assert m.origins["trainer.trainer_config.actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu"].keys == (
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",)
+    # dynamic batch sizes, or a value the script sets, leave it alone
+    assert "ref" not in convert("algorithm.adv_estimator=gae", f"{A}.use_dynamic_bsz=True",
+                                f"{A}.ppo_micro_batch_size_per_gpu=16").config["trainer"].get("trainer_config", {}).get(
+        "actor_rollout_ref", {})
+    m = convert("algorithm.adv_estimator=gae", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
+                f"{A}.ppo_micro_batch_size_per_gpu=16")
+    assert m.config["trainer"]["trainer_config"]["actor_rollout_ref"]["ref"] == {"log_prob_micro_batch_size_per_gpu": 8}

@@ -41,6 +41,7 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     has_data = data.map_data(d, custom_reward=custom)
     models.map_models(d, critic=critic)
     models.map_megatron(d)
+    models.ref_micro_batch(d, ref=algo in REF_ALGORITHMS)
     if b is not None:
         steps.map_steps(d, b)
     sync.map_sync(d)

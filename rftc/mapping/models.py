@@ -3,7 +3,7 @@ dynamic batching, padding removal, LoRA, Megatron, and role-specific values Trin
 
 from __future__ import annotations
 
-from rftc.mapping.draft import Draft
+from rftc.mapping.draft import Draft, Origin
 
 A, REF, R, M, C = ("actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout",
                    "actor_rollout_ref.model", "critic")
@@ -60,6 +60,26 @@ def map_models(d: Draft, *, critic: bool) -> None:
             d.implied(key, "matches the algorithm")
     _engine(d)
     _lora(d)
+
+
+def ref_micro_batch(d: Draft, *, ref: bool) -> None:
+    """ref.log_prob_micro_batch_size_per_gpu = rollout.log_prob_micro_batch_size_per_gpu (else the actor's
+    ppo_micro_batch_size_per_gpu) when Trinity builds a reference model, batches are not dynamic and the script
+    sets none: veRL builds no reference model without a KL term and so never needs one, but Trinity's ppo,
+    grpo, ... always build it, and veRL 0.8's worker config then fails at trainer start. It is a forward-only
+    batch size (memory, not training)."""
+    key = f"{REF}.log_prob_micro_batch_size_per_gpu"
+    if not ref or d.get("trainer.use_dynamic_bsz") is not False or d.val(key) is not None or \
+            d.val(f"{REF}.log_prob_micro_batch_size") is not None:
+        return
+    for source in (f"{R}.log_prob_micro_batch_size_per_gpu", f"{A}.ppo_micro_batch_size_per_gpu"):
+        v = d.val(source)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            target = f"trainer.trainer_config.{key}"
+            d.set(target, v)  # the source key is still passed through as itself by the rule table
+            d.origins[target] = Origin((source,), "the reference model Trinity builds needs one; veRL's default "
+                                       "is unset")
+            return
 
 
 def _scheduler(d: Draft) -> None:
