@@ -220,3 +220,20 @@ def test_reference_model_gets_a_micro_batch_size_when_verl_builds_none():
     m = convert("algorithm.adv_estimator=gae", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
                 f"{A}.ppo_micro_batch_size_per_gpu=16")
     assert m.config["trainer"]["trainer_config"]["actor_rollout_ref"]["ref"] == {"log_prob_micro_batch_size_per_gpu": 8}
+
+
+def test_dapo_reward_manager_becomes_math_dapo_reward_args():
+    kw = "+reward_model.reward_kwargs"
+    m = convert("data.train_files=/d/dapo-math-17k.parquet", "reward_model.reward_manager=dapo",
+                f"{kw}.overlong_buffer_cfg.enable=True", f"{kw}.overlong_buffer_cfg.len=4096",
+                f"{kw}.overlong_buffer_cfg.penalty_factor=1.0", f"{kw}.overlong_buffer_cfg.log=False",
+                f"{kw}.max_resp_len=8192")
+    ts = m.config["buffer"]["explorer_input"]["tasksets"][0]
+    assert ts["default_reward_fn_type"] == "math_dapo_reward"
+    assert ts["reward_fn_args"] == {"enable_overlong_penalty": True, "cache_length": 4096, "penalty_factor": 1.0,
+                                    "max_response_length": 8192}
+    assert "RFTC300" not in codes(m)
+    # data Trinity scores with another function: the manager's arguments are still reported
+    m = convert("data.train_files=/d/gsm8k/train.parquet", "reward_model.reward_manager=dapo",
+                f"{kw}.max_resp_len=8192")
+    assert codes(m).count("RFTC300") == 2

@@ -12,6 +12,11 @@ RM_PATH = ("reward_model.model.path", "reward.reward_model.model_path")
 RM_TP = ("reward_model.rollout.tensor_model_parallel_size", "reward.reward_model.rollout.tensor_model_parallel_size")
 RM_MEM = ("reward_model.rollout.gpu_memory_utilization", "reward.reward_model.rollout.gpu_memory_utilization")
 CRF = ("custom_reward_function", "reward.custom_reward_function")
+KWARGS = ("reward_model.reward_kwargs", "reward.reward_kwargs")
+# veRL's dapo reward manager arguments -> Trinity's math_dapo_reward arguments (same overlong-penalty formula:
+# 0 up to max_resp_len - len, then falling linearly to -penalty_factor at max_resp_len)
+DAPO_ARGS = {"overlong_buffer_cfg.enable": "enable_overlong_penalty", "overlong_buffer_cfg.len": "cache_length",
+             "overlong_buffer_cfg.penalty_factor": "penalty_factor", "max_resp_len": "max_response_length"}
 MANAGER = ("reward_model.reward_manager", "reward.reward_manager.name")
 
 
@@ -71,8 +76,30 @@ def map_rewards(d: Draft, n_train: int) -> list[tuple[int, str]]:
             sub = k[len(f"{p}.reward_kwargs."):]
             for i in range(n_train):
                 d.set(f"{EI}.tasksets[{i}].reward_fn_args.{sub}", d.val(k), k)
+    _dapo(d, n_train)
     _rest(d, enabled)
     return aux
+
+
+def _dapo(d: Draft, n_train: int) -> None:
+    """reward_manager=dapo on tasksets Trinity scores with math_dapo_reward (the DAPO math data): the manager
+    is implied and its overlong-buffer kwargs become each such taskset's reward_fn_args (DAPO_ARGS); the
+    buffer's `log` flag only logs. Other data keep the RFTC300 report."""
+    mk = _first(d, MANAGER)
+    if mk is None or str(d.val(mk)) != "dapo":
+        return
+    dapo = [i for i in range(n_train) if d.get(f"{EI}.tasksets[{i}].default_reward_fn_type") == "math_dapo_reward"]
+    if not dapo:
+        return
+    d.implied(mk, "math_dapo_reward scores as veRL's dapo reward manager (+1/-1 and the overlong penalty)")
+    for prefix in KWARGS:
+        for k in d.user_keys_under(prefix):
+            sub = k[len(prefix) + 1:]
+            if sub == "overlong_buffer_cfg.log":
+                d.implied(k, "logging only")
+            elif sub in DAPO_ARGS:
+                for i in dapo:
+                    d.set(f"{EI}.tasksets[{i}].reward_fn_args.{DAPO_ARGS[sub]}", d.val(k), k)
 
 
 def _rest(d: Draft, enabled: bool) -> None:
