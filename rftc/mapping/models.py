@@ -109,7 +109,11 @@ def _strategy(d: Draft) -> None:
     s = strategy(d)
     keys = [k for k in ("model_engine", f"{A}.strategy") if d.user(k)]
     if s == "megatron":
-        d.set("trainer.trainer_strategy", "megatron", *keys)
+        if keys:
+            d.set("trainer.trainer_strategy", "megatron", *keys)
+        else:  # the primary config (ppo_megatron_trainer) chose it
+            d.set("trainer.trainer_strategy", "megatron", f"{A}.strategy",
+                  note=f"the default of the {d.cfg.config_name or 'primary'} config")
     elif d.user(f"{A}.strategy"):
         if s in ("fsdp", "fsdp2"):
             d.set("trainer.trainer_strategy", s, f"{A}.strategy")
