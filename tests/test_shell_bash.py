@@ -26,6 +26,9 @@ python3 -m m $((A + B * 2)) $(( (A + B) * 2 )) $((A / B)) $((-A / B)) $((A % B))
   $((A > B ? 1 : 0)) $((A == 7 && B != 3)) $((1024 * 2)) $(( (1024*8 + 1024*2) * 3 )) $((0x10 + 010)) \\
   $((B++)) $B $((++B)) $((x = 5)) $x $((A<B)) $(($A*2)) $((${B}+1))
 """,
+    "tilde_in_assignments": """X=~/p:~/q; Y=a:~/b; Z=~
+python3 -m m a=~/x b.c=~/x a=x:~/y ~/z a=~ "a=~/q" x~/y a=b=~/c --opt=~/d $X $Y $Z k=\\~/e k=a\\:~/f a=~/x:~
+""",
     "arrays": """arr=(a "b c"   # comment inside
    d)
 arr+=(e "")

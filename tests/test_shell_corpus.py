@@ -71,3 +71,22 @@ def test_corpus_array_and_string_styles(results):
     assert (sapo.launcher, sapo.config_name.text) == ("srun", "ppo_trainer")
     lr = next(a for a in sapo.overrides if a.text.startswith("actor_rollout_ref.actor.optim.lr="))
     assert (lr.text, lr.span.line) == ("actor_rollout_ref.actor.optim.lr=1e-6", 185)
+
+
+@pytest.mark.parametrize("name, key, text", [
+    ("examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn.sh", "trainer.experiment_name",
+     "trainer.experiment_name=qwen2.5-3b_baseline_${now:%d-%H-%M}"),
+    ("examples/gspo_trainer/run_qwen3_32b_gspo_npu.sh", "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+     # sp_size is set only after this line: bash divides by 0 there
+     "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=${oc.env:RFTC_ARITH}"),
+])
+def test_run_time_values_stay_one_hydra_word(name, key, text):
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS}")
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    path = CORPUS / name
+    inv = analyze(path.read_text(encoding="utf-8"), str(path)).invocations[0]
+    args = [a.text for a in inv.args if a.text.startswith(key + "=")]
+    assert args == [text]
+    OverridesParser.create().parse_override(text)  # raises when Hydra cannot parse it

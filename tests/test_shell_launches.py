@@ -153,7 +153,7 @@ def test_script_directory_is_known_when_the_file_exists(tmp_path: Path):
 # ------------------------------------------------------------------ what is not known statically
 def test_unknown_variables_stay_symbolic_and_defaults_apply():
     inv = launch("python3 -m m a=${N:-8} b=$N c=${N:+set} d=$((N * 2))")
-    assert [a.text for a in inv.args] == ["a=8", "b=${oc.env:N}", "c=", "d=$((N * 2))"]
+    assert [a.text for a in inv.args] == ["a=8", "b=${oc.env:N}", "c=", "d=${oc.env:RFTC_ARITH_N}"]
     assert [a.symbolic for a in inv.args] == [False, True, False, True]
     inv = launch("python3 -m m a=${N:-8} b=$N d=$((N * 2))", env={"N": "3"})
     assert [a.text for a in inv.args] == ["a=3", "b=3", "d=6"]
@@ -171,6 +171,26 @@ def test_command_substitutions():
                                           "c=${oc.env:RFTC_SUBST_GIT}", "d=${oc.env:RFTC_NPROC}"]
     assert codes("python3 -m m a=$(date +%Y) c=$(git rev-parse HEAD)") == ["RFTC107", "RFTC108"]
     assert launch("python3 -m m b=$(nvidia-smi -L | wc -l)", env={"RFTC_NUM_GPUS": "8"}).args[0].text == "b=8"
+
+
+def test_date_placeholder_splits_where_the_date_would():
+    script = ("now() {\n  date '+%d-%H-%M'\n}\nA=run_$(now)\nB=$(date)\n"
+              "python3 -m m a=$A b=$B \"c=$B\" d=$(date -u +\"%Y-%m-%d %H:%M\")")
+    assert [a.text for a in launch(script).args] == [
+        "a=run_${now:%d-%H-%M}", "b=${now:%a}", "${now:%b}", "${now:%d}", "${now:%H:%M:%S}", "${now:%Z}", "${now:%Y}",
+        "c=${now:%a} ${now:%b} ${now:%d} ${now:%H:%M:%S} ${now:%Z} ${now:%Y}", "d=${now:%Y-%m-%d}", "${now:%H:%M}"]
+
+
+def test_arithmetic_not_known_statically_is_one_word():
+    script = "a=$(((x + y) * 2))\nb=$(((1 + 2) / z))\nz=4\npython3 -m m a=$a b=$b c=$((x))"
+    inv = launch(script)
+    # evaluation stops at the first unknown variable
+    assert [a.text for a in inv.args] == ["a=${oc.env:RFTC_ARITH_X}", "b=${oc.env:RFTC_ARITH}", "c=${oc.env:x}"]
+    msgs = [d.message for d in analyze(script, "run.sh").diagnostics if d.code == "RFTC108"]
+    assert msgs == ["arithmetic `$(((x + y) * 2))` (needs $x) is not evaluated; kept as ${oc.env:RFTC_ARITH_X}",
+                    "arithmetic `$(((1 + 2) / z))` (division by 0) is not evaluated; kept as ${oc.env:RFTC_ARITH}"]
+    assert launch(script, env={"x": "1", "y": "2"}).args[0].text == "a=6"
+    assert launch(script, env={"RFTC_ARITH": "3"}).args[1].text == "b=3"
 
 
 def test_unknown_condition_takes_the_unset_branch_and_warns():

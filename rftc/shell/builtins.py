@@ -16,6 +16,14 @@ _DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": 
             "hostname": "HOSTNAME"}
 
 
+_DATE_DEFAULT = "%a %b %d %H:%M:%S %Z %Y"  # date's output with no +FORMAT
+
+
+def date_format(fields) -> str:
+    """The strftime format a `date` command prints with (its +FORMAT argument after quote removal)."""
+    return next((a.text[1:] for a in fields[1:] if a.text.startswith("+")), _DATE_DEFAULT)
+
+
 class Builtins:
     """The builtin commands, as methods ``b_<name>`` (see BUILTINS), and command substitution."""
 
@@ -44,9 +52,9 @@ class Builtins:
         except (Exit, Return, Break, Continue):
             pass
         if ev.capture_unknown:
-            name = ev.capture_unknown[0][0]
+            name, inner, date_format = ev.capture_unknown[0]
             text = re.sub(r"^\$\(|^`|\)$|`$", "", self.source_text(span)).strip()
-            return self._dynamic((name, text or ev.capture_unknown[0][1]), span)
+            return self._dynamic(name, text or inner, date_format, span)
         text = "".join(s.text for s in out).rstrip("\n")
         unknowns: list = []
         via: list = []
@@ -55,14 +63,13 @@ class Builtins:
             via += [v for v in s.via if v not in via]
         return text, unknowns, via
 
-    def _dynamic(self, cmd: tuple[str, str], span: Span):
-        name, text = cmd
+    def _dynamic(self, name: str, text: str, date_format: str | None, span: Span):
         if self.unset_mode:
             return "", [], []
         if name == "date":
-            m = re.search(r"\+(?:'([^']*)'|\"([^\"]*)\"|(\S+))", text)
-            fmt = next((g for g in m.groups() if g is not None), "") if m else "%a %b %d %H:%M:%S %Z %Y"
-            placeholder = f"${{now:{fmt}}}"
+            # One ${now:..} per blank-free run of the format: the placeholder splits into words where the date
+            # would, and each word is a whole Hydra interpolation.
+            placeholder = re.sub(r"[^ \t\n]+", lambda m: f"${{now:{m.group()}}}", date_format)
             return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
         env_name = _DYNAMIC.get(name) or "RFTC_SUBST_" + re.sub(r"\W", "_", name).upper()
         value = self.g.env.get(env_name)
@@ -136,11 +143,11 @@ class Builtins:
         """seq [first [step]] last: integers only; anything else is left to run time."""
         nums = [parse_int(a.text) for a in fields[1:]]
         if not 1 <= len(nums) <= 3 or None in nums or any(a.symbolic for a in fields[1:]):
-            self.capture_unknown.append(("seq", self.source_text(span)))
+            self.capture_unknown.append(("seq", self.source_text(span), None))
             return 0
         first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else nums
         if step == 0 or abs(last - first) // abs(step) > 10000:
-            self.capture_unknown.append(("seq", self.source_text(span)))
+            self.capture_unknown.append(("seq", self.source_text(span), None))
             return 0
         values = range(first, last + (1 if step > 0 else -1), step)
         self.emit([self._seg("".join(f"{v}\n" for v in values), span)], newline=False)
@@ -157,7 +164,7 @@ class Builtins:
 
     def b_realpath(self, fields, span, redirects, words) -> int:
         if fields[0].text == "readlink" and not any(a.text in ("-f", "-e", "-m") for a in fields[1:]):
-            self.capture_unknown.append(("readlink", self.source_text(span)))
+            self.capture_unknown.append(("readlink", self.source_text(span), None))
             return 0
         for a in fields[1:]:
             if a.text.startswith("-"):

@@ -40,13 +40,16 @@ CODES = [
          "python3 -m verl.trainer.main_ppo data.train_files=$HOME/data/train.parquet\n"),
     Code("RFTC107", "dynamic-command-substitution", I, "A command substitution whose value is only known at run time.",
          "`$(date ...)`, `$(nproc)`, `$(nvidia-smi ... | wc -l)` and `$(hostname)` are not evaluated. A date "
-         "becomes Hydra's `${now:FORMAT}` resolver; the others become `${oc.env:NAME}` interpolations named in "
+         "becomes Hydra's `${now:FORMAT}` resolver (one per blank-separated part of the format, so an unquoted date "
+         "splits into words as bash splits it); the others become `${oc.env:NAME}` interpolations named in "
          "the message. Pass `--env NAME=value` to fix them at compile time.",
          "python3 -m verl.trainer.main_ppo trainer.experiment_name=run-$(date +%Y%m%d)\n"),
     Code("RFTC108", "unresolved-command-substitution", W, "A command substitution rftc cannot evaluate.",
          "rftc never runs commands from the script. Only pwd, cd, dirname, basename, realpath, readlink -f, "
          "echo and printf are evaluated; any other `$(...)` is kept as the `${oc.env:NAME}` interpolation named in the "
-         "message. Pass `--env NAME=value`, or write the value into the script.",
+         "message. Arithmetic `$((...))` that needs a variable the script does not set (or that fails in bash, "
+         "such as a division by a variable set only later) is kept as `${oc.env:RFTC_ARITH_NAME}`, one word as "
+         "bash's integer would be. Pass `--env NAME=value`, or write the value into the script.",
          "python3 -m verl.trainer.main_ppo trainer.nnodes=$(python3 -c 'print(2)')\n"),
     Code("RFTC109", "condition-not-static", W, "A condition depends on values rftc cannot know.",
          "rftc took the branch bash would take with the unknown variables unset (or, for a command, assuming it "

@@ -36,7 +36,7 @@ from rftc.diagnostics.model import Span
 from rftc.shell import launches
 from rftc.shell.arith import ArithError, ArithUnknown, evaluate as arith_eval, parse_int
 from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, node_span, tok_span
-from rftc.shell.builtins import BUILTINS, Builtins, redirect_targets, to_devnull
+from rftc.shell.builtins import BUILTINS, Builtins, date_format, redirect_targets, to_devnull
 from rftc.shell.conditions import test_words
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_VALUE, MAX_WHILE, Break, Continue, Exit, \
     Return, Shared, State, Var
@@ -50,10 +50,12 @@ class Evaluator(Builtins):
         self.lines = text.split("\n")
         self.depth = depth
         self.capture = capture  # command substitution: output pieces, else None
-        self.capture_unknown: list[tuple[str, str]] = []  # (command name, command text) run while capturing
+        # (command name, command text, date's output format or None) run while capturing
+        self.capture_unknown: list[tuple[str, str, str | None]] = []
         self.unset_mode = False
         self.uncertain: list | None = None  # while deciding a condition: what it depended on
         self.arith_via: list = []  # assignments read by the last arithmetic expression
+        self.arith_error = ""  # why the last arithmetic expression failed (as bash would), if it did
         self.status = 0
         self.exp = Expander(self)
 
@@ -230,11 +232,13 @@ class Evaluator(Builtins):
     def arith(self, node):
         """(value, []) or (None, unknowns); the assignments read are left in ``arith_via``."""
         self.arith_via = []
+        self.arith_error = ""
         try:
             return arith_eval(node, self), []
         except ArithUnknown as e:
             return None, e.unknowns
-        except (ArithError, RecursionError, ValueError, OverflowError):
+        except (ArithError, RecursionError, ValueError, OverflowError) as e:
+            self.arith_error = str(e) or type(e).__name__
             return None, []
 
     def int_var(self, name: str, tok, _depth: int = 0) -> int:
@@ -613,7 +617,7 @@ class Evaluator(Builtins):
             for a in assigns:
                 self.do_assign(a)
             if not assigns and self.capture is not None and any(t[0].endswith("<") for t in redirect_targets(redirects)):
-                self.capture_unknown.append(("cat", self.source_text(node_span(self.file, node))))  # $(< file)
+                self.capture_unknown.append(("cat", self.source_text(node_span(self.file, node)), None))  # $(< file)
             return 0
         fields: list[Field] = []
         for w in words:
@@ -651,7 +655,7 @@ class Evaluator(Builtins):
         name = fields[0].text
         base = name.rsplit("/", 1)[-1]
         if self.capture is not None and not to_devnull(redirects):
-            self.capture_unknown.append((base, self.source_text(span)))
+            self.capture_unknown.append((base, self.source_text(span), date_format(fields) if base == "date" else None))
             return 0
         parts = launches.recognize(fields, prefix)
         if parts is not None:
@@ -717,6 +721,9 @@ class Evaluator(Builtins):
         elif u.kind == "cmd":
             self.g.add("RFTC108", f"`{u.detail}` is not evaluated (rftc runs nothing); kept as ${{oc.env:{u.name}}}",
                        u.span, hint=f"pass --env {u.name}=value, or write the value into the script")
+        elif u.kind == "arith":
+            self.g.add("RFTC108", f"arithmetic {u.detail} is not evaluated; kept as ${{oc.env:{u.name}}}", u.span,
+                       hint=f"pass --env {u.name}=value, or write the value into the script")
 
     # --- functions, scripts, sourcing
     def call_function(self, name: str, args: list[Field], span: Span) -> int:

@@ -23,7 +23,7 @@ from rftc.diagnostics.model import Span
 class Unknown:
     """Something a value depends on that is not known statically."""
 
-    kind: str  # "var" (environment variable) | "cmd" (command substitution) | "arith"
+    kind: str  # "var" (environment variable) | "cmd" / "dyn" (command substitution) | "arith" (arithmetic)
     name: str  # variable name, or the placeholder name of a command substitution
     span: Span  # where it is used
     detail: str = ""  # for "cmd": the command text
@@ -193,6 +193,11 @@ def ansi_decode(body: str) -> str:
                              else _ANSI.get(m.group(1), "\\" + m.group(1))), body)
 
 
+# assignment context of a word, for tilde expansion: none, an assignment's value, an argument `name=...`
+NONE, VALUE, ARG = 0, 1, 2
+_ASSIGN_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
 # ------------------------------------------------------------------ expansion
 class Expander:
     """Expands words for one evaluator ``ev`` (see module docstring)."""
@@ -208,7 +213,10 @@ class Expander:
     # --- public entry points
     def fields(self, word) -> list[Field]:
         """A command word: expanded, split and quote-removed into zero or more fields."""
-        items = self.parts(word.children, in_dq=False, first=True)
+        first = word.children[0] if word.children else None
+        # bash (outside POSIX mode) expands a tilde after the `=` and `:` of an argument shaped like an assignment
+        assign = ARG if getattr(first, "type", None) == "LIT" and _ASSIGN_LIKE.match(first.value) else NONE
+        items = self.parts(word.children, in_dq=False, first=True, assign=assign)
         fields = split(items)
         if len(fields) == 1:
             fields[0].word_span = node_span(self.file, word)
@@ -222,7 +230,7 @@ class Expander:
         """The right side of an assignment: expanded without splitting, pieces anchored for storage."""
         if word is None:
             return []
-        items = self.parts(word.children, in_dq=False, first=True, anchor=True)
+        items = self.parts(word.children, in_dq=False, first=True, anchor=True, assign=VALUE)
         return [s for s in items if s is not BREAK]
 
     def text(self, word, *, unset: bool = False) -> tuple[str, list[Unknown]]:
@@ -239,16 +247,19 @@ class Expander:
         return "".join(s.text for s in segs), unknowns
 
     # --- parts
-    def parts(self, children, *, in_dq: bool, first: bool = False, anchor: bool = False) -> list:
+    def parts(self, children, *, in_dq: bool, first: bool = False, anchor: bool = False, assign: int = 0) -> list:
         out: list = []
         for i, part in enumerate(children):
-            self.part(part, out, in_dq=in_dq, first=first and i == 0, anchor=anchor)
+            self.part(part, out, in_dq=in_dq, first=first and i == 0, anchor=anchor, assign=assign)
         return out
 
-    def part(self, part, out: list, *, in_dq: bool, first: bool = False, anchor: bool = False) -> None:
+    def part(self, part, out: list, *, in_dq: bool, first: bool = False, anchor: bool = False,
+             assign: int = 0) -> None:
         ev, f = self.ev, self.file
         if hasattr(part, "type"):  # a token
             t = part.type
+            if t == "LIT" and assign and not in_dq and self.tildes(part, out, first, assign):
+                return
             if t in ("LIT", "BRACE_TEXT") and first and not in_dq and re.match(r"~(/|$)", part.value):
                 out += self.home(part)  # tilde expansion at the start of a word or ${V:-~/default}
                 if part.value[1:]:
@@ -295,8 +306,9 @@ class Expander:
             value, unknowns = ev.arith(part.children[1])
             if value is None:
                 # an integer in bash: never split, whatever the placeholder text holds
-                out.append(Seg(_arith_placeholder(unknowns, ev.source_text(span)), f, span.line, span.col,
-                               span.last_line, span.end_col or span.col, quoted=True, unknowns=tuple(unknowns)))
+                text, unknowns = self._arith_placeholder(unknowns, ev.source_text(span), span)
+                out.append(Seg(text, f, span.line, span.col, span.last_line, span.end_col or span.col, quoted=True,
+                               unknowns=tuple(unknowns)))
             else:
                 out.append(Seg(str(value), f, span.line, span.col, span.last_line, span.end_col or span.col,
                                quoted=in_dq, via=tuple(ev.arith_via)))
@@ -305,11 +317,49 @@ class Expander:
         elif kind in ("bword", "pword", "word"):
             out += self.parts(part.children, in_dq=in_dq, anchor=anchor)
 
-    def home(self, tok) -> list[Seg]:
+    def _arith_placeholder(self, unknowns: list, source: str, span: Span) -> tuple[str, list]:
+        """What stands for $((expr)) that needs unknown values: ${oc.env:NAME} for a bare variable, else one
+        blank-free environment placeholder for the whole result (bash yields one integer word, and Hydra cannot
+        parse the expression text)."""
+        names = [u.name for u in unknowns if u.kind == "var"]
+        inner = re.sub(r"^\$\(\(\s*|\s*\)\)$", "", source or "").strip().lstrip("$").strip("{}")
+        if len(unknowns) == 1 and names and inner == names[0]:
+            return f"${{oc.env:{names[0]}}}", unknowns
+        env_name = "_".join(["RFTC_ARITH"] + [re.sub(r"\W", "_", n).upper() for n in names])
+        value = self.ev.g.env.get(env_name)
+        if value is not None:
+            return value, []
+        why = self.ev.arith_error or ("needs " + ", ".join(f"${n}" for n in names) if names
+                                      else "needs a value known only at run time")
+        return f"${{oc.env:{env_name}}}", unknowns + [Unknown("arith", env_name, span, f"`{source}` ({why})")]
+
+    def home(self, tok, offset: int = 0) -> list[Seg]:
         out: list = []
-        self.var("HOME", Span(self.file, tok.line, tok.column, tok.line, tok.column + 1), out, in_dq=True,
-                 anchor=True)
+        line, col = advance(tok.line, tok.column, tok.value[:offset])
+        self.var("HOME", Span(self.file, line, col, line, col + 1), out, in_dq=True, anchor=True)
         return out
+
+    def tildes(self, tok, out: list, first: bool, assign: int) -> bool:
+        """Tilde expansion in an assignment value or assignment-shaped argument: at the start of the value (after
+        the first `=`) and after each unquoted `:`, where `~` is followed by `/`, `:` or the end. False when the
+        token has none."""
+        value = tok.value
+        starts = {0} if first and assign == VALUE else set()
+        if first and assign == ARG:
+            starts.add(value.index("=") + 1)
+        starts.update(m.end() for m in re.finditer(r"(?<!\\):", value))
+        at = [p for p in sorted(starts) if value[p:p + 1] == "~" and value[p + 1:p + 2] in ("", "/", ":")]
+        if not at:
+            return False
+        pos = 0
+        for p in at:
+            if p > pos:
+                out += _runs(self.file, tok, value[pos:p], pos, _unquoted_escape)
+            out += self.home(tok, p)
+            pos = p + 1
+        if pos < len(value):
+            out += _runs(self.file, tok, value[pos:], pos, _unquoted_escape)
+        return True
 
     # --- variables
     def var(self, name: str, span: Span, out: list, *, in_dq: bool, anchor: bool = False) -> None:
@@ -663,14 +713,6 @@ def _unknown_var(name: str, span: Span, in_dq: bool, detail: str = "", extra: tu
         unknown = Unknown("var", name, span, detail)
     return Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
                unknowns=(unknown,) + extra)
-
-
-def _arith_placeholder(unknowns, source: str) -> str:
-    names = [u.name for u in unknowns if u.kind == "var"]
-    inner = re.sub(r"^\$\(\(\s*|\s*\)\)$", "", source or "").strip().lstrip("$").strip("{}")
-    if len(unknowns) == 1 and names and inner == names[0]:
-        return f"${{oc.env:{names[0]}}}"
-    return source or "$((?))"
 
 
 def _origin(word) -> str:
