@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VERSIONS = ("0.7.1", "0.8.0", "0.9.1")
+VERSIONS = ("0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.1")
 WHEELS = ROOT / ".cache" / "verl-wheels"
 REF = ROOT / ".cache" / "verl-ref"
 OUT = ROOT / "rftc" / "verl" / "schemas"

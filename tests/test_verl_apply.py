@@ -92,6 +92,20 @@ def test_version_choice_prefers_the_newest_that_has_every_key():
     assert not diags.has_errors
 
 
+def test_verl_0_6_and_0_7_0_keys_choose_those_versions():
+    # reward-model worker keys exist up to 0.7.0, use_reward_loop only in 0.7.0
+    cases = {"reward_model.model.use_remove_padding=True reward_model.micro_batch_size_per_gpu=4": "0.7.0",
+             "reward_model.use_reward_loop=True": "0.7.0",
+             "reward_model.model.fsdp_config.param_offload=True "
+             "algorithm.rollout_correction.use_policy_gradient=True": "0.6.1"}
+    for text, version in cases.items():
+        diags = Diagnostics()
+        eff = effective_config(invocation_from_text("actor_rollout_ref.rollout.name=vllm " + text, diags=diags),
+                               diags=diags)
+        assert eff.verl_version == version and not diags.has_errors, (text, eff.version_note, list(diags))
+        assert "RFTC212" not in codes(diags)  # under 0.6 and 0.7 the legacy reward keys are the live ones
+
+
 def test_model_engine_choice_selects_the_megatron_tree():
     eff, diags = compose("model_engine=megatron actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4")
     assert not diags.has_errors

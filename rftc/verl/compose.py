@@ -87,10 +87,10 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
     for o in group_ovs:
         if o.kind not in ("group", "delete") and o.key == schema.SWITCHABLE_GROUP and isinstance(o.value, str):
             continue
-        if o.kind != "delete" and current.get(f"{o.key}@{o.package}" if o.package else o.key) == o.value:
+        what = f"{o.key}@{o.package}" if o.package else o.key
+        if o.kind != "delete" and what in current and current[what] == o.value:
             continue  # the option the config already uses: composing it again changes nothing
         rejected.append(o.key)
-        what = f"{o.key}@{o.package}" if o.package else o.key
         action = "removes the config group" if o.kind == "delete" else "chooses a file of the config group"
         diags.add("RFTC207", f"'{o.text}' {action} '{what}', which rftc cannot compose", o.arg.span, key=o.key,
                   hint=f"rftc composes the choices of '{schema.SWITCHABLE_GROUP}', and the options a config "
