@@ -139,8 +139,8 @@ def literal(file: str, tok, text: str | None = None) -> list[Seg]:
 # ------------------------------------------------------------------ escapes
 def _runs(file: str, tok, value: str, offset: int, drop) -> list[Seg]:
     """Split ``value`` (which starts ``offset`` characters into ``tok``) into exact runs, applying ``drop``:
-    a function (text, i) -> (skip, keep) that says how many source characters at i are an escape and what
-    they stand for."""
+    a function (text, i) -> (skip, keep) that says how many source characters at a backslash i are an escape
+    and what they stand for."""
     out: list[Seg] = []
     line, col = advance(tok.line, tok.column, tok.value[:offset])
     i, start = 0, 0
@@ -153,7 +153,10 @@ def _runs(file: str, tok, value: str, offset: int, drop) -> list[Seg]:
             el, ec = advance(buf_line, buf_col, text)
             out.append(Seg(text, file, buf_line, buf_col, el, ec, exact=True, quoted=True))
 
-    while i < len(value):
+    while True:
+        i = value.find("\\", i)  # every escape starts with a backslash: skip the plain text between them
+        if i < 0:
+            break
         skip, keep = drop(value, i)
         if skip:
             flush(i)
