@@ -14,14 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "golden" / "convert"
-# The guide's PPO script sets legacy reward-model worker keys (reward_model.model.use_remove_padding,
-# reward_model.model.fsdp_config.param_offload, reward_model.micro_batch_size_per_gpu) that exist in verl 0.6.1
-# but in none of the bundled schemas (0.7.1, 0.8.0, 0.9.1): the veRL stage rejects them (RFTC203) before the
-# mapping runs. Bundling the 0.6.1 schema fixes it (/work/notes/verl-followups.md).
-VERL_STAGE_REJECTS = {"run_qwen2-7b_rm.sh"}
-LEGACY_RM = "veRL stage: RFTC203 on reward_model keys of verl 0.6 (no bundled 0.6 schema)"
-CASES = [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=LEGACY_RM))
-         if p.name in VERL_STAGE_REJECTS else p for p in sorted(GOLDEN.rglob("*.sh"))]
+CASES = sorted(GOLDEN.rglob("*.sh"))
 
 
 def _shell_ready() -> bool:
@@ -73,9 +66,7 @@ DEVIATIONS = {
     "grpo_example.yaml": {**COMMON, "explorer.rollout_model.engine_num":
                           "2048 experiences do not split over 6 trainer GPUs: 2 engines, 4 trainer GPUs"},
 }
-PAIRS = [pytest.param("run_qwen2-7b_rm.sh", "ppo_example.yaml", marks=pytest.mark.xfail(
-    strict=True, reason=LEGACY_RM)),
-    ("run_deepseek7b_llm_seq_balance.sh", "grpo_example.yaml")]
+PAIRS = [("run_qwen2-7b_rm.sh", "ppo_example.yaml"), ("run_deepseek7b_llm_seq_balance.sh", "grpo_example.yaml")]
 
 
 def _leaves(node, path=""):
@@ -105,24 +96,6 @@ def test_guide_examples_match_the_guide(script, guide):
     proc = run_convert(GOLDEN / script)
     assert proc.returncode == 0, proc.stderr
     _compare_with_the_guide(proc.stdout, guide)
-
-
-def test_guide_ppo_mapping_without_the_verl_0_6_keys(tmp_path):
-    """The PPO example minus its three verl-0.6 reward-model worker keys (which the veRL stage rejects until a
-    0.6 schema is bundled, and which the mapping reports as reward-worker knobs, RFTC301): every other field
-    equals the guide's, except the deviations DEVIATIONS.md explains."""
-    legacy = ("reward_model.model.use_remove_padding", "reward_model.model.fsdp_config.param_offload",
-              "reward_model.micro_batch_size_per_gpu")
-    text = (GOLDEN / "run_qwen2-7b_rm.sh").read_text()
-    kept = "\n".join(line for line in text.splitlines() if not line.strip().startswith(legacy))
-    assert len(kept.splitlines()) == len(text.splitlines()) - 3
-    script = tmp_path / "run_qwen2-7b_rm.sh"
-    script.write_text(kept + "\n")
-    (tmp_path / "run_qwen2-7b_rm.args").write_text((GOLDEN / "run_qwen2-7b_rm.args").read_text())
-    proc = run_convert(script)
-    assert proc.returncode == 0, proc.stderr
-    assert "critic.fsdp" not in proc.stderr and "RFTC477" not in proc.stderr
-    _compare_with_the_guide(proc.stdout, "ppo_example.yaml")
 
 
 def _compare_with_the_guide(text: str, guide: str) -> None:
