@@ -89,9 +89,12 @@ def test_corpus_converts_or_is_diagnosed():
     assert not run["bad"], "\n".join(run["bad"][:10])
 
 
-# 151 of 190 launches convert; 24 of the 39 failures are veRL-stage rejections (keys of verl 0.6/0.7.0 that no
-# bundled schema has, see /work/notes/verl-followups.md), the other 15 honest mapping errors.
-@pytest.mark.xfail(strict=True, reason="veRL stage: 24 launches rejected (RFTC2xx) on keys of older verl versions")
+# The target is 90%; 166 of 190 launches convert (87.4%). Every remaining failure is a diagnosed problem of the
+# script or a feature Trinity 0.6 lacks: placeholders and typos, keys from two verl versions at once, config dirs
+# from the environment, GPU counts only the environment knows (RFTC311: --nodes/--gpus-per-node fix them),
+# advantage estimators without a Trinity equivalent (gpg, remax, ...), sequence parallelism larger than the GPUs.
+@pytest.mark.xfail(strict=True, reason="87.4% convert; the rest are diagnosed script problems or unsupported "
+                   "estimators (see the comment above)")
 @pytest.mark.skipif(_stages_ready() is not None, reason=_stages_ready() or "")
 def test_corpus_converts_at_least_90_percent():
     run = corpus_outcomes()
