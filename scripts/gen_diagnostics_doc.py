@@ -11,6 +11,8 @@ from pathlib import Path
 
 from rftc.diagnostics.codes import all_codes
 
+from docgen import write_or_check
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "diagnostics.md"
 STAGES = {"0": "General", "1": "Shell (launch scripts)", "2": "veRL / Hydra", "3": "Mapping (veRL -> Trinity)",
           "4": "Trinity config checks", "5": "Runtime"}
@@ -37,14 +39,7 @@ def render() -> str:
 
 
 def main() -> int:
-    text = render()
-    if "--check" in sys.argv:
-        if not DOC.exists() or DOC.read_text() != text:
-            print(f"{DOC} is out of date: run python scripts/gen_diagnostics_doc.py", file=sys.stderr)
-            return 1
-        return 0
-    DOC.write_text(text)
-    return 0
+    return write_or_check(DOC, render(), "gen_diagnostics_doc.py")
 
 
 if __name__ == "__main__":

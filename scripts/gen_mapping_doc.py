@@ -13,6 +13,8 @@ from pathlib import Path
 from rftc.mapping import algorithm, batch, data, gpu, models, rewards, steps, sync, trainer
 from rftc.mapping.rules import RULES
 
+from docgen import write_or_check
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "mapping.md"
 ACTIONS = {"map": "mapped to", "pass": "passed through", "implied": "implied", "handled": "left out (RFTC301)",
            "none": "no equivalent (RFTC300)", "rule": "relational rule"}
@@ -45,14 +47,7 @@ def render() -> str:
 
 
 def main() -> int:
-    text = render()
-    if "--check" in sys.argv:
-        if not DOC.exists() or DOC.read_text() != text:
-            print(f"{DOC} is out of date: run python scripts/gen_mapping_doc.py", file=sys.stderr)
-            return 1
-        return 0
-    DOC.write_text(text)
-    return 0
+    return write_or_check(DOC, render(), "gen_mapping_doc.py")
 
 
 if __name__ == "__main__":
