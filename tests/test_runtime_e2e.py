@@ -65,12 +65,12 @@ def test_sync_changes_the_engines_generations(tmp_path):
     explorer.shutdown()
 
 
-def _run(tmp_path, steps: int) -> subprocess.CompletedProcess:
+def _run(tmp_path, steps: int, *extra: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, RFTC_CHECKPOINT_DIR=str(tmp_path / "ckpt"), RFTC_DATA_DIR=str(tmp_path / "data"),
                RFTC_MODEL_DIR=str(MODEL), HF_HUB_OFFLINE="1")
     overrides = ["data.train_batch_size=2", "actor_rollout_ref.actor.ppo_mini_batch_size=2",
                  "actor_rollout_ref.rollout.n=4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4",
-                 "data.max_response_length=6", f"trainer.total_training_steps={steps}", "trainer.save_freq=1"]
+                 "data.max_response_length=6", f"trainer.total_training_steps={steps}", "trainer.save_freq=1", *extra]
     return subprocess.run([sys.executable, "-m", "rftc", "run", "examples/arith_grpo.sh", "--no-live", "--",
                            *overrides], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
 
@@ -102,6 +102,29 @@ def test_bundled_example_runs_saves_and_resumes(tmp_path):
     assert lines[2]["rollout/weights_version"] == 2  # the engine got the checkpoint's weights first
     state = json.loads((job / "global_step_3" / "state.json").read_text())
     assert state["train_step"] == 3 and state["reader_position"] == 3 * 2
+
+
+def test_eval_tasksets_on_startup_and_every_interval(tmp_path):
+    from rftc_runtime.arith_taskset import write
+
+    write(tmp_path / "data", test_size=4)
+    done = _run(tmp_path, 1, "trainer.val_before_train=True", "trainer.test_freq=1",
+                "actor_rollout_ref.rollout.val_kwargs.do_sample=True", "actor_rollout_ref.rollout.val_kwargs.n=2",
+                "actor_rollout_ref.rollout.val_kwargs.temperature=1.0")
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = tmp_path / "ckpt" / "rftc-examples" / "arith_grpo"
+    lines = [json.loads(x) for x in (job / "monitor" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in lines] == [0, 1]  # on startup, then after step 1 (eval_interval 1)
+    names = {k.split("/")[1] for k in lines[0] if k.startswith("eval/")}
+    assert len(names) == 1, names  # the one eval taskset, named after data.val_files' source
+    prefix = f"eval/{names.pop()}"
+    for r in lines:
+        assert r[f"{prefix}/tasks"] == 4
+        assert 0.0 <= r[f"{prefix}/pass@2"] <= 1.0  # val_kwargs.n: two responses per task
+        assert r[f"{prefix}/accuracy"] <= r[f"{prefix}/pass@2"]
+        assert 0.0 <= r[f"{prefix}/reward_mean"] <= 1.0
+    assert "rollout/reward_mean" not in lines[0] and "rollout/reward_mean" in lines[1]
+    assert f"step 0/1  {prefix} " in done.stdout
 
 
 def test_a_killed_actor_is_reported_by_name():

@@ -85,3 +85,9 @@ def test_rows_without_the_prompt_key_are_counted(tmp_path):
     plan = make_plan(from_mapping(cfg), gpus=0)
     assert [w[0] for w in plan.warnings] == ["RFTC503"]
     assert plan.taskset_rows == 20
+
+
+def test_ppo_with_a_critic_is_refused_until_the_trainer_has_one(tmp_path):
+    plan = make_plan(from_mapping(_cfg(tmp_path, algorithm={"algorithm_type": "ppo"})), gpus=0)
+    assert [(c, m) for c, m, *_ in plan.errors] == [
+        ("RFTC505", "this runtime cannot run algorithm_type: ppo (a critic model; this runtime trains none yet)")]

@@ -34,6 +34,8 @@ def unsupported(alg) -> list[str]:
         bad.append(f"advantage_fn: {alg.advantage_fn}")
     if alg.advantage_fn == "ppo" and not alg.use_critic:
         bad.append("advantage_fn: ppo (needs a critic: algorithm_type ppo)")
+    if alg.use_critic:  # GAE needs the critic's values; the trainer has no value model yet
+        bad.append(f"algorithm_type: {alg.algorithm_type} (a critic model; this runtime trains none yet)")
     eps = alg.advantage_fn_args.get("epsilon")
     if alg.advantage_fn in ("grpo", "grpo_verl") and eps is not None and float(eps) != 1e-6:
         bad.append(f"advantage_fn_args.epsilon: {eps} (veRL's compute_advantage uses 1e-6)")

@@ -67,6 +67,14 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
     if missing:
         print(f"warning[RFTC503]: {missing} row(s) of {settings.taskset.path} have no "
               f"{settings.taskset.prompt_key!r} key; skipped", file=sys.stderr)
+    eval_sets = []
+    for ets in settings.eval_tasksets:
+        try:
+            eval_tasks, _ = tasksets.load_tasks(ets)
+        except (OSError, ValueError) as exc:
+            raise RuntimeFailure("RFTC506", f"eval taskset {ets.name}: {exc}",
+                                 "fix buffer.explorer_input.eval_tasksets[].path or remove the taskset") from None
+        eval_sets.append((ets, eval_tasks))
     total_steps = plan.total_train_steps if max_steps is None else min(max_steps, plan.total_train_steps)
     ray = _init_ray(address, plan)
     actors = []
@@ -93,7 +101,8 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
         _call(ray, "explorer", explorer.is_alive.remote())
         monitor = Monitor(settings.checkpoint_job_dir, total_steps, settings.monitor_type, stream, live)
         try:
-            result = _loop(ray, settings, plan, tasks, resumed, trainer, explorer, monitor, total_steps)
+            result = _loop(ray, settings, plan, tasks, resumed, trainer, explorer, monitor, total_steps,
+                           eval_sets)
         finally:
             monitor.close()
         result.counts = dict(monitor.counts)
@@ -131,7 +140,19 @@ def _first_line(exc) -> str:
     return text[-1] if text else type(exc).__name__
 
 
-def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps) -> RunResult:
+def _evaluate(ray, explorer, eval_sets) -> dict:
+    """Eval every eval taskset with the explorer's current weights (queued after any pending weight update)."""
+    from rftc_runtime.evaluation import eval_metrics, group_rewards
+
+    metrics: dict = {}
+    for ets, eval_tasks in eval_sets:
+        exps, m = _call(ray, "explorer", explorer.explore.remote(eval_tasks, ets, ets.reward_fn, 0))
+        metrics.update(eval_metrics(ets.name, group_rewards(exps)))
+        metrics[f"time/eval/{ets.name}"] = m["time/generate"] + m["time/reward"]
+    return metrics
+
+
+def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps, eval_sets=()) -> RunResult:
     from rftc_runtime.tasksets import TaskReader
 
     ts = s.taskset
@@ -163,6 +184,8 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps)
             pending.append((explore_step, ref, reader.position))
             blocked = schedule.explorer_needs_sync(explore_step)
 
+    if eval_sets and s.eval_on_startup and not train_step:
+        monitor.log(0, _evaluate(ray, explorer, eval_sets))
     position = reader.position
     while train_step < total_steps:
         submit_explores()
@@ -186,6 +209,8 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps)
                     _call(ray, "explorer", sync_ref)
                 metrics["time/sync"] = time.perf_counter() - t
             metrics.update(explore_metrics.popleft() if explore_metrics else {})
+            if eval_sets and s.eval_interval > 0 and train_step % s.eval_interval == 0:
+                metrics.update(_evaluate(ray, explorer, eval_sets))
             monitor.log(train_step, metrics)
             if _call(ray, "trainer", trainer.need_save.remote()):
                 extra = {"explore_step": train_step, "reader_position": position}

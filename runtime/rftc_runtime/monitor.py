@@ -69,8 +69,13 @@ class Monitor:
     def _line(self, step: int, m: dict) -> str:
         times = " ".join(f"{k}={m[f'time/{k}']:.1f}s" for k in TIME_KEYS if f"time/{k}" in m)
         tps = m.get("rollout/tokens", 0) / m["time/generate"] if m.get("time/generate") else 0.0
-        return (f"step {step}/{self.total}  reward {m.get('rollout/reward_mean', float('nan')):.3f}  "
-                f"len {m.get('rollout/response_len_mean', 0):.1f}  {tps:.0f} tok/s  {times}  ETA {self._eta(step)}")
+        evals = "".join(f"  {k[:-len('/reward_mean')]} {v:.3f}" for k, v in m.items()
+                        if k.startswith("eval/") and k.endswith("/reward_mean"))
+        if "rollout/reward_mean" not in m:  # an evaluation on startup: no rollout, nothing trained yet
+            return f"step {step}/{self.total}{evals}"
+        return (f"step {step}/{self.total}  reward {m['rollout/reward_mean']:.3f}  "
+                f"len {m.get('rollout/response_len_mean', 0):.1f}  {tps:.0f} tok/s  {times}{evals}  "
+                f"ETA {self._eta(step)}")
 
     def _table(self, step: int, m: dict):
         from rich.table import Table

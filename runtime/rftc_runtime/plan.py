@@ -144,7 +144,7 @@ def make_plan(s, gpus: int | None = None) -> Plan:
     for item in unsupported(s.algorithm):
         key = "algorithm." + item.split(":")[0]
         errors.append(("RFTC505", f"this runtime cannot run {item}",
-                       "supported: advantage_fn grpo/rloo/reinforceplusplus (ppo with a critic on GPU), "
+                       "supported: advantage_fn grpo/rloo/reinforceplusplus (not ppo: no critic yet), "
                        "policy_loss_fn ppo/gspo/sapo/cispo, KL k1/k2/k3/low_var_kl/abs", key))
     sync_method = s.sync_method
     if s.sync_style != "fixed":
