@@ -1,0 +1,223 @@
+"""The golden conversions train as their veRL scripts do, by Trinity-RFT 0.6.0's own account.
+
+For every golden conversion (golden/convert/**/NAME.sh -> NAME.yaml, extra arguments in NAME.args), the expected
+YAML goes through Trinity's own loader, validator and Trinity->veRL expansion (build_verl_config(), in
+.venv-trinity: one reference run for all of them), and the script through rftc's effective veRL config (the
+config `rftc verl-config` prints). The training-relevant settings of both are compared in veRL's units:
+
+- experiences per optimizer step: veRL ppo_mini_batch_size x rollout.n; Trinity's actor.ppo_mini_batch_size (Trinity
+  sets it to buffer.train_batch_size, and its workers do not multiply by n);
+- optimizer steps per rollout batch: veRL train_batch_size / ppo_mini_batch_size x ppo_epochs; Trinity
+  sync_interval x its actor.ppo_epochs;
+- ppo_epochs, lr, warmup steps (veRL steps x train/mini: Trinity's scheduler steps once per mini-batch) and ratio,
+  scheduler type, and the LR horizon where the schedule uses it (warmup ratio or a non-constant schedule): veRL's
+  total steps (trainer.total_training_steps, --total-steps, or rows // train_batch_size x total_epochs with the rows
+  from --dataset-size or the parquet footers) x train/mini against Trinity's actor.optim.total_training_steps;
+- KL loss on/type/coef and KL in reward on/type/coef, clip ratios, entropy coefficient: Trinity's values are its
+  *_fn and *_fn_args (with Trinity's defaults where the YAML leaves them out), not the placeholders
+  build_verl_config() writes into the veRL dict (trinity-0.6.md §3.2, §4.3);
+- rollout.n, temperature, max prompt and response lengths.
+
+The test prints every difference; each must be in EXPLAINED, whose reasons golden/convert/DEVIATIONS.md gives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+import pytest
+
+from trinity_ref import reference
+
+REPO = reference.REPO
+GOLDEN = REPO / "golden" / "convert"
+SCRIPTS = sorted(GOLDEN.glob("*.sh")) + sorted((GOLDEN / "cases").glob("*.sh"))
+CASES = [s for s in SCRIPTS if s.with_suffix(".yaml").is_file() and s.with_suffix(".yaml").read_text().strip()]
+A = "actor_rollout_ref.actor."
+MAXSIZE = 2**63 - 1
+
+# Trinity 0.6.0's policy-loss defaults (trinity-0.6.md §4.3) for the clip settings; ppo's low/high follow clip_range.
+POLICY_DEFAULTS = {"ppo": {"clip_range": 0.2, "clip_ratio_c": 3.0},
+                   "gspo": {"clip_range_low": 3e-4, "clip_range_high": 4e-4}}
+# veRL's KL estimator names -> Trinity's (verl core_algos.kl_penalty: kl = k1, mse = k2)
+KL_NAMES = {"kl": "k1", "mse": "k2"}
+
+# (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
+# None today: every compared setting of every golden conversion agrees.
+EXPLAINED: dict[tuple[str, str], str] = {}
+DEVIATIONS = GOLDEN / "DEVIATIONS.md"
+
+pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
+
+
+def _args(script: Path) -> argparse.Namespace:
+    from rftc.commands import convert
+
+    extra = script.with_suffix(".args")
+    parser = argparse.ArgumentParser()
+    convert.add_arguments(parser)
+    return parser.parse_args([str(script), *([a for a in extra.read_text().split("\n") if a]
+                                             if extra.is_file() else [])])
+
+
+def _effective(script: Path, args) -> dict:
+    """rftc's effective veRL config of the script's main_ppo launch, as dotted keys."""
+    from rftc.commands.convert import MAIN_PPO
+    from rftc.verl import effective_config
+    from rftc.verl.apply import leaves
+    from rftc.verl.launches import collect, composable
+
+    inputs = collect(args, args.paths)
+    launches = [i for i in inputs.launches if i.module == MAIN_PPO and composable(i)]
+    assert len(launches) == 1, f"{script}: {len(launches)} main_ppo launches"
+    eff = effective_config(launches[0], verl_version=args.verl_version, diags=inputs.diags)
+    assert eff is not None, f"{script}: no effective config"
+    return dict(leaves(eff.values, ""))
+
+
+def _verl_total_steps(v: dict, args, script: Path):
+    """veRL's trainer step count (its LR horizon), or a string saying why it is unknown here."""
+    from rftc.mapping.parquet import num_rows
+
+    if isinstance(v.get("trainer.total_training_steps"), int) and v["trainer.total_training_steps"] > 0:
+        return v["trainer.total_training_steps"]
+    if args.total_steps:
+        return args.total_steps
+    rows = args.dataset_size
+    if rows is None:
+        files = v.get("data.train_files")
+        files = files if isinstance(files, list) else [files]
+        paths = [script.parent / f for f in files if isinstance(f, str) and "${" not in f]
+        if len(paths) != len(files) or not all(p.is_file() for p in paths):
+            return "unknown (data not readable)"
+        rows = sum(num_rows(p) for p in paths)
+    return rows // v["data.train_batch_size"] * v["trainer.total_epochs"]
+
+
+def _verl_side(v: dict, args, script: Path) -> dict:
+    n, mini, batch = v["actor_rollout_ref.rollout.n"], v[A + "ppo_mini_batch_size"], v["data.train_batch_size"]
+    epochs, si = v[A + "ppo_epochs"], batch // mini
+    sched = next((v[A + f"optim.{k}"] for k in ("lr_scheduler_type", "warmup_style", "lr_decay_style")
+                  if v.get(A + f"optim.{k}") is not None), "constant")
+    warmup = v.get(A + "optim.lr_warmup_steps")
+    ratio = v.get(A + "optim.lr_warmup_steps_ratio") or 0.0
+    kl_loss, kl_reward = bool(v[A + "use_kl_loss"]), bool(v["algorithm.use_kl_in_reward"])
+    clip = v[A + "clip_ratio"]
+    mode = v.get(A + "policy_loss.loss_mode", "vanilla")
+    out = {
+        "experiences per optimizer step": mini * n,
+        "optimizer steps per rollout batch": si * epochs,
+        "ppo_epochs": epochs,
+        "lr": v[A + "optim.lr"],
+        "warmup steps": warmup * si if isinstance(warmup, int) and warmup > 0 else None,
+        "warmup ratio": ratio,
+        "lr scheduler": sched,
+        "kl loss": kl_loss,
+        "kl loss type": KL_NAMES.get(v[A + "kl_loss_type"], v[A + "kl_loss_type"]) if kl_loss else None,
+        "kl loss coef": v[A + "kl_loss_coef"] if kl_loss else None,
+        "kl in reward": kl_reward,
+        "kl in reward type": KL_NAMES.get(v["algorithm.kl_penalty"], v["algorithm.kl_penalty"]) if kl_reward else None,
+        "kl in reward coef": v["algorithm.kl_ctrl.kl_coef"] if kl_reward else None,
+        "clip low": v.get(A + "clip_ratio_low") if v.get(A + "clip_ratio_low") is not None else clip,
+        "clip high": v.get(A + "clip_ratio_high") if v.get(A + "clip_ratio_high") is not None else clip,
+        "clip ratio c": v.get(A + "clip_ratio_c") if mode == "vanilla" else None,
+        "entropy coef": v[A + "entropy_coeff"],
+        "rollout.n": n,
+        "temperature": v["actor_rollout_ref.rollout.temperature"],
+        "max prompt length": v["data.max_prompt_length"],
+        "max response length": v["data.max_response_length"],
+    }
+    if (ratio > 0 and not out["warmup steps"]) or sched != "constant":
+        total = _verl_total_steps(v, args, script)
+        out["lr horizon"] = total * si if isinstance(total, int) else total
+    return out
+
+
+def _trinity_side(record: dict, wants_horizon: bool) -> dict:
+    d, v = record["derived"], record["verl"]
+    loss = d["algorithm.policy_loss_fn"]
+    args = {**POLICY_DEFAULTS.get(loss, {}), **(d["algorithm.policy_loss_fn_args"] or {})}
+    kl_loss, kl_reward = d["algorithm.kl_loss_fn"] != "none", d["algorithm.kl_penalty_fn"] != "none"
+    entropy = d["algorithm.entropy_loss_fn"]
+    warmup = v.get("actor.optim.lr_warmup_steps")
+    out = {
+        "experiences per optimizer step": v["actor.ppo_mini_batch_size"],
+        "optimizer steps per rollout batch": d["synchronizer.sync_interval"] * v["actor.ppo_epochs"],
+        "ppo_epochs": v["actor.ppo_epochs"],
+        "lr": v["actor.optim.lr"],
+        "warmup steps": warmup if isinstance(warmup, int) and warmup > 0 else None,
+        "warmup ratio": v.get("actor.optim.lr_warmup_steps_ratio") or 0.0,
+        "lr scheduler": v.get("actor.optim.lr_scheduler_type") or v.get("actor.optim.lr_decay_style"),
+        "kl loss": kl_loss,
+        "kl loss type": d["algorithm.kl_loss_fn"] if kl_loss else None,
+        "kl loss coef": d["algorithm.kl_loss_fn_args"]["kl_coef"] if kl_loss else None,
+        "kl in reward": kl_reward,
+        "kl in reward type": d["algorithm.kl_penalty_fn"] if kl_reward else None,
+        "kl in reward coef": d["algorithm.kl_penalty_fn_args"]["kl_coef"] if kl_reward else None,
+        "clip low": args.get("clip_range_low", args.get("clip_range")),
+        "clip high": args.get("clip_range_high", args.get("clip_range")),
+        "clip ratio c": args.get("clip_ratio_c") if loss == "ppo" else None,
+        "entropy coef": 0.0 if entropy == "none" else (d["algorithm.entropy_loss_fn_args"] or {}).get(
+            "entropy_coef", 0.0),
+        "rollout.n": v["rollout.n"],
+        "temperature": v["rollout.temperature"],
+        "max prompt length": d["model.max_prompt_tokens"],
+        "max response length": d["model.max_response_tokens"],
+    }
+    if wants_horizon:
+        total = v.get("actor.optim.total_training_steps", v.get("actor.optim.lr_decay_steps"))
+        out["lr horizon"] = "sys.maxsize" if total == MAXSIZE else total
+    return out
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
+            and not isinstance(b, bool):
+        return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+@pytest.fixture(scope="module")
+def trinity() -> dict[str, dict]:
+    return reference.run([str(s.with_suffix(".yaml").relative_to(REPO)) for s in CASES], expand=True)
+
+
+def test_golden_conversions_train_as_their_scripts(trinity, capsys):
+    from test_trinity_agreement import _table
+
+    assert len(CASES) >= 25
+    rows, unexplained, broken, skipped = [], [], [], []
+    for script in CASES:
+        name = str(script.relative_to(GOLDEN))
+        record = trinity[str(script.with_suffix(".yaml").relative_to(REPO))]
+        if record["undecided"]:  # e.g. a LoRA adapter without path: Trinity builds one from the model's weights
+            skipped.append(f"{name} (Trinity's expansion depends on {record['undecided']})")
+            continue
+        if not record["ok"] or "verl" not in record:
+            broken.append(f"{name}: Trinity did not expand it: {record.get('error_type')}: {record.get('message')} "
+                          f"{record.get('expand_error') or ''}")
+            continue
+        args = _args(script)
+        mine = _verl_side(_effective(script, args), args, script)
+        theirs = _trinity_side(record, "lr horizon" in mine)
+        for key, value in mine.items():
+            if _same(value, theirs[key]):
+                continue
+            why = EXPLAINED.get((name, key))
+            rows.append((name, key, str(value), str(theirs[key]), why or "UNEXPLAINED"))
+            if why is None:
+                unexplained.append(f"{name}: {key}: veRL {value!r}, Trinity {theirs[key]!r}")
+    stale = sorted(f"{c}: {k}" for c, k in EXPLAINED if (c, k) not in {(r[0], r[1]) for r in rows})
+    with capsys.disabled():
+        print(f"\n{len(CASES) - len(skipped)} golden conversions compared; {len(rows)} differences"
+              + "".join(f"\nnot compared: {s}" for s in skipped) + "\n"
+              + (_table(rows, ("case", "key", "veRL (rftc)", "Trinity (expanded)", "why")) if rows else ""))
+    assert len(skipped) <= 1, skipped
+    assert not broken, "\n".join(broken)
+    documented = DEVIATIONS.read_text(encoding="utf-8")
+    undocumented = sorted({why for why in EXPLAINED.values() if why not in documented})
+    assert not undocumented, "EXPLAINED reasons missing from golden/convert/DEVIATIONS.md:\n" + "\n".join(undocumented)
+    assert not unexplained, "unexplained differences:\n" + "\n".join(unexplained)
+    assert not stale, "EXPLAINED entries with no difference left (remove them):\n" + "\n".join(stale)
