@@ -88,7 +88,7 @@ class _Resolver:
         if not has_interpolation(raw):
             return raw
         if path in self.active:
-            raise InterpolationError(f"Recursive interpolation detected at '{_dotted(path)}'")
+            raise InterpolationError(f"Recursive interpolation detected at '{dotted(path)}'")
         self.active.add(path)
         try:
             value = self.interpolate(raw, path)
@@ -108,7 +108,7 @@ class _Resolver:
                 try:
                     return self.default_of(path)
                 except KeyError:
-                    raise InterpolationError(f"Interpolation key '{_dotted(path)}' not found") from None
+                    raise InterpolationError(f"Interpolation key '{dotted(path)}' not found") from None
         return node
 
     # --- the interpolation grammar (the subset OmegaConf configs use) ---------------------------------------
@@ -281,7 +281,8 @@ def _primitive(text: str) -> Any:
     return text
 
 
-def _dotted(path: tuple) -> str:
+def dotted(path: tuple) -> str:
+    """A config path as Trinity prints it: `a.b[0].c`."""
     out = ""
     for p in path:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))

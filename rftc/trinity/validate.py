@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rftc.diagnostics.model import Diagnostics, Severity, Span
+from rftc.trinity.interpolation import dotted
 
 
 @dataclass
@@ -59,13 +60,6 @@ class Context:
             except (KeyError, IndexError, TypeError):
                 return default
         return node
-
-
-def dotted(path: tuple) -> str:
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out
 
 
 def check_config(data: Any, locate: Callable[[tuple], Span | None] | None = None,

@@ -7,6 +7,7 @@ import copy
 import difflib
 from typing import Any
 
+from rftc.trinity.interpolation import dotted
 from rftc.trinity.types import AUTO, DEPRECATED
 
 _DEPRECATION_NOTES = {
@@ -47,7 +48,7 @@ def build_ir(ctx, data: Any):
     ctx.data = data
     res = resolve(data, schema_default, ctx.options.environ)
     for path, message in res.errors:
-        ctx.add("RFTC404", f"Invalid configuration: {message} (full_key: {_dotted(path)})", path)
+        ctx.add("RFTC404", f"Invalid configuration: {message} (full_key: {dotted(path)})", path)
     for path, var in res.missing_env:
         ctx.unresolved.add(path)
         sev = "error" if ctx.options.env_strict else None
@@ -100,11 +101,11 @@ def _walk_markers(ctx, data, cls, path):
         here = path + (key,)
         extra = f.json_schema_extra or {}
         if DEPRECATED in extra and value not in (None, ""):
-            ctx.add("RFTC407", f"`{_dotted(here)}` is deprecated: {_DEPRECATION_NOTES.get(key, '')}", here,
+            ctx.add("RFTC407", f"`{dotted(here)}` is deprecated: {_DEPRECATION_NOTES.get(key, '')}", here,
                     hint=f"use `{extra[DEPRECATED]}`" + (" (`rftc check --fix` rewrites it)"
                                                         if key in ("warmup_style", "task_selector") else ""))
         if extra.get(AUTO):
-            ctx.add("RFTC406", f"`{_dotted(here)}` is computed by Trinity's validator; the value in the file is "
+            ctx.add("RFTC406", f"`{dotted(here)}` is computed by Trinity's validator; the value in the file is "
                     "overwritten", here, hint="remove it")
         inner, is_dict = _model_in(f.annotation)
         if inner is None:
@@ -124,7 +125,7 @@ def _report(ctx, e: dict) -> None:
 
     loc = tuple(e["loc"])
     kind = e["type"]
-    full = _dotted(loc)
+    full = dotted(loc)
     if kind == "invalid_key":  # a non-string key: OmegaConf looks it up as a field name
         owner = section_at(loc[:-1])
         ctx.add("RFTC401", f"Key '{loc[-1]}' not in '{_title(owner)}' (full_key: {full})", loc)
@@ -158,12 +159,6 @@ def _report(ctx, e: dict) -> None:
         ctx.add("RFTC402", f"`{full}` must be a list, got {type(value).__name__} '{value}' (full_key: {full})", loc)
     else:
         ctx.add("RFTC402", f"{e['msg']} (full_key: {full})", loc)
-
-
-def _dotted(path):
-    from rftc.trinity.validate import dotted
-
-    return dotted(path)
 
 
 def _title(cls) -> str:
