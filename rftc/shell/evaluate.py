@@ -466,6 +466,13 @@ class Evaluator(Builtins):
             return False
         return True
 
+    def _bounded_iteration(self, n: int, span, body) -> bool:
+        """Run iteration n of a for((;;))/while loop unless it passes the bound; False when the loop ends."""
+        if n > MAX_WHILE or not self._budget(span):
+            self.g.add("RFTC110", f"loop stopped after {MAX_WHILE} iterations", span)
+            return False
+        return self._loop_body(body)
+
     def _loop_body(self, body) -> bool:
         """Run one iteration; False when the loop must stop (break)."""
         try:
@@ -528,10 +535,7 @@ class Evaluator(Builtins):
                 if not value:
                     return 0
             n += 1
-            if n > MAX_WHILE or not self._budget(span):
-                self.g.add("RFTC110", f"loop stopped after {MAX_WHILE} iterations", span)
-                return 0
-            if not self._loop_body(body):
+            if not self._bounded_iteration(n, span, body):
                 return 0
             if slots[2] is not None:
                 self.arith(slots[2])
@@ -554,10 +558,7 @@ class Evaluator(Builtins):
             if ok == until:
                 return 0
             n += 1
-            if n > MAX_WHILE or not self._budget(span):
-                self.g.add("RFTC110", f"loop stopped after {MAX_WHILE} iterations", span)
-                return 0
-            if not self._loop_body(body):
+            if not self._bounded_iteration(n, span, body):
                 return 0
 
     def run_case(self, node, trees) -> int:
