@@ -140,3 +140,32 @@ def test_single_gpu_is_colocate():
     m = convert("trainer.n_gpus_per_node=1", "actor_rollout_ref.rollout.tensor_model_parallel_size=1")
     assert m.config["mode"] == "colocate" and codes(m) == ["RFTC315"] and m.ok
     assert m.config["cluster"] == {"node_num": 1, "gpu_per_node": 1}
+
+
+def test_gpu_count_only_the_environment_knows_is_assumed_loudly():
+    m = convert(*GUIDE_GRPO, "trainer.n_gpus_per_node=${oc.env:GPUS_PER_NODE}", "trainer.nnodes=${oc.env:NNODES}")
+    assert m.ok and codes(m) == ["RFTC318", "RFTC318"]
+    nodes, gpn = m.diagnostics
+    assert "veRL's default 8" in gpn.message and gpn.span.line == len(GUIDE_GRPO) + 1
+    assert gpn.hint == "pass --gpus-per-node N, or --env GPUS_PER_NODE=N, or --use-env"
+    assert "veRL's default 1" in nodes.message and "--nodes N" in nodes.hint
+    assert m.config["cluster"] == {"node_num": 1, "gpu_per_node": 8}
+    # every value computed from an assumed count says so in its provenance comment
+    assert m.origins["cluster.gpu_per_node"].note == "8 assumed for $GPUS_PER_NODE (RFTC318)"
+    assert m.origins["explorer.rollout_model.engine_num"].note.endswith(
+        "8 assumed for $GPUS_PER_NODE (RFTC318); 1 assumed for $NNODES (RFTC318)")
+    # the key is still mapped (to cluster.*), not settled as reported
+    assert m.ledger["trainer.n_gpus_per_node"].status == "mapped"
+
+
+def test_gpu_count_given_on_the_command_line_is_not_assumed():
+    m = convert(*GUIDE_GRPO, "trainer.n_gpus_per_node=${oc.env:GPUS_PER_NODE}", fixed={"trainer.n_gpus_per_node": 4})
+    assert m.ok and "RFTC318" not in codes(m) and m.config["cluster"]["gpu_per_node"] == 4
+
+
+def test_values_that_change_training_are_never_assumed():
+    m = convert(*GUIDE_GRPO, "data.train_batch_size=${oc.env:BATCH}")
+    assert codes(m) == ["RFTC311"] and not m.ok
+    # a GPU count computed from more than one unknown is not a single variable to assume
+    m = convert(*GUIDE_GRPO, "trainer.n_gpus_per_node=${oc.env:A}x${oc.env:B}")
+    assert "RFTC311" in codes(m) and not m.ok

@@ -14,6 +14,7 @@ from rftc.verl.effective import EffectiveConfig
 
 _ABSENT = object()
 _INDEX = re.compile(r"\[(\d+)\]")
+_ENV_ONLY = re.compile(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)\}")  # a variable the script never sets, no default
 
 MAPPED, PASSED, IMPLIED, REPORTED = "mapped", "passed", "implied", "reported"
 
@@ -67,11 +68,33 @@ class Draft:
         self.data: dict = {}
         self.origins: dict[str, Origin] = {}
         self.ledger: dict[str, Entry] = {}
+        self.assumed: dict[str, tuple[Any, str]] = {}  # cluster key -> (assumed value, the variable it stands for)
+        for key in CLUSTER_OPTIONS:
+            self._assume_cluster_size(key)
+
+    def _assume_cluster_size(self, key: str) -> None:
+        """A GPU count that only the environment knows (``trainer.n_gpus_per_node=$GPUS`` with $GPUS never set)
+        is a property of the cluster, not of the training: veRL's batch sizes are global, so the job trains the
+        same on any count. The conversion assumes veRL's default for it, like a missing dataset size, and says
+        so loudly (RFTC318, an error under --werror) with the fix; every value computed from it says so too."""
+        if key in self.opt.fixed:
+            return
+        v = self.cfg.get(key, _ABSENT)
+        m = _ENV_ONLY.fullmatch(v) if isinstance(v, str) else None
+        if m is None:
+            return
+        default = VERL_DEFAULTS[key]
+        self.assumed[key] = (default, m.group(1))
+        self.report("RFTC318", f"{key} is {v!r}, which only the environment knows; the conversion assumes veRL's "
+                    f"default {default} (cluster size and GPU split are computed with it)", key,
+                    hint=f"pass {CLUSTER_OPTIONS[key]} N, or --env {m.group(1)}=N, or --use-env", settles=False)
 
     # ---- reading the veRL config -------------------------------------------------------------------
     def val(self, key: str, default: Any = None) -> Any:
         if key in self.opt.fixed:
             return self.opt.fixed[key]
+        if key in self.assumed:
+            return self.assumed[key][0]
         v = self.cfg.get(key, _ABSENT)
         if v is _ABSENT:
             v = VERL_DEFAULTS.get(key, default)
@@ -134,6 +157,10 @@ class Draft:
     # ---- writing the Trinity config -----------------------------------------------------------------
     def set(self, tkey: str, value: Any, *keys: str, note: str = "", status: str = MAPPED) -> None:
         """Set Trinity ``tkey`` (``a.b[0].c``) to ``value``, computed from the veRL ``keys``."""
+        assumed = [f"{self.assumed[k][0]} assumed for ${self.assumed[k][1]} (RFTC318)" for k in keys
+                   if k in self.assumed]
+        if assumed:
+            note = "; ".join(([note] if note else []) + assumed)
         parts = split_key(tkey)
         node: Any = self.data
         for part, nxt in zip(parts, parts[1:]):

@@ -1,0 +1,15 @@
+# golden case: gpu_cluster_from_env (GPU counts only the environment knows: veRL's defaults assumed, RFTC318)
+NNODES=${SLURM_JOB_NUM_NODES}
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=/data/gsm8k/train.parquet \
+    data.val_files=/data/gsm8k/test.parquet \
+    data.train_batch_size=512 \
+    actor_rollout_ref.actor.ppo_mini_batch_size=128 \
+    actor_rollout_ref.rollout.n=8 \
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.tensor_model_parallel_size=2 \
+    trainer.n_gpus_per_node=$GPUS_PER_NODE \
+    trainer.nnodes=$NNODES \
+    trainer.total_epochs=1 $@
