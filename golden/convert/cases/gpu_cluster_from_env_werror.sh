@@ -1,0 +1,9 @@
+# golden case: gpu_cluster_from_env_werror (with --werror an assumed GPU count is an error: nothing is written)
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=/data/gsm8k/train.parquet \
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.n=4 \
+    trainer.n_gpus_per_node=$GPUS_PER_NODE \
+    trainer.total_epochs=1 $@
