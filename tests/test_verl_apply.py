@@ -106,6 +106,22 @@ def test_verl_0_6_and_0_7_0_keys_choose_those_versions():
         assert "RFTC212" not in codes(diags)  # under 0.6 and 0.7 the legacy reward keys are the live ones
 
 
+
+def test_verl_0_5_keys_choose_0_5():
+    # verl 0.5.0 has the sglang attention backend and no actor fsdp_config.model_dtype (so '+' adds it); every
+    # later version rejects the first and 0.6.1-0.9.1 reject the '+' on an existing key
+    text = ("actor_rollout_ref.rollout.name=sglang actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend=triton "
+            "+actor_rollout_ref.actor.fsdp_config.model_dtype=bfloat16")
+    diags = Diagnostics()
+    eff = effective_config(invocation_from_text(text, diags=diags), diags=diags)
+    assert eff.verl_version == "0.5.0" and not diags.has_errors, (eff.version_note, list(diags))
+    assert eff.get("actor_rollout_ref.actor.fsdp_config.model_dtype") == "bfloat16"
+    assert eff.get("actor_rollout_ref.actor.optim.warmup_style") == "constant"  # 0.5.0's name for the schedule
+    # a launch every newer version accepts never falls back to 0.5.0
+    diags = Diagnostics()
+    eff = effective_config(invocation_from_text("actor_rollout_ref.rollout.name=vllm", diags=diags), diags=diags)
+    assert eff.verl_version == "0.9.1"
+
 def test_model_engine_choice_selects_the_megatron_tree():
     eff, diags = compose("model_engine=megatron actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4")
     assert not diags.has_errors
