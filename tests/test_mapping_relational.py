@@ -111,6 +111,9 @@ def test_explorer_gpus_override_and_impossible_split():
                 "data.train_batch_size=4", "actor_rollout_ref.actor.ppo_mini_batch_size=2", "actor_rollout_ref.rollout.n=1")
     (d,) = [d for d in m.diagnostics if d.code == "RFTC306"]
     assert "no GPU left for the trainer" in d.message and "2 experiences per step do not split over 3" in d.message
+    assert "--gpus-per-node N" in d.hint and "--explorer-gpus" not in d.hint  # no explorer size can help
+    m = convert(*GUIDE_GRPO, explorer_gpus=2)
+    assert "--explorer-gpus N" in m.diagnostics[0].hint  # veRL's own 8 GPUs are fine: another split may be
 
 
 def test_rollout_spanning_every_gpu_gets_extra_nodes():

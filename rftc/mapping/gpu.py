@@ -185,9 +185,12 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
                  f"{' and auxiliary models' if aux else ''} and the trainer")
         split, added, why = extra_nodes(w, forced)
         if split is None:
+            # when veRL's own world size breaks a rule, no explorer size helps: the GPU count must change
+            hint = (f"run the job on a GPU count where the rule holds (--gpus-per-node N, --nodes N), or change the "
+                    f"{w.parallel} or batch sizes" if why_invalid(w, w.total) else
+                    "change the batch sizes or the parallel sizes, or pass --explorer-gpus N")
             d.report("RFTC306", f"no valid split of {where}: {shown or 'too few GPUs'}; {why}",
-                     "trainer.n_gpus_per_node" if d.user("trainer.n_gpus_per_node") else None,
-                     hint="change the batch sizes or the parallel sizes, or pass --explorer-gpus N",
+                     "trainer.n_gpus_per_node" if d.user("trainer.n_gpus_per_node") else None, hint=hint,
                      extra_keys=(tp_key,) if d.user(tp_key) else ())
             return
         extra = added * gpn
