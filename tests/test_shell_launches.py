@@ -118,6 +118,15 @@ def test_argument_spans_and_via():
     assert [d.code for d in r.diagnostics] == ["RFTC106"]
 
 
+
+def test_a_missing_script_argument_says_how_to_give_it():
+    script = 'NAME="$1"\npython3 -m verl.trainer.main_ppo trainer.project_name=$NAME\n'
+    (d,) = analyze(script, "run.sh").diagnostics
+    assert d.code == "RFTC106" and d.message.startswith("$1 (argument 1 of the script) is not given")
+    assert "after `--`" in d.hint and "--env" not in d.hint
+    r = analyze(script, "run.sh", extra_args=("p",))
+    assert not r.diagnostics and r.invocations[0].args[0].text == "trainer.project_name=p"
+
 def test_overrides_split_from_a_string_point_where_they_are_written():
     script = ('n=2\nCFG="\n    a.b=$n \\\n    c.d=x"\nCFG2="${CFG//a.b/e.f}"\n'
               'python3 -m verl.trainer.main_ppo $CFG $CFG2\n')

@@ -714,7 +714,11 @@ class Evaluator(Builtins):
         self.g.invocations.append(inv)
 
     def report_unknown(self, u: Unknown) -> None:
-        if u.kind == "var":
+        if u.kind == "var" and u.name.isdigit():  # a positional parameter: the script's own argument
+            self.g.add("RFTC106", f"${u.name} (argument {u.name} of the script) is not given; kept as "
+                       f"${{oc.env:{u.name}}}", u.span,
+                       hint="pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)")
+        elif u.kind == "var":
             self.g.add("RFTC106", f"${u.name} is not set in the script; kept as ${{oc.env:{u.name}}}", u.span,
                        hint=f"pass --env {u.name}=value to fix it at compile time")
         elif u.kind == "dyn":
