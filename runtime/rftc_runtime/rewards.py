@@ -1,13 +1,19 @@
 """Reward functions: rule-based answer matching built in, veRL's reward_score functions where they fit,
-and a user's function named ``module:function`` (or ``module.function``).
+DAPO's reward (veRL's dapo reward manager), and a user's function named ``module:function`` (or
+``module.function``).
 
 Every function is called as veRL calls a custom reward function:
-``fn(data_source, solution_str, ground_truth, extra_info) -> float | dict`` (a dict carries ``score``).
+``fn(data_source, solution_str, ground_truth, extra_info, **reward_fn_args) -> float | dict`` (a dict carries
+``score``; its other numeric entries become metrics). The taskset's ``reward_fn_args`` are bound once, by
+:func:`resolve`, as veRL binds ``custom_reward_function.reward_kwargs``.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
+import math
 import re
 from collections.abc import Callable
 
@@ -32,48 +38,140 @@ def last_number(data_source, solution_str: str, ground_truth, extra_info=None) -
 
 
 def _verl(module: str, name: str = "compute_score") -> Callable:
-    def call(data_source, solution_str, ground_truth, extra_info=None):
+    def call(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
         fn = getattr(importlib.import_module(f"verl.utils.reward_score.{module}"), name)
-        return fn(solution_str, ground_truth)
+        return fn(solution_str, ground_truth, **kwargs)
 
     call.__name__ = f"verl.utils.reward_score.{module}.{name}"
+    call.verl_target = (f"verl.utils.reward_score.{module}", name)  # whose signature the arguments must fit
     return call
 
 
-def _verl_default(data_source, solution_str, ground_truth, extra_info=None):
+def _verl_default(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
     from verl.utils.reward_score import default_compute_score
 
-    return default_compute_score(data_source, solution_str, ground_truth, extra_info)
+    return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
+
+
+class MathDAPO:
+    """Trinity's ``math_dapo_reward`` computed as veRL's dapo reward manager computes it: veRL's
+    ``math_dapo.compute_score`` (+1 right, -1 wrong, on the last 300 characters) plus, when enabled, the
+    overlong-buffer penalty ``min(-(L - (max_response_length - cache_length)) / cache_length * penalty_factor, 0)``
+    on the response's token count L (EOS included, as veRL's attention mask counts it). veRL does not clip the
+    penalty for L > max_response_length (Trinity clips it at -penalty_factor); veRL's rollout never generates
+    past it when max_resp_len is data.max_response_length, as DAPO's scripts set it.
+
+    The arguments are Trinity's names (``rftc convert`` maps veRL's reward_kwargs onto them): veRL's
+    ``overlong_buffer_cfg.{enable,len,penalty_factor}`` and ``max_resp_len``. veRL's ``overlong_buffer_cfg.log``
+    only decides whether the penalty is logged; here it always is (``overlong_reward``, ``overlong``)."""
+
+    needs_response_length = True
+
+    def __init__(self, enable_overlong_penalty: bool | None = None, penalty_factor: float | None = None,
+                 max_response_length: int | None = None, cache_length: int | None = None):
+        self.enabled = bool(enable_overlong_penalty)
+        self.penalty_factor, self.max_response_length, self.cache_length = (
+            penalty_factor, max_response_length, cache_length)
+        if not self.enabled:
+            return
+        # veRL's DAPORewardManager asserts these at construction
+        unset = [k for k, v in (("max_response_length", max_response_length), ("cache_length", cache_length),
+                                ("penalty_factor", penalty_factor)) if v is None]
+        if unset:
+            raise ValueError(f"math_dapo_reward: enable_overlong_penalty needs {', '.join(unset)} in reward_fn_args")
+        if not cache_length > 0:
+            raise ValueError(f"math_dapo_reward: cache_length (veRL's overlong_buffer.len) must be positive, got "
+                             f"{cache_length}")
+        if not max_response_length >= cache_length:
+            raise ValueError(f"math_dapo_reward: max_response_length ({max_response_length}) must be at least "
+                             f"cache_length ({cache_length})")
+
+    def __call__(self, data_source, solution_str, ground_truth, extra_info=None, *, response_length: int) -> dict:
+        from verl.utils.reward_score import math_dapo
+
+        result = math_dapo.compute_score(solution_str, ground_truth)
+        out = {"score": result["score"], "acc": float(result["acc"])}
+        if self.enabled:
+            expected = self.max_response_length - self.cache_length
+            overlong = min(-(response_length - expected) / self.cache_length * self.penalty_factor, 0)
+            out["score"] += overlong
+            out["overlong_reward"] = float(overlong)
+            out["overlong"] = float(overlong < 0)
+        return out
 
 
 # Trinity's reward names and veRL's data-source dispatch. math answers go through veRL's \boxed{} matcher.
+# A class is built from the taskset's reward_fn_args (as Trinity builds its RewardFn classes).
 BUILTIN: dict[str, Callable] = {
     "last_number": last_number,
     "accuracy_reward": last_number,
     "gsm8k": _verl("gsm8k"),
     "math_reward": _verl("math_reward"),
     "math_boxed_reward": _verl("math_reward"),
+    "math_dapo_reward": MathDAPO,
     "verl_default": _verl_default,
 }
 
 
-def resolve(name: str | None) -> Callable:
-    """A built-in name, ``module:function`` or ``module.function``; None means veRL's data-source dispatch."""
+def _bind(fn: Callable, name: str, args: dict) -> Callable:
+    """fn with the taskset's reward_fn_args bound; arguments it does not take are a configuration error."""
+    if not args:
+        return fn
+    module, attr = getattr(fn, "verl_target", (None, None))
+    target = getattr(importlib.import_module(module), attr) if module else fn
+    positional = 2 if module else 4  # veRL's compute_score(solution_str, ground_truth) or the full call
+    try:
+        inspect.signature(target).bind(*range(positional), **args)
+    except TypeError as exc:
+        raise ValueError(f"reward function {name} does not take reward_fn_args {sorted(args)}: {exc}") from None
+    except ValueError:  # no signature to inspect (a builtin): the call itself will tell
+        pass
+    return functools.wraps(fn)(functools.partial(fn, **args))
+
+
+def resolve(name: str | None, args: dict | None = None) -> Callable:
+    """A built-in name, ``module:function`` or ``module.function``, with ``args`` (the taskset's
+    reward_fn_args) bound; None means veRL's data-source dispatch. Raises ValueError for a name that cannot
+    be found or arguments the function does not take."""
+    args = dict(args or {})
     if not name:
-        return BUILTIN["verl_default"]
+        return _bind(BUILTIN["verl_default"], "verl_default", args)
     if name in BUILTIN:
-        return BUILTIN[name]
+        fn = BUILTIN[name]
+        if isinstance(fn, type):
+            try:
+                return fn(**args)
+            except TypeError as exc:
+                raise ValueError(f"reward function {name} does not take reward_fn_args {sorted(args)}: {exc}") \
+                    from None
+        return _bind(fn, name, args)
     module, sep, attr = name.partition(":") if ":" in name else name.rpartition(".")
     if not sep or not module or not attr:
         raise ValueError(f"unknown reward function {name!r}: use one of {', '.join(BUILTIN)} or module:function")
     fn = getattr(importlib.import_module(module), attr, None)
     if not callable(fn):
         raise ValueError(f"{name!r}: {module} has no function {attr}")
-    return fn
+    return _bind(fn, name, args)
 
 
-def score(fn: Callable, data_source, response: str, ground_truth, extra_info) -> float:
-    out = fn(data_source, response, ground_truth, extra_info)
+def score(fn: Callable, data_source, response: str, ground_truth, extra_info,
+          response_length: int | None = None) -> tuple[float, dict[str, float]]:
+    """The reward and the other numeric entries of the function's dict (for metrics). A value that is not a
+    finite number raises ValueError, like a function that raises: the caller counts it (RFTC502)."""
+    if getattr(fn, "needs_response_length", False):
+        out = fn(data_source, response, ground_truth, extra_info, response_length=response_length)
+    else:
+        out = fn(data_source, response, ground_truth, extra_info)
+    extras: dict[str, float] = {}
     if isinstance(out, dict):
+        if "score" not in out:
+            raise ValueError(f"the reward function returned a dict without 'score' (keys: {sorted(out)})")
+        extras = {k: float(v) for k, v in out.items() if k != "score" and isinstance(v, (bool, int, float))}
         out = out["score"]
-    return float(out)
+    try:
+        reward = float(out)
+    except (TypeError, ValueError):
+        raise ValueError(f"the reward function returned {type(out).__name__} {out!r:.60}, not a number") from None
+    if not math.isfinite(reward):
+        raise ValueError(f"the reward function returned {reward}")
+    return reward, extras
