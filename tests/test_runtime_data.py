@@ -1,12 +1,15 @@
 """Tasksets and reward functions of the runtime: pure Python, run in every environment."""
 
 import json
+import sys
+import types
 
 import pytest
 
 from rftc_runtime import rewards
+from rftc_runtime.errors import RuntimeFailure
 from rftc_runtime.settings import Taskset
-from rftc_runtime.tasksets import TaskReader, chat_messages, load_tasks
+from rftc_runtime.tasksets import TaskReader, chat_messages, load_tasks, missing_prompt_warning, read_tasks
 
 
 def _write(path, rows):
@@ -27,9 +30,30 @@ def test_hf_style_directory_by_split_and_nested_keys(tmp_path):
 
 
 def test_rows_without_prompt_are_skipped_and_counted(tmp_path):
-    _write(tmp_path / "t.jsonl", [{"prompt": "a", "answer": 1}, {"other": "b"}, {"prompt": "", "answer": 3}])
-    tasks, missing = load_tasks(Taskset(name="t", path=str(tmp_path / "t.jsonl"), response_key="answer"))
-    assert [t.index for t in tasks] == [0] and missing == 2
+    _write(tmp_path / "t.jsonl", [{"prompt": "a", "answer": 1}, {"other": "b"}, {"prompt": "", "answer": 3},
+                                  {"prompt": [{"text": "no role"}]}, {"prompt": 7}, [1, 2],
+                                  {"prompt": [{"role": "user", "content": "b"}]}])
+    ts = Taskset(name="t", path=str(tmp_path / "t.jsonl"), response_key="answer")
+    tasks, missing = load_tasks(ts)
+    assert [t.index for t in tasks] == [0, 6] and missing == 5
+    loaded = read_tasks(ts)
+    assert loaded.first_missing == "row 1: no such key (its keys: other)"
+    line = missing_prompt_warning(ts, loaded)
+    assert line.startswith("warning[RFTC503]: 5 row(s) of ")
+    assert line.endswith("first: row 1: no such key (its keys: other)")
+    _write(tmp_path / "ok.jsonl", [{"prompt": "a"}])
+    assert missing_prompt_warning(ts, read_tasks(Taskset(name="t", path=str(tmp_path / "ok.jsonl")))) is None
+
+
+@pytest.mark.parametrize("content", ['{"question": "a"}\n{"question": "b"}\n', "", '{"prompt": "a"\n'])
+def test_a_taskset_without_usable_rows_is_a_diagnostic(tmp_path, content):
+    (tmp_path / "t.jsonl").write_text(content)
+    with pytest.raises(RuntimeFailure) as err:
+        load_tasks(Taskset(name="train", path=str(tmp_path / "t.jsonl")))
+    assert err.value.code == "RFTC506" and "taskset train" in err.value.message
+    assert isinstance(err.value, ValueError)  # the driver puts an eval taskset's name and hint on it
+    if content.startswith('{"question'):
+        assert "none of its 2 row(s) has a prompt under 'prompt'; first: row 0" in err.value.message
 
 
 def test_reader_positions_resume_the_data_stream(tmp_path):
@@ -57,4 +81,67 @@ def test_user_reward_function_by_module_and_function():
     assert fn is json.dumps
     with pytest.raises(ValueError):
         rewards.resolve("no_colon_or_dot")
-    assert rewards.score(lambda *a: {"score": 0.5}, "", "", "", None) == 0.5
+    assert rewards.score(lambda *a: {"score": 0.5, "acc": True, "pred": "x"}, "", "", "", None) == (0.5, {"acc": 1.0})
+
+
+@pytest.mark.parametrize("out,why", [(float("nan"), "returned nan"), (None, "not a number"),
+                                     ("high", "not a number"), ({"acc": 1}, "without 'score'")])
+def test_a_reward_that_is_not_a_number_counts_as_a_failure(out, why):
+    with pytest.raises(ValueError, match=why):
+        rewards.score(lambda *a: out, "", "", "", None)
+
+
+def raises_on_odd(data_source, solution_str, ground_truth, extra_info=None):
+    if len(solution_str) % 2:
+        raise KeyError("odd")
+    return 1.0
+
+
+class _FakeLLM:
+    """vLLM's generate() as the explorer sees it: per prompt, n completions with a text and a finish reason."""
+
+    def __init__(self, replies):
+        self.replies = replies  # per prompt: [(text, finish_reason)]
+
+    def generate(self, prompts, params, use_tqdm=False):
+        def comp(text, reason):
+            ids = [ord(c) for c in text] + ([0] if reason == "stop" else [])
+            return types.SimpleNamespace(token_ids=ids, logprobs=None, text=text, finish_reason=reason)
+
+        return [types.SimpleNamespace(prompt_token_ids=p["prompt_token_ids"],
+                                      outputs=[comp(*r) for r in self.replies[i]]) for i, p in enumerate(prompts)]
+
+
+def test_explorer_counts_raising_rewards_empty_and_truncated_responses(monkeypatch, tmp_path, capsys):
+    from rftc_runtime.explorer import Explorer
+    from rftc_runtime.monitor import Monitor
+    from rftc_runtime.tasksets import Task
+
+    monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(SamplingParams=lambda **kw: kw))
+    explorer = Explorer.__new__(Explorer)  # the scoring and counting, without an engine
+    explorer.llm = _FakeLLM([[("12", "stop"), ("", "stop"), ("123", "length")], [("abc", "stop"), ("7", "stop"),
+                                                                                 ("   ", "stop")]])
+    explorer.tokenizer = types.SimpleNamespace(apply_chat_template=lambda msgs, **kw: [1, 2, 3])
+    explorer.max_prompt_tokens, explorer.weights_version = None, 0
+    ts = Taskset(name="t", path="", repeat_times=3)
+    tasks = [Task(0, "q0", "12", {}), Task(1, "q1", "7", {})]
+    exps, m = explorer.explore(tasks, ts, f"{__name__}:raises_on_odd", group_base=0)
+    assert len(exps) == 6 and [e.reward for e in exps] == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert (m["rollout/reward_fn_errors"], m["rollout/empty_responses"], m["rollout/truncated_responses"]) == (4, 2, 1)
+    assert m["rollout/reward_fn_errors_examples"][0] == "task 0: KeyError: 'odd'"
+    assert m["rollout/empty_responses_examples"][0] == "task 0: 1 token(s), text ''"
+    assert exps[2].truncated and not exps[0].truncated
+
+    monitor = Monitor(str(tmp_path), total_steps=2, monitor_type="none", stream=sys.stdout, live=False)
+    monitor.log(1, m)
+    monitor.log(2, m)  # said once, counted every time
+    monitor.close()
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("warning[RFTC502]: step 1: 4 response(s) on which the reward function raised "
+                             "(scored 0); first: task 0: KeyError: 'odd'")
+    assert err[1].startswith("warning[RFTC504]: step 1: 2 empty response(s); first: task 0: 1 token(s)")
+    assert err[2].startswith("warning[RFTC504]: step 1: 1 response(s) cut at max_tokens; first: task 0: 3 tokens")
+    assert len(err) == 3
+    assert monitor.counts == {"reward_fn_errors": 8, "empty_responses": 4, "truncated_responses": 2}
+    logged = json.loads((tmp_path / "monitor" / "metrics.jsonl").read_text().splitlines()[0])
+    assert logged["rollout/reward_fn_errors"] == 4 and logged["rollout/reward_fn_errors_examples"]

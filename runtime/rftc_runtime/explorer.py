@@ -59,7 +59,7 @@ class Explorer:
         from rftc_runtime import rewards
 
         t0 = time.perf_counter()
-        reward_fn = rewards.resolve(reward_fn_name)
+        reward_fn = rewards.resolve(reward_fn_name, taskset.reward_fn_args)
         prompts, truncated_prompts = [], 0
         for t in tasks:
             ids, cut = self._prompt_ids(t, taskset.system_prompt)
@@ -70,8 +70,15 @@ class Explorer:
                                 max_tokens=taskset.max_tokens, logprobs=0)
         outputs = self.llm.generate(prompts, params, use_tqdm=False)
         t1 = time.perf_counter()
-        exps, failures, empty, truncated, errors = [], 0, 0, 0, []
-        tokens = 0
+        exps, tokens, extras = [], 0, {}
+        counts = {"reward_fn_errors": 0, "empty_responses": 0, "truncated_responses": 0}
+        examples: dict[str, list[str]] = {k: [] for k in counts}
+
+        def count(kind: str, example: str) -> None:
+            counts[kind] += 1
+            if len(examples[kind]) < 3:
+                examples[kind].append(example)
+
         for k, (task, out) in enumerate(zip(tasks, outputs)):
             for comp in out.outputs:
                 ids = list(comp.token_ids)
@@ -79,17 +86,18 @@ class Explorer:
                 text = comp.text
                 tokens += len(ids)
                 is_trunc = comp.finish_reason == "length"
-                truncated += is_trunc
+                if is_trunc:
+                    count("truncated_responses", f"task {task.index}: {len(ids)} tokens ending {text[-40:]!r}")
                 if not text.strip():
-                    empty += 1
+                    count("empty_responses", f"task {task.index}: {len(ids)} token(s), text {text!r}")
                 try:
-                    reward = rewards.score(reward_fn, data_source or task.row.get("data_source", ""), text,
-                                           task.answer, task.row.get("extra_info"))
+                    reward, parts = rewards.score(reward_fn, data_source or task.row.get("data_source", ""), text,
+                                                  task.answer, task.row.get("extra_info", {}), len(ids))
                 except Exception as exc:  # a reward function that raises scores 0 and is counted (RFTC502)
-                    failures += 1
-                    if len(errors) < 3:
-                        errors.append(f"{type(exc).__name__}: {exc}")
-                    reward = 0.0
+                    count("reward_fn_errors", f"task {task.index}: {type(exc).__name__}: {exc}"[:300])
+                    reward, parts = 0.0, {}
+                for name, value in parts.items():
+                    extras.setdefault(name, []).append(value)
                 exps.append(Experience(task.index, group_base + k, list(out.prompt_token_ids), ids, lps, reward,
                                        is_trunc, {"text": text}))
         t2 = time.perf_counter()
@@ -99,16 +107,15 @@ class Explorer:
             "rollout/reward_max": max(rs) if rs else 0.0,
             "rollout/response_len_mean": tokens / max(1, len(exps)),
             "rollout/tokens": tokens,
-            "rollout/empty_responses": empty,
-            "rollout/truncated_responses": truncated,
+            **{f"rollout/{kind}": n for kind, n in counts.items()},
             "rollout/truncated_prompts": truncated_prompts,
-            "rollout/reward_fn_errors": failures,
             "rollout/weights_version": self.weights_version,
             "time/generate": t1 - t0,
             "time/reward": t2 - t1,
         }
-        if errors:
-            metrics["rollout/reward_fn_error_examples"] = errors
+        # The reward function's other entries (accuracy, DAPO's overlong penalty...), averaged over responses
+        metrics.update({f"rollout/{name}_mean": sum(v) / len(v) for name, v in extras.items()})
+        metrics.update({f"rollout/{kind}_examples": found for kind, found in examples.items() if found})
         return exps, metrics
 
     def update_weights(self, state, version: int) -> float:

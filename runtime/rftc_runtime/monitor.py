@@ -10,6 +10,10 @@ import time
 from pathlib import Path
 
 TIME_KEYS = ("generate", "reward", "old_logprob", "ref", "update", "sync")
+# Counted rollout problems: their code and what the warning says about them
+PROBLEMS = {"reward_fn_errors": ("RFTC502", "response(s) on which the reward function raised (scored 0)"),
+            "empty_responses": ("RFTC504", "empty response(s)"),
+            "truncated_responses": ("RFTC504", "response(s) cut at max_tokens")}
 
 
 class Monitor:
@@ -23,7 +27,8 @@ class Monitor:
         self.start = time.perf_counter()
         self.first_reward: float | None = None
         self.last_reward: float | None = None
-        self.counts = {"reward_fn_errors": 0, "empty_responses": 0, "truncated_responses": 0}
+        self.counts = dict.fromkeys(PROBLEMS, 0)
+        self.examples: dict[str, str] = {}  # the first example of each counted problem
         self.tb = None
         if monitor_type == "tensorboard":
             try:
@@ -46,7 +51,10 @@ class Monitor:
             self.first_reward = reward if self.first_reward is None else self.first_reward
             self.last_reward = reward
         for k in self.counts:
-            self.counts[k] += int(metrics.get(f"rollout/{k}", 0))
+            n = int(metrics.get(f"rollout/{k}", 0))
+            self.counts[k] += n
+            if n and k not in self.examples:
+                self._first_warning(step, k, n, metrics.get(f"rollout/{k}_examples") or ["(no example)"])
         record = {"step": step, "time": round(time.time(), 3), **metrics}
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record, default=str) + "\n")
@@ -58,6 +66,14 @@ class Monitor:
             self.live.update(self._table(step, metrics))
         else:
             print(self._line(step, metrics), file=self.stream, flush=True)
+
+    def _first_warning(self, step: int, kind: str, n: int, examples: list) -> None:
+        """Said once per kind, when it first happens, so a run going wrong can be stopped early; the totals
+        are in the metrics (rollout/<kind>) and in the run's summary."""
+        self.examples[kind] = str(examples[0])
+        code, what = PROBLEMS[kind]
+        print(f"warning[{code}]: step {step}: {n} {what}; first: {self.examples[kind]} "
+              f"(counted in rollout/{kind}, {self.path})", file=sys.stderr, flush=True)
 
     def _eta(self, step: int) -> str:
         elapsed = time.perf_counter() - self.start

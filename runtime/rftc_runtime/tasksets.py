@@ -1,7 +1,8 @@
 """Reading tasksets as Trinity names them: a parquet/jsonl/json file, or a Hugging Face-style directory
 whose files are named by split (``train.parquet``, ``data/test-00000-of-00001.parquet``, ``test.jsonl``...).
 
-Rows become :class:`Task` records; a row without the prompt key is counted (RFTC503), never fatal.
+Rows become :class:`Task` records; a row without a usable prompt under the prompt key is counted (RFTC503),
+never fatal, unless no row has one.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from rftc_runtime.errors import RuntimeFailure
 
 SUFFIXES = (".parquet", ".jsonl", ".json")
 
@@ -66,17 +69,71 @@ def lookup(row: dict, key: str):
     return cur
 
 
-def load_tasks(taskset) -> tuple[list[Task], int]:
-    """Return the usable tasks and the number of rows skipped for lacking the prompt key."""
-    tasks, missing = [], 0
-    for i, row in enumerate(read_rows(taskset.path, taskset.split, taskset.subset_name)):
-        prompt = lookup(row, taskset.prompt_key)
-        if prompt is None or prompt == "" or (hasattr(prompt, "__len__") and len(prompt) == 0):
-            missing += 1
+class TasksetError(RuntimeFailure, ValueError):
+    """A taskset that cannot be read or has no usable row (RFTC506). A ValueError too, so a caller that puts
+    its own context on bad data (the driver, for eval tasksets) still can."""
+
+
+@dataclass
+class Loaded:
+    tasks: list[Task]
+    missing: int  # rows skipped for lacking a usable prompt
+    first_missing: str | None = None  # the first of them: its row number and why
+
+
+def _prompt_problem(prompt) -> str | None:
+    if prompt is None:
+        return "no such key"
+    if isinstance(prompt, str):
+        return "an empty string" if not prompt.strip() else None
+    if not isinstance(prompt, (list, tuple)) or not prompt:
+        return f"{type(prompt).__name__} {prompt!r:.40}, not a string or a list of chat messages"
+    if not all(isinstance(m, dict) and "role" in m and "content" in m for m in prompt):
+        return "a list that is not chat messages ({'role': ..., 'content': ...})"
+    return None
+
+
+def read_tasks(taskset) -> Loaded:
+    """The usable tasks, and the rows skipped for lacking a usable prompt (counted, with the first one)."""
+    try:
+        rows = read_rows(taskset.path, taskset.split, taskset.subset_name)
+    except (OSError, ValueError) as exc:  # a missing split, a corrupt parquet or JSON file
+        raise TasksetError("RFTC506", f"taskset {taskset.name} ({taskset.path}) cannot be read: {exc}",
+                           "fix the taskset's path, or regenerate the file") from None
+    loaded = Loaded([], 0)
+    for i, row in enumerate(rows):
+        prompt = lookup(row, taskset.prompt_key) if isinstance(row, dict) else None
+        problem = _prompt_problem(prompt) if isinstance(row, dict) else f"a {type(row).__name__}, not a record"
+        if problem:
+            loaded.missing += 1
+            if loaded.first_missing is None:
+                loaded.first_missing = f"row {i}: {problem}" + (
+                    f" (its keys: {', '.join(map(str, row))})" if isinstance(row, dict) and prompt is None else "")
             continue
         answer = lookup(row, taskset.response_key)
-        tasks.append(Task(i, list(prompt) if not isinstance(prompt, str) else prompt, answer, row))
-    return tasks, missing
+        loaded.tasks.append(Task(i, list(prompt) if not isinstance(prompt, str) else prompt, answer, row))
+    if not loaded.tasks:
+        raise TasksetError("RFTC506", f"taskset {taskset.name} ({taskset.path}, split {taskset.split}) has no usable "
+                           f"row: " + (f"none of its {loaded.missing} row(s) has a prompt under "
+                                       f"{taskset.prompt_key!r}; first: {loaded.first_missing}"
+                                       if loaded.missing else "it is empty"),
+                           "point format.prompt_key at the column that holds the prompt, or fix the data",
+                           "buffer.explorer_input.taskset.format.prompt_key")
+    return loaded
+
+
+def load_tasks(taskset) -> tuple[list[Task], int]:
+    """Return the usable tasks and the number of rows skipped for lacking a usable prompt."""
+    loaded = read_tasks(taskset)
+    return loaded.tasks, loaded.missing
+
+
+def missing_prompt_warning(taskset, loaded: Loaded) -> str | None:
+    """RFTC503's line for the skipped rows: how many, and the first one."""
+    if not loaded.missing:
+        return None
+    return (f"warning[RFTC503]: {loaded.missing} row(s) of {taskset.path} have no usable prompt under "
+            f"{taskset.prompt_key!r} and were skipped; first: {loaded.first_missing}")
 
 
 def chat_messages(task: Task, system_prompt: str | None) -> list[dict]:
