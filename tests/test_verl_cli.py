@@ -55,3 +55,18 @@ def test_verl_config_unknown_version_is_an_error():
     p = rftc("verl-config", "--overrides", "trainer.nnodes=2", "--verl-version", "0.1",
              "--diagnostics-format", "concise")
     assert p.returncode == 1 and "RFTC213" in p.stderr and p.stdout == ""
+
+
+def test_convert_out_dir_writes_only_the_launches_without_errors(tmp_path):
+    base = ("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_files=/d/train.parquet "
+            "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=4 trainer.n_gpus_per_node=4")
+    (tmp_path / "good.sh").write_text(base + "\n")
+    (tmp_path / "typo.sh").write_text(base + " actor_rollout_ref.model.torch_dtype=bf16\n")  # veRL rejects it
+    out = tmp_path / "out"
+    p = rftc("convert", str(tmp_path / "good.sh"), str(tmp_path / "typo.sh"), "--out-dir", str(out), "--format",
+             "concise")
+    assert p.returncode == 1 and "typo.sh:1:" in p.stderr and "error[RFTC203]" in p.stderr
+    assert sorted(f.name for f in out.iterdir()) == ["good.yaml"]  # no config that silently drops the key
+    # an error the user disables no longer stops the config, as with -o
+    p = rftc("convert", str(tmp_path / "typo.sh"), "--out-dir", str(out), "--disable", "RFTC203")
+    assert p.returncode == 0 and (out / "typo.yaml").is_file()

@@ -6,8 +6,9 @@ import os
 import sys
 from pathlib import Path
 
-from rftc.commands.common import add_report_options, exit_code, report
+from rftc.commands.common import add_report_options, disabled_codes, exit_code, report
 from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.render import apply_policy
 
 DESCRIPTION = """Compile a veRL launch script into a Trinity-RFT 0.6.0 config. The script is evaluated statically
 (never run); the effective veRL config is mapped rule by rule, checked as Trinity would check it, and written
@@ -77,13 +78,19 @@ def run(args) -> int:
         return _usage(jobs)
     outputs: list[tuple[str | None, str]] = []
     reports = []
+    read = len(diags)  # the diagnostics of reading the scripts; each launch's own follow
     for inv, target in jobs:
+        start = len(diags)
         result = convert_launch(inv, args, diags)
         if result is None:
             continue
         text, mapped = result
-        outputs.append((target, text))
         reports.append(mapped)
+        # an error anywhere in this launch's stages (e.g. an override veRL rejects, which the mapping never sees)
+        # means its config is not written, also with --out-dir where other launches' configs are
+        own = diags[start:] + [d for d in diags[:read] if d.span and d.span.file == inv.script]
+        if not exit_code(apply_policy(own, inputs.sources, disable=disabled_codes(args), strict=args.strict)):
+            outputs.append((target, text))
     kept = report(diags, inputs.sources, args)
     if args.report:
         for mapped in reports:
