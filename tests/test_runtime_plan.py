@@ -87,7 +87,60 @@ def test_rows_without_the_prompt_key_are_counted(tmp_path):
     assert plan.taskset_rows == 20
 
 
-def test_ppo_with_a_critic_is_refused_until_the_trainer_has_one(tmp_path):
-    plan = make_plan(from_mapping(_cfg(tmp_path, algorithm={"algorithm_type": "ppo"})), gpus=0)
-    assert [(c, m) for c, m, *_ in plan.errors] == [
-        ("RFTC505", "this runtime cannot run algorithm_type: ppo (a critic model; this runtime trains none yet)")]
+def test_ppo_trains_a_critic_with_trinitys_critic_defaults(tmp_path):
+    s = from_mapping(_cfg(tmp_path, algorithm={"algorithm_type": "ppo"}))
+    plan = make_plan(s, gpus=0)
+    assert not plan.errors
+    c = s.critic
+    assert c.model_path == s.model_path  # Trinity: critic_model_path defaults to model_path
+    assert (c.optimizer.lr, c.optimizer.lr_scheduler_type, c.optimizer.weight_decay, c.optimizer.clip_grad) == (
+        1e-5, "constant", 0.01, 1.0)
+    assert (c.cliprange_value, c.loss_agg_mode, c.ppo_epochs, c.warmup) == (0.5, "token-mean", 1, 0)
+    text = plan.describe(s)
+    assert ", critic" in text
+    assert "  critic      value model from " + s.model_path in text
+    assert "adamw lr 1e-05 constant, cliprange_value 0.5, loss_agg_mode token-mean, 1 epoch(s)" in text
+    assert "critic_warmup" not in text
+
+
+def test_critic_settings_come_from_trainer_config_critic(tmp_path):
+    critic_dir = tmp_path / "critic"
+    critic_dir.mkdir()
+    (critic_dir / "config.json").write_text("{}")
+    cfg = _cfg(tmp_path, algorithm={"algorithm_type": "ppo", "loss_agg_mode": "seq-mean-token-mean"},
+               model={"critic_model_path": str(critic_dir)},
+               trainer={"critic_warmup": 3, "trainer_config": {"critic": {
+                   "optim": {"lr": 2e-6, "warmup_style": "cosine", "optimizer": "AdamW", "clip_grad": 0.5,
+                             "lr_warmup_steps_ratio": 0.1},
+                   "ppo_epochs": 2, "cliprange_value": 0.2, "ppo_micro_batch_size_per_gpu": 4}}})
+    s = from_mapping(cfg)
+    c = s.critic
+    assert c.model_path == str(critic_dir)
+    assert (c.optimizer.lr, c.optimizer.lr_scheduler_type, c.optimizer.optimizer_type, c.optimizer.clip_grad,
+            c.optimizer.lr_warmup_steps_ratio) == (2e-6, "cosine", "adamw", 0.5, 0.1)
+    assert (c.ppo_epochs, c.cliprange_value, c.micro_batch_size, c.warmup) == (2, 0.2, 4, 3)
+    assert c.loss_agg_mode == "token-mean"  # Trinity's critic keeps its own loss_agg_mode
+    text = make_plan(s, gpus=0).describe(s)
+    assert "2 epoch(s) of 8 micro-batch(es) of 4" in text and "actor updated from step 3 (critic_warmup)" in text
+
+
+def test_grpo_has_no_critic(tmp_path):
+    s = from_mapping(_cfg(tmp_path))
+    assert s.critic is None
+    text = make_plan(s, gpus=0).describe(s)
+    assert ", critic" not in text and "\n  critic " not in text
+
+
+def test_a_missing_critic_model_is_reported(tmp_path):
+    cfg = _cfg(tmp_path, algorithm={"algorithm_type": "ppo"}, model={"critic_model_path": str(tmp_path / "nope")})
+    assert [(c, k) for c, _, _, k in make_plan(from_mapping(cfg), gpus=0).errors] == [
+        ("RFTC507", "model.critic_model_path")]
+
+
+@pytest.mark.parametrize("algorithm,expected", [
+    ({"algorithm_type": "opmd"}, "algorithm_type: opmd"),
+    ({"algorithm_type": "grpo", "advantage_fn": "ppo"}, "advantage_fn: ppo (needs a critic: algorithm_type ppo)"),
+])
+def test_what_still_cannot_run_is_refused(tmp_path, algorithm, expected):
+    plan = make_plan(from_mapping(_cfg(tmp_path, algorithm=algorithm)), gpus=0)
+    assert [(c, m) for c, m, *_ in plan.errors] == [("RFTC505", f"this runtime cannot run {expected}")]

@@ -1,14 +1,17 @@
 """The algorithm section of the config, bound to veRL's own functions.
 
-Advantages go through veRL's ``compute_advantage`` (and ``apply_kl_penalty`` for KL in the reward), the policy
-loss through ``core_algos.get_policy_loss_fn`` with veRL's ActorConfig, the KL loss through
-``core_algos.kl_penalty`` and the aggregation through ``core_algos.agg_loss``: the same code veRL's actor runs.
+Advantages go through veRL's ``compute_advantage`` (and ``apply_kl_penalty`` for KL in the reward; GAE reads the
+critic's values), the policy loss through ``core_algos.get_policy_loss_fn`` with veRL's ActorConfig, the KL loss
+through ``core_algos.kl_penalty``, the aggregation through ``core_algos.agg_loss`` and the critic's loss through
+``core_algos.compute_value_loss`` with veRL's CriticConfig: the same code veRL's actor and critic run.
 Trinity names are translated here, once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from rftc_runtime.settings import ALGORITHM_DEFAULTS
 
 # Trinity advantage_fn -> veRL AdvantageEstimator. Absent names are not supported by this runtime (RFTC508).
 ADVANTAGE = {
@@ -30,12 +33,12 @@ KL = {"k1": "k1", "k2": "k2", "k3": "k3", "low_var_kl": "low_var_kl", "abs": "ab
 def unsupported(alg) -> list[str]:
     """Names in the algorithm section this runtime cannot run, as 'key: value' strings."""
     bad = []
+    if alg.algorithm_type not in ALGORITHM_DEFAULTS:  # its defaults, critic and reference are not known here
+        bad.append(f"algorithm_type: {alg.algorithm_type}")
     if alg.advantage_fn not in ADVANTAGE:
         bad.append(f"advantage_fn: {alg.advantage_fn}")
     if alg.advantage_fn == "ppo" and not alg.use_critic:
         bad.append("advantage_fn: ppo (needs a critic: algorithm_type ppo)")
-    if alg.use_critic:  # GAE needs the critic's values; the trainer has no value model yet
-        bad.append(f"algorithm_type: {alg.algorithm_type} (a critic model; this runtime trains none yet)")
     eps = alg.advantage_fn_args.get("epsilon")
     if alg.advantage_fn in ("grpo", "grpo_verl") and eps is not None and float(eps) != 1e-6:
         bad.append(f"advantage_fn_args.epsilon: {eps} (veRL's compute_advantage uses 1e-6)")
@@ -58,6 +61,7 @@ class Bound:
     actor_config: object  # verl FSDPActorConfig
     algo_config: object  # verl AlgoConfig
     kl_ctrl: object | None  # veRL KL controller for KL in the reward
+    critic_config: object | None = None  # verl FSDPCriticConfig, when the algorithm trains a critic
 
     @property
     def use_kl_loss(self) -> bool:
@@ -68,7 +72,8 @@ class Bound:
         return 0.0 if self.alg.entropy_loss_fn == "none" else float(self.alg.entropy_loss_fn_args.get("entropy_coef", 0.0))
 
 
-def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float) -> Bound:
+def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float, critic=None) -> Bound:
+    """``critic`` is the settings' Critic (with its micro-batch size resolved) when the algorithm trains one."""
     from verl.trainer.config import AlgoConfig
     from verl.trainer.config.algorithm import KLControlConfig
     from verl.trainer.ppo import core_algos
@@ -99,7 +104,33 @@ def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float) -> 
                                 target_kl=float(kl_args.get("target_kl") or 0.1)),
     )
     kl_ctrl = core_algos.get_kl_controller(algo.kl_ctrl) if use_kl_in_reward else None
-    return Bound(alg, actor, algo, kl_ctrl)
+    return Bound(alg, actor, algo, kl_ctrl, _critic_config(critic, mini_batch_size, alg.repeat_times))
+
+
+def _critic_config(critic, mini_batch_size: int, rollout_n: int):
+    if critic is None:
+        return None
+    from verl.workers.config import FSDPCriticConfig
+    from verl.workers.config.optimizer import FSDPOptimizerConfig
+
+    o = critic.optimizer
+    # Trinity's critic takes the whole train batch as one mini-batch (ppo_mini_batch_size = train_batch_size).
+    return FSDPCriticConfig(
+        strategy="fsdp", ppo_mini_batch_size=mini_batch_size, ppo_micro_batch_size_per_gpu=critic.micro_batch_size,
+        use_dynamic_bsz=False, ppo_epochs=critic.ppo_epochs, cliprange_value=critic.cliprange_value,
+        loss_agg_mode=critic.loss_agg_mode, loss_scale_factor=critic.loss_scale_factor, rollout_n=rollout_n,
+        grad_clip=o.clip_grad,
+        optim=FSDPOptimizerConfig(lr=o.lr, lr_warmup_steps=o.lr_warmup_steps,
+                                  lr_warmup_steps_ratio=o.lr_warmup_steps_ratio, min_lr_ratio=o.min_lr_ratio,
+                                  lr_scheduler_type=o.lr_scheduler_type, betas=o.betas,
+                                  weight_decay=o.weight_decay, clip_grad=o.clip_grad),
+    )
+
+
+def global_batch_info(response_mask) -> dict:
+    """What veRL normalises each micro-batch's loss by: the whole mini-batch's tokens and sequences (one rank)."""
+    return {"dp_size": 1, "batch_num_tokens": int(response_mask.sum().item()),
+            "global_batch_size": int((response_mask.sum(-1) > 0).sum().item())}
 
 
 def advantages(bound: Bound, data) -> dict:
@@ -149,3 +180,18 @@ def actor_loss(bound: Bound, log_prob, old_log_prob, advantages, response_mask, 
         metrics["actor/kl_loss"] = float(kl_loss.detach())
         metrics["actor/kl_coef"] = cfg.kl_loss_coef
     return loss, metrics
+
+
+def value_loss(bound: Bound, vpreds, values, returns, response_mask, batch_info: dict) -> tuple[object, dict]:
+    """The critic's loss for one micro-batch, as veRL's value_loss computes it: the clipped value loss of
+    ``core_algos.compute_value_loss`` normalised by the whole mini-batch (``batch_info``, see global_batch_info)."""
+    from verl.trainer.ppo import core_algos
+    from verl.utils.torch_functional import masked_mean
+
+    cfg = bound.critic_config
+    vf_loss, vf_clipfrac = core_algos.compute_value_loss(
+        vpreds=vpreds, values=values, returns=returns, response_mask=response_mask,
+        cliprange_value=cfg.cliprange_value, loss_agg_mode=cfg.loss_agg_mode,
+        loss_scale_factor=cfg.loss_scale_factor, **batch_info)
+    return vf_loss, {"critic/vf_loss": float(vf_loss.detach()), "critic/vf_clipfrac": float(vf_clipfrac),
+                     "critic/vpred_mean": float(masked_mean(vpreds.detach(), response_mask))}

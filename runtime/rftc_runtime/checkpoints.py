@@ -1,5 +1,7 @@
 """Checkpoints in the job directory, veRL's layout: ``global_step_<n>/`` plus
-``latest_checkpointed_iteration.txt``, written last so a crash mid-save never points at a partial step."""
+``latest_checkpointed_iteration.txt``, written last so a crash mid-save never points at a partial step.
+A step holds ``trainer.pt`` (actor model, optimizer, LR schedule, RNG) and, when a critic is trained, ``critic.pt``
+(its model, optimizer and LR schedule), as veRL keeps the critic's state beside the actor's."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import shutil
 from pathlib import Path
 
 LATEST = "latest_checkpointed_iteration.txt"
+CRITIC = "critic.pt"
 
 
 def step_dir(job: Path, step: int) -> Path:
@@ -33,16 +36,20 @@ def latest_hf(job: Path) -> Path | None:
     return steps[-1][1] / "huggingface" if steps else None
 
 
-def snapshot(model, optimizer, scheduler) -> dict:
-    """Copies taken now, so training can go on while a background thread writes them."""
+def _state(model, optimizer, scheduler) -> dict:
+    return {"model": {k: v.detach().clone() for k, v in model.state_dict().items()},
+            "optimizer": copy.deepcopy(optimizer.state_dict()), "scheduler": scheduler.state_dict()}
+
+
+def snapshot(model, optimizer, scheduler, critic=None) -> dict:
+    """Copies taken now, so training can go on while a background thread writes them. ``critic``: the value
+    model, its optimizer and scheduler, when one is trained."""
     import torch
 
-    return {
-        "model": {k: v.detach().clone() for k, v in model.state_dict().items()},
-        "optimizer": copy.deepcopy(optimizer.state_dict()),
-        "scheduler": scheduler.state_dict(),
-        "rng": torch.get_rng_state(),
-    }
+    snap = {**_state(model, optimizer, scheduler), "rng": torch.get_rng_state()}
+    if critic is not None:
+        snap["critic"] = _state(*critic)
+    return snap
 
 
 def write(job: Path, step: int, snap: dict, state: dict, hf_model=None, tokenizer=None) -> None:
@@ -54,6 +61,8 @@ def write(job: Path, step: int, snap: dict, state: dict, hf_model=None, tokenize
     tmp.mkdir(parents=True)
     torch.save({"model": snap["model"], "optimizer": snap["optimizer"], "scheduler": snap["scheduler"],
                 "rng": snap["rng"]}, tmp / "trainer.pt")
+    if "critic" in snap:
+        torch.save(snap["critic"], tmp / CRITIC)
     if hf_model is not None:
         hf_model.save_pretrained(tmp / "huggingface", state_dict=snap["model"])
         tokenizer.save_pretrained(tmp / "huggingface")
@@ -65,12 +74,21 @@ def write(job: Path, step: int, snap: dict, state: dict, hf_model=None, tokenize
     os.replace(marker_tmp, Path(job) / LATEST)
 
 
-def load(path: Path, model, optimizer, scheduler) -> dict:
+def load(path: Path, model, optimizer, scheduler, critic=None) -> dict:
     import torch
 
+    if critic is not None and not (path / CRITIC).is_file():
+        raise ValueError(f"checkpoint {path} has no critic ({CRITIC}): it was saved by a run without one; "
+                         "resume it with its own algorithm or start this one in a new job directory")
     blob = torch.load(path / "trainer.pt", map_location="cpu", weights_only=False)
+    _load_state(blob, model, optimizer, scheduler)
+    torch.set_rng_state(blob["rng"])
+    if critic is not None:
+        _load_state(torch.load(path / CRITIC, map_location="cpu", weights_only=False), *critic)
+    return json.loads((path / "state.json").read_text())
+
+
+def _load_state(blob: dict, model, optimizer, scheduler) -> None:
     model.load_state_dict(blob["model"])
     optimizer.load_state_dict(blob["optimizer"])
     scheduler.load_state_dict(blob["scheduler"])
-    torch.set_rng_state(blob["rng"])
-    return json.loads((path / "state.json").read_text())

@@ -35,10 +35,11 @@ CODES = [
          "rollout_args: {max_tokens: 4}", "yaml"),
     Code("RFTC505", "algorithm-unsupported", E, "The algorithm section names a function this runtime cannot run.",
          "The runtime computes advantages, losses and KL with veRL's core_algos and supports the names they "
-         "implement (advantage_fn grpo, rloo, reinforceplusplus; policy_loss_fn ppo, gspo, sapo, cispo; KL k1, "
-         "k2, k3, low_var_kl, abs) and trains no critic yet, so algorithm_type ppo (GAE with a value model) is "
-         "refused too. Running anything else would silently train a different objective, so the "
-         "run does not start. Use a supported name, or run the config with Trinity-RFT itself.",
+         "implement (algorithm_type ppo, grpo, grpo_verl, dapo, reinforceplusplus, rloo; advantage_fn ppo, grpo, "
+         "rloo, reinforceplusplus; policy_loss_fn ppo, gspo, sapo, cispo; KL k1, k2, k3, low_var_kl, abs). "
+         "advantage_fn ppo is GAE over a critic's values, so it needs algorithm_type ppo, the one that trains a "
+         "critic. Running anything else would silently train a different objective, so the run does not start. "
+         "Use a supported name, or run the config with Trinity-RFT itself.",
          "algorithm: {algorithm_type: opmd}", "yaml"),
     Code("RFTC506", "taskset-unreadable", E, "The training taskset is missing or cannot be read.",
          "buffer.explorer_input.taskset.path must name a parquet/jsonl/json file or a directory with a file per "

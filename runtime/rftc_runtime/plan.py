@@ -49,6 +49,7 @@ class Plan:
             f"  trainer     {'veRL FSDP workers' if self.gpus else 'transformers model + veRL losses'}: "
             f"{self.trainer_gpus} GPU(s), {self.trainer_cpus} CPU(s)"
             + (", reference model" if a.needs_reference else "") + (", critic" if a.use_critic else ""),
+            *([self._critic_line(s.critic)] if s.critic is not None else []),
             f"  precision   {self.dtype}" + ("" if self.dtype == s.dtype else
                                              f" (config: {s.dtype}; this CPU has no native bfloat16)"),
             f"  sync        {self.sync_method} every {s.sync_interval} step(s), offset {s.sync_offset} "
@@ -67,6 +68,15 @@ class Plan:
             + (", resuming when one exists" if s.continue_from_checkpoint else ""),
         ]
         return "\n".join(lines)
+
+    def _critic_line(self, c) -> str:
+        o = c.optimizer
+        micro = c.micro_batch_size or self.micro_batch_size
+        return (f"  critic      value model from {c.model_path} (token classification, 1 label): {o.optimizer_type} "
+                f"lr {o.lr:g} {o.lr_scheduler_type}, cliprange_value {c.cliprange_value:g}, loss_agg_mode "
+                f"{c.loss_agg_mode}, {c.ppo_epochs} epoch(s) of {math.ceil(self.experiences_per_step / micro)} "
+                f"micro-batch(es) of {micro}, grad clip {o.clip_grad:g}"
+                + (f"; actor updated from step {c.warmup} (critic_warmup)" if c.warmup > 1 else ""))
 
 
 def cpu_has_bf16() -> bool:
@@ -125,7 +135,8 @@ def _reward_resolvable(name: str | None) -> bool:
 
 
 def make_plan(s, gpus: int | None = None) -> Plan:
-    from rftc_runtime.algorithm import unsupported
+    from rftc_runtime.algorithm import ADVANTAGE, KL, POLICY_LOSS, unsupported
+    from rftc_runtime.settings import ALGORITHM_DEFAULTS
 
     errors, warnings, infos = [], [], []
     cpus = os.cpu_count() or 1
@@ -144,8 +155,9 @@ def make_plan(s, gpus: int | None = None) -> Plan:
     for item in unsupported(s.algorithm):
         key = "algorithm." + item.split(":")[0]
         errors.append(("RFTC505", f"this runtime cannot run {item}",
-                       "supported: advantage_fn grpo/rloo/reinforceplusplus (not ppo: no critic yet), "
-                       "policy_loss_fn ppo/gspo/sapo/cispo, KL k1/k2/k3/low_var_kl/abs", key))
+                       f"supported: algorithm_type {'/'.join(ALGORITHM_DEFAULTS)}; advantage_fn {'/'.join(ADVANTAGE)} "
+                       f"(ppo: GAE with the critic of algorithm_type ppo); policy_loss_fn {'/'.join(POLICY_LOSS)}; "
+                       f"KL {'/'.join(KL)}", key))
     sync_method = s.sync_method
     if s.sync_style != "fixed":
         errors.append(("RFTC509", f"sync_style {s.sync_style} is not supported by this runtime (fixed only)",
@@ -179,6 +191,11 @@ def make_plan(s, gpus: int | None = None) -> Plan:
         errors.append(("RFTC507", f"model directory {s.model_path or '(empty)'} has no config.json",
                        "point model.model_path at a Hugging Face model directory; model hubs are not contacted",
                        "model.model_path"))
+    if s.critic is not None and s.critic.model_path != s.model_path and not (
+            Path(s.critic.model_path).expanduser() / "config.json").is_file():
+        errors.append(("RFTC507", f"critic model directory {s.critic.model_path} has no config.json",
+                       "point model.critic_model_path at a Hugging Face model directory, or leave it empty to "
+                       "start the critic from model.model_path", "model.critic_model_path"))
     explore_steps = s.explore_total_steps
     if explore_steps is None and rows is not None:
         explore_steps = math.ceil(rows * s.total_epochs / s.batch_size)

@@ -70,6 +70,28 @@ class Algorithm:
         return self.kl_loss_fn != "none" or self.kl_penalty_fn != "none"
 
 
+# Trinity-RFT 0.6's critic optimizer (trinity/trainer/verl/config.py, the verl >= 0.8 path): fixed defaults that
+# trainer.trainer_config.critic.optim overrides key by key.
+CRITIC_OPTIMIZER = {"lr": 1e-5, "lr_warmup_steps": -1, "lr_warmup_steps_ratio": 0.0, "min_lr_ratio": 0.01,
+                    "lr_scheduler_type": "constant", "optimizer_type": "adamw", "betas": (0.9, 0.999),
+                    "weight_decay": 0.01, "clip_grad": 1.0}
+
+
+@dataclass
+class Critic:
+    """The value model Trinity trains for algorithm_type ppo: its defaults (same source as CRITIC_OPTIMIZER)
+    with trainer.trainer_config.critic merged over them."""
+
+    model_path: str = ""
+    optimizer: Optimizer = field(default_factory=lambda: Optimizer(**CRITIC_OPTIMIZER))
+    ppo_epochs: int = 1
+    cliprange_value: float = 0.5
+    loss_agg_mode: str = "token-mean"  # Trinity's critic does not follow algorithm.loss_agg_mode
+    loss_scale_factor: int | None = None
+    micro_batch_size: int | None = None
+    warmup: int = 0  # trainer.critic_warmup: the actor is not updated while warmup > the step's number
+
+
 @dataclass
 class Taskset:
     name: str
@@ -124,6 +146,7 @@ class Settings:
     save_hf_checkpoint: str = "last"
     ppo_epochs: int = 1
     micro_batch_size: int | None = None
+    critic: Critic | None = None  # set exactly when the algorithm trains a critic
     sync_method: str = "nccl"
     sync_style: str = "fixed"
     sync_interval: int = 1
@@ -206,6 +229,32 @@ def _algorithm(a: dict) -> Algorithm:
     return alg
 
 
+def _critic(model: dict, trainer: dict, tc: dict) -> Critic:
+    c = _get(tc, "critic", {}) or {}
+    opt = dict(CRITIC_OPTIMIZER)
+    for k, v in (c.get("optim") or {}).items():  # veRL's optimizer key names -> the runtime's
+        if v is None:
+            continue
+        if k == "optimizer":
+            opt["optimizer_type"] = str(v).lower()
+        elif k == "grad_clip":  # veRL's deprecated name for clip_grad
+            opt["clip_grad"] = v
+        elif k == "warmup_style" and not (c.get("optim") or {}).get("lr_scheduler_type"):
+            opt["lr_scheduler_type"] = v
+        elif k in Optimizer.__dataclass_fields__:
+            opt[k] = tuple(v) if k == "betas" else v
+    return Critic(
+        model_path=model.get("critic_model_path") or model.get("model_path") or "",
+        optimizer=Optimizer(**opt),
+        ppo_epochs=int(c.get("ppo_epochs") or 1),
+        cliprange_value=float(_first(c.get("cliprange_value"), 0.5)),
+        loss_agg_mode=c.get("loss_agg_mode") or "token-mean",
+        loss_scale_factor=c.get("loss_scale_factor"),
+        micro_batch_size=c.get("ppo_micro_batch_size_per_gpu"),
+        warmup=int(trainer.get("critic_warmup") or 0),
+    )
+
+
 def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
     """Build the runtime's settings from a Trinity config mapping (values already resolved)."""
     model = cfg.get("model") or {}
@@ -253,6 +302,7 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         save_hf_checkpoint=trainer.get("save_hf_checkpoint") or "last",
         ppo_epochs=int(actor.get("ppo_epochs") or 1),
         micro_batch_size=actor.get("ppo_micro_batch_size_per_gpu"),
+        critic=_critic(model, trainer, tc) if alg.use_critic else None,
         sync_method=str(sync.get("sync_method") or "nccl").lower(),
         sync_style=str(sync.get("sync_style") or "fixed").lower(),
         sync_interval=int(sync.get("sync_interval") or 1),

@@ -2,12 +2,15 @@
 need_sync / upload_state_dict, need_save / save_checkpoint / wait_for_save, shutdown, is_alive).
 
 On CPU the engine is a Hugging Face transformers model with a torch optimizer; every RL quantity (advantages,
-KL in the reward, policy loss, KL loss, entropy, loss aggregation, log-probs from logits, LR schedules) is
-computed by veRL's own functions (see :mod:`rftc_runtime.algorithm`).
+KL in the reward, policy loss, KL loss, entropy, loss aggregation, value loss, log-probs from logits, LR
+schedules) is computed by veRL's own functions (see :mod:`rftc_runtime.algorithm`). With a critic (PPO) a value
+model (:mod:`rftc_runtime.critic`) with its own optimizer is trained beside the actor, in veRL's order: values,
+advantages (GAE), critic update, then the actor update unless the critic is still warming up.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -51,22 +54,32 @@ class HFTrainEngine:
         mini = self.s.experiences_per_step
         micro = int(self.s.micro_batch_size or min(mini, 16))
         self.micro = micro
-        self.bound = algorithm.bind(self.s.algorithm, mini, micro, self.s.grad_clip)
-        self.optimizer, self.scheduler = self._optimizer()
+        self.critic = None  # (value model, optimizer, scheduler)
+        critic = self.s.critic
+        if critic is not None:
+            from rftc_runtime.critic import load_value_model
+
+            critic = dataclasses.replace(critic, micro_batch_size=int(critic.micro_batch_size or micro))
+            value_model = load_value_model(critic.model_path)
+            value_model.train()
+            self.critic = (value_model, *self._optimizer(value_model, critic.optimizer))
+        self.critic_micro = critic.micro_batch_size if critic is not None else micro
+        self.bound = algorithm.bind(self.s.algorithm, mini, micro, self.s.grad_clip, critic)
+        self.optimizer, self.scheduler = self._optimizer(self.model, self.s.algorithm.optimizer)
         job = Path(self.s.checkpoint_job_dir)
         latest = checkpoints.latest(job) if self.s.continue_from_checkpoint else None
         if latest is not None:
-            state = checkpoints.load(latest, self.model, self.optimizer, self.scheduler)
+            state = checkpoints.load(latest, self.model, self.optimizer, self.scheduler, critic=self.critic)
             self._step = int(state["train_step"])
             self.resumed_state = state
         return dict(self.resumed_state)
 
-    def _optimizer(self):
+    def _optimizer(self, model, o):
+        """Optimizer and LR schedule for ``model`` from a settings.Optimizer, as veRL's FSDP engine builds them."""
         import torch
         from verl.utils.torch_functional import get_constant_schedule_with_warmup, get_cosine_schedule_with_warmup
 
-        o = self.s.algorithm.optimizer
-        params = [p for p in self.model.parameters() if p.requires_grad]
+        params = [p for p in model.parameters() if p.requires_grad]
         if o.optimizer_type in ("adam", "adamw"):  # veRL's FSDP workers map both to AdamW
             opt = torch.optim.AdamW(params, lr=o.lr, betas=tuple(o.betas), weight_decay=o.weight_decay)
         elif o.optimizer_type == "sgd":
@@ -107,10 +120,57 @@ class HFTrainEngine:
         entropy = entropy_from_logits(logits) if with_entropy else None
         return log_prob, entropy
 
-    def _micro_batches(self, data: dict, keys):
+    def _micro_batches(self, data: dict, keys, size: int | None = None):
         n = data["input_ids"].shape[0]
-        for i in range(0, n, self.micro):
-            yield {k: data[k][i:i + self.micro] for k in keys}
+        size = size or self.micro
+        for i in range(0, n, size):
+            yield {k: data[k][i:i + size] for k in keys}
+
+    def _epoch(self, model, optimizer, clip: float, batches, loss_fn) -> tuple[dict, float]:
+        """One optimizer step over a mini-batch: gradients accumulated over its micro-batches, clipped, and the
+        update skipped when their norm is not finite (veRL's optimizer_step). Returns the micro-batches'
+        metrics (lists) and the gradient norm."""
+        import torch
+
+        optimizer.zero_grad(set_to_none=True)
+        metrics: dict[str, list] = {}
+        for mb in batches:
+            loss, m = loss_fn(mb)
+            loss.backward()
+            for k, v in m.items():
+                metrics.setdefault(k, []).append(v)
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        if torch.isfinite(grad_norm):
+            optimizer.step()
+        return metrics, float(grad_norm)
+
+    def _update_critic(self, data: dict, seq_keys) -> dict:
+        """veRL's critic update: ppo_epochs passes over the batch as one mini-batch, the LR schedule stepped once
+        per update (TrainingWorker.train_mini_batch). Metrics as veRL reduces them: the loss summed over
+        micro-batches (each is normalised by the whole mini-batch), everything averaged over epochs."""
+        from rftc_runtime import algorithm
+        from rftc_runtime.critic import values
+
+        model, optimizer, scheduler = self.critic
+        cfg = self.bound.critic_config
+        info = algorithm.global_batch_info(data["response_mask"])
+        bf16 = self.dtype == "bfloat16"
+
+        def loss_fn(mb):
+            vpreds = values(model, mb, bf16)
+            return algorithm.value_loss(self.bound, vpreds, mb["values"], mb["returns"], mb["response_mask"].bool(),
+                                        info)
+
+        keys = seq_keys + ("response_mask", "values", "returns")
+        per_epoch: dict[str, list] = {}
+        for _ in range(cfg.ppo_epochs):
+            m, grad_norm = self._epoch(model, optimizer, cfg.optim.clip_grad,
+                                       self._micro_batches(data, keys, self.critic_micro), loss_fn)
+            m = {k: sum(v) if k == "critic/vf_loss" else sum(v) / len(v) for k, v in m.items()}
+            for k, v in {**m, "critic/grad_norm": grad_norm}.items():
+                per_epoch.setdefault(k, []).append(v)
+        scheduler.step()
+        return {**{k: sum(v) / len(v) for k, v in per_epoch.items()}, "critic/lr": scheduler.get_last_lr()[0]}
 
     def train_step(self, exps: list) -> dict:
         import torch
@@ -142,43 +202,64 @@ class HFTrainEngine:
         proto_keys = ["token_level_scores", "response_mask", "old_log_probs", "responses"]
         if "ref_log_prob" in data:
             proto_keys.append("ref_log_prob")
+        if self.critic is not None:
+            from rftc_runtime.critic import values
+
+            t = time.perf_counter()
+            with torch.no_grad():
+                data["values"] = torch.cat([values(self.critic[0], mb, self.dtype == "bfloat16")
+                                            for mb in self._micro_batches(data, seq_keys + ("response_mask",),
+                                                                          self.critic_micro)])
+            timings["time/critic"] = time.perf_counter() - t
+            proto_keys.append("values")
         proto = DataProto.from_dict(tensors={k: data[k] for k in proto_keys}, non_tensors={"uid": data["uid"]})
         metrics = algorithm.advantages(self.bound, proto)
         data["advantages"] = proto.batch["advantages"]
-
-        t = time.perf_counter()
-        cfg = self.bound.actor_config
         mask = data["response_mask"]
-        # veRL normalises each micro-batch's loss by the whole mini-batch (tokens or sequences).
-        cfg.global_batch_info.update(dp_size=1, batch_num_tokens=int(mask.sum().item()),
-                                     global_batch_size=int((mask.sum(-1) > 0).sum().item()),
-                                     loss_scale_factor=cfg.loss_scale_factor)
-        want_entropy = self.bound.entropy_coef != 0.0
-        loss_keys = seq_keys + ("response_mask", "old_log_probs", "advantages") + (
-            ("ref_log_prob",) if "ref_log_prob" in data else ())
         step_metrics: dict[str, float] = {}
-        for _ in range(self.s.ppo_epochs):
-            self.optimizer.zero_grad(set_to_none=True)
-            sums: dict[str, float] = {}
-            for mb in self._micro_batches(data, loss_keys):
-                log_prob, entropy = self._log_probs(self.model, mb, temperature, want_entropy)
-                loss, m = algorithm.actor_loss(self.bound, log_prob, mb["old_log_probs"], mb["advantages"],
-                                               mb["response_mask"].bool(), mb.get("ref_log_prob"), entropy)
-                loss.backward()
-                for k, v in m.items():
-                    sums[k] = sums.get(k, 0.0) + v
-            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.s.grad_clip)
-            if torch.isfinite(grad_norm):
-                self.optimizer.step()
-            self.scheduler.step()
-            step_metrics = {**sums, "actor/grad_norm": float(grad_norm), "actor/lr": self.scheduler.get_last_lr()[0]}
-        timings["time/update"] = time.perf_counter() - t
+        if self.critic is not None:
+            t = time.perf_counter()
+            data["returns"] = proto.batch["returns"]
+            step_metrics.update(self._update_critic(data, seq_keys))
+            timings["time/critic"] += time.perf_counter() - t
+            ret = data["returns"][mask.bool()]
+            step_metrics["critic/returns_mean"] = float(ret.mean()) if ret.numel() else 0.0
+
+        # veRL and Trinity update the actor once the step's number reaches trainer.critic_warmup.
+        if self.s.critic is None or self.s.critic.warmup <= self._step + 1:
+            t = time.perf_counter()
+            step_metrics.update(self._update_actor(data, seq_keys, temperature))
+            timings["time/update"] = time.perf_counter() - t
         self._step += 1
         adv = data["advantages"][mask.bool()]
         return {**metrics, **step_metrics, **timings, "train/step": self._step,
                 "train/experiences": len(exps), "train/response_tokens": int(mask.sum().item()),
                 "train/advantage_mean": float(adv.mean()) if adv.numel() else 0.0,
                 "time/train_step": time.perf_counter() - t0}
+
+    def _update_actor(self, data: dict, seq_keys, temperature: float) -> dict:
+        from rftc_runtime import algorithm
+
+        cfg = self.bound.actor_config
+        cfg.global_batch_info.update(**algorithm.global_batch_info(data["response_mask"]),
+                                     loss_scale_factor=cfg.loss_scale_factor)
+        want_entropy = self.bound.entropy_coef != 0.0
+        loss_keys = seq_keys + ("response_mask", "old_log_probs", "advantages") + (
+            ("ref_log_prob",) if "ref_log_prob" in data else ())
+
+        def loss_fn(mb):
+            log_prob, entropy = self._log_probs(self.model, mb, temperature, want_entropy)
+            return algorithm.actor_loss(self.bound, log_prob, mb["old_log_probs"], mb["advantages"],
+                                        mb["response_mask"].bool(), mb.get("ref_log_prob"), entropy)
+
+        step_metrics: dict[str, float] = {}
+        for _ in range(self.s.ppo_epochs):
+            m, grad_norm = self._epoch(self.model, self.optimizer, self.s.grad_clip,
+                                       self._micro_batches(data, loss_keys), loss_fn)
+            self.scheduler.step()
+            step_metrics = {**{k: sum(v) for k, v in m.items()}, "actor/grad_norm": grad_norm,
+                            "actor/lr": self.scheduler.get_last_lr()[0]}
+        return step_metrics
 
     # --- weights -----------------------------------------------------------------------------------------
     def need_sync(self) -> bool:
@@ -199,7 +280,7 @@ class HFTrainEngine:
     def save_checkpoint(self, block_until_saved: bool = False, save_as_hf: bool = False, extra: dict | None = None):
         """Snapshot model, optimizer and counters now; write them in the background."""
         self.wait_for_save()
-        snapshot = checkpoints.snapshot(self.model, self.optimizer, self.scheduler)
+        snapshot = checkpoints.snapshot(self.model, self.optimizer, self.scheduler, critic=self.critic)
         state = {"train_step": self._step, **(extra or {})}
         target = Path(self.s.checkpoint_job_dir)
         args = (target, self._step, snapshot, state, self.model if save_as_hf else None, self.tokenizer)
