@@ -122,6 +122,25 @@ def test_verl_0_5_keys_choose_0_5():
     eff = effective_config(invocation_from_text("actor_rollout_ref.rollout.name=vllm", diags=diags), diags=diags)
     assert eff.verl_version == "0.9.1"
 
+
+def test_a_removed_key_set_to_what_verl_always_does_is_dropped_when_no_version_has_every_key():
+    # lora.merge exists from 0.7.1, use_reward_loop only up to 0.7.0, where the reward loop became the only path
+    text = "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.model.lora.merge=True reward_model.use_reward_loop="
+    diags = Diagnostics()
+    eff = effective_config(invocation_from_text(text + "True", diags=diags), diags=diags)
+    assert codes(diags) == ["RFTC220"]  # a warning: the launch composes under the newest version
+    (d,) = [d for d in diags if d.code == "RFTC220"]
+    assert "the reward loop is always used" in d.message and d.span.col == 77 and d.hint == "remove the override"
+    assert eff.verl_version == "0.9.1" and not eff.has("reward_model.use_reward_loop")
+    # any other value asks for what no version without the key does: the error stays
+    diags = Diagnostics()
+    effective_config(invocation_from_text(text + "False", diags=diags), diags=diags)
+    assert "RFTC215" in codes(diags) and "RFTC220" not in codes(diags)
+    # a version the user names is Hydra's verdict on it
+    diags = Diagnostics()
+    effective_config(invocation_from_text(text + "True", diags=diags), verl_version="0.9.1", diags=diags)
+    assert "RFTC215" in codes(diags) and "RFTC220" not in codes(diags)
+
 def test_model_engine_choice_selects_the_megatron_tree():
     eff, diags = compose("model_engine=megatron actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4")
     assert not diags.has_errors

@@ -44,6 +44,7 @@ class Applied:
     tree: dict
     provenance: dict[str, Provenance] = field(default_factory=dict)
     unknown_keys: list[str] = field(default_factory=list)  # plain overrides of keys that do not exist
+    retired_keys: list[str] = field(default_factory=list)  # overrides of removed keys that change nothing (RFTC220)
 
 
 class _Reject(Exception):
@@ -57,14 +58,22 @@ def provenance_of(o: Override) -> Provenance:
 
 
 def apply(tree: dict, overrides: list[Override], diags: Diagnostics, *, applied: Applied | None = None,
-          unknown_hint: Callable[[str], tuple[str | None, str | None]] | None = None) -> Applied:
-    """Apply ``overrides`` (change/add/force_add/delete only) in order to ``tree`` (changed in place)."""
+          unknown_hint: Callable[[str], tuple[str | None, str | None]] | None = None,
+          retired: Callable[[str, Any], str | None] | None = None) -> Applied:
+    """Apply ``overrides`` (change/add/force_add/delete only) in order to ``tree`` (changed in place).
+    ``retired(key, value)`` names an unknown key's override that changes nothing (RFTC220 instead of an error)."""
     result = applied or Applied(tree)
     for o in overrides:
         try:
             _apply_one(result, o)
         except _Reject as r:
             hint, note = r.hint, None
+            why = retired(o.key, o.value) if r.code == "RFTC203" and retired is not None and r.key == o.key \
+                and o.kind == "change" else None
+            if why:
+                diags.add("RFTC220", why, _key_span(o), hint="remove the override", key=o.key)
+                result.retired_keys.append(o.key)
+                continue
             if r.code == "RFTC203" and unknown_hint is not None:
                 elsewhere, suggestion = unknown_hint(r.key or o.key)
                 if elsewhere:

@@ -96,4 +96,11 @@ CODES = [
          "Without --verl-version, rftc uses the newest bundled verl version under which every key the launch "
          "sets exists. When no version accepts every key, it uses the one that rejects the fewest. This note "
          "appears when that is not the newest version. Pass --verl-version to choose.", "actor_rollout_ref.actor.megatron.grad_offload=True", "overrides"),
+    Code("RFTC220", "retired-key-no-op", W, "An override sets a removed key to the behaviour verl kept; it is dropped.",
+         "No bundled verl version has every key the launch sets (it was written between two releases), and this "
+         "override sets a key the chosen version removed, to the one behaviour that version still has (e.g. "
+         "`reward_model.use_reward_loop=True`: since 0.7.1 the reward loop is always used). It changes nothing "
+         "there, so rftc drops it instead of rejecting the launch. With --verl-version the key is the error "
+         "Hydra gives (RFTC215). Remove the override.",
+         "reward_model.use_reward_loop=True actor_rollout_ref.model.lora.merge=True", "overrides"),
 ]

@@ -43,8 +43,8 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None,
 
     candidates = [verl_version] if verl_version else list(bundled_versions)
     best, tried = versions.choose(
-        candidates, lambda v: _compose(v, primary, config_ovs, group_ovs) if primary.base is None
-        or primary.base in schema.load(v).configs else None)
+        candidates, lambda v: _compose(v, primary, config_ovs, group_ovs, auto=verl_version is None)
+        if primary.base is None or primary.base in schema.load(v).configs else None)
     if best is None:
         where = f"verl {verl_version}" if verl_version else "any bundled verl version"
         diags.add("RFTC209", f"{where} has no config named '{primary.base}'", inv.span)
@@ -74,8 +74,11 @@ def _default_choice(version: str, primary) -> str | None:
     return schema.load(version).tree(primary.base).get(schema.SWITCHABLE_GROUP)
 
 
-def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[Override]) -> versions.Attempt:
-    """Compose under one version; the attempt's result is (Applied, model_engine choice)."""
+def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[Override], *,
+             auto: bool = False) -> versions.Attempt:
+    """Compose under one version; the attempt's result is (Applied, model_engine choice). When rftc chooses the
+    version (``auto``), an override of a removed key that changes nothing there is dropped with RFTC220; under a
+    version the user names, it is the error Hydra gives."""
     sch = schema.load(version)
     diags = Diagnostics()
     rejected: list[str] = []
@@ -118,15 +121,18 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
                 configdir.merge_layer(tree, configdir.Layer(base, {}, "<base>"), {})
         else:
             configdir.merge_layer(tree, layer, applied.provenance)
-    hint = None
+    hint = retired = None
     if primary.base is not None:
         def hint(key: str, _v=version, _b=primary.base, _c=choice):
             return versions.elsewhere(key, _v, _b, _c)
+        if auto:
+            def retired(key: str, value, _v=version, _b=primary.base, _c=choice):
+                return versions.retired(key, value, _v, _b, _c)
     engine = [o for o in group_ovs if o.key == schema.SWITCHABLE_GROUP and o.kind not in ("group", "delete")]
     if engine and base_tree is not None and choice == engine[-1].value:
         applied.provenance[schema.SWITCHABLE_GROUP] = provenance_of(engine[-1])
-    apply(tree, config_ovs, diags, applied=applied, unknown_hint=hint)
-    return versions.Attempt(version, diags, (applied, choice), rejected + applied.unknown_keys)
+    apply(tree, config_ovs, diags, applied=applied, unknown_hint=hint, retired=retired)
+    return versions.Attempt(version, diags, (applied, choice), rejected + applied.unknown_keys, applied.retired_keys)
 
 
 def _report_duplicates(ovs: list[Override], diags: Diagnostics) -> None:

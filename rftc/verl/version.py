@@ -3,7 +3,7 @@ the chosen one does not have (removed, renamed, or not yet added)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rftc.diagnostics.model import Diagnostics
@@ -18,6 +18,7 @@ class Attempt:
     diags: Diagnostics
     result: Any
     rejected_keys: list[str]
+    retired_keys: list[str] = field(default_factory=list)  # overrides of removed keys that change nothing there
 
     @property
     def rejected(self) -> int:
@@ -25,19 +26,27 @@ class Attempt:
 
 
 def choose(candidates: list[str], attempt: Callable[[str], Attempt | None]) -> tuple[Attempt | None, list]:
-    """The newest candidate (candidates come newest first) under which nothing is rejected; else the one
-    rejecting the fewest, the newer on a tie. Stops at the first clean one."""
+    """The newest candidate (candidates come newest first) under which nothing is rejected or retired; else the
+    one rejecting the fewest, then retiring the fewest, the newer on a tie. Stops at the first clean one."""
     tried = []
     for v in candidates:
         a = attempt(v)
         if a is None:
             continue
         tried.append(a)
-        if a.rejected == 0:
+        if a.rejected == 0 and not a.retired_keys:
             break
     if not tried:
         return None, tried
-    return min(tried, key=lambda a: (a.rejected, candidates.index(a.version))), tried
+    return min(tried, key=lambda a: (a.rejected, len(a.retired_keys), candidates.index(a.version))), tried
+
+
+def _outcome(a: Attempt) -> str:
+    parts = [f"rejects {a.rejected} key(s) ({', '.join(a.rejected_keys[:3])})"] if a.rejected else []
+    if a.retired_keys:
+        parts.append(f"drops {len(a.retired_keys)} removed key(s) set to what it always does "
+                     f"({', '.join(a.retired_keys[:3])})")
+    return " and ".join(parts)
 
 
 def note(best: Attempt, tried: list[Attempt], explicit: bool) -> str:
@@ -45,15 +54,17 @@ def note(best: Attempt, tried: list[Attempt], explicit: bool) -> str:
     v = best.version
     if explicit:
         return f"verl {v} (chosen with --verl-version)"
-    if best.rejected == 0 and v == schema.versions()[0]:
+    if best.rejected == 0 and not best.retired_keys and v == schema.versions()[0]:
         return f"verl {v}: the newest bundled version; every key the launch sets exists in it"
-    others = ", ".join(f"{a.version} rejects {a.rejected} key(s) ({', '.join(a.rejected_keys[:3])})"
-                       for a in tried if a is not best)
-    if best.rejected == 0:
+    others = ", ".join(f"{a.version} {_outcome(a)}" for a in tried if a is not best)
+    if best.rejected == 0 and not best.retired_keys:
         return f"checked against verl {v}, the newest bundled version where every key the launch sets exists: " \
                f"{others}"
+    if best.rejected == 0:
+        return f"no bundled verl version has every key the launch sets; checked against verl {v}, which " \
+               f"{_outcome(best)} (RFTC220)" + (f"; {others}" if others else "")
     return f"no bundled verl version accepts every key the launch sets; checked against verl {v}, which " \
-           f"rejects the fewest ({best.rejected})" + (f"; {others}" if others else "")
+           f"{_outcome(best)}" + (f"; {others}" if others else "")
 
 # Keys (or key prefixes) that moved or went away between the bundled versions: old -> (new or None, why).
 RENAMED = {
@@ -67,6 +78,27 @@ RENAMED = {
     "trainer.use_legacy_worker_impl": (None, "the legacy workers are gone"),
     "reward_model.use_reward_loop": (None, "the reward loop is always used"),
 }
+
+
+# Removed keys whose one remaining behaviour is a value: setting the key to that value changes nothing in the
+# versions without it. Used only when rftc chooses the version (a script written between two releases).
+RETIRED_VALUES = {
+    "reward_model.use_reward_loop": True,
+}
+
+
+def retired(key: str, value: Any, version: str, config_name: str, choice: str | None) -> str | None:
+    """The message of RFTC220 when ``key=value`` sets a key removed before ``version`` to the behaviour the
+    removal kept (RETIRED_VALUES), else None."""
+    if key not in RETIRED_VALUES or value is not RETIRED_VALUES[key] and value != RETIRED_VALUES[key]:
+        return None
+    tail, _ = elsewhere(key, version, config_name, choice)
+    moved = _renamed(key)
+    if tail is None or "(removed)" not in tail or moved is None:
+        return None
+    shown = "true" if value is True else "false" if value is False else str(value)
+    return (f"'{key}={shown}' sets a key that {tail}: there {moved[1]}, so the override changes nothing and is "
+            "dropped")
 
 
 def _renamed(key: str):
