@@ -145,3 +145,18 @@ def test_explorer_counts_raising_rewards_empty_and_truncated_responses(monkeypat
     assert monitor.counts == {"reward_fn_errors": 8, "empty_responses": 4, "truncated_responses": 2}
     logged = json.loads((tmp_path / "monitor" / "metrics.jsonl").read_text().splitlines()[0])
     assert logged["rollout/reward_fn_errors"] == 4 and logged["rollout/reward_fn_errors_examples"]
+
+
+def test_a_resumed_run_replaces_the_records_of_steps_it_does_again(tmp_path):
+    from rftc_runtime.monitor import Monitor
+
+    path = tmp_path / "monitor" / "metrics.jsonl"
+    path.parent.mkdir()
+    # a run that died after saving step 1: steps 2 and 3 were logged, the last line cut short by the kill
+    path.write_text('{"step": 1, "a": 1}\n{"step": 2, "a": 2}\n{"step": 3, "a": 3}\n{"step": 4, "a"')
+    monitor = Monitor(str(tmp_path), total_steps=3, monitor_type="none", stream=sys.stdout, live=False)
+    monitor.log(2, {"a": 20})
+    monitor.log(3, {"a": 30})
+    monitor.close()
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["step"], r["a"]) for r in records] == [(1, 1), (2, 20), (3, 30)]

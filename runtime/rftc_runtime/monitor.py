@@ -29,6 +29,7 @@ class Monitor:
         self.last_reward: float | None = None
         self.counts = dict.fromkeys(PROBLEMS, 0)
         self.examples: dict[str, str] = {}  # the first example of each counted problem
+        self.logged = False
         self.tb = None
         if monitor_type == "tensorboard":
             try:
@@ -56,6 +57,9 @@ class Monitor:
             if n and k not in self.examples:
                 self._first_warning(step, k, n, metrics.get(f"rollout/{k}_examples") or ["(no example)"])
         record = {"step": step, "time": round(time.time(), 3), **metrics}
+        if not self.logged:
+            self._drop_superseded(step)
+            self.logged = True
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record, default=str) + "\n")
         if self.tb is not None:
@@ -66,6 +70,23 @@ class Monitor:
             self.live.update(self._table(step, metrics))
         else:
             print(self._line(step, metrics), file=self.stream, flush=True)
+
+    def _drop_superseded(self, step: int) -> None:
+        """A run that died after its last checkpoint logged steps that the resumed run does again: keep one
+        record per step (the new one), and drop a line a kill cut short, so the file stays one history."""
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return
+        kept = []
+        for line in lines:
+            try:
+                if json.loads(line)["step"] < step:
+                    kept.append(line)
+            except (ValueError, KeyError, TypeError):
+                continue
+        if len(kept) != len(lines):
+            self.path.write_text("".join(k + "\n" for k in kept), encoding="utf-8")
 
     def _first_warning(self, step: int, kind: str, n: int, examples: list) -> None:
         """Said once per kind, when it first happens, so a run going wrong can be stopped early; the totals

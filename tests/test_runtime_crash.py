@@ -1,0 +1,130 @@
+"""kill -9 of an actor in the middle of `rftc run` on the bundled example: the run says which actor died and
+exits non-zero without hanging, leaves no Ray or vLLM process behind, and the same command run again resumes
+from the last checkpoint with no saved step lost or redone. Needs the runtime environment and the model
+(bash scripts/setup-runtime.sh); about 3 minutes on 2 busy cores."""
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+MISSING = [m for m in ("vllm", "ray", "verl", "torch") if importlib.util.find_spec(m) is None]
+if MISSING:
+    pytest.skip(f"the runtime is not installed in this Python ({', '.join(MISSING)} missing): "
+                "bash scripts/setup-runtime.sh, then .venv-run/bin/python -m pytest", allow_module_level=True)
+
+from rftc_runtime.model_cache import default_model_dir  # noqa: E402
+
+MODEL = Path(os.environ.get("RFTC_MODEL_DIR", default_model_dir()))
+if not (MODEL / "config.json").is_file():
+    pytest.skip(f"no model at {MODEL}: bash scripts/setup-runtime.sh converts it", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+STEPS = 2
+BATCH = 2
+
+
+def _start(tmp_path: Path, name: str) -> subprocess.Popen:
+    """The bundled example with few, small steps and a checkpoint every step, in its own session so that every
+    process it starts (Ray's, the actors', vLLM's) can be found afterwards."""
+    env = dict(os.environ, RFTC_CHECKPOINT_DIR=str(tmp_path / "ckpt"), RFTC_DATA_DIR=str(tmp_path / "data"),
+               RFTC_MODEL_DIR=str(MODEL), HF_HUB_OFFLINE="1")
+    overrides = [f"data.train_batch_size={BATCH}", f"actor_rollout_ref.actor.ppo_mini_batch_size={BATCH}",
+                 "actor_rollout_ref.rollout.n=4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4",
+                 "data.max_response_length=4", f"trainer.total_training_steps={STEPS}", "trainer.save_freq=1"]
+    with open(tmp_path / f"{name}.out", "w") as out, open(tmp_path / f"{name}.err", "w") as err:
+        return subprocess.Popen([sys.executable, "-m", "rftc", "run", "examples/arith_grpo.sh", "--no-live", "--",
+                                 *overrides], cwd=ROOT, env=env, stdout=out, stderr=err, start_new_session=True)
+
+
+def _session(sid: int) -> dict[int, str]:
+    """pid -> command line of every live process in session ``sid``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:  # exited meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp session ...
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found[int(entry.name)] = cmd
+    return found
+
+
+def _kill_session(proc: subprocess.Popen) -> None:
+    """On a failure: every process of the run, actors included (each has its own process group)."""
+    for pid in _session(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait(timeout=30)
+
+
+def _wait_for(what: str, check, proc: subprocess.Popen, timeout: float):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        assert proc.poll() is None, f"the run exited ({proc.returncode}) before {what}"
+        time.sleep(0.5)
+    pytest.fail(f"no {what} after {timeout:.0f}s")
+
+
+def test_killed_trainer_is_reported_cleaned_up_and_resumed(tmp_path):
+    from rftc_runtime.arith_taskset import write
+
+    write(tmp_path / "data")
+    job = tmp_path / "ckpt" / "rftc-examples" / "arith_grpo"
+    marker = job / "latest_checkpointed_iteration.txt"
+    first = _start(tmp_path, "first")
+    try:
+        _wait_for("checkpoint", marker.is_file, first, timeout=300)
+        trainer = _wait_for("trainer actor", lambda: [pid for pid, cmd in _session(first.pid).items()
+                                                      if cmd.startswith("ray::HFTrainEngine")], first, timeout=30)
+        os.kill(trainer[0], signal.SIGKILL)
+        rc = first.wait(timeout=90)  # a hang fails here
+    finally:
+        if first.poll() is None:
+            _kill_session(first)
+    err = (tmp_path / "first.err").read_text()
+    assert rc != 0, err[-2000:]
+    assert "error[RFTC500]: the trainer actor died" in err, err[-2000:]
+    assert "Traceback" not in err, err[-2000:]
+    # Ray's processes (GCS, raylet, workers) and the explorer's vLLM engine all went with the run
+    end = time.monotonic() + 15
+    while (left := _session(first.pid)) and time.monotonic() < end:
+        time.sleep(0.5)
+    if left:
+        _kill_session(first)
+    assert not left, f"left behind: {left}"
+
+    saved = int(marker.read_text())
+    assert 1 <= saved < STEPS, saved
+    again = _start(tmp_path, "again")
+    try:
+        rc = again.wait(timeout=400)
+    finally:
+        if again.poll() is None:
+            _kill_session(again)
+    out = (tmp_path / "again.out").read_text()
+    assert rc == 0, (tmp_path / "again.err").read_text()[-3000:]
+    steps = [int(line.split()[1].split("/")[0]) for line in out.splitlines() if line.startswith("step ")]
+    assert steps == list(range(saved + 1, STEPS + 1)), out  # continues after the last saved step
+    records = [json.loads(x) for x in (job / "monitor" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records] == list(range(1, STEPS + 1))  # one record per step, none lost
+    assert records[saved]["rollout/weights_version"] == saved  # the engine got the checkpoint's weights first
+    state = json.loads((job / f"global_step_{STEPS}" / "state.json").read_text())
+    assert state["train_step"] == STEPS and state["reader_position"] == STEPS * BATCH
+    assert not _session(again.pid)
