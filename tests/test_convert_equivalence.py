@@ -1,9 +1,10 @@
-"""The golden conversions train as their veRL scripts do, by Trinity-RFT 0.6.0's own account.
+"""The conversions train as their veRL scripts do, by Trinity-RFT 0.6.0's own account.
 
-For every golden conversion (golden/convert/**/NAME.sh -> NAME.yaml, extra arguments in NAME.args), the expected
-YAML goes through Trinity's own loader, validator and Trinity->veRL expansion (build_verl_config(), in
-.venv-trinity: one reference run for all of them), and the script through rftc's effective veRL config (the
-config `rftc verl-config` prints). The training-relevant settings of both are compared in veRL's units:
+For every golden conversion (golden/convert/**/NAME.sh -> NAME.yaml, extra arguments in NAME.args), and for every
+conversion of the corpus (../shared/corpus/verl) that exits 0, the YAML goes through Trinity's own loader,
+validator and Trinity->veRL expansion (build_verl_config(), in .venv-trinity: one reference run for the golden
+cases, and the corpus's shared with tests/test_convert_corpus.py), and the script through rftc's effective veRL
+config (the config `rftc verl-config` prints). The training-relevant settings of both are compared in veRL's units:
 
 - experiences per optimizer step: veRL ppo_mini_batch_size x rollout.n; Trinity's actor.ppo_mini_batch_size (Trinity
   sets it to buffer.train_batch_size, and its workers do not multiply by n);
@@ -13,12 +14,16 @@ config `rftc verl-config` prints). The training-relevant settings of both are co
   scheduler type, and the LR horizon where the schedule uses it (warmup ratio or a non-constant schedule): veRL's
   total steps (trainer.total_training_steps, --total-steps, or rows // train_batch_size x total_epochs with the rows
   from --dataset-size or the parquet footers) x train/mini against Trinity's actor.optim.total_training_steps;
-- KL loss on/type/coef and KL in reward on/type/coef, clip ratios, entropy coefficient: Trinity's values are its
-  *_fn and *_fn_args (with Trinity's defaults where the YAML leaves them out), not the placeholders
-  build_verl_config() writes into the veRL dict (trinity-0.6.md §3.2, §4.3);
+- the policy loss, KL loss on/type/coef and KL in reward on/type/coef, clip ratios (none for veRL's sapo loss),
+  sapo's tau_pos/tau_neg, entropy coefficient, loss aggregation mode, the advantage's gamma and lam (where the
+  estimator discounts: gae, reinforce_plus_plus): Trinity's values are its *_fn and *_fn_args (with Trinity's
+  defaults where the YAML leaves them out), not the placeholders build_verl_config() writes into the veRL dict
+  (trinity-0.6.md §3.2, §4.3);
+- weight decay, and the critic's lr (gae);
 - rollout.n, temperature, max prompt and response lengths.
 
-The test prints every difference; each must be in EXPLAINED, whose reasons golden/convert/DEVIATIONS.md gives.
+The tests print every difference; each must be in EXPLAINED (golden) or CORPUS_EXPLAINED, whose reasons
+golden/convert/DEVIATIONS.md gives.
 """
 
 from __future__ import annotations
@@ -38,16 +43,39 @@ CASES = [s for s in SCRIPTS if s.with_suffix(".yaml").is_file() and s.with_suffi
 A = "actor_rollout_ref.actor."
 MAXSIZE = 2**63 - 1
 
-# Trinity 0.6.0's policy-loss defaults (trinity-0.6.md §4.3) for the clip settings; ppo's low/high follow clip_range.
+# Trinity 0.6.0's policy-loss defaults (trinity-0.6.md §4.3; the loss classes' __init__) for the settings compared;
+# ppo's low/high follow clip_range.
 POLICY_DEFAULTS = {"ppo": {"clip_range": 0.2, "clip_ratio_c": 3.0},
-                   "gspo": {"clip_range_low": 3e-4, "clip_range_high": 4e-4}}
+                   "gspo": {"clip_range_low": 3e-4, "clip_range_high": 4e-4},
+                   "cispo": {"clip_range_low": 1.0, "clip_range_high": 0.28},
+                   "sapo": {"tau_pos": 1.0, "tau_neg": 1.05}}
 # veRL's KL estimator names -> Trinity's (verl core_algos.kl_penalty: kl = k1, mse = k2)
 KL_NAMES = {"kl": "k1", "mse": "k2"}
+# veRL's policy_loss.loss_mode -> the name of the same loss in Trinity's registry (the others share names)
+LOSS_NAMES = {"vanilla": "ppo"}
+# veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
+DISCOUNTED = ("gae", "reinforce_plus_plus")
 
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
 # None today: every compared setting of every golden conversion agrees.
 EXPLAINED: dict[tuple[str, str], str] = {}
 DEVIATIONS = GOLDEN / "DEVIATIONS.md"
+
+HORIZON_UNKNOWN = ("the LR horizon needs the number of training rows, and the data files are not readable where "
+                   "rftc converts: RFTC303 warns, and --dataset-size or --total-steps give it")
+GEO_MEAN = ("veRL's geo_mean (GMPO) loss has no Trinity-RFT 0.6 equivalent: RFTC305 warns and the config uses "
+            "Trinity's ppo loss, whose dual clip (clip_ratio_c 3.0) the geometric-mean loss does not have")
+# (corpus script relative to the corpus, key) -> why the difference is intended, as EXPLAINED.
+CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
+    **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (
+        "ppo_trainer/run_qwen2-7b_rm", "ppo_trainer/run_qwen2-7b_rm_legacy",
+        "ppo_trainer/run_qwen2-7b_rm_reward_loop_colocate", "ppo_trainer/run_qwen2.5-3b_rm_legacy",
+        "ppo_trainer/run_qwen2.5-3b_rm_reward_loop_colocate",
+        "sglang_multiturn/search_r1_like/run_qwen2.5-3b_instruct_search_multiturn")},
+    **{(f"examples/gmpo_trainer/{script}.sh", key): GEO_MEAN
+       for script in ("run_qwen2_5-7b_math", "test_dapo_7b_math", "test_dapo_qwen3_30b_math")
+       for key in ("policy loss", "clip ratio c")},
+}
 
 pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
 
@@ -62,15 +90,17 @@ def _args(script: Path) -> argparse.Namespace:
                                              if extra.is_file() else [])])
 
 
-def _effective(script: Path, args) -> dict:
-    """rftc's effective veRL config of the script's main_ppo launch, as dotted keys."""
+def _effective(script: Path, args, index: int | None = None) -> dict:
+    """rftc's effective veRL config of the script's main_ppo launch (the one with this index, when there are
+    several), as dotted keys."""
     from rftc.commands.convert import MAIN_PPO
     from rftc.verl import effective_config
     from rftc.verl.apply import leaves
     from rftc.verl.launches import collect, composable
 
     inputs = collect(args, args.paths)
-    launches = [i for i in inputs.launches if i.module == MAIN_PPO and composable(i)]
+    launches = [i for i in inputs.launches if i.module == MAIN_PPO and composable(i)
+                and (index is None or i.index == index)]
     assert len(launches) == 1, f"{script}: {len(launches)} main_ppo launches"
     eff = effective_config(launches[0], verl_version=args.verl_version, diags=inputs.diags)
     assert eff is not None, f"{script}: no effective config"
@@ -104,8 +134,10 @@ def _verl_side(v: dict, args, script: Path) -> dict:
     warmup = v.get(A + "optim.lr_warmup_steps")
     ratio = v.get(A + "optim.lr_warmup_steps_ratio") or 0.0
     kl_loss, kl_reward = bool(v[A + "use_kl_loss"]), bool(v["algorithm.use_kl_in_reward"])
-    clip = v[A + "clip_ratio"]
     mode = v.get(A + "policy_loss.loss_mode", "vanilla")
+    est = v["algorithm.adv_estimator"]
+    clip = v[A + "clip_ratio"]
+    clipped = mode != "sapo"  # veRL's sapo loss smooths the ratio with tau_pos/tau_neg and reads no clip ratio
     out = {
         "experiences per optimizer step": mini * n,
         "optimizer steps per rollout batch": si * epochs,
@@ -120,10 +152,19 @@ def _verl_side(v: dict, args, script: Path) -> dict:
         "kl in reward": kl_reward,
         "kl in reward type": KL_NAMES.get(v["algorithm.kl_penalty"], v["algorithm.kl_penalty"]) if kl_reward else None,
         "kl in reward coef": v["algorithm.kl_ctrl.kl_coef"] if kl_reward else None,
-        "clip low": v.get(A + "clip_ratio_low") if v.get(A + "clip_ratio_low") is not None else clip,
-        "clip high": v.get(A + "clip_ratio_high") if v.get(A + "clip_ratio_high") is not None else clip,
+        "policy loss": LOSS_NAMES.get(mode, mode),
+        "clip low": (v[A + "clip_ratio_low"] if v.get(A + "clip_ratio_low") is not None else clip) if clipped else None,
+        "clip high": (v[A + "clip_ratio_high"] if v.get(A + "clip_ratio_high") is not None else clip) if clipped
+        else None,
         "clip ratio c": v.get(A + "clip_ratio_c") if mode == "vanilla" else None,
+        "sapo tau_pos": v.get(A + "tau_pos") if mode == "sapo" else None,
+        "sapo tau_neg": v.get(A + "tau_neg") if mode == "sapo" else None,
         "entropy coef": v[A + "entropy_coeff"],
+        "loss agg mode": v[A + "loss_agg_mode"],
+        "weight decay": v[A + "optim.weight_decay"],
+        "gamma": v["algorithm.gamma"] if est in DISCOUNTED else None,
+        "lam": v["algorithm.lam"] if est == "gae" else None,
+        "critic lr": v["critic.optim.lr"] if est == "gae" else None,
         "rollout.n": n,
         "temperature": v["actor_rollout_ref.rollout.temperature"],
         "max prompt length": v["data.max_prompt_length"],
@@ -141,6 +182,7 @@ def _trinity_side(record: dict, wants_horizon: bool) -> dict:
     args = {**POLICY_DEFAULTS.get(loss, {}), **(d["algorithm.policy_loss_fn_args"] or {})}
     kl_loss, kl_reward = d["algorithm.kl_loss_fn"] != "none", d["algorithm.kl_penalty_fn"] != "none"
     entropy = d["algorithm.entropy_loss_fn"]
+    adv, adv_args = d["algorithm.advantage_fn"], d["algorithm.advantage_fn_args"] or {}
     warmup = v.get("actor.optim.lr_warmup_steps")
     out = {
         "experiences per optimizer step": v["actor.ppo_mini_batch_size"],
@@ -156,11 +198,19 @@ def _trinity_side(record: dict, wants_horizon: bool) -> dict:
         "kl in reward": kl_reward,
         "kl in reward type": d["algorithm.kl_penalty_fn"] if kl_reward else None,
         "kl in reward coef": d["algorithm.kl_penalty_fn_args"]["kl_coef"] if kl_reward else None,
+        "policy loss": loss,
         "clip low": args.get("clip_range_low", args.get("clip_range")),
         "clip high": args.get("clip_range_high", args.get("clip_range")),
         "clip ratio c": args.get("clip_ratio_c") if loss == "ppo" else None,
+        "sapo tau_pos": args.get("tau_pos") if loss == "sapo" else None,
+        "sapo tau_neg": args.get("tau_neg") if loss == "sapo" else None,
         "entropy coef": 0.0 if entropy == "none" else (d["algorithm.entropy_loss_fn_args"] or {}).get(
             "entropy_coef", 0.0),
+        "loss agg mode": args.get("loss_agg_mode", d["algorithm.loss_agg_mode"]),
+        "weight decay": v["actor.optim.weight_decay"],
+        "gamma": adv_args.get("gamma") if adv in ("ppo", "reinforceplusplus") else None,
+        "lam": adv_args.get("lam") if adv == "ppo" else None,
+        "critic lr": v["critic.optim.lr"] if adv == "ppo" else None,
         "rollout.n": v["rollout.n"],
         "temperature": v["rollout.temperature"],
         "max prompt length": d["model.max_prompt_tokens"],
@@ -179,45 +229,88 @@ def _same(a, b) -> bool:
     return a == b
 
 
+def _compare(conversions, trinity: dict, explained: dict) -> dict:
+    """Compare each (name, script, args, config path, launch index) conversion with Trinity's expansion of its
+    config (`trinity`: the reference run's records by path). Returns the table rows, the differences `explained`
+    does not explain, the conversions Trinity could not expand or could not decide offline, and the stale
+    entries of `explained`."""
+    rows, unexplained, broken, skipped = [], [], [], []
+    for name, script, args, config, index in conversions:
+        record = trinity[config]
+        if record["undecided"]:  # e.g. a LoRA adapter without path: Trinity builds one on a copy of the model
+            skipped.append((name, record["undecided"]))
+            continue
+        if not record["ok"] or "verl" not in record:
+            broken.append(f"{name}: Trinity did not expand it: {record.get('error_type')}: {record.get('message')} "
+                          f"{record.get('expand_error') or ''}")
+            continue
+        mine = _verl_side(_effective(script, args, index), args, script)
+        theirs = _trinity_side(record, "lr horizon" in mine)
+        for key, value in mine.items():
+            if _same(value, theirs[key]):
+                continue
+            why = explained.get((name, key))
+            rows.append((name, key, str(value), str(theirs[key]), why or "UNEXPLAINED"))
+            if why is None:
+                unexplained.append(f"{name}: {key}: veRL {value!r}, Trinity {theirs[key]!r}")
+    stale = sorted(f"{c}: {k}" for c, k in explained if (c, k) not in {(r[0], r[1]) for r in rows})
+    return {"rows": rows, "unexplained": unexplained, "broken": broken, "skipped": skipped, "stale": stale}
+
+
+def _report(result: dict, what: str, compared: int, capsys) -> None:
+    from test_trinity_agreement import _table
+
+    rows, skipped = result["rows"], {}
+    for name, why in result["skipped"]:
+        skipped.setdefault(why, []).append(name)
+    with capsys.disabled():
+        print(f"\n{compared} {what} compared; {len(rows)} differences"
+              + "".join(f"\nnot compared, Trinity's expansion depends on {why}: {', '.join(names)}"
+                        for why, names in skipped.items()) + "\n"
+              + (_table(rows, ("case", "key", "veRL (rftc)", "Trinity (expanded)", "why")) if rows else ""))
+
+
+def _assert_explained(result: dict, explained: dict) -> None:
+    assert not result["broken"], "\n".join(result["broken"])
+    documented = DEVIATIONS.read_text(encoding="utf-8")
+    undocumented = sorted({why for why in explained.values() if why not in documented})
+    assert not undocumented, "EXPLAINED reasons missing from golden/convert/DEVIATIONS.md:\n" + "\n".join(undocumented)
+    assert not result["unexplained"], "unexplained differences:\n" + "\n".join(result["unexplained"])
+    assert not result["stale"], "EXPLAINED entries with no difference left (remove them):\n" + "\n".join(result["stale"])
+
+
 @pytest.fixture(scope="module")
 def trinity() -> dict[str, dict]:
     return reference.run([str(s.with_suffix(".yaml").relative_to(REPO)) for s in CASES], expand=True)
 
 
 def test_golden_conversions_train_as_their_scripts(trinity, capsys):
-    from test_trinity_agreement import _table
-
     assert len(CASES) >= 25
-    rows, unexplained, broken, skipped = [], [], [], []
-    for script in CASES:
-        name = str(script.relative_to(GOLDEN))
-        record = trinity[str(script.with_suffix(".yaml").relative_to(REPO))]
-        if record["undecided"]:  # e.g. a LoRA adapter without path: Trinity builds one from the model's weights
-            skipped.append(f"{name} (Trinity's expansion depends on {record['undecided']})")
-            continue
-        if not record["ok"] or "verl" not in record:
-            broken.append(f"{name}: Trinity did not expand it: {record.get('error_type')}: {record.get('message')} "
-                          f"{record.get('expand_error') or ''}")
-            continue
+    conversions = [(str(s.relative_to(GOLDEN)), s, _args(s), str(s.with_suffix(".yaml").relative_to(REPO)), None)
+                   for s in CASES]
+    result = _compare(conversions, trinity, EXPLAINED)
+    _report(result, "golden conversions", len(CASES) - len(result["skipped"]), capsys)
+    assert len(result["skipped"]) <= 1, result["skipped"]
+    _assert_explained(result, EXPLAINED)
+
+
+def test_corpus_conversions_train_as_their_scripts(capsys):
+    """The same comparison for every config the corpus converts to with exit 0 (LoRA configs whose adapter has no
+    path are not compared: Trinity's expansion needs the model, see test_convert_corpus)."""
+    import test_convert_corpus as corpus
+
+    if corpus._stages_ready() is not None:
+        pytest.skip(corpus._stages_ready())
+    run, records = corpus.corpus_outcomes(), corpus.corpus_reference()
+    conversions = []
+    for script, configs in run["converted"]:
         args = _args(script)
-        mine = _verl_side(_effective(script, args), args, script)
-        theirs = _trinity_side(record, "lr horizon" in mine)
-        for key, value in mine.items():
-            if _same(value, theirs[key]):
-                continue
-            why = EXPLAINED.get((name, key))
-            rows.append((name, key, str(value), str(theirs[key]), why or "UNEXPLAINED"))
-            if why is None:
-                unexplained.append(f"{name}: {key}: veRL {value!r}, Trinity {theirs[key]!r}")
-    stale = sorted(f"{c}: {k}" for c, k in EXPLAINED if (c, k) not in {(r[0], r[1]) for r in rows})
-    with capsys.disabled():
-        print(f"\n{len(CASES) - len(skipped)} golden conversions compared; {len(rows)} differences"
-              + "".join(f"\nnot compared: {s}" for s in skipped) + "\n"
-              + (_table(rows, ("case", "key", "veRL (rftc)", "Trinity (expanded)", "why")) if rows else ""))
-    assert len(skipped) <= 1, skipped
-    assert not broken, "\n".join(broken)
-    documented = DEVIATIONS.read_text(encoding="utf-8")
-    undocumented = sorted({why for why in EXPLAINED.values() if why not in documented})
-    assert not undocumented, "EXPLAINED reasons missing from golden/convert/DEVIATIONS.md:\n" + "\n".join(undocumented)
-    assert not unexplained, "unexplained differences:\n" + "\n".join(unexplained)
-    assert not stale, "EXPLAINED entries with no difference left (remove them):\n" + "\n".join(stale)
+        for config in configs:
+            index = int(config.stem.rsplit(".", 1)[1]) if len(configs) > 1 else None
+            name = str(script.relative_to(corpus.CORPUS))
+            conversions.append((name if index is None else f"{name}:{index}", script, args, str(config), index))
+    result = _compare(conversions, records, CORPUS_EXPLAINED)
+    _report(result, "corpus conversions (exit 0)", len(conversions) - len(result["skipped"]), capsys)
+    assert len(conversions) >= 100, len(conversions)
+    assert all("a LoRA adapter without path" in why for _, why in result["skipped"]), result["skipped"]
+    _assert_explained(result, CORPUS_EXPLAINED)

@@ -22,12 +22,14 @@ def available() -> bool:
     return PYTHON.is_file() and (REPO / ".venv-trinity" / ".built").is_file()
 
 
-def run(paths: list[str], *, expand: bool = False, timeout: float = 900) -> dict[str, dict]:
-    """Trinity's verdict on each config (paths relative to the repository root), keyed by path.
+def run(paths: list[str], *, expand: bool = False, timeout: float = 900,
+        env: dict[str, str] | None = None) -> dict[str, dict]:
+    """Trinity's verdict on each config (paths relative to the repository root), keyed by path; `env` adds
+    environment variables for the validator (the values of the configs' ${oc.env:NAME} interpolations).
 
     Large batches are split over one validator process per core (each pays Trinity's few seconds of imports once).
     """
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    env = dict(os.environ, **(env or {}), HF_HUB_OFFLINE="1")
     workers = max(1, min(os.cpu_count() or 1, len(paths) // 20))
     records = []
     with tempfile.TemporaryDirectory() as tmp:

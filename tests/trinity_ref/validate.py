@@ -4,7 +4,10 @@ Runs inside .venv-trinity (scripts/setup-trinity-ref.sh), never inside rftc's ve
 trinity.common.config.load_config(path) and Config.check_and_update(), exactly as `trinity run` does
 before it starts any actor. Prints one JSON line per config on stdout:
 
-    {"path", "ok", "error_type", "message", "undecided"}
+    {"path", "ok", "error_type", "message", "undecided", "outside"}
+
+("undecided" says in words what the verdict depends on besides the file, "outside" names the Trinity function
+that reached for it: a key of OUTSIDE, or "plugin")
 
 and with --expand also what Trinity derives and would run:
 
@@ -25,7 +28,9 @@ same as validating a copy of the file with that one key changed).
 
 Some verdicts depend on more than the file, and are reported with "undecided" naming what Trinity reached for
 (see OUTSIDE): a config without cluster.node_num and cluster.gpu_per_node makes Trinity ask a Ray cluster (here
-there is none, as on CI); a LoRA adapter without path makes it build a dummy adapter from the model's weights;
+there is none, as on CI); a LoRA adapter without path makes it build a dummy adapter
+(trinity.utils.lora_utils.create_dummy_lora: peft, the model's config.json read from model_path, and a randomly
+initialised copy of the whole model in memory; no weights are read, but a hub id needs the network);
 Tinker asks its service over the network; a function named `pkg.module.Class` is imported from whatever is
 installed (a name that cannot be an import path, such as `0.5`, is decided: it never imports).
 """
@@ -125,7 +130,8 @@ def _flatten(value, prefix="", out=None):
 # Where Trinity reaches outside the config: the function a failure passes through -> what the verdict depends on.
 OUTSIDE = {
     "_set_cluster_info": "the Ray cluster's size (cluster.node_num / gpu_per_node unset)",
-    "create_dummy_lora": "the model's weights and peft (a LoRA adapter without path)",
+    "create_dummy_lora": "the model (a LoRA adapter without path: Trinity builds a dummy adapter on a randomly "
+                         "initialised copy of the whole model, from the config.json at model_path, with peft)",
     "get_server_capabilities": "the Tinker service (network)",
     "plugin": "the Python environment (a class named by its import path, as plugins are)",
 }
@@ -142,15 +148,16 @@ def _plugin_path(frame) -> bool:
             and all(part.isidentifier() for part in key.split(".")))
 
 
-def _undecided(exc: BaseException) -> str | None:
+def _outside(exc: BaseException) -> str | None:
+    """The key of OUTSIDE the failure passed through, if any."""
     if isinstance(exc, ModuleNotFoundError) and exc.name == "tinker":  # the client Trinity imports to ask it
-        return OUTSIDE["get_server_capabilities"]
+        return "get_server_capabilities"
     frame = exc.__traceback__
     while frame is not None:
         if frame.tb_frame.f_code.co_name in OUTSIDE:
-            return OUTSIDE[frame.tb_frame.f_code.co_name]
+            return frame.tb_frame.f_code.co_name
         if _plugin_path(frame.tb_frame):
-            return OUTSIDE["plugin"]
+            return "plugin"
         frame = frame.tb_next
     return None
 
@@ -211,7 +218,7 @@ def _expand(config) -> dict:
 def validate(path: str, expand: bool, scratch: str) -> dict:
     from trinity.common.config import load_config
 
-    record = {"path": path, "ok": False, "error_type": None, "message": None, "undecided": None}
+    record = {"path": path, "ok": False, "error_type": None, "message": None, "undecided": None, "outside": None}
     _WARNINGS.clear()
     try:
         config = load_config(path)
@@ -223,7 +230,8 @@ def validate(path: str, expand: bool, scratch: str) -> dict:
             record.update(_expand(config))
     except Exception as exc:  # Trinity's verdict is whatever it raises, of any type
         if not record["ok"]:
-            record.update(_error(exc), undecided=_undecided(exc))
+            outside = _outside(exc)
+            record.update(_error(exc), undecided=OUTSIDE.get(outside), outside=outside)
         else:
             record["expand_error"] = _error(exc)
     record["warnings"] = list(_WARNINGS)
