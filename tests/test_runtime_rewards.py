@@ -150,3 +150,29 @@ def test_custom_function_gets_its_reward_kwargs_as_verl_passes_them():
 
 def scaled(data_source, solution_str, ground_truth, extra_info=None, scale=1.0):
     return {"score": scale * len(solution_str), "text": solution_str}
+
+
+def test_explorer_scores_math_dapo_on_the_token_count_eos_included(monkeypatch):
+    """vLLM's token_ids end with the EOS token its text leaves out; veRL's response mask counts it too."""
+    import sys
+    import types
+
+    from test_runtime_data import _FakeLLM
+
+    from rftc_runtime.explorer import Explorer
+    from rftc_runtime.settings import Taskset
+    from rftc_runtime.tasksets import Task
+
+    monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(SamplingParams=lambda **kw: kw))
+    explorer = Explorer.__new__(Explorer)
+    explorer.llm = _FakeLLM([[("Answer: 2", "stop"), ("Answer: 20000", "length")]])  # 10 and 13 tokens
+    explorer.tokenizer = types.SimpleNamespace(apply_chat_template=lambda msgs, **kw: [1, 2, 3])
+    explorer.max_prompt_tokens, explorer.weights_version = None, 0
+    ts = Taskset(name="dapo", path="", repeat_times=2, reward_fn="math_dapo_reward",
+                 reward_fn_args={"enable_overlong_penalty": True, "cache_length": 4, "penalty_factor": 1.0,
+                                 "max_response_length": 12})
+    exps, m = explorer.explore([Task(0, "1+1?", "2", {})], ts, ts.reward_fn, group_base=0)
+    assert [len(e.response_ids) for e in exps] == [10, 13]
+    assert [e.reward for e in exps] == pytest.approx([1 - 2 / 4, -1 - 5 / 4])
+    assert m["rollout/acc_mean"] == 0.5 and m["rollout/overlong_mean"] == 1.0
+    assert m["rollout/overlong_reward_mean"] == pytest.approx((-0.5 - 1.25) / 2)
