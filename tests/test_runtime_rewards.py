@@ -176,3 +176,12 @@ def test_explorer_scores_math_dapo_on_the_token_count_eos_included(monkeypatch):
     assert [e.reward for e in exps] == pytest.approx([1 - 2 / 4, -1 - 5 / 4])
     assert m["rollout/acc_mean"] == 0.5 and m["rollout/overlong_mean"] == 1.0
     assert m["rollout/overlong_reward_mean"] == pytest.approx((-0.5 - 1.25) / 2)
+
+
+def test_argument_errors_of_built_in_functions_are_found_without_running():
+    assert rewards.argument_error("math_dapo_reward", {"enable_overlong_penalty": True, "cache_length": 4}) == (
+        "math_dapo_reward: enable_overlong_penalty needs max_response_length, penalty_factor in reward_fn_args")
+    assert "does not take" in rewards.argument_error("last_number", {"scale": 2})
+    assert rewards.argument_error("math_dapo_reward", {"enable_overlong_penalty": False}) is None
+    assert rewards.argument_error("gsm8k", {"no_such": 1}) is None  # bound to veRL's module: the explorer checks
+    assert rewards.argument_error("mymodule:fn", {"x": 1}) is None

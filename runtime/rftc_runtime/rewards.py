@@ -154,6 +154,20 @@ def resolve(name: str | None, args: dict | None = None) -> Callable:
     return _bind(fn, name, args)
 
 
+def argument_error(name: str | None, args: dict | None) -> str | None:
+    """Why a built-in reward function cannot take these reward_fn_args, or None. For the run plan, so the
+    mistake is found before anything starts: imports nothing heavy, so functions bound to veRL's modules and
+    users' own are left to :func:`resolve` in the explorer."""
+    fn = BUILTIN.get(name or "verl_default")
+    if fn is None or not args or hasattr(fn, "verl_target"):
+        return None
+    try:
+        resolve(name, args)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def score(fn: Callable, data_source, response: str, ground_truth, extra_info,
           response_length: int | None = None) -> tuple[float, dict[str, float]]:
     """The reward and the other numeric entries of the function's dict (for metrics). A value that is not a
