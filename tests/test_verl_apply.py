@@ -181,3 +181,17 @@ def test_mandatory_value_unset_is_a_warning():
     inv = invocation_from_text("trainer.nnodes=1", diags=diags)
     eff = effective_config(inv, diags=diags)
     assert codes(diags) == ["RFTC217"] and eff.get("actor_rollout_ref.rollout.name") == "???"
+
+
+def test_a_config_dir_the_script_spells_out_says_where_it_is_set(tmp_path):
+    from rftc.shell import analyze
+
+    script = tmp_path / "run.sh"
+    script.write_text("BASEDIR=base_dir\npython3 -m verl.trainer.main_ppo --config-path=${BASEDIR}/configs "
+                      "--config-name=x actor_rollout_ref.rollout.name=vllm\n")
+    (inv,) = analyze(script.read_text(), str(script)).invocations
+    diags = Diagnostics()
+    assert effective_config(inv, diags=diags) is None
+    (d,) = diags
+    assert d.code == "RFTC210" and "'base_dir/configs'" in d.message and d.span.line == 2
+    assert d.notes == ("its value is set at run.sh:1",) and "--env" not in d.hint  # the script's value wins

@@ -9,6 +9,7 @@ hydra.searchpath resolving to the bundled schemas).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -81,9 +82,13 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics) -> Primary | 
         return _bundled(name or entry[1] if entry else name or "ppo_trainer", bundled, path_arg.span, diags)
     directory = _find_dir(inv, raw)
     if directory is None:
+        # a path the script spells out (BASEDIR=base_dir) is not changed by --env: the script's assignment wins
+        hint = ("pass the values of the variables it uses with --env NAME=VALUE, or run rftc where the directory "
+                "exists" if _SYMBOLIC.search(raw) else "it is not under the launch's directory, the script's "
+                "folder or their parents: fix the path in the script (a placeholder?), or run rftc where it exists")
+        notes = tuple(f"its value is set at {os.path.basename(v.file)}:{v.line}" for v in path_arg.via[:2])
         diags.add("RFTC210", f"cannot find the config directory '{raw}' of this launch", path_arg.span,
-                  hint="pass the values of the variables it uses with --env NAME=VALUE, or run rftc where the "
-                  "directory exists")
+                  hint=hint, notes=notes)
         return None
     name = name or (entry[1] if entry else None)
     if name is None:
