@@ -20,6 +20,8 @@ config (the config `rftc verl-config` prints). The training-relevant settings of
   defaults where the YAML leaves them out), not the placeholders build_verl_config() writes into the veRL dict
   (trinity-0.6.md §3.2, §4.3);
 - weight decay, and the critic's lr (gae);
+- the training length: total epochs, and total steps where veRL's trainer.total_training_steps bounds it (x
+  train/mini, in Trinity's steps) against Trinity's buffer.total_steps;
 - rollout.n, temperature, max prompt and response lengths.
 
 The tests print every difference; each must be in EXPLAINED (golden) or CORPUS_EXPLAINED, whose reasons
@@ -138,6 +140,7 @@ def _verl_side(v: dict, args, script: Path) -> dict:
     est = v["algorithm.adv_estimator"]
     clip = v[A + "clip_ratio"]
     clipped = mode != "sapo"  # veRL's sapo loss smooths the ratio with tau_pos/tau_neg and reads no clip ratio
+    total = v.get("trainer.total_training_steps")
     out = {
         "experiences per optimizer step": mini * n,
         "optimizer steps per rollout batch": si * epochs,
@@ -165,6 +168,8 @@ def _verl_side(v: dict, args, script: Path) -> dict:
         "gamma": v["algorithm.gamma"] if est in DISCOUNTED else None,
         "lam": v["algorithm.lam"] if est == "gae" else None,
         "critic lr": v["critic.optim.lr"] if est == "gae" else None,
+        "total epochs": v["trainer.total_epochs"],
+        "total steps": total * si if isinstance(total, int) and total > 0 else None,
         "rollout.n": n,
         "temperature": v["actor_rollout_ref.rollout.temperature"],
         "max prompt length": v["data.max_prompt_length"],
@@ -211,6 +216,8 @@ def _trinity_side(record: dict, wants_horizon: bool) -> dict:
         "gamma": adv_args.get("gamma") if adv in ("ppo", "reinforceplusplus") else None,
         "lam": adv_args.get("lam") if adv == "ppo" else None,
         "critic lr": v["critic.optim.lr"] if adv == "ppo" else None,
+        "total epochs": d["buffer.total_epochs"],
+        "total steps": d["buffer.total_steps"],
         "rollout.n": v["rollout.n"],
         "temperature": v["rollout.temperature"],
         "max prompt length": d["model.max_prompt_tokens"],
