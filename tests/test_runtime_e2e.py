@@ -65,13 +65,13 @@ def test_sync_changes_the_engines_generations(tmp_path):
     explorer.shutdown()
 
 
-def _run(tmp_path, steps: int, *extra: str) -> subprocess.CompletedProcess:
+def _run(tmp_path, steps: int, *extra: str, script: str = "examples/arith_grpo.sh") -> subprocess.CompletedProcess:
     env = dict(os.environ, RFTC_CHECKPOINT_DIR=str(tmp_path / "ckpt"), RFTC_DATA_DIR=str(tmp_path / "data"),
                RFTC_MODEL_DIR=str(MODEL), HF_HUB_OFFLINE="1")
     overrides = ["data.train_batch_size=2", "actor_rollout_ref.actor.ppo_mini_batch_size=2",
                  "actor_rollout_ref.rollout.n=4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4",
                  "data.max_response_length=6", f"trainer.total_training_steps={steps}", "trainer.save_freq=1", *extra]
-    return subprocess.run([sys.executable, "-m", "rftc", "run", "examples/arith_grpo.sh", "--no-live", "--",
+    return subprocess.run([sys.executable, "-m", "rftc", "run", script, "--no-live", "--",
                            *overrides], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
 
 
@@ -102,6 +102,39 @@ def test_bundled_example_runs_saves_and_resumes(tmp_path):
     assert lines[2]["rollout/weights_version"] == 2  # the engine got the checkpoint's weights first
     state = json.loads((job / "global_step_3" / "state.json").read_text())
     assert state["train_step"] == 3 and state["reader_position"] == 3 * 2
+
+
+def test_ppo_example_trains_a_critic_saves_and_resumes(tmp_path):
+    import torch
+
+    from rftc_runtime.arith_taskset import write
+
+    write(tmp_path / "data")
+    ppo = ("trainer.critic_warmup=2", "critic.ppo_micro_batch_size_per_gpu=4")
+    first = _run(tmp_path, 2, *ppo, script="examples/arith_ppo.sh")
+    assert first.returncode == 0, first.stderr[-3000:]
+    job = tmp_path / "ckpt" / "rftc-examples" / "arith_ppo"
+    lines = [json.loads(x) for x in (job / "monitor" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in lines] == [1, 2]
+    for r in lines:
+        for key in ("critic/vf_loss", "critic/vf_clipfrac", "critic/vpred_mean", "critic/grad_norm", "time/critic"):
+            assert key in r, key
+        assert r["critic/lr"] == 1e-5 and r["critic/grad_norm"] > 0
+    assert "actor/pg_loss" not in lines[0]  # step 1 < critic_warmup 2: only the critic learns
+    assert "actor/pg_loss" in lines[1] and lines[1]["actor/grad_norm"] > 0
+    assert (job / "global_step_1" / "critic.pt").is_file() and (job / "global_step_2" / "critic.pt").is_file()
+
+    again = _run(tmp_path, 3, *ppo, script="examples/arith_ppo.sh")
+    assert again.returncode == 0, again.stderr[-3000:]
+    lines = [json.loads(x) for x in (job / "monitor" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in lines] == [1, 2, 3] and "critic/vf_loss" in lines[2] and "actor/pg_loss" in lines[2]
+
+    def optimizer_steps(name: str) -> int:
+        state = torch.load(job / "global_step_3" / name, map_location="cpu", weights_only=False)["optimizer"]["state"]
+        return int(next(iter(state.values()))["step"])
+
+    # The resumed run continued both optimizers: the critic stepped at steps 1-3, the actor at 2-3.
+    assert optimizer_steps("critic.pt") == 3 and optimizer_steps("trainer.pt") == 2
 
 
 def test_eval_tasksets_on_startup_and_every_interval(tmp_path):
