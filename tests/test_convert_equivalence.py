@@ -31,7 +31,6 @@ golden/convert/DEVIATIONS.md gives.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 import pytest
@@ -283,7 +282,8 @@ def _assert_explained(result: dict, explained: dict) -> None:
     undocumented = sorted({why for why in explained.values() if why not in documented})
     assert not undocumented, "EXPLAINED reasons missing from golden/convert/DEVIATIONS.md:\n" + "\n".join(undocumented)
     assert not result["unexplained"], "unexplained differences:\n" + "\n".join(result["unexplained"])
-    assert not result["stale"], "EXPLAINED entries with no difference left (remove them):\n" + "\n".join(result["stale"])
+    assert not result["stale"], ("EXPLAINED entries with no difference left (remove them):\n"
+                                 + "\n".join(result["stale"]))
 
 
 @pytest.fixture(scope="module")
