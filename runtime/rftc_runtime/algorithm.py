@@ -33,8 +33,8 @@ KL = {"k1": "k1", "k2": "k2", "k3": "k3", "low_var_kl": "low_var_kl", "abs": "ab
 def unsupported(alg) -> list[str]:
     """Names in the algorithm section this runtime cannot run, as 'key: value' strings."""
     bad = []
-    if alg.algorithm_type not in ALGORITHM_DEFAULTS:  # its defaults, critic and reference are not known here
-        bad.append(f"algorithm_type: {alg.algorithm_type}")
+    if alg.algorithm_type not in ALGORITHM_DEFAULTS:  # its defaults are unknown here: the other names are guesses
+        return [f"algorithm_type: {alg.algorithm_type}"]
     if alg.advantage_fn not in ADVANTAGE:
         bad.append(f"advantage_fn: {alg.advantage_fn}")
     if alg.advantage_fn == "ppo" and not alg.use_critic:

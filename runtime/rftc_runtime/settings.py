@@ -223,7 +223,7 @@ def _algorithm(a: dict) -> Algorithm:
         entropy_loss_fn=a.get("entropy_loss_fn") or ent,
         entropy_loss_fn_args=dict(a.get("entropy_loss_fn_args") or {}),
         loss_agg_mode=a.get("loss_agg_mode") or "token-mean",
-        use_critic=critic,
+        use_critic=critic and atype in ALGORITHM_DEFAULTS,  # an unknown type is refused (RFTC505), not guessed
         optimizer=optimizer,
     )
     return alg
