@@ -6,6 +6,7 @@ from the last checkpoint with no saved step lost or redone. Needs the runtime en
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -45,8 +46,10 @@ def _start(tmp_path: Path, name: str) -> subprocess.Popen:
 
 
 def _session(sid: int) -> dict[int, str]:
-    """pid -> command line of every live process in session ``sid``."""
+    """pid -> command line of every live process in session ``sid``, and of any process anywhere that names
+    the Ray session the run started (``/tmp/ray/session_<time>_<driver pid>``), should one have left it."""
     found = {}
+    ray_session = re.compile(rf"session_[\d_-]+_{sid}(?:/|\s|$)")
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -56,7 +59,7 @@ def _session(sid: int) -> dict[int, str]:
         except OSError:  # exited meanwhile
             continue
         fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp session ...
-        if int(fields[3]) == sid and fields[0] != "Z":
+        if fields[0] != "Z" and (int(fields[3]) == sid or ray_session.search(cmd)):
             found[int(entry.name)] = cmd
     return found
 
