@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VERSIONS = ("0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.1")
+VERSIONS = ("0.5.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.1")
 WHEELS = ROOT / ".cache" / "verl-wheels"
 REF = ROOT / ".cache" / "verl-ref"
 OUT = ROOT / "rftc" / "verl" / "schemas"
@@ -41,12 +41,13 @@ SWITCHABLE_GROUP = "model_engine"
 
 
 def wheel(version: str) -> Path:
-    path = WHEELS / f"verl-{version}-py3-none-any.whl"
-    if not path.exists():
+    found = sorted(WHEELS.glob(f"verl-{version}-*.whl"))  # 0.5.0's wheel is tagged py2.py3
+    if not found:
         WHEELS.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", str(WHEELS),
                         f"verl=={version}"], check=True)
-    return path
+        found = sorted(WHEELS.glob(f"verl-{version}-*.whl"))
+    return found[0]
 
 
 def unpack(version: str) -> Path:

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-TIME_KEYS = ("generate", "reward", "old_logprob", "ref", "update", "sync")
+TIME_KEYS = ("generate", "reward", "old_logprob", "ref", "critic", "update", "sync")
 # Counted rollout problems: their code and what the warning says about them
 PROBLEMS = {"reward_fn_errors": ("RFTC502", "response(s) on which the reward function raised (scored 0)"),
             "empty_responses": ("RFTC504", "empty response(s)"),
