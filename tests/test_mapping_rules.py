@@ -33,6 +33,18 @@ def test_loss_modes_pick_the_trinity_algorithm():
                                         "loss_agg_mode": "token-mean"}
 
 
+def test_the_critic_keeps_the_actors_loss_aggregation():
+    # veRL's critic.loss_agg_mode follows the actor's; Trinity's critic is token-mean unless trainer_config says
+    m = convert("algorithm.adv_estimator=gae", f"{A}.loss_agg_mode=seq-mean-token-mean")
+    assert m.config["trainer"]["trainer_config"]["critic"]["loss_agg_mode"] == "seq-mean-token-mean"
+    assert m.origins["trainer.trainer_config.critic.loss_agg_mode"].keys == (f"{A}.loss_agg_mode",)
+    m = convert("algorithm.adv_estimator=gae", f"{A}.loss_agg_mode=seq-mean-token-mean",
+                "critic.loss_agg_mode=token-mean")
+    assert "loss_agg_mode" not in m.config["trainer"].get("trainer_config", {}).get("critic", {})
+    m = convert("algorithm.adv_estimator=grpo", f"{A}.loss_agg_mode=seq-mean-token-mean")
+    assert "critic" not in m.config["trainer"].get("trainer_config", {})
+
+
 def test_kl_off_is_explicit_and_on_carries_the_coefficient():
     a = convert("algorithm.adv_estimator=grpo").config["algorithm"]
     assert a["kl_loss_fn"] == "none" and a["kl_penalty_fn"] == "none"

@@ -58,6 +58,8 @@ def map_models(d: Draft, *, critic: bool) -> None:
                      f"here it {'does' if critic else 'does not'}", key)
         else:
             d.implied(key, "matches the algorithm")
+    if critic:
+        _critic_loss_agg(d)
     _engine(d)
     _lora(d)
 
@@ -137,6 +139,21 @@ def _one_value(d: Draft, tkey: str, main: str, others: list[str]) -> None:
                      f"{tkey} for every role and uses {d.fmt_value(main)}", k)
         else:
             d.account(k, "mapped", tkey)
+
+
+def _critic_loss_agg(d: Draft) -> None:
+    """trainer_config.critic.loss_agg_mode = critic.loss_agg_mode when it is not token-mean: veRL's critic
+    aggregates its value loss as the actor does (critic.loss_agg_mode defaults to the actor's), Trinity 0.6
+    builds its critic with token-mean whatever algorithm.loss_agg_mode says, and lets trainer_config override it."""
+    key = f"{C}.loss_agg_mode"
+    mode = d.val(key) if d.user(key) else d.val(f"{A}.loss_agg_mode", "token-mean")  # veRL's oc.select
+    if mode is None or mode == "token-mean":
+        if d.user(key):
+            d.implied(key, "Trinity's critic aggregates with token-mean")
+        return
+    source = key if d.user(key) else f"{A}.loss_agg_mode"
+    d.set(f"trainer.trainer_config.{key}", mode, source,
+          note="" if d.user(key) else "veRL's critic follows the actor's loss_agg_mode; Trinity's is token-mean")
 
 
 def _follows(d: Draft, main: str, copies: list[str]) -> None:

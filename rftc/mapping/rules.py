@@ -257,7 +257,8 @@ RULES: list[Rule] = [
     Rule(f"{C}.cliprange_value", "pass"),
     Rule(f"{C}.ppo_epochs", "pass"),
     Rule(f"{C}.shuffle", "pass"),
-    Rule(f"{C}.loss_agg_mode", "implied", "", "follows algorithm.loss_agg_mode"),
+    Rule(f"{C}.loss_agg_mode", "rule", "models.map_models",
+         "trainer.trainer_config.critic.loss_agg_mode unless token-mean (Trinity's critic default)"),
     Rule(f"{C}.checkpoint.*", "pass"),
     Rule(f"{C}.megatron.*", "rule", "models.map_megatron", "passed through under megatron"),
     *[Rule(f"{C}.{k}", "rule", "models.map_models", n) for k, n in [
