@@ -1,6 +1,7 @@
 """kill -9 of an actor in the middle of `rftc run` on the bundled example: the run says which actor died and
 exits non-zero without hanging, leaves no Ray or vLLM process behind, and the same command run again resumes
-from the last checkpoint with no saved step lost or redone. Needs the runtime environment and the model
+from the last checkpoint with no saved step lost or redone. Ctrl-C: the run stops, leaves no process behind
+and its last checkpoint loads. Needs the runtime environment and the model
 (bash scripts/setup-runtime.sh); about 3 minutes on 2 busy cores."""
 
 import importlib.util
@@ -85,6 +86,15 @@ def _wait_for(what: str, check, proc: subprocess.Popen, timeout: float):
     pytest.fail(f"no {what} after {timeout:.0f}s")
 
 
+def _left_after(proc: subprocess.Popen, seconds: float = 15) -> dict[int, str]:
+    end = time.monotonic() + seconds
+    while (left := _session(proc.pid)) and time.monotonic() < end:
+        time.sleep(0.5)
+    if left:
+        _kill_session(proc)
+    return left
+
+
 def test_killed_trainer_is_reported_cleaned_up_and_resumed(tmp_path):
     from rftc_runtime.arith_taskset import write
 
@@ -106,11 +116,7 @@ def test_killed_trainer_is_reported_cleaned_up_and_resumed(tmp_path):
     assert "error[RFTC500]: the trainer actor died" in err, err[-2000:]
     assert "Traceback" not in err, err[-2000:]
     # Ray's processes (GCS, raylet, workers) and the explorer's vLLM engine all went with the run
-    end = time.monotonic() + 15
-    while (left := _session(first.pid)) and time.monotonic() < end:
-        time.sleep(0.5)
-    if left:
-        _kill_session(first)
+    left = _left_after(first)
     assert not left, f"left behind: {left}"
 
     saved = int(marker.read_text())
@@ -131,3 +137,30 @@ def test_killed_trainer_is_reported_cleaned_up_and_resumed(tmp_path):
     state = json.loads((job / f"global_step_{STEPS}" / "state.json").read_text())
     assert state["train_step"] == STEPS and state["reader_position"] == STEPS * BATCH
     assert not _session(again.pid)
+
+
+def test_ctrl_c_stops_the_run_cleanly_and_keeps_the_last_checkpoint(tmp_path):
+    from rftc_runtime import checkpoints
+    from rftc_runtime.arith_taskset import write
+
+    write(tmp_path / "data")
+    job = tmp_path / "ckpt" / "rftc-examples" / "arith_grpo"
+    run = _start(tmp_path, "run")
+    try:
+        _wait_for("checkpoint", (job / checkpoints.LATEST).is_file, run, timeout=300)
+        os.killpg(run.pid, signal.SIGINT)  # what a terminal sends to the foreground process group on Ctrl-C
+        rc = run.wait(timeout=90)  # a hang fails here
+    finally:
+        if run.poll() is None:
+            _kill_session(run)
+    err = (tmp_path / "run.err").read_text()
+    assert rc == 130 and "rftc: interrupted" in err, err[-2000:]
+    assert "Traceback" not in err, err[-2000:]
+    left = _left_after(run)
+    assert not left, f"left behind: {left}"
+    latest = checkpoints.latest(job)
+    assert latest is not None, "the last checkpoint is gone"
+    import torch
+
+    blob = torch.load(latest / "trainer.pt", map_location="cpu", weights_only=False)
+    assert blob["model"] and blob["optimizer"]["state"], "the last checkpoint is incomplete"
