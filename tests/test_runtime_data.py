@@ -9,7 +9,7 @@ import pytest
 from rftc_runtime import rewards
 from rftc_runtime.errors import RuntimeFailure
 from rftc_runtime.settings import Taskset
-from rftc_runtime.tasksets import TaskReader, chat_messages, load_tasks, missing_prompt_warning, read_tasks
+from rftc_runtime.tasksets import TaskReader, chat_messages, missing_prompt_warning, read_tasks
 
 
 def _write(path, rows):
@@ -23,8 +23,9 @@ def test_hf_style_directory_by_split_and_nested_keys(tmp_path):
     _write(tmp_path / "d" / "test.jsonl", [{"q": "2+2?", "reward_model": {"ground_truth": "4"}}])
     ts = Taskset(name="t", path=str(tmp_path / "d"), split="test", prompt_key="q",
                  response_key="reward_model.ground_truth", system_prompt="Be brief.")
-    tasks, missing = load_tasks(ts)
-    assert missing == 0 and [t.answer for t in tasks] == ["4"]
+    loaded = read_tasks(ts)
+    tasks = loaded.tasks
+    assert loaded.missing == 0 and [t.answer for t in tasks] == ["4"]
     assert chat_messages(tasks[0], ts.system_prompt) == [{"role": "system", "content": "Be brief."},
                                                           {"role": "user", "content": "2+2?"}]
 
@@ -34,9 +35,8 @@ def test_rows_without_prompt_are_skipped_and_counted(tmp_path):
                                   {"prompt": [{"text": "no role"}]}, {"prompt": 7}, [1, 2],
                                   {"prompt": [{"role": "user", "content": "b"}]}])
     ts = Taskset(name="t", path=str(tmp_path / "t.jsonl"), response_key="answer")
-    tasks, missing = load_tasks(ts)
-    assert [t.index for t in tasks] == [0, 6] and missing == 5
     loaded = read_tasks(ts)
+    assert [t.index for t in loaded.tasks] == [0, 6] and loaded.missing == 5
     assert loaded.first_missing == "row 1: no such key (its keys: other)"
     line = missing_prompt_warning(ts, loaded)
     assert line.startswith("warning[RFTC503]: 5 row(s) of ")
@@ -49,7 +49,7 @@ def test_rows_without_prompt_are_skipped_and_counted(tmp_path):
 def test_a_taskset_without_usable_rows_is_a_diagnostic(tmp_path, content):
     (tmp_path / "t.jsonl").write_text(content)
     with pytest.raises(RuntimeFailure) as err:
-        load_tasks(Taskset(name="train", path=str(tmp_path / "t.jsonl")))
+        read_tasks(Taskset(name="train", path=str(tmp_path / "t.jsonl")))
     assert err.value.code == "RFTC506" and "taskset train" in err.value.message
     assert isinstance(err.value, ValueError)  # the driver puts an eval taskset's name and hint on it
     if content.startswith('{"question'):
@@ -58,7 +58,7 @@ def test_a_taskset_without_usable_rows_is_a_diagnostic(tmp_path, content):
 
 def test_reader_positions_resume_the_data_stream(tmp_path):
     _write(tmp_path / "t.jsonl", [{"prompt": str(i)} for i in range(5)])
-    tasks, _ = load_tasks(Taskset(name="t", path=str(tmp_path / "t.jsonl")))
+    tasks = read_tasks(Taskset(name="t", path=str(tmp_path / "t.jsonl"))).tasks
     full = TaskReader(tasks, 2, 2, "shuffle", 7)
     batches = []
     while (b := full.next_batch()) is not None:
@@ -160,3 +160,20 @@ def test_a_resumed_run_replaces_the_records_of_steps_it_does_again(tmp_path):
     monitor.close()
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert [(r["step"], r["a"]) for r in records] == [(1, 1), (2, 20), (3, 30)]
+
+
+def test_the_run_summary_names_the_first_example_of_each_problem(monkeypatch, capsys):
+    import argparse
+
+    from rftc.commands import run as run_cmd
+    from rftc_runtime import driver
+
+    result = driver.RunResult(2, 0.5, 1.0, "/ckpt", "/ckpt/monitor/metrics.jsonl",
+                              counts={"reward_fn_errors": 3, "empty_responses": 0, "truncated_responses": 1},
+                              examples={"reward_fn_errors": "ValueError: no number"})
+    monkeypatch.setattr(driver, "run", lambda settings, **kw: result)
+    assert run_cmd._train(None, argparse.Namespace(address=None, no_live=True, max_steps=None)) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["warning[RFTC502]: 3 reward fn errors during the run (see /ckpt/monitor/metrics.jsonl); "
+                   "first: ValueError: no number",
+                   "warning[RFTC504]: 1 truncated responses during the run (see /ckpt/monitor/metrics.jsonl)"]

@@ -144,3 +144,51 @@ def test_a_missing_critic_model_is_reported(tmp_path):
 def test_what_still_cannot_run_is_refused(tmp_path, algorithm, expected):
     plan = make_plan(from_mapping(_cfg(tmp_path, algorithm=algorithm)), gpus=0)
     assert [(c, m) for c, m, *_ in plan.errors] == [("RFTC505", f"this runtime cannot run {expected}")]
+
+
+@pytest.mark.parametrize("reward,args,expected", [
+    ("math_dapo_reward", {"enable_overlong_penalty": True, "penalty_factor": 1.0},
+     "enable_overlong_penalty needs max_response_length, cache_length"),
+    ("math_dapo_reward", {"overlong_buffer_len": 4}, "does not take reward_fn_args ['overlong_buffer_len']"),
+    ("last_number", {"format_score": 0.1}, "does not take reward_fn_args ['format_score']"),
+])
+def test_reward_fn_args_a_builtin_cannot_take_are_refused_before_the_run(tmp_path, reward, args, expected):
+    cfg = _cfg(tmp_path)
+    cfg["buffer"]["explorer_input"]["default_reward_fn_type"] = reward
+    cfg["buffer"]["explorer_input"]["taskset"]["reward_fn_args"] = args
+    errors = make_plan(from_mapping(cfg), gpus=0).errors
+    assert [(c, k) for c, _, _, k in errors] == [("RFTC508", "buffer.explorer_input.taskset.reward_fn_args")]
+    assert expected in errors[0][1]
+
+
+def test_usable_reward_fn_args_pass_the_plan(tmp_path):
+    cfg = _cfg(tmp_path)
+    cfg["buffer"]["explorer_input"]["default_reward_fn_type"] = "math_dapo_reward"
+    cfg["buffer"]["explorer_input"]["taskset"]["reward_fn_args"] = {
+        "enable_overlong_penalty": True, "penalty_factor": 1.0, "max_response_length": 64, "cache_length": 16}
+    assert make_plan(from_mapping(cfg), gpus=0).errors == []
+
+
+def test_an_unknown_reward_names_the_builtins(tmp_path):
+    cfg = _cfg(tmp_path)
+    cfg["buffer"]["explorer_input"]["default_reward_fn_type"] = "no_such_module:score"
+    (error,) = make_plan(from_mapping(cfg), gpus=0).errors
+    assert error[0] == "RFTC508" and "math_dapo_reward" in error[2]
+
+
+@pytest.mark.parametrize("model,expected", [
+    ({"max_model_len": 1024}, (1024, 512, 512)),
+    ({"max_model_len": 1025}, (1025, 512, 513)),
+    ({"max_model_len": 1024, "max_response_tokens": 256}, (1024, 768, 256)),
+    ({"max_model_len": 1024, "max_response_tokens": 4096}, (1024, 1, 1023)),
+    ({"max_model_len": 1024, "max_prompt_tokens": 100}, (1024, 100, 924)),
+    ({"max_model_len": 1024, "max_prompt_tokens": 2000}, (1024, 1023, 1)),
+    ({"max_model_len": 1024, "max_prompt_tokens": 100, "max_response_tokens": 200}, (1024, 100, 200)),
+    ({"max_prompt_tokens": 100, "max_response_tokens": 200}, (300, 100, 200)),
+    ({}, (None, None, None)),
+])
+def test_model_lengths_are_filled_as_trinity_fills_them(tmp_path, model, expected):
+    s = from_mapping(_cfg(tmp_path, model=model))
+    assert (s.max_model_len, s.max_prompt_tokens, s.max_response_tokens) == expected
+    # the filled response limit is what the taskset's rollouts are capped at, as in Trinity
+    assert s.taskset.max_tokens == expected[2]

@@ -163,8 +163,9 @@ def _train(settings, args) -> int:
     for key, code in (("reward_fn_errors", "RFTC502"), ("empty_responses", "RFTC504"),
                       ("truncated_responses", "RFTC504")):
         if result.counts.get(key):
+            first = f"; first: {result.examples[key]}" if key in result.examples else ""
             print(f"warning[{code}]: {result.counts[key]} {key.replace('_', ' ')} during the run "
-                  f"(see {result.metrics_path})", file=sys.stderr)
+                  f"(see {result.metrics_path}){first}", file=sys.stderr)
     first = "n/a" if result.first_reward is None else f"{result.first_reward:.3f}"
     last = "n/a" if result.last_reward is None else f"{result.last_reward:.3f}"
     print(f"done: {result.steps} step(s) in {result.seconds:.0f}s; mean reward first step {first}, last step {last}")

@@ -52,8 +52,9 @@ CODES = [
          "model: {model_path: /no/such/model}", "yaml"),
     Code("RFTC508", "reward-function-unknown", E, "The reward function cannot be found.",
          "default_reward_fn_type must be a built-in name (last_number, accuracy_reward, math_reward, "
-         "math_boxed_reward, gsm8k, verl_default) or `module:function` importable from the runtime's Python. "
-         "Without it no response can be scored, so the run does not start.",
+         "math_boxed_reward, math_dapo_reward, gsm8k, verl_default) or `module:function` importable from the "
+         "runtime's Python, and the taskset's reward_fn_args must be arguments a built-in function takes, with "
+         "usable values. Without them no response can be scored, so the run does not start.",
          "default_reward_fn_type: no_such_module:score", "yaml"),
     Code("RFTC509", "placement-or-sync-unsupported", W, "The GPU split or the weight sync cannot run as configured.",
          "As an error: sync_style other than `fixed`, or an explorer that takes every GPU, cannot run here. "

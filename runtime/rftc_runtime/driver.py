@@ -27,6 +27,7 @@ class RunResult:
     job_dir: str
     metrics_path: str
     counts: dict = field(default_factory=dict)
+    examples: dict = field(default_factory=dict)  # the first example of each counted problem
     seconds: float = 0.0
 
 
@@ -63,14 +64,15 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
     plan = make_plan(settings)
     if plan.errors:
         raise RuntimeFailure(*plan.errors[0])
-    tasks, missing = tasksets.load_tasks(settings.taskset)
-    if missing:
-        print(f"warning[RFTC503]: {missing} row(s) of {settings.taskset.path} have no "
-              f"{settings.taskset.prompt_key!r} key; skipped", file=sys.stderr)
+    loaded = tasksets.read_tasks(settings.taskset)
+    tasks = loaded.tasks
+    line = tasksets.missing_prompt_warning(settings.taskset, loaded)
+    if line:
+        print(line, file=sys.stderr)
     eval_sets = []
     for ets in settings.eval_tasksets:
         try:
-            eval_tasks, _ = tasksets.load_tasks(ets)
+            eval_tasks = tasksets.read_tasks(ets).tasks
         except (OSError, ValueError) as exc:
             raise RuntimeFailure("RFTC506", f"eval taskset {ets.name}: {exc}",
                                  "fix buffer.explorer_input.eval_tasksets[].path or remove the taskset") from None
@@ -106,6 +108,7 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
         finally:
             monitor.close()
         result.counts = dict(monitor.counts)
+        result.examples = dict(monitor.examples)
         result.first_reward, result.last_reward = monitor.first_reward, monitor.last_reward
         result.metrics_path = str(monitor.path)
         result.seconds = time.perf_counter() - t_start

@@ -136,6 +136,7 @@ def _reward_resolvable(name: str | None) -> bool:
 
 def make_plan(s, gpus: int | None = None) -> Plan:
     from rftc_runtime.algorithm import ADVANTAGE, KL, POLICY_LOSS, unsupported
+    from rftc_runtime.rewards import BUILTIN, argument_error
     from rftc_runtime.settings import ALGORITHM_DEFAULTS
 
     errors, warnings, infos = [], [], []
@@ -185,8 +186,11 @@ def make_plan(s, gpus: int | None = None) -> Plan:
                 rows -= missing
     if s.taskset is not None and not _reward_resolvable(s.taskset.reward_fn):
         errors.append(("RFTC508", f"reward function {s.taskset.reward_fn!r} cannot be found",
-                       "use a built-in name (last_number, accuracy_reward, math_reward, gsm8k) or module:function "
-                       "importable from here", "buffer.explorer_input.default_reward_fn_type"))
+                       f"use a built-in name ({', '.join(BUILTIN)}) or module:function importable from here",
+                       "buffer.explorer_input.default_reward_fn_type"))
+    elif s.taskset is not None and (problem := argument_error(s.taskset.reward_fn, s.taskset.reward_fn_args)):
+        errors.append(("RFTC508", problem, "fix reward_fn_args: only the arguments the function takes, with "
+                       "usable values", "buffer.explorer_input.taskset.reward_fn_args"))
     if not s.model_path or not (Path(s.model_path).expanduser() / "config.json").is_file():
         errors.append(("RFTC507", f"model directory {s.model_path or '(empty)'} has no config.json",
                        "point model.model_path at a Hugging Face model directory; model hubs are not contacted",

@@ -255,9 +255,30 @@ def _critic(model: dict, trainer: dict, tc: dict) -> Critic:
     )
 
 
+def model_lengths(model: dict) -> tuple[int | None, int | None, int | None]:
+    """(max_model_len, max_prompt_tokens, max_response_tokens) as Trinity 0.6's validator fills them
+    (trinity-0.6.md §2.2, _check_model_len): the length unset is the sum of the other two; with a length, neither
+    token limit set splits it in half (prompt L // 2), and one set is capped at L - 1 and the other takes the
+    rest. Without a length and both limits Trinity refuses the config; here vLLM then takes the model's own."""
+    length, prompt, response = (model.get(k) for k in ("max_model_len", "max_prompt_tokens", "max_response_tokens"))
+    if length is None:
+        return (prompt + response if prompt is not None and response is not None else None), prompt, response
+    if prompt is None and response is None:
+        prompt = length // 2
+        response = length - prompt
+    elif prompt is None:
+        response = min(response, length - 1)
+        prompt = length - response
+    elif response is None:
+        prompt = min(prompt, length - 1)
+        response = length - prompt
+    return length, prompt, response
+
+
 def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
     """Build the runtime's settings from a Trinity config mapping (values already resolved)."""
-    model = cfg.get("model") or {}
+    model = dict(cfg.get("model") or {})
+    model["max_model_len"], model["max_prompt_tokens"], model["max_response_tokens"] = model_lengths(model)
     buffer = cfg.get("buffer") or {}
     ei = buffer.get("explorer_input") or {}
     explorer = cfg.get("explorer") or {}

@@ -122,12 +122,6 @@ def read_tasks(taskset) -> Loaded:
     return loaded
 
 
-def load_tasks(taskset) -> tuple[list[Task], int]:
-    """Return the usable tasks and the number of rows skipped for lacking a usable prompt."""
-    loaded = read_tasks(taskset)
-    return loaded.tasks, loaded.missing
-
-
 def missing_prompt_warning(taskset, loaded: Loaded) -> str | None:
     """RFTC503's line for the skipped rows: how many, and the first one."""
     if not loaded.missing:
