@@ -182,3 +182,60 @@ def test_a_killed_actor_is_reported_by_name():
         assert err.value.code == "RFTC500" and "the trainer actor died" in err.value.message
     finally:
         ray.shutdown()
+
+
+def test_sft_stage_then_grpo_from_its_checkpoint_and_a_restart_skips_it(tmp_path):
+    """examples/arith_sft_grpo.yaml: the SFT stage trains and saves a Hugging Face checkpoint; the GRPO stage
+    fails on a taskset without prompts; once fixed, the same command skips the finished SFT stage and GRPO
+    starts from the SFT checkpoint."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from safetensors import safe_open
+
+    from rftc_runtime.arith_taskset import rows, write, write_sft
+
+    data = tmp_path / "data"
+    write(data)
+    write_sft(data, [(a, b) for a in (1, 4) for b in (2, 5, 7, 8)])  # 8 answered questions: 2 steps per epoch
+    good = (data / "train.parquet").read_bytes()
+    pq.write_table(pa.Table.from_pylist([{"question": r["prompt"], "answer": r["answer"]} for r in rows([(1, 1)])]),
+                   data / "train.parquet")
+    env = dict(os.environ, RFTC_CHECKPOINT_DIR=str(tmp_path / "ckpt"), RFTC_DATA_DIR=str(data),
+               RFTC_MODEL_DIR=str(MODEL), HF_HUB_OFFLINE="1")
+
+    def run(*extra):
+        return subprocess.run([sys.executable, "-m", "rftc", "run", "examples/arith_sft_grpo.yaml", "--no-live",
+                               *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+
+    job = tmp_path / "ckpt" / "rftc-examples" / "arith_sft_grpo"
+    sft_hf = job / "sft" / "global_step_4" / "huggingface"
+    first = run()
+    assert first.returncode == 1 and "error[RFTC506]" in first.stderr, first.stderr[-3000:]
+    assert "stage 1/2 sft: 4 step(s)" in first.stdout and f"stage 2/2 grpo: model {sft_hf}\n" in first.stdout
+    assert json.loads((job / "stage_meta.json").read_text()) == {"latest_stage": 1}  # Trinity's state file
+    sft_lines = (job / "sft" / "monitor" / "metrics.jsonl").read_text()
+    loss = {r["step"]: r["actor/sft_loss"] for r in map(json.loads, sft_lines.splitlines())}
+    assert list(loss) == [1, 2, 3, 4]
+    assert loss[3] < loss[1] and loss[4] < loss[2]  # the second epoch sees the same batches: it learned them
+    assert (sft_hf / "config.json").is_file() and (sft_hf / "tokenizer_config.json").is_file()
+    saved = (sft_hf / "model.safetensors").stat().st_mtime_ns
+
+    (data / "train.parquet").write_bytes(good)
+    again = run("--max-steps", "1")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "stage 1/2 sft: finished earlier, skipped" in again.stdout
+    assert "done: 1 step(s)" in again.stdout and "1 finished earlier and skipped" in again.stdout
+    assert f"stage 2/2 grpo: model {sft_hf}\n" in again.stdout
+    assert (job / "sft" / "monitor" / "metrics.jsonl").read_text() == sft_lines  # not trained again
+    assert (sft_hf / "model.safetensors").stat().st_mtime_ns == saved
+    grpo = [json.loads(x) for x in (job / "grpo" / "monitor" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in grpo] == [1] and "rollout/reward_mean" in grpo[0]
+    # GRPO trained on from the SFT weights: one step away from them, four SFT steps away from the base model
+    name = "model.layers.0.self_attn.q_proj.weight"
+
+    def weight(path):
+        with safe_open(str(path / "model.safetensors"), "pt") as f:
+            return f.get_tensor(name).float()
+
+    after = weight(job / "grpo" / "global_step_1" / "huggingface")
+    assert (after - weight(sft_hf)).norm() < (after - weight(MODEL)).norm()

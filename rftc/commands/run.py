@@ -168,6 +168,8 @@ def _train(settings, args) -> int:
                   f"(see {result.metrics_path}){first}", file=sys.stderr)
     first = "n/a" if result.first_reward is None else f"{result.first_reward:.3f}"
     last = "n/a" if result.last_reward is None else f"{result.last_reward:.3f}"
-    print(f"done: {result.steps} step(s) in {result.seconds:.0f}s; mean reward first step {first}, last step {last}")
+    stages = f" (last stage; {result.skipped_stages} finished earlier and skipped)" if result.skipped_stages else ""
+    print(f"done: {result.steps} step(s) in {result.seconds:.0f}s{stages}; mean reward first step {first}, "
+          f"last step {last}")
     print(f"checkpoints: {result.job_dir}\nmetrics:     {result.metrics_path}")
     return 0

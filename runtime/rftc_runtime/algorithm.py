@@ -35,6 +35,12 @@ def unsupported(alg) -> list[str]:
     bad = []
     if alg.algorithm_type not in ALGORITHM_DEFAULTS:  # its defaults are unknown here: the other names are guesses
         return [f"algorithm_type: {alg.algorithm_type}"]
+    if alg.algorithm_type == "sft":  # trained with veRL's sft_loss, a token mean with no KL or entropy term
+        return ([f"policy_loss_fn: {alg.policy_loss_fn} (algorithm_type sft trains with the sft loss)"]
+                if alg.policy_loss_fn != "sft" else []) + (
+            [f"loss_agg_mode: {alg.loss_agg_mode} (veRL's SFT loss is token-mean)"]
+            if alg.loss_agg_mode != "token-mean" else []) + (
+            [f"kl_loss_fn: {alg.kl_loss_fn} (with algorithm_type sft)"] if alg.kl_loss_fn != "none" else [])
     if alg.advantage_fn not in ADVANTAGE:
         bad.append(f"advantage_fn: {alg.advantage_fn}")
     if alg.advantage_fn == "ppo" and not alg.use_critic:

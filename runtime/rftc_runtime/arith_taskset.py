@@ -1,8 +1,8 @@
 """The bundled task set, generated offline: single-digit addition with a numeric answer, in veRL's parquet
 layout (``prompt`` as chat messages, ``reward_model.ground_truth``) plus Trinity's ``answer`` column, so the same files serve a veRL launch
-script and its Trinity config.
+script and its Trinity config; and a few answered questions for an SFT stage.
 
-    python -m rftc_runtime.arith_taskset OUT_DIR     # writes OUT_DIR/train.parquet and OUT_DIR/test.parquet
+    python -m rftc_runtime.arith_taskset OUT_DIR     # writes OUT_DIR/{train,test}.parquet and OUT_DIR/sft.jsonl
 """
 
 from __future__ import annotations
@@ -26,6 +26,21 @@ def rows(pairs) -> list[dict]:
     } for a, b in pairs]
 
 
+def sft_rows(pairs) -> list[dict]:
+    """Worked examples for an SFT stage, in Trinity's messages format (a user question, the assistant's answer)."""
+    return [{"messages": [{"role": "user", "content": QUESTION.format(a=a, b=b)},
+                          {"role": "assistant", "content": str(a + b)}]} for a, b in pairs]
+
+
+def write_sft(out: Path, pairs) -> Path:
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "sft.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in sft_rows(pairs)), encoding="utf-8")
+    return path
+
+
 def write(out: Path, seed: int = 0, test_size: int = 16) -> tuple[Path, Path]:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -40,6 +55,12 @@ def write(out: Path, seed: int = 0, test_size: int = 16) -> tuple[Path, Path]:
     return paths
 
 
+def _read(path: Path) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pylist()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out", type=Path)
@@ -47,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     for path in write(args.out, args.seed):
         print(path)
+    # a handful of the train split's questions answered, for an SFT stage before RFT (examples/arith_sft_grpo.yaml)
+    pairs = [(r["extra_info"]["a"], r["extra_info"]["b"]) for r in _read(args.out / "train.parquet")[:8]]
+    print(write_sft(args.out, pairs))
     return 0
 
 

@@ -35,16 +35,19 @@ CODES = [
          "rollout_args: {max_tokens: 4}", "yaml"),
     Code("RFTC505", "algorithm-unsupported", E, "The algorithm section names a function this runtime cannot run.",
          "The runtime computes advantages, losses and KL with veRL's core_algos and supports the names they "
-         "implement (algorithm_type ppo, grpo, grpo_verl, dapo, reinforceplusplus, rloo; advantage_fn ppo, grpo, "
+         "implement (algorithm_type ppo, grpo, grpo_verl, dapo, reinforceplusplus, rloo, sft; advantage_fn ppo, grpo, "
          "rloo, reinforceplusplus; policy_loss_fn ppo, gspo, sapo, cispo; KL k1, k2, k3, low_var_kl, abs). "
          "advantage_fn ppo is GAE over a critic's values, so it needs algorithm_type ppo, the one that trains a "
-         "critic. Running anything else would silently train a different objective, so the run does not start. "
+         "critic. algorithm_type sft runs in mode train with buffer.train_batch_size and veRL's token-mean SFT "
+         "loss; every other algorithm in mode both. Running anything else would silently train a different "
+         "objective, so the run does not start. "
          "Use a supported name, or run the config with Trinity-RFT itself.",
          "algorithm: {algorithm_type: opmd}", "yaml"),
     Code("RFTC506", "taskset-unreadable", E, "The training taskset is missing or cannot be read.",
-         "buffer.explorer_input.taskset.path must name a parquet/jsonl/json file or a directory with a file per "
-         "split. Without it there is nothing to explore and the run does not start. Fix the path or generate "
-         "the data first.", "taskset: {path: /no/such/data.parquet}", "yaml"),
+         "buffer.explorer_input.taskset.path (for algorithm_type sft, buffer.trainer_input.experience_buffer.path) "
+         "must name a parquet/jsonl/json file or a directory with a file per split, whose rows have what the "
+         "format names. Without it there is nothing to train on and the run does not start. Fix the path or "
+         "generate the data first.", "taskset: {path: /no/such/data.parquet}", "yaml"),
     Code("RFTC507", "model-not-found", E, "model.model_path is not a local Hugging Face model directory.",
          "The runtime loads the model from a local directory (config.json, weights, tokenizer) and never "
          "contacts a model hub. Without one neither vLLM nor the trainer can start. Point model.model_path at "

@@ -4,6 +4,7 @@ run are collected as (code, message, hint, key) instead of being found minutes i
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import math
@@ -32,9 +33,22 @@ class Plan:
     errors: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     infos: list = field(default_factory=list)
+    stages: list = field(default_factory=list)  # each stage's Plan, in order, when the config has stages
 
     def describe(self, s) -> str:
+        if self.stages:
+            out = [f"config        {s.source}: {len(s.stages)} stage(s), run in order; a finished stage is "
+                   f"skipped on restart ({stage_state_path(s)})"]
+            for i, (st, plan) in enumerate(zip(s.stages, self.stages)):
+                origin = (f"model         the latest Hugging Face checkpoint of stage {s.stages[i - 1].stage_name} "
+                          f"(under {s.stages[i - 1].checkpoint_job_dir})")
+                out.append(f"\nstage {i + 1}/{len(s.stages)}: {st.stage_name} (mode {st.mode})")
+                out.extend("  " + (origin if i and line.startswith("model ") else line)
+                           for line in plan.describe(st).splitlines()[1:])
+            return "\n".join(out)
         a = s.algorithm
+        if a.algorithm_type == "sft":
+            return self._describe_sft(s)
         lines = [
             f"config        {s.source}",
             f"model         {s.model_path}",
@@ -65,6 +79,35 @@ class Plan:
                if self.taskset_rows is not None and s.train_total_steps is None else ""),
             f"  checkpoints {s.checkpoint_job_dir} "
             + (f"every {s.save_interval} step(s) and at the end" if s.save_interval else "at the end")
+            + (", resuming when one exists" if s.continue_from_checkpoint else ""),
+        ]
+        return "\n".join(lines)
+
+    def _describe_sft(self, s) -> str:
+        d = s.sft_data
+        data = "(none)" if d is None else f"{d.path} ({d.prompt_type}: " + (
+            f"messages under {d.messages_key!r})" if d.prompt_type == "messages"
+            else f"{d.prompt_key!r} -> {d.response_key!r})")
+        lines = [
+            f"config        {s.source}",
+            f"model         {s.model_path}",
+            f"algorithm     sft: veRL's sft_loss (token-mean NLL of the response tokens), chat template applied",
+            f"resources     {self.cpus} CPU(s), {self.gpus} GPU(s)",
+            "actors",
+            f"  trainer     {'veRL FSDP workers' if self.gpus else 'transformers model + veRL losses'}: "
+            f"{self.trainer_gpus} GPU(s), {self.trainer_cpus} CPU(s); no explorer (mode train)",
+            f"  data        {data}",
+            "per step",
+            f"  train       {self.experiences_per_step} sample(s) -> 1 optimizer step of "
+            f"{math.ceil(self.experiences_per_step / self.micro_batch_size)} micro-batch(es) of "
+            f"{self.micro_batch_size}",
+            f"  steps       {self.total_train_steps} trainer step(s)"
+            + (f" ({self.taskset_rows} sample(s) x {s.total_epochs} epoch(s) / {self.experiences_per_step}, "
+               "the last partial batch dropped)" if self.taskset_rows is not None and s.train_total_steps is None
+               and s.explore_total_steps is None else ""),
+            f"  checkpoints {s.checkpoint_job_dir} "
+            + (f"every {s.save_interval} step(s) and at the end" if s.save_interval else "at the end")
+            + (" (with a Hugging Face copy at the end)" if s.save_hf_checkpoint in ("last", "always") else "")
             + (", resuming when one exists" if s.continue_from_checkpoint else ""),
         ]
         return "\n".join(lines)
@@ -134,31 +177,70 @@ def _reward_resolvable(name: str | None) -> bool:
         return False
 
 
-def make_plan(s, gpus: int | None = None) -> Plan:
-    from rftc_runtime.algorithm import ADVANTAGE, KL, POLICY_LOSS, unsupported
-    from rftc_runtime.rewards import BUILTIN, argument_error
-    from rftc_runtime.settings import ALGORITHM_DEFAULTS
+def stage_state_path(s) -> str:
+    """Trinity's stage state file (StateManager.stage_state_path) in the whole run's job directory."""
+    return os.path.join(s.checkpoint_job_dir, "stage_meta.json")
 
-    errors, warnings, infos = [], [], []
-    cpus = os.cpu_count() or 1
-    if gpus is None:  # the config's cluster, bounded by what this machine has
-        gpus = detected_gpus()
-        if s.gpu_per_node:
-            gpus = min(gpus, s.gpu_per_node * max(1, s.node_num))
-    explorer_gpus = s.engine_num * s.tensor_parallel_size if gpus else 0
-    if gpus and explorer_gpus >= gpus:
-        errors.append(("RFTC509", f"the explorer needs {explorer_gpus} GPU(s) and leaves none of the {gpus} for "
-                       "the trainer", "lower explorer.rollout_model.engine_num or tensor_parallel_size",
-                       "explorer.rollout_model.engine_num"))
-    per_explore = s.batch_size * s.algorithm.repeat_times
-    per_step = s.experiences_per_step
-    micro = int(s.micro_batch_size or min(per_step, 16))
-    for item in unsupported(s.algorithm):
-        key = "algorithm." + item.split(":")[0]
-        errors.append(("RFTC505", f"this runtime cannot run {item}",
-                       f"supported: algorithm_type {'/'.join(ALGORITHM_DEFAULTS)}; advantage_fn {'/'.join(ADVANTAGE)} "
-                       f"(ppo: GAE with the critic of algorithm_type ppo); policy_loss_fn {'/'.join(POLICY_LOSS)}; "
-                       f"KL {'/'.join(KL)}", key))
+
+def _staged_plan(s, gpus: int | None) -> Plan:
+    """One plan per stage; their problems keyed where the stage's YAML sets them (a section the stage does not
+    replace is the global one). A later stage's model is the previous stage's checkpoint, not checked here."""
+    from rftc_runtime.settings import STAGE_SECTIONS
+
+    plans = [make_plan(st, gpus, model_from_previous_stage=i > 0) for i, st in enumerate(s.stages)]
+    merged = dataclasses.replace(plans[0], errors=[], warnings=[], infos=[], stages=plans)
+    raw_stages = s.raw.get("stages") or []
+    for i, (st, plan) in enumerate(zip(s.stages, plans)):
+        for kind in ("errors", "warnings", "infos"):
+            for code, message, hint, key in getattr(plan, kind):
+                section = (key or "").split(".")[0]
+                if section in STAGE_SECTIONS and (raw_stages[i].get(section) is not None):
+                    key = f"stages.{i}.{key}"
+                getattr(merged, kind).append((code, f"stage {st.stage_name}: {message}", hint, key))
+    return merged
+
+
+def _sft_plan(s, errors: list) -> tuple[int | None, int]:
+    """Problems of an algorithm_type sft config (as Trinity's validator finds them); (rows, trainer steps)."""
+    where = "buffer.trainer_input.experience_buffer"
+    if s.mode != "train":
+        errors.append(("RFTC505", f"this runtime cannot run algorithm_type sft in mode {s.mode}",
+                       "SFT reads a dataset and has no explorer: set mode: train (Trinity refuses other modes)",
+                       "mode"))
+    if not s.train_batch_size:
+        errors.append(("RFTC505", "this runtime cannot run algorithm_type sft without buffer.train_batch_size",
+                       "set buffer.train_batch_size, the samples per trainer step (Trinity requires it)",
+                       "buffer.train_batch_size"))
+    rows = None
+    if s.sft_data is None:
+        errors.append(("RFTC506", f"algorithm_type sft needs {where}.path (the SFT dataset)",
+                       f"set {where}.path to a jsonl/parquet file or a dataset directory", "buffer"))
+    elif not Path(s.sft_data.path).expanduser().exists():
+        errors.append(("RFTC506", f"SFT dataset {s.sft_data.path} does not exist",
+                       "generate it first or fix the path", f"{where}.path"))
+    else:
+        rows = _count_rows(s.sft_data.path, s.sft_data.split)
+    if s.sft_data is not None and s.sft_data.selector != "sequential":
+        errors.append(("RFTC505", f"this runtime cannot run an SFT dataset with data_selector "
+                       f"{s.sft_data.selector} (sequential only)", "remove the experience buffer's data_selector",
+                       f"{where}.data_selector.selector_type"))
+    if s.sft_data is not None and s.sft_data.concatenated_multi_turn:
+        errors.append(("RFTC505", "this runtime cannot run SFT with format.enable_concatenated_multi_turn (the "
+                       "loss on every assistant turn)", "train on the last assistant message: set it to false",
+                       f"{where}.format.enable_concatenated_multi_turn"))
+    # Trinity's file reader drops the last partial batch; buffer.total_steps overrides the epochs.
+    steps = s.explore_total_steps
+    if steps is None and rows is not None and s.train_batch_size:
+        steps = rows * s.total_epochs // s.train_batch_size
+    if s.train_total_steps:
+        steps = min(int(s.train_total_steps), steps) if steps is not None else int(s.train_total_steps)
+    return rows, int(steps or 0)
+
+
+def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) -> tuple[str, int | None]:
+    """Problems of the explorer's side (sync, taskset, reward function); (the sync method used, usable rows)."""
+    from rftc_runtime.rewards import BUILTIN, argument_error
+
     sync_method = s.sync_method
     if s.sync_style != "fixed":
         errors.append(("RFTC509", f"sync_style {s.sync_style} is not supported by this runtime (fixed only)",
@@ -191,7 +273,42 @@ def make_plan(s, gpus: int | None = None) -> Plan:
     elif s.taskset is not None and (problem := argument_error(s.taskset.reward_fn, s.taskset.reward_fn_args)):
         errors.append(("RFTC508", problem, "fix reward_fn_args: only the arguments the function takes, with "
                        "usable values", "buffer.explorer_input.taskset.reward_fn_args"))
-    if not s.model_path or not (Path(s.model_path).expanduser() / "config.json").is_file():
+    return sync_method, rows
+
+
+def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = False) -> Plan:
+    from rftc_runtime.algorithm import ADVANTAGE, KL, POLICY_LOSS, unsupported
+    from rftc_runtime.settings import ALGORITHM_DEFAULTS
+
+    if s.stages:
+        return _staged_plan(s, gpus)
+    errors, warnings, infos = [], [], []
+    cpus = os.cpu_count() or 1
+    if gpus is None:  # the config's cluster, bounded by what this machine has
+        gpus = detected_gpus()
+        if s.gpu_per_node:
+            gpus = min(gpus, s.gpu_per_node * max(1, s.node_num))
+    explorer_gpus = s.engine_num * s.tensor_parallel_size if gpus else 0
+    if gpus and explorer_gpus >= gpus:
+        errors.append(("RFTC509", f"the explorer needs {explorer_gpus} GPU(s) and leaves none of the {gpus} for "
+                       "the trainer", "lower explorer.rollout_model.engine_num or tensor_parallel_size",
+                       "explorer.rollout_model.engine_num"))
+    per_explore = s.batch_size * s.algorithm.repeat_times
+    per_step = s.experiences_per_step
+    micro = int(s.micro_batch_size or min(per_step, 16))
+    for item in unsupported(s.algorithm):
+        key = "algorithm." + item.split(":")[0]
+        errors.append(("RFTC505", f"this runtime cannot run {item}",
+                       f"supported: algorithm_type {'/'.join(ALGORITHM_DEFAULTS)}; advantage_fn {'/'.join(ADVANTAGE)} "
+                       f"(ppo: GAE with the critic of algorithm_type ppo); policy_loss_fn {'/'.join(POLICY_LOSS)}; "
+                       f"KL {'/'.join(KL)}", key))
+    sft = s.algorithm.algorithm_type == "sft"
+    if not sft and s.mode not in ("both", "colocate"):
+        errors.append(("RFTC505", f"this runtime cannot run mode {s.mode}",
+                       "it runs an explorer and a trainer together (mode both), or algorithm_type sft in mode train",
+                       "mode"))
+    model_missing = not s.model_path or not (Path(s.model_path).expanduser() / "config.json").is_file()
+    if model_missing and not model_from_previous_stage:
         errors.append(("RFTC507", f"model directory {s.model_path or '(empty)'} has no config.json",
                        "point model.model_path at a Hugging Face model directory; model hubs are not contacted",
                        "model.model_path"))
@@ -200,15 +317,20 @@ def make_plan(s, gpus: int | None = None) -> Plan:
         errors.append(("RFTC507", f"critic model directory {s.critic.model_path} has no config.json",
                        "point model.critic_model_path at a Hugging Face model directory, or leave it empty to "
                        "start the critic from model.model_path", "model.critic_model_path"))
-    explore_steps = s.explore_total_steps
-    if explore_steps is None and rows is not None:
-        explore_steps = math.ceil(rows * s.total_epochs / s.batch_size)
-    if s.train_total_steps:
-        train_steps = int(s.train_total_steps)
-    elif explore_steps is not None:
-        train_steps = explore_steps * per_explore // per_step
+    if sft:
+        explorer_gpus, sync_method, explore_steps = 0, "none", None
+        rows, train_steps = _sft_plan(s, errors)
     else:
-        train_steps = 0
+        sync_method, rows = _explorer_checks(s, gpus, errors, warnings, infos)
+        explore_steps = s.explore_total_steps
+        if explore_steps is None and rows is not None:
+            explore_steps = math.ceil(rows * s.total_epochs / s.batch_size)
+        if s.train_total_steps:
+            train_steps = int(s.train_total_steps)
+        elif explore_steps is not None:
+            train_steps = explore_steps * per_explore // per_step
+        else:
+            train_steps = 0
     threads = cpus
     return Plan(cpus=cpus, gpus=gpus, threads=threads, explorer_cpus=1 if cpus >= 2 else 0,
                 explorer_gpus=explorer_gpus, trainer_cpus=1 if cpus >= 2 else 0,

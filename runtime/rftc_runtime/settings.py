@@ -7,6 +7,8 @@ imports: ``rftc run --dry-run`` builds the plan from this without importing anyt
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +22,11 @@ ALGORITHM_DEFAULTS = {
     "dapo": ("grpo", "ppo", "none", "default", False),
     "reinforceplusplus": ("reinforceplusplus", "ppo", "k2", "default", False),
     "rloo": ("rloo", "ppo", "k2", "default", False),
+    "sft": ("ppo", "sft", "none", "default", False),  # mode train on a dataset; no advantage is computed
 }
+
+# Trinity's StageConfig: the sections a stage replaces whole (trinity/common/config.py, Config.__iter__).
+STAGE_SECTIONS = ("mode", "algorithm", "buffer", "data_processor", "explorer", "trainer")
 
 DEFAULT_KL_ARGS = {"adaptive": False, "kl_coef": 0.001}
 
@@ -114,6 +120,24 @@ class Taskset:
 
 
 @dataclass
+class SFTData:
+    """The dataset of algorithm_type sft: buffer.trainer_input.experience_buffer read by Trinity's sft formatter
+    (format.prompt_type messages: a list of chat messages under messages_key; plaintext: prompt/response keys)."""
+
+    path: str
+    split: str = "train"
+    subset_name: str | None = None
+    prompt_type: str = "messages"
+    messages_key: str = "message"
+    prompt_key: str = "prompt"
+    response_key: str = "response"
+    system_prompt_key: str | None = None
+    system_prompt: str | None = None
+    selector: str = "sequential"
+    concatenated_multi_turn: bool = False
+
+
+@dataclass
 class Settings:
     source: str
     project: str = "Trinity-RFT"
@@ -154,6 +178,10 @@ class Settings:
     monitor_type: str = "tensorboard"
     gpu_per_node: int = 0
     node_num: int = 0
+    mode: str = "both"
+    sft_data: SFTData | None = None  # set for algorithm_type sft
+    stages: list[Settings] = field(default_factory=list)  # each stage's settings, in order (Trinity's stages)
+    stage_name: str | None = None
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -275,8 +303,50 @@ def model_lengths(model: dict) -> tuple[int | None, int | None, int | None]:
     return length, prompt, response
 
 
+def stage_configs(cfg: dict) -> list[tuple[str, dict]]:
+    """Each stage's whole config, as Trinity's Config.__iter__ builds it: the stage's sections replace the
+    global ones, the run is named <name>/<stage_name>, and save_hf_checkpoint is forced to last (the next stage
+    starts from that checkpoint)."""
+    out = []
+    for stage in cfg.get("stages") or []:
+        c = copy.deepcopy({k: v for k, v in cfg.items() if k != "stages"})
+        for key in STAGE_SECTIONS:
+            if stage.get(key) is not None:
+                c[key] = copy.deepcopy(stage[key])
+        name = stage.get("stage_name") or ""
+        if name:
+            c["name"] = f"{cfg.get('name') or 'rft'}/{name}"
+        c["trainer"] = {**(c.get("trainer") or {}), "save_hf_checkpoint": "last"}
+        out.append((name, c))
+    return out
+
+
+def with_model_path(cfg: dict, path: str) -> dict:
+    """A stage's config starting from ``path`` (the previous stage's HF checkpoint), as Trinity replaces
+    model.model_path before validating the stage (so an unset critic_model_path follows it)."""
+    return {**cfg, "model": {**(cfg.get("model") or {}), "model_path": path}}
+
+
+def _sft_data(buffer: dict) -> SFTData | None:
+    eb = (buffer.get("trainer_input") or {}).get("experience_buffer") or {}
+    if not eb.get("path"):
+        return None
+    fmt = eb.get("format") or {}
+    return SFTData(path=eb["path"], split=eb.get("split") or "train", subset_name=eb.get("subset_name"),
+                   prompt_type=str(fmt.get("prompt_type") or "messages").lower(),
+                   messages_key=fmt.get("messages_key") or "message", prompt_key=fmt.get("prompt_key") or "prompt",
+                   response_key=fmt.get("response_key") or "response",
+                   system_prompt_key=fmt.get("system_prompt_key"), system_prompt=fmt.get("system_prompt"),
+                   selector=((eb.get("data_selector") or {}).get("selector_type") or "sequential"),
+                   concatenated_multi_turn=bool(fmt.get("enable_concatenated_multi_turn")))
+
+
 def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
     """Build the runtime's settings from a Trinity config mapping (values already resolved)."""
+    if cfg.get("stages"):
+        stages = [dataclasses.replace(from_mapping(c, source), stage_name=name) for name, c in stage_configs(cfg)]
+        top = from_mapping({k: v for k, v in cfg.items() if k != "stages"}, source)
+        return dataclasses.replace(top, stages=stages, raw=cfg)
     model = dict(cfg.get("model") or {})
     model["max_model_len"], model["max_prompt_tokens"], model["max_response_tokens"] = model_lengths(model)
     buffer = cfg.get("buffer") or {}
@@ -331,5 +401,7 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         monitor_type=(cfg.get("monitor") or {}).get("monitor_type") or "tensorboard",
         gpu_per_node=int((cfg.get("cluster") or {}).get("gpu_per_node") or 0),
         node_num=int((cfg.get("cluster") or {}).get("node_num") or 0),
+        mode=str(cfg.get("mode") or "both").lower(),
+        sft_data=_sft_data(buffer) if alg.algorithm_type == "sft" else None,
         raw=cfg,
     )

@@ -64,7 +64,8 @@ class HFTrainEngine:
             value_model.train()
             self.critic = (value_model, *self._optimizer(value_model, critic.optimizer))
         self.critic_micro = critic.micro_batch_size if critic is not None else micro
-        self.bound = algorithm.bind(self.s.algorithm, mini, micro, self.s.grad_clip, critic)
+        self.sft = self.s.algorithm.algorithm_type == "sft"
+        self.bound = None if self.sft else algorithm.bind(self.s.algorithm, mini, micro, self.s.grad_clip, critic)
         self.optimizer, self.scheduler = self._optimizer(self.model, self.s.algorithm.optimizer)
         job = Path(self.s.checkpoint_job_dir)
         latest = checkpoints.latest(job) if self.s.continue_from_checkpoint else None
@@ -235,6 +236,36 @@ class HFTrainEngine:
         return {**metrics, **step_metrics, **timings, "train/step": self._step,
                 "train/experiences": len(exps), "train/response_tokens": int(mask.sum().item()),
                 "train/advantage_mean": float(adv.mean()) if adv.numel() else 0.0,
+                "time/train_step": time.perf_counter() - t0}
+
+    def sft_step(self, conversations: list[list[dict]]) -> dict:
+        """One SFT step (algorithm_type sft) on a batch of chat conversations: veRL's SFT loss on the response
+        tokens, accumulated over micro-batches, one optimizer step."""
+        from rftc_runtime import sft
+        from rftc_runtime.batch import collate
+        from rftc_runtime.experience import Experience
+
+        t0 = time.perf_counter()
+        exps = []
+        for i, msgs in enumerate(conversations):
+            prompt, response = sft.tokenize(self.tokenizer, msgs)
+            exps.append(Experience(i, i, prompt, response, [0.0] * len(response), 0.0))
+        data = collate(exps, self.pad_id)
+        tokens = int(data["response_mask"].sum().item())
+        keys = ("input_ids", "attention_mask", "position_ids", "responses", "response_mask")
+
+        def loss_fn(mb):
+            log_prob, _ = self._log_probs(self.model, mb, 1.0, False)
+            value = sft.loss(log_prob, mb["response_mask"], tokens)
+            return value, {"actor/sft_loss": float(value.detach())}
+
+        m, grad_norm = self._epoch(self.model, self.optimizer, self.s.grad_clip,
+                                   self._micro_batches(data, keys), loss_fn)
+        self.scheduler.step()
+        self._step += 1
+        return {"actor/sft_loss": sum(m["actor/sft_loss"]), "actor/grad_norm": grad_norm,
+                "actor/lr": self.scheduler.get_last_lr()[0], "train/step": self._step,
+                "train/experiences": len(exps), "train/response_tokens": tokens,
                 "time/train_step": time.perf_counter() - t0}
 
     def _update_actor(self, data: dict, seq_keys, temperature: float) -> dict:

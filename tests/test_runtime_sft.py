@@ -1,0 +1,171 @@
+"""algorithm_type sft and multi-stage configs: the dataset formatting, the loss, the settings and the plan."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from rftc_runtime.errors import RuntimeFailure
+from rftc_runtime.plan import make_plan
+from rftc_runtime.settings import SFTData, from_mapping, stage_configs, with_model_path
+from rftc_runtime import sft
+
+
+def test_plaintext_and_messages_rows_become_chat_messages():
+    plain = SFTData(path="x", prompt_type="plaintext", prompt_key="q", response_key="a", system_prompt="Be brief.")
+    assert sft.messages({"q": "1+1?", "a": 2}, plain) == [
+        {"role": "system", "content": "Be brief."}, {"role": "user", "content": "1+1?"},
+        {"role": "assistant", "content": "2"}]
+    keyed = SFTData(path="x", prompt_type="plaintext", system_prompt_key="sys", system_prompt="ignored")
+    assert sft.messages({"sys": "S", "prompt": "p", "response": "r"}, keyed)[0] == {"role": "system", "content": "S"}
+    msgs = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    data = SFTData(path="x", messages_key="messages")
+    assert sft.messages({"messages": msgs}, data) == msgs
+    assert sft.messages({"messages": json.dumps(msgs)}, data) == msgs  # a JSON string, as Trinity accepts
+
+
+@pytest.mark.parametrize("row,expected", [
+    ({"message": []}, "no 'messages' key"),
+    ({"messages": [{"role": "user", "content": "hi"}]}, "does not end with an assistant message"),
+    ({"messages": "not json"}, "not JSON"),
+    ({"messages": [{"text": "x"}]}, "not a list of chat messages"),
+])
+def test_rows_without_usable_messages_stop_the_run_before_it_starts(tmp_path, row, expected):
+    path = tmp_path / "sft.jsonl"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "a"},
+                                             {"role": "assistant", "content": "b"}]}) + "\n" + json.dumps(row) + "\n")
+    with pytest.raises(RuntimeFailure) as err:
+        sft.read(SFTData(path=str(path), messages_key="messages"))
+    assert err.value.code == "RFTC506" and "row 1: " in err.value.message and expected in err.value.message
+
+
+def test_the_loss_is_the_token_mean_nll_of_the_batch_accumulated_over_micro_batches():
+    import torch
+    from verl.trainer.ppo.core_algos import agg_loss
+
+    torch.manual_seed(0)
+    log_prob = -torch.rand(6, 5)
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 0, 0, 0, 0], [1, 1, 1, 1, 1],
+                         [1, 1, 0, 0, 0], [1, 1, 1, 1, 0], [1, 0, 0, 0, 0]], dtype=torch.float32)
+    tokens = int(mask.sum())
+    whole = sft.loss(log_prob, mask, tokens)
+    # Trinity's sft policy loss: aggregate_loss(-logprob, action_mask, "token-mean") over the batch
+    assert torch.allclose(whole, agg_loss(-log_prob, mask, "token-mean"))
+    assert torch.allclose(whole, -(log_prob * mask).sum() / mask.sum())
+    parts = sum(sft.loss(log_prob[i:i + 2], mask[i:i + 2], tokens) for i in range(0, 6, 2))
+    assert torch.allclose(parts, whole)  # micro-batches normalised by the whole batch add up to it
+
+
+MODEL = Path(os.environ.get("RFTC_MODEL_DIR", Path.home() / ".cache/rftc/models/smollm2-135m-instruct"))
+
+
+@pytest.mark.skipif(not (MODEL / "tokenizer_config.json").is_file(), reason="no model (scripts/setup-runtime.sh)")
+def test_the_loss_covers_the_reply_and_its_end_of_turn_only():
+    from transformers import AutoTokenizer
+
+    from rftc_runtime.batch import collate
+    from rftc_runtime.experience import Experience
+
+    tok = AutoTokenizer.from_pretrained(MODEL)
+    msgs = [{"role": "user", "content": "What is 4 + 7?"}, {"role": "assistant", "content": "11"}]
+    prompt, response = sft.tokenize(tok, msgs)
+    assert tok.decode(prompt).endswith("What is 4 + 7?<|im_end|>\n<|im_start|>assistant\n")
+    assert tok.decode(response) == "11<|im_end|>\n"
+    assert prompt + response == tok.apply_chat_template(msgs, tokenize=True, return_dict=False)
+    short = sft.tokenize(tok, [msgs[0], {"role": "assistant", "content": "7"}])
+    data = collate([Experience(0, 0, prompt, response, [0.0] * len(response), 0.0),
+                    Experience(1, 1, *short, [0.0] * len(short[1]), 0.0)], tok.pad_token_id)
+    assert data["response_mask"].tolist() == [[1.0] * len(response), [1.0] * len(short[1]) + [0.0]]
+    assert data["responses"][1, :len(short[1])].tolist() == short[1]
+
+
+def _staged(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir(exist_ok=True)
+    (model / "config.json").write_text("{}")
+    (tmp_path / "sft.jsonl").write_text("".join(json.dumps({"messages": [
+        {"role": "user", "content": str(i)}, {"role": "assistant", "content": str(i)}]}) + "\n" for i in range(10)))
+    (tmp_path / "tasks.jsonl").write_text(json.dumps({"prompt": "q", "answer": 1}) + "\n")
+    return {
+        "name": "run", "checkpoint_root_dir": str(tmp_path / "ckpt"),
+        "model": {"model_path": str(model)},
+        "algorithm": {"algorithm_type": "grpo", "repeat_times": 2},
+        "buffer": {"batch_size": 1, "explorer_input": {"taskset": {"path": str(tmp_path / "tasks.jsonl")},
+                                                       "default_reward_fn_type": "last_number"}},
+        "synchronizer": {"sync_method": "memory"},
+        "trainer": {"save_interval": 5, "save_hf_checkpoint": "never"},
+        "stages": [
+            {"stage_name": "warmup", "mode": "train", "algorithm": {"algorithm_type": "sft"},
+             "buffer": {"train_batch_size": 3, "total_epochs": 2, "trainer_input": {"experience_buffer": {
+                 "path": str(tmp_path / "sft.jsonl"), "format": {"messages_key": "messages"}}}}},
+            {"stage_name": "rft"},
+        ],
+    }
+
+
+def test_stages_replace_whole_sections_as_trinity_builds_them(tmp_path):
+    cfg = _staged(tmp_path)
+    (name0, c0), (name1, c1) = stage_configs(cfg)
+    assert (name0, c0["name"], c0["mode"]) == ("warmup", "run/warmup", "train")
+    assert "explorer_input" not in c0["buffer"]  # replaced, not merged
+    assert c0["trainer"] == {"save_interval": 5, "save_hf_checkpoint": "last"}  # forced, so the next stage can load it
+    assert (c1["name"], c1["algorithm"], c1.get("mode")) == ("run/rft", cfg["algorithm"], None)
+    assert "stages" not in c0 and "stages" not in c1
+    s = from_mapping(cfg)
+    warm, rft = s.stages
+    assert warm.algorithm.algorithm_type == "sft" and warm.sft_data.messages_key == "messages"
+    assert warm.checkpoint_job_dir == os.path.join(s.checkpoint_job_dir, "warmup")
+    moved = from_mapping(with_model_path(rft.raw, "/ckpt/warmup/global_step_6/huggingface"))
+    assert moved.model_path == "/ckpt/warmup/global_step_6/huggingface" and moved.taskset.path == rft.taskset.path
+
+
+def test_the_plan_shows_every_stage(tmp_path):
+    s = from_mapping(_staged(tmp_path))
+    plan = make_plan(s, gpus=0)
+    assert plan.errors == []
+    warm, rft = plan.stages
+    assert warm.total_train_steps == 10 * 2 // 3 and warm.experiences_per_step == 3  # last partial batch dropped
+    assert rft.total_train_steps == 1
+    text = plan.describe(s)
+    assert "stage 1/2: warmup (mode train)" in text and "stage 2/2: rft (mode both)" in text
+    assert "veRL's sft_loss" in text and "6 trainer step(s) (10 sample(s) x 2 epoch(s) / 3" in text
+    assert "model         the latest Hugging Face checkpoint of stage warmup" in text
+
+
+def test_a_later_stage_model_is_not_checked_but_the_first_is(tmp_path):
+    cfg = _staged(tmp_path)
+    cfg["model"]["model_path"] = str(tmp_path / "nope")
+    errors = make_plan(from_mapping(cfg), gpus=0).errors
+    assert [(c, k) for c, _, _, k in errors] == [("RFTC507", "model.model_path")]
+    assert errors[0][1].startswith("stage warmup: model directory")
+
+
+@pytest.mark.parametrize("change,expected", [
+    # the stage no longer sets mode: the global mode (both) is the one to fix
+    (lambda st: st.pop("mode"), ("RFTC505", "mode", "algorithm_type sft in mode both")),
+    (lambda st: st["buffer"].pop("trainer_input"), ("RFTC506", "stages.0.buffer", "needs buffer.trainer_input")),
+    (lambda st: st["buffer"].pop("train_batch_size"), ("RFTC505", "stages.0.buffer.train_batch_size",
+                                                       "without buffer.train_batch_size")),
+    (lambda st: st["buffer"]["trainer_input"]["experience_buffer"]["format"].update(
+        enable_concatenated_multi_turn=True), ("RFTC505", "stages.0.buffer.trainer_input.experience_buffer.format."
+                                               "enable_concatenated_multi_turn", "enable_concatenated_multi_turn")),
+    (lambda st: st["buffer"]["trainer_input"]["experience_buffer"].update(data_selector={"selector_type": "random"}),
+     ("RFTC505", "stages.0.buffer.trainer_input.experience_buffer.data_selector.selector_type", "random")),
+    (lambda st: st["algorithm"].update(loss_agg_mode="seq-mean-token-mean"),
+     ("RFTC505", "stages.0.algorithm.loss_agg_mode", "loss_agg_mode: seq-mean-token-mean")),
+])
+def test_what_an_sft_stage_cannot_run_is_refused_where_the_stage_sets_it(tmp_path, change, expected):
+    cfg = _staged(tmp_path)
+    change(cfg["stages"][0])
+    errors = make_plan(from_mapping(cfg), gpus=0).errors
+    code, key, text = expected
+    assert [(c, k) for c, _, _, k in errors] == [(code, key)]
+    assert text in errors[0][1]
+
+
+def test_rl_in_mode_train_is_refused(tmp_path):
+    cfg = _staged(tmp_path)
+    del cfg["stages"]
+    cfg["mode"] = "train"
+    assert [(c, k) for c, _, _, k in make_plan(from_mapping(cfg), gpus=0).errors] == [("RFTC505", "mode")]
