@@ -169,3 +169,57 @@ def test_rl_in_mode_train_is_refused(tmp_path):
     del cfg["stages"]
     cfg["mode"] = "train"
     assert [(c, k) for c, _, _, k in make_plan(from_mapping(cfg), gpus=0).errors] == [("RFTC505", "mode")]
+
+
+TRINITY_FORMATTER = '''
+import json, sys, types
+# trinity's mm_utils imports vLLM (absent from the reference environment) for multi-modal data only:
+# stand-ins for the names it takes; text-only formatting never reaches them.
+for name, attrs in {"vllm": [], "vllm.config": ["ModelConfig"], "vllm.entrypoints": [],
+                    "vllm.entrypoints.chat_utils": ["ChatTemplateContentFormat", "ConversationMessage",
+                                                    "parse_chat_messages", "parse_chat_messages_async"],
+                    "vllm.inputs": ["MultiModalDataDict"]}.items():
+    mod = types.ModuleType(name)
+    for a in attrs:
+        setattr(mod, a, object)
+    sys.modules[name] = mod
+from trinity.buffer.schema.formatter import SFTFormatter
+from trinity.common.config import FormatConfig
+from trinity.common.constants import PromptType
+req = json.load(sys.stdin)
+out = []
+for fmt, row in req["cases"]:
+    fmt = dict(fmt, prompt_type=PromptType(fmt["prompt_type"]))
+    exp = SFTFormatter(req["model"], FormatConfig(**fmt)).format(row)
+    out.append([exp.tokens.tolist(), int(exp.prompt_length)])
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.skipif(not (MODEL / "tokenizer_config.json").is_file(), reason="no model (scripts/setup-runtime.sh)")
+def test_formatting_matches_trinitys_sft_formatter():
+    import subprocess
+
+    from transformers import AutoTokenizer
+    from trinity_ref import reference
+
+    if not reference.available():
+        pytest.skip(reference.MISSING)
+    chat = [{"role": "user", "content": "What is 4 + 7?"}, {"role": "assistant", "content": "11"},
+            {"role": "user", "content": "And 2 + 2?"}, {"role": "assistant", "content": "4"}]
+    cases = [
+        ({"prompt_type": "plaintext", "prompt_key": "q", "response_key": "a", "system_prompt": "Be brief."},
+         {"q": "1+1?", "a": "2"}),
+        ({"prompt_type": "plaintext", "system_prompt_key": "sys"}, {"sys": "S", "prompt": "p", "response": "r"}),
+        ({"prompt_type": "messages", "messages_key": "messages"}, {"messages": chat}),
+        ({"prompt_type": "messages"}, {"message": json.dumps(chat[:2])}),  # Trinity's default key, a JSON string
+    ]
+    done = subprocess.run([str(reference.PYTHON), "-c", TRINITY_FORMATTER], capture_output=True, text=True,
+                          input=json.dumps({"model": str(MODEL), "cases": cases}), timeout=600,
+                          env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    tok = AutoTokenizer.from_pretrained(MODEL)
+    for (fmt, row), (tokens, prompt_length) in zip(cases, json.loads(done.stdout)):
+        data = SFTData(path="x", **{k: v for k, v in fmt.items()})
+        prompt, response = sft.tokenize(tok, sft.messages(row, data))
+        assert (prompt + response, len(prompt)) == (tokens, prompt_length), fmt
