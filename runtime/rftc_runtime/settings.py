@@ -287,7 +287,8 @@ def model_lengths(model: dict) -> tuple[int | None, int | None, int | None]:
     """(max_model_len, max_prompt_tokens, max_response_tokens) as Trinity 0.6's validator fills them
     (trinity-0.6.md §2.2, _check_model_len): the length unset is the sum of the other two; with a length, neither
     token limit set splits it in half (prompt L // 2), and one set is capped at L - 1 and the other takes the
-    rest. Without a length and both limits Trinity refuses the config; here vLLM then takes the model's own."""
+    rest. Without a length Trinity needs both limits (the length is their sum) and refuses the config otherwise;
+    here vLLM then takes the model's own length."""
     length, prompt, response = (model.get(k) for k in ("max_model_len", "max_prompt_tokens", "max_response_tokens"))
     if length is None:
         return (prompt + response if prompt is not None and response is not None else None), prompt, response
