@@ -64,8 +64,9 @@ class HFTrainEngine:
             value_model.train()
             self.critic = (value_model, *self._optimizer(value_model, critic.optimizer))
         self.critic_micro = critic.micro_batch_size if critic is not None else micro
-        self.sft = self.s.algorithm.algorithm_type == "sft"
-        self.bound = None if self.sft else algorithm.bind(self.s.algorithm, mini, micro, self.s.grad_clip, critic)
+        # sft has no advantage or policy loss to bind: sft_step uses veRL's sft_loss
+        sft = self.s.algorithm.algorithm_type == "sft"
+        self.bound = None if sft else algorithm.bind(self.s.algorithm, mini, micro, self.s.grad_clip, critic)
         self.optimizer, self.scheduler = self._optimizer(self.model, self.s.algorithm.optimizer)
         job = Path(self.s.checkpoint_job_dir)
         latest = checkpoints.latest(job) if self.s.continue_from_checkpoint else None
