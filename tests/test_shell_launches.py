@@ -168,6 +168,14 @@ def test_unknown_variables_stay_symbolic_and_defaults_apply():
     assert [a.text for a in inv.args] == ["a=3", "b=3", "d=6"]
 
 
+def test_alternative_of_an_unknown_variable_follows_its_plain_use_in_the_same_value():
+    r = analyze('S=tp2${SUFFIX:+"-"}${SUFFIX}\npython3 -m m a=$S b=x${SUFFIX:+-y} c=${N:+$N}\n', "run.sh")
+    assert [a.text for a in r.invocations[0].args] == ["a=tp2-${oc.env:SUFFIX}", "b=x", "c="]
+    assert [(d.code, d.span.line, d.span.col) for d in r.diagnostics if d.code == "RFTC116"] == [("RFTC116", 1, 6)]
+    inv = launch('python3 -m m a=tp2${SUFFIX:+"-"}${SUFFIX}', env={"SUFFIX": ""})
+    assert inv.args[0].text == "a=tp2"
+
+
 def test_use_env_reads_the_process_environment(monkeypatch):
     monkeypatch.setenv("RFTC_TEST_VALUE", "42")
     assert launch("python3 -m m v=$RFTC_TEST_VALUE").args[0].text == "v=${oc.env:RFTC_TEST_VALUE}"

@@ -82,4 +82,12 @@ CODES = [
          "The command that starts python comes from a variable that is not set (`$COMMAND`), or the module name "
          "`-m` is not known. The launch cannot be classified or compiled. Set the variable in the script or with "
          "`--env`.", "$COMMAND trainer.nnodes=2\n"),
+    Code("RFTC116", "alternative-not-static", W, "`${VAR:+word}` on a variable rftc cannot know, used plainly too.",
+         "The variable is not set in the script, so its value comes from the environment. An unknown variable is "
+         "taken as unset where the script decides on it (`${NAME:-default}`, `${NAME:+word}`, conditions), and "
+         "kept as `${oc.env:NAME}` where its value is used. When one value does both, as in "
+         "`${SUFFIX:+\"-\"}${SUFFIX}`, the `${oc.env:NAME}` part only loads with NAME set, so `word` is used as "
+         "if NAME were set (and, with ':+', not empty). If NAME is unset or empty when the script runs, bash "
+         "leaves `word` out and the value differs. Pass `--env NAME=value` (or `--env NAME=`) to decide it.",
+         'python3 -m verl.trainer.main_ppo trainer.experiment_name=run${SUFFIX:+"-"}${SUFFIX}\n'),
 ]

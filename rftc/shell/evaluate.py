@@ -726,6 +726,12 @@ class Evaluator(Builtins):
         elif u.kind == "cmd":
             self.g.add("RFTC108", f"`{u.detail}` is not evaluated (rftc runs nothing); kept as ${{oc.env:{u.name}}}",
                        u.span, hint=f"pass --env {u.name}=value, or write the value into the script")
+        elif u.kind == "alt":
+            assumed = "set and not empty" if ":+" in u.detail else "set"
+            self.g.add("RFTC116", f"`{u.detail}`: ${u.name} is not set in the script and the same value keeps it "
+                       f"as ${{oc.env:{u.name}}}, so the alternative is used as if it were {assumed} (bash leaves "
+                       "it out otherwise)", u.span,
+                       hint=f"pass --env {u.name}=value (--env {u.name}= for empty) to decide it at compile time")
         elif u.kind == "arith":
             self.g.add("RFTC108", f"arithmetic {u.detail} is not evaluated; kept as ${{oc.env:{u.name}}}", u.span,
                        hint=f"pass --env {u.name}=value, or write the value into the script")

@@ -208,6 +208,7 @@ class Expander:
     def __init__(self, ev):
         self.ev = ev
         self._empty_array = False  # set when "$@" / "${a[@]}" expanded to no element at all
+        self._plain: frozenset = frozenset()  # variables the word being expanded uses as a plain $NAME / ${NAME}
 
     @property
     def file(self) -> str:
@@ -252,8 +253,12 @@ class Expander:
     # --- parts
     def parts(self, children, *, in_dq: bool, first: bool = False, anchor: bool = False, assign: int = 0) -> list:
         out: list = []
-        for i, part in enumerate(children):
-            self.part(part, out, in_dq=in_dq, first=first and i == 0, anchor=anchor, assign=assign)
+        outer, self._plain = self._plain, self._plain | _plain_refs(children)
+        try:
+            for i, part in enumerate(children):
+                self.part(part, out, in_dq=in_dq, first=first and i == 0, anchor=anchor, assign=assign)
+        finally:
+            self._plain = outer
         return out
 
     def part(self, part, out: list, *, in_dq: bool, first: bool = False, anchor: bool = False,
@@ -494,6 +499,16 @@ class Expander:
             empty = is_set and not any(s.text for s in val[1]) and not any(s.unknowns for s in val[1])
             use_default = (not is_set) or (op.startswith(":") and empty)
             if op in (":+", "+"):
+                if not is_set and not ev.unset_mode and name in self._plain:
+                    # a variable from the environment that the same word also uses plainly: there it stays
+                    # ${oc.env:NAME}, which only loads with NAME set, so the alternative is taken as if NAME were
+                    # set (and not empty), as in `${S:+"-"}${S}`; bash drops it otherwise, which the Unknown
+                    # carried to the launch reports (RFTC116). Elsewhere an unknown variable is unset, as for
+                    # ${NAME:-default} and conditions.
+                    alt = Unknown("alt", name, span, ev.source_text(span))
+                    word = self.parts(operand.children, in_dq=in_dq, anchor=anchor, first=not in_dq) if operand else []
+                    out += [s if s is BREAK else replace(s, unknowns=s.unknowns + (alt,)) for s in word]
+                    return
                 if use_default:
                     return
                 out += self.parts(operand.children, in_dq=in_dq, anchor=anchor, first=not in_dq) if operand else []
@@ -694,6 +709,23 @@ def _mark(segs: list[Seg], via: tuple, span: Span, in_dq: bool, anchor: bool) ->
 def _synth(text: str, span: Span, in_dq: bool, via: tuple = ()) -> Seg:
     return Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
                via=tuple(via))
+
+
+def _plain_refs(children) -> frozenset:
+    """Names used as a plain $NAME / ${NAME} among a word's parts (inside double quotes too)."""
+    out = set()
+    for part in children:
+        if hasattr(part, "type"):
+            if part.type == "VAR":
+                out.add(part.value[1:])
+        elif part.data == "dq":
+            out |= _plain_refs(part.children)
+        elif part.data == "param":
+            toks = [c for c in part.children if hasattr(c, "type")]
+            if not [c for c in part.children if not hasattr(c, "type")] and {t.type for t in toks} <= {
+                    "PARAM_OPEN", "PARAM_NAME", "PARAM_CLOSE"}:
+                out.update(t.value for t in toks if t.type == "PARAM_NAME")
+    return frozenset(out)
 
 
 def _unk(segs) -> tuple:
