@@ -34,12 +34,30 @@ def test_lint_usage_errors():
 
 
 def test_verl_config_yaml_has_provenance_comments_and_parses():
-    p = rftc("verl-config", "--overrides", "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=4")
+    p = rftc("verl-config", "--overrides", "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=4 "
+             "actor_rollout_ref.actor.use_dynamic_bsz=True critic.enable=False")
     assert p.returncode == 0, p.stderr
     assert "  n: 4  # actor_rollout_ref.rollout.n=4 (<overrides>:1:37)" in p.stdout.replace('"n"', "n")
     assert "rollout_n: 4  # follows actor_rollout_ref.rollout.n" in p.stdout
     doc = yaml.safe_load(p.stdout)
     assert doc["actor_rollout_ref"]["rollout"]["n"] == 4 and doc["trainer"]["nnodes"] == 1
+
+
+def test_verl_config_reports_what_verl_refuses_at_startup():
+    p = rftc("verl-config", "--overrides", "actor_rollout_ref.rollout.name=vllm algorithm.adv_estimator=grpo "
+             "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8", "--diagnostics-format", "concise")
+    assert p.returncode == 1 and p.stdout.startswith("# effective veRL config")  # the config is still shown
+    assert p.stderr == ("<overrides>:1:1: error[RFTC221] [actor] Please set at least one of "
+                        "'actor.ppo_micro_batch_size' or 'actor.ppo_micro_batch_size_per_gpu' if use_dynamic_bsz is "
+                        "not enabled.\n")
+
+
+def test_convert_refuses_a_script_without_a_launch(tmp_path):
+    (tmp_path / "prep.sh").write_text("echo preparing data\n")
+    out = tmp_path / "out.yaml"
+    p = rftc("convert", str(tmp_path / "prep.sh"), "-o", str(out), "--format", "concise")
+    assert p.returncode == 1 and not out.exists()
+    assert "warning[RFTC112]" in p.stderr and "prep.sh:1:1: error[RFTC312] no training launch found" in p.stderr
 
 
 def test_verl_config_json():
@@ -59,7 +77,9 @@ def test_verl_config_unknown_version_is_an_error():
 
 def test_convert_out_dir_writes_only_the_launches_without_errors(tmp_path):
     base = ("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_files=/d/train.parquet "
-            "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=4 trainer.n_gpus_per_node=4")
+            "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=4 trainer.n_gpus_per_node=4 "
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 "
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8")
     (tmp_path / "good.sh").write_text(base + "\n")
     (tmp_path / "typo.sh").write_text(base + " actor_rollout_ref.model.torch_dtype=bf16\n")  # veRL rejects it
     out = tmp_path / "out"

@@ -105,6 +105,7 @@ def run(args) -> int:
 
 def _jobs(args, inputs, diags: Diagnostics):
     """The launches to convert and where each goes (None = stdout), or a usage error."""
+    from rftc.sources import STDIN, expand_paths
     from rftc.verl.launches import composable
 
     by_script: dict[str, list] = {}
@@ -116,11 +117,12 @@ def _jobs(args, inputs, diags: Diagnostics):
             found = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
             diags.add("RFTC312", f"no {MAIN_PPO} launch to convert (found {found}); other trainers (recipes, "
                       "asynchronous and SFT trainers) have their own semantics", invs[0].span)
-    read = {d.span.file for d in diags if d.span} | set(by_script)
-    for p in args.paths:
-        if p != "-" and os.path.isfile(p) and p not in read and not any(p == s for s in by_script):
-            if not any(d.code == "RFTC001" for d in diags if d.span is None or d.span.file == p):
-                diags.add("RFTC312", "no training launch found in the script", Span(p, 1, 1))
+    # a script with no launch at all has nothing to convert, whatever else it reported (e.g. RFTC112's warning);
+    # one that could not be read has its RFTC001 already
+    for p in expand_paths(args.paths, (".sh",)):
+        name = "<stdin>" if p == STDIN else p  # the name read_text gives stdin
+        if name in inputs.sources and name not in by_script:
+            diags.add("RFTC312", "no training launch found in the script", Span(name, 1, 1))
     jobs = []
     total = sum(len(v) for v in scripts.values())
     if not args.out_dir and total > 1:
@@ -157,10 +159,12 @@ def convert_launch(inv, args, diags: Diagnostics):
     from rftc.emit.yaml import emit
     from rftc.mapping.convert import map_config
     from rftc.verl import effective_config
+    from rftc.verl.startup import check_startup
 
     eff = effective_config(inv, verl_version=args.verl_version, diags=diags)
     if eff is None:
         return None
+    check_startup(eff, diags)  # its errors keep the config from being written, like any error of the launch
     mapped = map_config(eff, options_for(inv, args))
     diags.extend(mapped.diagnostics)
     if not mapped.ok:

@@ -40,6 +40,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from rftc.verl import effective_config
     from rftc.verl.launches import collect, composable, report_no_schema
+    from rftc.verl.startup import check_startup
 
     if len(args.paths) > 1:
         print("rftc verl-config: give one script", file=sys.stderr)
@@ -68,6 +69,8 @@ def run(args) -> int:
         print(f"rftc verl-config: {which}", file=sys.stderr)
         return max(code, 1)
     eff = effective_config(launches[0], verl_version=args.verl_version, diags=diags)
+    if eff is not None:
+        check_startup(eff, diags)
     code = _report(diags, inputs.sources, args)
     if eff is None:
         return max(code, 1)

@@ -103,4 +103,24 @@ CODES = [
          "there, so rftc drops it instead of rejecting the launch. With --verl-version the key is the error "
          "Hydra gives (RFTC215). Remove the override.",
          "reward_model.use_reward_loop=True actor_rollout_ref.model.lora.merge=True", "overrides"),
+    Code("RFTC221", "startup-check", E, "veRL's startup validation refuses the effective config.",
+         "Before anything runs, main_ppo validates the composed config (verl.utils.config.validate_config and the "
+         "actor/critic config classes it builds; RayPPOTrainer._validate_config in 0.5.0), with the rules of the "
+         "verl version the launch is composed against: without dynamic batch sizes the actor, the rollout's and "
+         "(with a KL term) the reference model's log-prob passes, and a critic each need exactly one of the "
+         "deprecated global micro batch size and its per-GPU form; the batch must split over the GPUs; "
+         "loss_agg_mode must be a known one; sequence parallelism needs use_remove_padding; sampled validation "
+         "needs a temperature above 0. The message is veRL's own. veRL stops at startup, and Trinity's trainer, "
+         "which runs the same checks, fails the same way, so nothing is converted. Add or fix the key named in "
+         "the hint.", "actor_rollout_ref.actor.ppo_mini_batch_size=64 (no ppo_micro_batch_size_per_gpu)",
+         "overrides"),
+    Code("RFTC222", "startup-notice", I, "veRL notices that a KL penalty is in both the reward and the loss.",
+         "With algorithm.use_kl_in_reward=True and actor_rollout_ref.actor.use_kl_loss=True, main_ppo prints "
+         "'NOTICE: You have both enabled in-reward kl and kl loss.' and goes on: the KL to the reference model is "
+         "penalised twice. Keep one of them unless that is intended.",
+         "algorithm.use_kl_in_reward=True actor_rollout_ref.actor.use_kl_loss=True", "overrides"),
+    Code("RFTC223", "startup-deprecated", W, "veRL warns at startup that data.val_batch_size is deprecated.",
+         "main_ppo prints 'WARNING: val_batch_size is deprecated.' when data.val_batch_size is set: validation "
+         "data goes to the inference engines as one batch, so the value has no effect. Remove it.",
+         "data.val_batch_size=1312", "overrides"),
 ]

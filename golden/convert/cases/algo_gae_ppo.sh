@@ -14,4 +14,7 @@ python3 -m verl.trainer.main_ppo \
     critic.optim.lr=1e-5 \
     critic.cliprange_value=0.5 \
     actor_rollout_ref.actor.ppo_epochs=2 \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 \
+    critic.ppo_micro_batch_size_per_gpu=4 $@

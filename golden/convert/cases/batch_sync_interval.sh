@@ -11,4 +11,6 @@ python3 -m verl.trainer.main_ppo \
     data.train_batch_size=512 \
     actor_rollout_ref.actor.ppo_mini_batch_size=128 \
     actor_rollout_ref.rollout.n=4 \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

@@ -13,4 +13,6 @@ python3 -m verl.trainer.main_ppo \
     data.max_response_length=6144 \
     data.filter_overlong_prompts=True \
     data.truncation=left \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

@@ -9,4 +9,6 @@ python3 -m verl.trainer.main_ppo \
     trainer.nnodes=1 \
     algorithm.adv_estimator=grpo \
     actor_rollout_ref.rollout.n=8 \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

@@ -11,4 +11,6 @@ python3 -m verl.trainer.main_ppo \
     trainer.n_gpus_per_node=1 \
     data.train_batch_size=64 \
     actor_rollout_ref.actor.ppo_mini_batch_size=32 \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

@@ -14,4 +14,6 @@ ray job submit --address="http://127.0.0.1:8265" --runtime-env=verl/trainer/runt
     actor_rollout_ref.rollout.tensor_model_parallel_size=2 \
     trainer.n_gpus_per_node=4 \
     trainer.nnodes=1 \
-    trainer.total_epochs=3
+    trainer.total_epochs=3 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8

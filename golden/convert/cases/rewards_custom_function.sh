@@ -10,4 +10,6 @@ python3 -m verl.trainer.main_ppo \
     algorithm.adv_estimator=grpo \
     custom_reward_function.path=./my_reward.py \
     custom_reward_function.name=compute_score_v2 \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

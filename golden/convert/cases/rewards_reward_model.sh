@@ -11,4 +11,6 @@ python3 -m verl.trainer.main_ppo \
     reward_model.enable=True \
     reward_model.model.path=Skywork/Skywork-Reward-V2-Llama-3.1-8B \
     reward_model.rollout.tensor_model_parallel_size=2 \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

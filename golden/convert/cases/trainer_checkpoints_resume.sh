@@ -15,4 +15,6 @@ python3 -m verl.trainer.main_ppo \
     trainer.max_actor_ckpt_to_keep=3 \
     trainer.val_before_train=False \
     trainer.balance_batch=False \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

@@ -10,4 +10,6 @@ python3 -m verl.trainer.main_ppo \
     algorithm.adv_estimator=grpo \
     trainer.logger=['console','wandb','swanlab'] \
     trainer.log_val_generations=10 \
-    trainer.total_epochs=2 $@
+    trainer.total_epochs=2 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

@@ -17,4 +17,5 @@ python3 -m verl.trainer.main_ppo \
     actor_rollout_ref.rollout.n=5 \
     trainer.n_gpus_per_node=8 \
     trainer.total_training_steps=100 \
-    trainer.total_epochs=1 $@
+    trainer.total_epochs=1 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 $@

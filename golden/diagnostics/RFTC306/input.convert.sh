@@ -8,4 +8,6 @@ python3 -m verl.trainer.main_ppo \
     actor_rollout_ref.rollout.n=1 \
     trainer.n_gpus_per_node=3 \
     actor_rollout_ref.rollout.tensor_model_parallel_size=3 \
-    trainer.total_epochs=1
+    trainer.total_epochs=1 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1

@@ -7,4 +7,7 @@ python3 -m verl.trainer.main_ppo \
     actor_rollout_ref.model.use_remove_padding=True \
     critic.model.use_remove_padding=False \
     algorithm.adv_estimator=gae \
-    trainer.total_epochs=1
+    trainer.total_epochs=1 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 \
+    critic.ppo_micro_batch_size_per_gpu=4

@@ -1,0 +1,243 @@
+"""veRL's startup checks over the effective config: what main_ppo's validate_config (and the actor/critic config
+dataclasses it builds) refuses before anything runs, with veRL's own messages, for the verl version the launch is
+composed against. A launch that fails here would fail the same way in Trinity's trainer.
+
+    check_startup(eff, diags)
+
+verl 0.5.0 runs these checks in RayPPOTrainer._validate_config; 0.6.1 and later in verl.utils.config.validate_config
+plus ActorConfig/CriticConfig.__post_init__ and validate()."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rftc.diagnostics.model import Diagnostics
+from rftc.verl.effective import EffectiveConfig
+from rftc.verl.invocations import MAIN_PPO
+from rftc.verl.schema import _vkey
+
+ACTOR, REF, ROLLOUT = "actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout"
+FSDP = {"fsdp", "fsdp2"}
+
+
+def _since(version: str, first: str) -> bool:
+    return _vkey(version) >= _vkey(first)
+
+
+def loss_agg_modes(version: str) -> tuple[str, ...]:
+    """The loss_agg_mode values the actor accepts ('token-sum' arrived in 0.9)."""
+    base = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
+    return ("token-mean", "token-sum", *base[1:]) if _since(version, "0.9") else base
+
+
+@dataclass(frozen=True)
+class MicroPair:
+    """A section that needs exactly one of a deprecated global micro batch size and its per-GPU form."""
+    section: str  # where the keys live
+    param: str  # the global key's name in the section; '<param>_per_gpu' is the per-GPU one
+    label: str  # how veRL names the section in its message
+    label_param: str  # how veRL names the key in its message
+    dataclass_style: bool  # the actor's dataclass message (0.6.1+): "... if use_dynamic_bsz is not enabled."
+
+
+def micro_pairs(version: str) -> dict[str, MicroPair]:
+    """actor / ref / rollout / critic micro-batch pairs as the version names them in its messages."""
+    old = not _since(version, "0.6")  # 0.5.0: one helper for every section, keyed by the full section path
+    actor = MicroPair(ACTOR, "ppo_micro_batch_size", ACTOR if old else "actor",
+                      "micro_batch_size" if old else "ppo_micro_batch_size", not old)
+    return {
+        "actor": actor,
+        "ref": MicroPair(REF, "log_prob_micro_batch_size", REF, "log_prob_micro_batch_size", False),
+        "rollout": MicroPair(ROLLOUT, "log_prob_micro_batch_size", ROLLOUT, "log_prob_micro_batch_size", False),
+        "critic": MicroPair("critic", "ppo_micro_batch_size", "critic", "micro_batch_size", False),
+    }
+
+
+def _int(v):
+    """An integer setting, or None when the value is not a known integer (the check is then not decidable)."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def uses_reference(eff: EffectiveConfig) -> bool:
+    """main_ppo's need_reference_policy: a KL term in the reward or in the loss needs the reference model."""
+    return bool(eff.get("algorithm.use_kl_in_reward", False)) or bool(eff.get(f"{ACTOR}.use_kl_loss", False))
+
+
+def uses_critic(eff: EffectiveConfig) -> bool:
+    """main_ppo's need_critic: critic.enable when set (0.6.1+), else GAE needs one."""
+    enable = eff.get("critic.enable", None)
+    if enable is not None:
+        return bool(enable)
+    return eff.get("algorithm.adv_estimator", None) == "gae"
+
+
+class _Report:
+    def __init__(self, eff: EffectiveConfig, diags: Diagnostics):
+        self.eff, self.diags = eff, diags
+        self.fallback = eff.invocation.span if eff.invocation else None
+
+    def span(self, *keys: str):
+        """The span of the first key the launch set (its override's line), else the launch's own."""
+        for key in keys:
+            p = self.eff.prov(key)
+            if p.span is not None:
+                return p.span
+        return self.fallback
+
+    def __call__(self, code: str, message: str, keys: tuple[str, ...], hint: str) -> None:
+        self.diags.add(code, message, self.span(*keys), key=keys[0] if keys else None, hint=hint)
+
+
+def _where(eff: EffectiveConfig, key: str) -> str:
+    """'key=value (line N)' for a key the launch set, 'key=value (default)' otherwise."""
+    p = eff.prov(key)
+    where = f"line {p.span.line}" if p.span is not None and p.user_set else "default"
+    return f"{key}={eff.get(key, None)} ({where})"
+
+
+def _micro(eff: EffectiveConfig, pair: MicroPair, say: _Report) -> None:
+    glob, per_gpu = f"{pair.section}.{pair.param}", f"{pair.section}.{pair.param}_per_gpu"
+    mbs, mbs_gpu = eff.get(glob, None), eff.get(per_gpu, None)
+    first, second = f"{pair.label}.{pair.label_param}", f"{pair.label}.{pair.label_param}_per_gpu"
+    if mbs is None and mbs_gpu is None:
+        tail = " if use_dynamic_bsz is not enabled." if pair.dataclass_style else "."
+        say("RFTC221", f"[{pair.label}] Please set at least one of '{first}' or '{second}'{tail}", (per_gpu, glob),
+            f"add {per_gpu}=<per-GPU micro batch size> to the launch (or enable "
+            f"{ACTOR if pair.section != 'critic' else 'critic'}.use_dynamic_bsz=True)")
+    elif mbs is not None and mbs_gpu is not None:
+        param = pair.label_param + "_per_gpu"
+        say("RFTC221", f"[{pair.label}] You have set both '{first}' AND '{second}'. Please remove '{first}' because "
+            f"only '*_{param}' is supported (the former is deprecated).", (glob, per_gpu),
+            f"remove {glob} ({_where(eff, glob)}); keep {per_gpu}")
+
+
+def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
+    """Report what veRL's startup validation of ``eff`` refuses (RFTC221), notices (RFTC222) and warns (RFTC223)."""
+    if eff.invocation is not None and eff.invocation.module != MAIN_PPO:
+        return  # other entry points (recipes, asynchronous trainers) validate in their own way
+    v = eff.verl_version
+    say = _Report(eff, diags)
+    g = lambda key: eff.get(key, None)  # noqa: E731
+    pairs = micro_pairs(v)
+    nnodes, per_node = _int(g("trainer.nnodes")), _int(g("trainer.n_gpus_per_node"))
+    n_gpus = nnodes * per_node if nnodes is not None and per_node is not None else None
+    gpus_keys = ("trainer.n_gpus_per_node", "trainer.nnodes")
+    actor_dynamic = bool(g(f"{ACTOR}.use_dynamic_bsz"))
+    strategy = g(f"{ACTOR}.strategy")
+    tbs, n = _int(g("data.train_batch_size")), _int(g(f"{ROLLOUT}.n"))
+    mini = _int(g(f"{ACTOR}.ppo_mini_batch_size"))
+    micro = g(f"{ACTOR}.ppo_micro_batch_size")
+
+    # 1 (and 2 for Megatron): the batch must split over the data-parallel ranks; 0.5.0 checks it also with
+    # dynamic batch sizes
+    if (not actor_dynamic or not _since(v, "0.6")) and n_gpus is not None:
+        minimal = None
+        if strategy == "megatron":
+            meg = f"{ACTOR}.megatron"
+            tp, pp, cp = (_int(g(f"{meg}.{k}")) for k in ("tensor_model_parallel_size",
+                                                           "pipeline_model_parallel_size", "context_parallel_size"))
+            if None not in (tp, pp, cp):
+                mp = tp * pp
+                if n_gpus % (mp * cp):
+                    say("RFTC221", f"n_gpus ({n_gpus}) must be divisible by model_parallel_size ({mp}) times "
+                        f"context_parallel_size ({cp})", (f"{meg}.tensor_model_parallel_size",
+                                                          f"{meg}.pipeline_model_parallel_size",
+                                                          f"{meg}.context_parallel_size", *gpus_keys),
+                        "choose tensor/pipeline/context parallel sizes whose product divides "
+                        "trainer.n_gpus_per_node * trainer.nnodes")
+                elif _int(g(f"{ACTOR}.ppo_micro_batch_size_per_gpu")) is not None:
+                    minimal = n_gpus // (mp * cp) * g(f"{ACTOR}.ppo_micro_batch_size_per_gpu")
+        else:
+            minimal = n_gpus
+        if minimal and tbs is not None and n is not None and (tbs * n) % minimal:
+            say("RFTC221", f"real_train_batch_size ({tbs * n}) must be divisible by minimal possible batch size "
+                f"({minimal})", ("data.train_batch_size", f"{ROLLOUT}.n", *gpus_keys),
+                f"data.train_batch_size * rollout.n is split evenly over the data-parallel ranks: make "
+                f"{tbs} * {n} a multiple of {minimal}")
+
+    if not actor_dynamic:
+        _micro(eff, pairs["actor"], say)
+
+    mode = g(f"{ACTOR}.loss_agg_mode")
+    modes = loss_agg_modes(v)
+    if isinstance(mode, str) and mode not in modes:
+        say("RFTC221", f"Invalid loss_agg_mode: {mode}", (f"{ACTOR}.loss_agg_mode",),
+            f"verl {v} accepts {', '.join(modes)}")
+
+    # 5 (0.5.0 asserts these without a message; rftc words them as 0.6.1+ does)
+    if not actor_dynamic:
+        sp = _int(g(f"{ACTOR}.ulysses_sequence_parallel_size")) or 1
+        if tbs is not None and mini is not None and tbs < mini:
+            say("RFTC221", f"train_batch_size ({tbs}) must be >= actor.ppo_mini_batch_size ({mini})",
+                (f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
+                "lower actor_rollout_ref.actor.ppo_mini_batch_size to at most data.train_batch_size")
+        if _int(micro) and mini is not None and mini % micro:
+            say("RFTC221", f"ppo_mini_batch_size ({mini}) must be divisible by ppo_micro_batch_size ({micro})",
+                (f"{ACTOR}.ppo_micro_batch_size", f"{ACTOR}.ppo_mini_batch_size"),
+                "use actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu instead, or a micro size that divides "
+                "the mini batch")
+        if _int(micro) and n_gpus is not None and micro * sp < n_gpus:
+            say("RFTC221", f"ppo_micro_batch_size ({micro}) * ulysses_sequence_parallel_size ({sp}) must be >= "
+                f"n_gpus ({n_gpus})", (f"{ACTOR}.ppo_micro_batch_size", *gpus_keys),
+                "use actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu instead")
+
+    # 6: Ulysses sequence parallelism packs sequences, which needs padding removed (0.5.0 looks at the ref's
+    # size too; 0.6.1+ only at the actor's)
+    sp_keys = [f"{ACTOR}.ulysses_sequence_parallel_size"] + ([] if _since(v, "0.6") else
+                                                             [f"{REF}.ulysses_sequence_parallel_size"])
+    sp_set = [k for k in sp_keys if (_int(g(k)) or 1) > 1]
+    if strategy in FSDP and sp_set and not g("actor_rollout_ref.model.use_remove_padding"):
+        say("RFTC221", "When using sequence parallelism for actor/ref policy, you must enable `use_remove_padding`.",
+            (sp_set[0], "actor_rollout_ref.model.use_remove_padding"),
+            "add actor_rollout_ref.model.use_remove_padding=True")
+
+    # 7: the log-prob passes of the rollout (always) and the reference model (when a KL term needs it)
+    if not actor_dynamic:
+        if uses_reference(eff):
+            _micro(eff, pairs["ref"], say)
+        _micro(eff, pairs["rollout"], say)
+
+    if g("algorithm.use_kl_in_reward") and g(f"{ACTOR}.use_kl_loss"):
+        say("RFTC222", "NOTICE: You have both enabled in-reward kl and kl loss.",
+            ("algorithm.use_kl_in_reward", f"{ACTOR}.use_kl_loss"),
+            "the KL penalty is applied twice (in the reward and in the loss); keep one unless that is intended")
+
+    if uses_critic(eff) and not g("critic.use_dynamic_bsz"):
+        _check_critic(eff, v, pairs["critic"], tbs, n_gpus, say)
+
+    if g("data.val_batch_size") is not None:
+        say("RFTC223", "WARNING: val_batch_size is deprecated. Validation datasets are sent to inference engines "
+            "as a whole batch, which will schedule the memory themselves.", ("data.val_batch_size",),
+            "remove data.val_batch_size")
+
+    temp = g(f"{ROLLOUT}.temperature")
+    if g(f"{ROLLOUT}.val_kwargs.do_sample") and isinstance(temp, (int, float)) and temp <= 0:
+        say("RFTC221", "validation gen temperature should be greater than 0 when enabling do_sample",
+            (f"{ROLLOUT}.temperature", f"{ROLLOUT}.val_kwargs.do_sample"),
+            f"set {ROLLOUT}.temperature above 0, or {ROLLOUT}.val_kwargs.do_sample=False")
+
+
+def _check_critic(eff: EffectiveConfig, v: str, pair: MicroPair, tbs, n_gpus, say: _Report) -> None:
+    """The critic's micro-batch checks (CriticConfig __post_init__ / validate; 0.5.0's trainer check)."""
+    g = lambda key: eff.get(key, None)  # noqa: E731
+    _micro(eff, pair, say)
+    mini, micro = _int(g("critic.ppo_mini_batch_size")), _int(g("critic.ppo_micro_batch_size"))
+    if micro and mini is not None and mini % micro:
+        say("RFTC221", f"[critic] ppo_mini_batch_size ({mini}) must be divisible by ppo_micro_batch_size ({micro})",
+            ("critic.ppo_micro_batch_size", "critic.ppo_mini_batch_size"),
+            "use critic.ppo_micro_batch_size_per_gpu instead, or a micro size that divides the mini batch")
+    if tbs is not None and mini is not None and tbs < mini:
+        say("RFTC221", f"train_batch_size ({tbs}) must be >= critic.ppo_mini_batch_size ({mini})",
+            ("critic.ppo_mini_batch_size", "data.train_batch_size"),
+            "lower critic.ppo_mini_batch_size to at most data.train_batch_size")
+    strategy = g("critic.strategy")
+    sp = _int(g("critic.ulysses_sequence_parallel_size")) or 1
+    # 0.5.0 checks it for every engine, 0.6.1+ in the FSDP critic only
+    if micro and n_gpus is not None and micro * sp < n_gpus and (strategy in FSDP or not _since(v, "0.6")):
+        say("RFTC221", f"critic.ppo_micro_batch_size ({micro}) * ulysses_sequence_parallel_size ({sp}) must be >= "
+            f"n_gpus ({n_gpus})", ("critic.ppo_micro_batch_size", "trainer.n_gpus_per_node", "trainer.nnodes"),
+            "use critic.ppo_micro_batch_size_per_gpu instead")
+    if strategy in FSDP and sp > 1 and not _since(v, "0.8") and not g("critic.model.use_remove_padding"):
+        say("RFTC221", "When using sequence parallelism for critic, you must enable `use_remove_padding`.",
+            ("critic.ulysses_sequence_parallel_size", "critic.model.use_remove_padding"),
+            "add critic.model.use_remove_padding=True")
