@@ -1,13 +1,12 @@
 """The trainer's advantages and losses equal veRL core_algos' on the same tensors (needs verl and torch:
 the runtime environment built by scripts/setup-runtime.sh)."""
 
-import importlib.util
 
 import pytest
 
-if importlib.util.find_spec("verl") is None or importlib.util.find_spec("torch") is None:
-    pytest.skip("needs verl and torch: run with .venv-run/bin/python (bash scripts/setup-runtime.sh)",
-                allow_module_level=True)
+from runtime_support import require
+
+require("verl", "torch")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

@@ -4,7 +4,6 @@ from the last checkpoint with no saved step lost or redone. Ctrl-C: the run stop
 and its last checkpoint loads. Needs the runtime environment and the model
 (bash scripts/setup-runtime.sh); about 3 minutes on 2 busy cores."""
 
-import importlib.util
 import json
 import os
 import re
@@ -16,16 +15,10 @@ from pathlib import Path
 
 import pytest
 
-MISSING = [m for m in ("vllm", "ray", "verl", "torch") if importlib.util.find_spec(m) is None]
-if MISSING:
-    pytest.skip(f"the runtime is not installed in this Python ({', '.join(MISSING)} missing): "
-                "bash scripts/setup-runtime.sh, then .venv-run/bin/python -m pytest", allow_module_level=True)
+from runtime_support import require, require_model
 
-from rftc_runtime.model_cache import default_model_dir  # noqa: E402
-
-MODEL = Path(os.environ.get("RFTC_MODEL_DIR", default_model_dir()))
-if not (MODEL / "config.json").is_file():
-    pytest.skip(f"no model at {MODEL}: bash scripts/setup-runtime.sh converts it", allow_module_level=True)
+require("vllm", "ray", "verl", "torch")
+MODEL = require_model()
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow

@@ -4,27 +4,23 @@ the critic. Needs verl and torch (the runtime environment built by scripts/setup
 use a tiny random model with the bundled model's tokenizer."""
 
 import copy
-import importlib.util
-import os
 from pathlib import Path
 
 import pytest
 
-if importlib.util.find_spec("verl") is None or importlib.util.find_spec("torch") is None:
-    pytest.skip("needs verl and torch: run with .venv-run/bin/python (bash scripts/setup-runtime.sh)",
-                allow_module_level=True)
+from runtime_support import model_dir, require
 
-import numpy as np  # noqa: E402
+require("verl", "torch")
+
 import torch  # noqa: E402
 from verl.trainer.ppo import core_algos  # noqa: E402
 
 from rftc_runtime import algorithm, checkpoints  # noqa: E402
 from rftc_runtime.batch import collate  # noqa: E402
 from rftc_runtime.experience import Experience  # noqa: E402
-from rftc_runtime.model_cache import default_model_dir  # noqa: E402
 from rftc_runtime.settings import Critic, _algorithm, from_mapping  # noqa: E402
 
-MODEL = Path(os.environ.get("RFTC_MODEL_DIR", default_model_dir()))
+MODEL = model_dir()
 
 
 def _exps(n=8, seed=0):

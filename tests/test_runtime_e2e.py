@@ -2,7 +2,6 @@
 through the engine's reload path, Ray hosting both. Needs the runtime environment
 (bash scripts/setup-runtime.sh; run with .venv-run/bin/python -m pytest) and takes minutes on 2 cores."""
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -11,16 +10,10 @@ from pathlib import Path
 
 import pytest
 
-MISSING = [m for m in ("vllm", "ray", "verl", "torch") if importlib.util.find_spec(m) is None]
-if MISSING:
-    pytest.skip(f"the runtime is not installed in this Python ({', '.join(MISSING)} missing): "
-                "bash scripts/setup-runtime.sh, then .venv-run/bin/python -m pytest", allow_module_level=True)
+from runtime_support import require, require_model
 
-from rftc_runtime.model_cache import default_model_dir  # noqa: E402
-
-MODEL = Path(os.environ.get("RFTC_MODEL_DIR", default_model_dir()))
-if not (MODEL / "config.json").is_file():
-    pytest.skip(f"no model at {MODEL}: bash scripts/setup-runtime.sh converts it", allow_module_level=True)
+require("vllm", "ray", "verl", "torch")
+MODEL = require_model()
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow

@@ -2,13 +2,12 @@
 arguments taken where `rftc convert` puts them (the taskset's reward_fn_args, Trinity's math_dapo_reward names).
 Needs veRL (.venv-run); no model, no vLLM."""
 
-import importlib.util
 
 import pytest
 
-if importlib.util.find_spec("verl") is None or importlib.util.find_spec("torch") is None:
-    pytest.skip("veRL is not installed in this Python: run with .venv-run/bin/python -m pytest",
-                allow_module_level=True)
+from runtime_support import require
+
+require("verl", "torch")
 
 from test_mapping_support import convert  # noqa: E402
 

@@ -2,9 +2,10 @@
 
 import json
 import os
-from pathlib import Path
 
 import pytest
+
+from runtime_support import model_dir
 
 from rftc_runtime.errors import RuntimeFailure
 from rftc_runtime.plan import make_plan
@@ -57,7 +58,7 @@ def test_the_loss_is_the_token_mean_nll_of_the_batch_accumulated_over_micro_batc
     assert torch.allclose(parts, whole)  # micro-batches normalised by the whole batch add up to it
 
 
-MODEL = Path(os.environ.get("RFTC_MODEL_DIR", Path.home() / ".cache/rftc/models/smollm2-135m-instruct"))
+MODEL = model_dir()
 
 
 @pytest.mark.skipif(not (MODEL / "tokenizer_config.json").is_file(), reason="no model (scripts/setup-runtime.sh)")
