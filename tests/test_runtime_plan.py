@@ -58,16 +58,24 @@ def test_grpo_defaults_follow_trinity(tmp_path):
     assert a.kl_loss_fn_args["kl_coef"] == 0.001 and a.needs_reference
 
 
-@pytest.mark.parametrize("interval,offset,expected", [
-    (1, 0, [1, 2, 3, 4, 5, 6]),
-    (2, 0, [2, 4, 6]),
-    (1, 1, [2, 3, 4, 5, 6]),
-    (2, 1, [3, 5]),
+@pytest.mark.parametrize("interval,offset,explorer,trainer", [
+    (1, 0, [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6]),
+    (2, 0, [2, 4, 6], [2, 4, 6]),
+    (1, 1, [2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6]),
+    (2, 1, [3, 5], [2, 4, 6]),  # Trinity's trainer publishes on its own steps: the offset is the explorer's
 ])
-def test_fixed_sync_schedule_matches_trinity(interval, offset, expected):
+def test_fixed_sync_schedule_matches_trinity(interval, offset, explorer, trainer):
     sched = FixedSchedule(interval, offset)
-    assert [s for s in range(1, 7) if sched.explorer_needs_sync(s)] == expected
-    assert [t for t in range(1, 7) if sched.trainer_needs_sync(t)] == expected
+    assert [s for s in range(1, 7) if sched.explorer_needs_sync(s)] == explorer
+    assert [t for t in range(1, 7) if sched.trainer_needs_sync(t)] == trainer
+
+
+@pytest.mark.parametrize("style,method,ok", [("trainer_driven", "memory", True), ("dynamic_by_trainer", "checkpoint", True),
+                                             ("explorer_driven", "memory", False), ("fully_async", "memory", False)])
+def test_trainer_driven_sync_runs_as_fixed_without_nccl(tmp_path, style, method, ok):
+    cfg = _cfg(tmp_path, synchronizer={"sync_style": style, "sync_method": method})
+    errors = [c for c, *_ in make_plan(from_mapping(cfg), gpus=0).errors]
+    assert errors == ([] if ok else ["RFTC509"])
 
 
 def test_plan_reports_what_cannot_run(tmp_path):

@@ -60,7 +60,9 @@ CODES = [
          "usable values. Without them no response can be scored, so the run does not start.",
          "default_reward_fn_type: no_such_module:score", "yaml"),
     Code("RFTC509", "placement-or-sync-unsupported", W, "The GPU split or the weight sync cannot run as configured.",
-         "As an error: sync_style other than `fixed`, or an explorer that takes every GPU, cannot run here. "
+         "As an error: sync_style `explorer_driven` or `fully_async` (or `trainer_driven` over NCCL), a schedule "
+         "under which the explorer waits for weights the trainer can never publish, or an explorer that takes "
+         "every GPU, cannot run here. "
          "As a warning: sync_method nccl (or checkpoint) on a machine without GPUs, where the weights go "
          "through Ray's object store instead (the `memory` method); training is the same, only the transport "
          "differs. Set synchronizer.sync_method: memory to silence it.",

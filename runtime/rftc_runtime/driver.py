@@ -263,6 +263,12 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps,
     while train_step < total_steps:
         submit_explores()
         if not pending:
+            if blocked:  # the trainer has used every experience it can and will publish no weights: a deadlock
+                raise RuntimeFailure(
+                    "RFTC509", f"after explorer step {explore_step} the explorer waits for new weights, but the "
+                    f"trainer needs {plan.experiences_per_step} experiences per step, has {len(buffer)}, and "
+                    f"publishes only every {s.sync_interval} step(s)",
+                    "make buffer.train_batch_size at most batch_size x repeat_times, or raise sync_offset")
             break  # the taskset is exhausted
         step, ref, position = pending.popleft()
         exps, m = _call(ray, "explorer", ref)

@@ -242,13 +242,16 @@ def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) ->
     from rftc_runtime.rewards import BUILTIN, argument_error
 
     sync_method = s.sync_method
-    if s.sync_style != "fixed":
-        errors.append(("RFTC509", f"sync_style {s.sync_style} is not supported by this runtime (fixed only)",
-                       "use synchronizer.sync_style: fixed", "synchronizer.sync_style"))
     if not gpus and sync_method != "memory":
         infos.append(("RFTC509", f"sync_method {sync_method} needs GPUs; weights go through Ray's object "
                          "store (memory) on CPU", "set synchronizer.sync_method: memory", "synchronizer.sync_method"))
         sync_method = "memory"
+    # Trinity 0.6 runs trainer_driven exactly as fixed unless the weights go over NCCL (its explorer and trainer
+    # take the same need_sync branches for both), so that pair runs on the fixed schedule.
+    if s.sync_style not in ("fixed", "trainer_driven") or (s.sync_style == "trainer_driven" and sync_method == "nccl"):
+        errors.append(("RFTC509", f"sync_style {s.sync_style} with sync_method {sync_method} is not supported by this "
+                       "runtime (fixed; trainer_driven with memory or checkpoint sync)",
+                       "use synchronizer.sync_style: fixed", "synchronizer.sync_style"))
     rows = None
     if s.taskset is None or not s.taskset.path:
         errors.append(("RFTC506", "the config has no training taskset", "set buffer.explorer_input.taskset.path",

@@ -222,6 +222,17 @@ def _taskset(d: dict, index: int, model: dict, repeat_times: int, eval_: bool, d
     )
 
 
+# Trinity's enum aliases (trinity-0.6.md: sync_method online/offline, sync_style dynamic_by_*); enums are
+# case-insensitive.
+ENUM_ALIASES = {"online": "nccl", "offline": "checkpoint", "dynamic_by_explorer": "explorer_driven",
+                "dynamic_by_trainer": "trainer_driven"}
+
+
+def _enum(value, default: str) -> str:
+    v = str(value or default).lower()
+    return ENUM_ALIASES.get(v, v)
+
+
 def _first(*values):
     for v in values:
         if v is not None:
@@ -395,8 +406,8 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         ppo_epochs=int(actor.get("ppo_epochs") or 1),
         micro_batch_size=actor.get("ppo_micro_batch_size_per_gpu"),
         critic=_critic(model, trainer, tc) if alg.use_critic else None,
-        sync_method=str(sync.get("sync_method") or "nccl").lower(),
-        sync_style=str(sync.get("sync_style") or "fixed").lower(),
+        sync_method=_enum(sync.get("sync_method"), "nccl"),
+        sync_style=_enum(sync.get("sync_style"), "fixed"),
         sync_interval=int(sync.get("sync_interval") or 1),
         sync_offset=int(sync.get("sync_offset") or 0),
         monitor_type=(cfg.get("monitor") or {}).get("monitor_type") or "tensorboard",

@@ -1,0 +1,94 @@
+"""The driver's explore/train/sync loop with stand-in actors (no Ray, vLLM or model): which weights each explorer
+step runs on for Trinity's fixed schedule, and a schedule that can never sync is an error, not a quiet stop."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from runtime_support import require
+
+require("ray")
+
+from rftc_runtime import driver  # noqa: E402
+from rftc_runtime.errors import RuntimeFailure  # noqa: E402
+from rftc_runtime.synchronizer import FixedSchedule  # noqa: E402
+from rftc_runtime.tasksets import Task  # noqa: E402
+
+
+class _Now:
+    """An actor method whose .remote() runs at once (the driver only calls ray.get on what it returns)."""
+
+    def __init__(self, fn):
+        self.remote = fn
+
+
+class Explorer:
+    def __init__(self):
+        self.version, self.used = 0, []
+        self.explore = _Now(self._explore)
+        self.update_weights = _Now(self._update)
+
+    def _explore(self, batch, ts, reward_fn, base):
+        self.used.append(self.version)
+        return [("exp", self.version)] * len(batch), {}
+
+    def _update(self, state, version):
+        self.version = state
+        return 0.0
+
+
+class Trainer:
+    def __init__(self, interval: int, offset: int):
+        self.step, self.schedule = 0, FixedSchedule(interval, offset)
+        for name in ("train_step", "need_sync", "upload_state_dict", "need_save", "save_checkpoint", "wait_for_save"):
+            setattr(self, name, _Now(getattr(self, "_" + name)))
+
+    def _train_step(self, batch):
+        self.step += 1
+        return {"train/step": self.step}
+
+    def _need_sync(self):
+        return self.schedule.trainer_needs_sync(self.step)
+
+    def _upload_state_dict(self):
+        return self.step  # the weights' version stands for the weights
+
+    def _need_save(self):
+        return False
+
+    def _save_checkpoint(self, **kw):
+        return ""
+
+    def _wait_for_save(self):
+        return None
+
+
+def _run(interval, offset, steps=6, train_batches=1):
+    s = SimpleNamespace(taskset=SimpleNamespace(selector="sequential", seed=0, reward_fn=None), batch_size=2,
+                        total_epochs=1, sync_interval=interval, sync_offset=offset, explore_total_steps=None,
+                        eval_on_startup=False, eval_interval=0, save_hf_checkpoint="never", checkpoint_job_dir="")
+    plan = SimpleNamespace(experiences_per_step=2 * train_batches)
+    tasks = [Task(index=i, prompt=f"q{i}", answer=i, row={}) for i in range(100)]
+    explorer, trainer = Explorer(), Trainer(interval, offset)
+    monitor = SimpleNamespace(log=lambda step, metrics: None)
+    ray = SimpleNamespace(get=lambda x: x)
+    result = driver._loop(ray, s, plan, tasks, {}, trainer, explorer, monitor, steps)
+    return result, explorer.used
+
+
+@pytest.mark.parametrize("interval,offset,versions", [
+    (1, 0, [0, 1, 2, 3, 4, 5]),  # on-policy: each step runs on the weights of the step before
+    (2, 0, [0, 0, 2, 2, 4, 4]),
+    (1, 1, [0, 0, 1, 2, 3, 4]),  # one step ahead
+    (2, 1, [0, 0, 0, 2, 2, 4]),  # Trinity: the explorer pulls after step 3 and gets the trainer's step-2 weights
+])
+def test_each_explorer_step_runs_on_the_weights_trinity_gives_it(interval, offset, versions):
+    result, used = _run(interval, offset)
+    assert result.steps == 6 and used[:6] == versions
+
+
+def test_a_schedule_that_can_never_sync_is_an_error():
+    # two explorer batches per trainer step, but the explorer waits for new weights after every step
+    with pytest.raises(RuntimeFailure) as exc:
+        _run(1, 0, train_batches=2)
+    assert exc.value.code == "RFTC509" and "train_batch_size" in exc.value.hint
