@@ -104,8 +104,9 @@ def test_mini_batch_larger_than_the_train_batch():
 
 def test_deprecated_global_micro_batch_rules():
     text = ("algorithm.adv_estimator=grpo actor_rollout_ref.rollout.name=vllm "
-            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 actor_rollout_ref.actor.ppo_mini_batch_size=64 "
-            "actor_rollout_ref.actor.ppo_micro_batch_size=6 trainer.n_gpus_per_node=8")
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
+            "actor_rollout_ref.actor.ppo_mini_batch_size=64 actor_rollout_ref.actor.ppo_micro_batch_size=6 "
+            "trainer.n_gpus_per_node=8")
     assert messages(startup(text)) == [
         "ppo_mini_batch_size (64) must be divisible by ppo_micro_batch_size (6)",
         "ppo_micro_batch_size (6) * ulysses_sequence_parallel_size (1) must be >= n_gpus (8)"]
@@ -177,6 +178,11 @@ def test_notice_and_deprecation_warning():
 def test_values_from_the_environment_are_not_decided():
     d = startup(BASE + " data.train_batch_size=${oc.env:BS} trainer.n_gpus_per_node=${oc.env:GPUS}")
     assert messages(d) == []
+    d = startup("algorithm.adv_estimator=grpo actor_rollout_ref.rollout.name=vllm "
+                "actor_rollout_ref.actor.use_dynamic_bsz=${oc.env:DYNAMIC}")
+    assert messages(d) == []
+    d = startup(BASE + " actor_rollout_ref.actor.use_kl_loss=${oc.env:KL}")
+    assert messages(d) == []
 
 
 def test_other_entry_points_are_not_checked():
@@ -236,7 +242,7 @@ def _verl_validate(overrides: list[str]) -> tuple[str | None, str]:
     try:
         with contextlib.redirect_stdout(out):
             validate_config(cfg, need_reference_policy(cfg), use_critic=False)
-    except Exception as exc:  # noqa: BLE001 -- what veRL raises: Hydra wraps the dataclass errors (InstantiationException)
+    except Exception as exc:  # noqa: BLE001 -- Hydra wraps the dataclass errors (InstantiationException)
         return str(exc), out.getvalue()
     return None, out.getvalue()
 

@@ -58,16 +58,23 @@ def _int(v):
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def uses_reference(eff: EffectiveConfig) -> bool:
-    """main_ppo's need_reference_policy: a KL term in the reward or in the loss needs the reference model."""
-    return bool(eff.get("algorithm.use_kl_in_reward", False)) or bool(eff.get(f"{ACTOR}.use_kl_loss", False))
+def _flag(v):
+    """A boolean setting (null is False), or None when the value is not known statically (${oc.env:...})."""
+    return v if isinstance(v, bool) else False if v is None else None
 
 
-def uses_critic(eff: EffectiveConfig) -> bool:
-    """main_ppo's need_critic: critic.enable when set (0.6.1+), else GAE needs one."""
+def uses_reference(eff: EffectiveConfig):
+    """main_ppo's need_reference_policy: a KL term in the reward or in the loss needs the reference model
+    (None: not known statically)."""
+    flags = {_flag(eff.get("algorithm.use_kl_in_reward", False)), _flag(eff.get(f"{ACTOR}.use_kl_loss", False))}
+    return True if True in flags else None if None in flags else False
+
+
+def uses_critic(eff: EffectiveConfig):
+    """main_ppo's need_critic: critic.enable when set (0.6.1+), else GAE needs one (None: not known)."""
     enable = eff.get("critic.enable", None)
     if enable is not None:
-        return bool(enable)
+        return _flag(enable)
     return eff.get("algorithm.adv_estimator", None) == "gae"
 
 
@@ -122,7 +129,8 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     nnodes, per_node = _int(g("trainer.nnodes")), _int(g("trainer.n_gpus_per_node"))
     n_gpus = nnodes * per_node if nnodes is not None and per_node is not None else None
     gpus_keys = ("trainer.n_gpus_per_node", "trainer.nnodes")
-    actor_dynamic = bool(g(f"{ACTOR}.use_dynamic_bsz"))
+    # rules that depend on a flag only known at run time are not decided
+    static = _flag(g(f"{ACTOR}.use_dynamic_bsz")) is False  # fixed micro batches: the micro-batch rules apply
     strategy = g(f"{ACTOR}.strategy")
     tbs, n = _int(g("data.train_batch_size")), _int(g(f"{ROLLOUT}.n"))
     mini = _int(g(f"{ACTOR}.ppo_mini_batch_size"))
@@ -130,7 +138,7 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
 
     # 1 (and 2 for Megatron): the batch must split over the data-parallel ranks; 0.5.0 checks it also with
     # dynamic batch sizes
-    if (not actor_dynamic or not _since(v, "0.6")) and n_gpus is not None:
+    if (static or not _since(v, "0.6")) and n_gpus is not None:
         minimal = None
         if strategy == "megatron":
             meg = f"{ACTOR}.megatron"
@@ -155,7 +163,7 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
                 f"data.train_batch_size * rollout.n is split evenly over the data-parallel ranks: make "
                 f"{tbs} * {n} a multiple of {minimal}")
 
-    if not actor_dynamic:
+    if static:
         _micro(eff, pairs["actor"], say)
 
     mode = g(f"{ACTOR}.loss_agg_mode")
@@ -165,7 +173,7 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
             f"verl {v} accepts {', '.join(modes)}")
 
     # 5 (0.5.0 asserts these without a message; rftc words them as 0.6.1+ does)
-    if not actor_dynamic:
+    if static:
         sp = _int(g(f"{ACTOR}.ulysses_sequence_parallel_size")) or 1
         if tbs is not None and mini is not None and tbs < mini:
             say("RFTC221", f"train_batch_size ({tbs}) must be >= actor.ppo_mini_batch_size ({mini})",
@@ -186,23 +194,23 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     sp_keys = [f"{ACTOR}.ulysses_sequence_parallel_size"] + ([] if _since(v, "0.6") else
                                                              [f"{REF}.ulysses_sequence_parallel_size"])
     sp_set = [k for k in sp_keys if (_int(g(k)) or 1) > 1]
-    if strategy in FSDP and sp_set and not g("actor_rollout_ref.model.use_remove_padding"):
+    if strategy in FSDP and sp_set and _flag(g("actor_rollout_ref.model.use_remove_padding")) is False:
         say("RFTC221", "When using sequence parallelism for actor/ref policy, you must enable `use_remove_padding`.",
             (sp_set[0], "actor_rollout_ref.model.use_remove_padding"),
             "add actor_rollout_ref.model.use_remove_padding=True")
 
     # 7: the log-prob passes of the rollout (always) and the reference model (when a KL term needs it)
-    if not actor_dynamic:
+    if static:
         if uses_reference(eff):
             _micro(eff, pairs["ref"], say)
         _micro(eff, pairs["rollout"], say)
 
-    if g("algorithm.use_kl_in_reward") and g(f"{ACTOR}.use_kl_loss"):
+    if _flag(g("algorithm.use_kl_in_reward")) and _flag(g(f"{ACTOR}.use_kl_loss")):
         say("RFTC222", "NOTICE: You have both enabled in-reward kl and kl loss.",
             ("algorithm.use_kl_in_reward", f"{ACTOR}.use_kl_loss"),
             "the KL penalty is applied twice (in the reward and in the loss); keep one unless that is intended")
 
-    if uses_critic(eff) and not g("critic.use_dynamic_bsz"):
+    if uses_critic(eff) and _flag(g("critic.use_dynamic_bsz")) is False:
         _check_critic(eff, v, pairs["critic"], tbs, n_gpus, say)
 
     if g("data.val_batch_size") is not None:
@@ -211,7 +219,7 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
             "remove data.val_batch_size")
 
     temp = g(f"{ROLLOUT}.temperature")
-    if g(f"{ROLLOUT}.val_kwargs.do_sample") and isinstance(temp, (int, float)) and temp <= 0:
+    if _flag(g(f"{ROLLOUT}.val_kwargs.do_sample")) and isinstance(temp, (int, float)) and temp <= 0:
         say("RFTC221", "validation gen temperature should be greater than 0 when enabling do_sample",
             (f"{ROLLOUT}.temperature", f"{ROLLOUT}.val_kwargs.do_sample"),
             f"set {ROLLOUT}.temperature above 0, or {ROLLOUT}.val_kwargs.do_sample=False")
@@ -237,7 +245,7 @@ def _check_critic(eff: EffectiveConfig, v: str, pair: MicroPair, tbs, n_gpus, sa
         say("RFTC221", f"critic.ppo_micro_batch_size ({micro}) * ulysses_sequence_parallel_size ({sp}) must be >= "
             f"n_gpus ({n_gpus})", ("critic.ppo_micro_batch_size", "trainer.n_gpus_per_node", "trainer.nnodes"),
             "use critic.ppo_micro_batch_size_per_gpu instead")
-    if strategy in FSDP and sp > 1 and not _since(v, "0.8") and not g("critic.model.use_remove_padding"):
+    if strategy in FSDP and sp > 1 and not _since(v, "0.8") and _flag(g("critic.model.use_remove_padding")) is False:
         say("RFTC221", "When using sequence parallelism for critic, you must enable `use_remove_padding`.",
             ("critic.ulysses_sequence_parallel_size", "critic.model.use_remove_padding"),
             "add critic.model.use_remove_padding=True")
