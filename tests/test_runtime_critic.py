@@ -203,3 +203,23 @@ def test_a_checkpoint_without_a_critic_is_not_resumed_as_ppo(tiny_model, tmp_pat
     trainer.save_checkpoint(block_until_saved=True)
     with pytest.raises(ValueError, match="has no critic"):
         HFTrainEngine(s, total_steps=2, threads=1, dtype="float32").prepare()
+
+
+@needs_tokenizer
+def test_the_actors_lr_schedule_steps_once_per_training_step_whatever_ppo_epochs(tiny_model, tmp_path):
+    # veRL's engine worker steps the scheduler on the last mini-batch of an update, not once per epoch
+    from rftc_runtime.trainer import HFTrainEngine
+
+    s = from_mapping({
+        "algorithm": {"algorithm_type": "grpo", "repeat_times": 4, "kl_loss_fn": "none",
+                      "optimizer": {"lr": 1e-3, "lr_warmup_steps": 4}},
+        "model": {"model_path": str(tiny_model)},
+        "buffer": {"batch_size": 2, "explorer_input": {"taskset": {"path": str(tmp_path)}}},
+        "trainer": {"trainer_config": {"actor_rollout_ref": {"actor": {"ppo_epochs": 2}}}},
+        "checkpoint_root_dir": str(tmp_path),
+    })
+    assert s.ppo_epochs == 2
+    trainer = HFTrainEngine(s, total_steps=8, threads=1, dtype="float32")
+    trainer.prepare()
+    lrs = [trainer.train_step(_exps())["actor/lr"] for _ in range(2)]
+    assert lrs == pytest.approx([1e-3 / 4, 2e-3 / 4])  # linear warmup over 4 steps, one scheduler step per train step

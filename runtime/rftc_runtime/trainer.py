@@ -288,10 +288,9 @@ class HFTrainEngine:
         for _ in range(self.s.ppo_epochs):
             m, grad_norm = self._epoch(self.model, self.optimizer, self.s.grad_clip,
                                        self._micro_batches(data, loss_keys), loss_fn)
-            self.scheduler.step()
-            step_metrics = {**{k: sum(v) for k, v in m.items()}, "actor/grad_norm": grad_norm,
-                            "actor/lr": self.scheduler.get_last_lr()[0]}
-        return step_metrics
+            step_metrics = {**{k: sum(v) for k, v in m.items()}, "actor/grad_norm": grad_norm}
+        self.scheduler.step()  # once per training step whatever ppo_epochs is, as veRL's engine worker does
+        return {**step_metrics, "actor/lr": self.scheduler.get_last_lr()[0]}
 
     # --- weights -----------------------------------------------------------------------------------------
     def need_sync(self) -> bool:
