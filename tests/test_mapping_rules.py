@@ -1,11 +1,13 @@
 """Golden tests of the per-topic rules (algorithm, data, models, rewards, trainer) and of the ledger."""
 
 import pytest
+
 from test_mapping_support import codes, convert
 
 from rftc.mapping.algorithm import ESTIMATORS
 from rftc.mapping.data import split_path
 from rftc.mapping.rules import RULES, find_rule
+from rftc.verl_reward import WORKFLOW
 
 A = "actor_rollout_ref.actor"
 
@@ -105,7 +107,8 @@ def test_data_lists_names_and_eval_sampling():
     (e,) = c["eval_tasksets"]
     assert (e["name"], e["path"], e["split"], e["repeat_times"]) == ("aime-2024_eval", "/d/aime-2024.parquet", "train", 16)
     assert e["rollout_args"] == {"temperature": 0.6}
-    assert e["default_reward_fn_type"] == "math_boxed_reward"
+    # veRL's reward manager picks the scorer per row (data_source): the workflow that does the same, no name
+    assert e["default_workflow_type"] == WORKFLOW and "default_reward_fn_type" not in e
 
 
 def test_lengths_and_truncation():
@@ -147,15 +150,26 @@ def test_lora_and_cosine_schedule():
     assert c["algorithm"]["optimizer"]["min_lr_ratio"] == 0.0
 
 
-def test_reward_model_and_custom_reward():
+def test_reward_model_becomes_an_auxiliary_model_and_no_rule_workflow():
     m = convert("reward_model.enable=True", "reward_model.model.path=/m/rm",
-                "reward_model.rollout.tensor_model_parallel_size=2", "custom_reward_function.path=r.py",
-                "custom_reward_function.name=score", "reward_model.reward_manager=dapo")
-    assert set(codes(m)) == {"RFTC308", "RFTC307", "RFTC300"}
+                "reward_model.rollout.tensor_model_parallel_size=2", "reward_model.reward_manager=dapo")
+    assert set(codes(m)) == {"RFTC308", "RFTC300"}
     aux = m.config["explorer"]["auxiliary_models"][0]
     assert aux["model_path"] == "/m/rm" and aux["tensor_parallel_size"] == 2 and aux["engine_num"] >= 1
-    assert m.config["buffer"]["explorer_input"]["default_reward_fn_type"] == "score"
-    assert "default_reward_fn_type" not in m.config["buffer"]["explorer_input"]["tasksets"][0]
+    # the model's scores replace veRL's rule reward: no rule workflow is written (RFTC308 says to choose one)
+    assert "default_workflow_type" not in m.config["buffer"]["explorer_input"]["tasksets"][0]
+
+
+@pytest.mark.parametrize("path,relative", [("r.py", True), ("/abs/r.py", False)])
+def test_custom_reward_function_goes_to_the_workflow(path, relative):
+    m = convert(f"custom_reward_function.path={path}", "custom_reward_function.name=score",
+                "+custom_reward_function.reward_kwargs.scale=2", "data.val_files=/d/gsm8k/test.parquet")
+    ei = m.config["buffer"]["explorer_input"]
+    for t in [*ei["tasksets"], *ei["eval_tasksets"]]:  # veRL's val_reward_fn loads the same function
+        assert t["default_workflow_type"] == WORKFLOW
+        assert t["workflow_args"] == {"custom_reward_function": {"path": path, "name": "score",
+                                                                 "reward_kwargs": {"scale": 2}}}
+    assert ("RFTC307" in codes(m)) == relative
 
 
 def test_trainer_settings():
@@ -234,18 +248,19 @@ def test_reference_model_gets_a_micro_batch_size_when_verl_builds_none():
     assert m.config["trainer"]["trainer_config"]["actor_rollout_ref"]["ref"] == {"log_prob_micro_batch_size_per_gpu": 8}
 
 
-def test_dapo_reward_manager_becomes_math_dapo_reward_args():
+def test_dapo_reward_manager_goes_to_the_workflow():
     kw = "+reward_model.reward_kwargs"
     m = convert("data.train_files=/d/dapo-math-17k.parquet", "reward_model.reward_manager=dapo",
                 f"{kw}.overlong_buffer_cfg.enable=True", f"{kw}.overlong_buffer_cfg.len=4096",
                 f"{kw}.overlong_buffer_cfg.penalty_factor=1.0", f"{kw}.overlong_buffer_cfg.log=False",
                 f"{kw}.max_resp_len=8192")
     ts = m.config["buffer"]["explorer_input"]["tasksets"][0]
-    assert ts["default_reward_fn_type"] == "math_dapo_reward"
-    assert ts["reward_fn_args"] == {"enable_overlong_penalty": True, "cache_length": 4096, "penalty_factor": 1.0,
-                                    "max_response_length": 8192}
+    assert ts["default_workflow_type"] == WORKFLOW
+    assert ts["workflow_args"] == {"reward_manager": "dapo", "overlong_buffer_cfg": {
+        "enable": True, "len": 4096, "penalty_factor": 1.0}, "max_resp_len": 8192}
     assert "RFTC300" not in codes(m)
-    # data Trinity scores with another function: the manager's arguments are still reported
+    # any data: veRL's dapo manager scores every data source it dispatches
     m = convert("data.train_files=/d/gsm8k/train.parquet", "reward_model.reward_manager=dapo",
                 f"{kw}.max_resp_len=8192")
-    assert codes(m).count("RFTC300") == 2
+    assert m.config["buffer"]["explorer_input"]["tasksets"][0]["workflow_args"] == {
+        "reward_manager": "dapo", "max_resp_len": 8192}

@@ -1,6 +1,6 @@
-"""DAPO's reward in the runtime against veRL's own dapo reward manager on the same responses, with the reward
-arguments taken where `rftc convert` puts them (the taskset's reward_fn_args, Trinity's math_dapo_reward names).
-Needs veRL (.venv-run); no model, no vLLM."""
+"""DAPO's reward in the runtime against veRL's own dapo reward manager on the same responses: Trinity's
+math_dapo_reward (its reward_fn_args names) and the veRL reward workflow `rftc convert` writes (workflow_args
+under veRL's names). Needs veRL (.venv-run); no model, no vLLM."""
 
 
 import pytest
@@ -11,8 +11,10 @@ require("verl", "torch")
 
 from test_mapping_support import convert  # noqa: E402
 
+from rftc.verl_reward import WORKFLOW, VerlReward  # noqa: E402
 from rftc_runtime import rewards  # noqa: E402
 from rftc_runtime.settings import from_mapping  # noqa: E402
+from rftc_runtime.tasksets import Task  # noqa: E402
 
 EOS, PAD = 0, 1
 
@@ -130,10 +132,26 @@ def test_converted_dapo_script_drives_the_runtime_reward():
                 f"{kw}.overlong_buffer_cfg.penalty_factor=1.0", f"{kw}.overlong_buffer_cfg.log=False",
                 f"{kw}.max_resp_len=10")
     ts = from_mapping(m.config).taskset
-    assert ts.reward_fn == "math_dapo_reward"
-    fn = rewards.resolve(ts.reward_fn, ts.reward_fn_args)
-    assert rewards.score(fn, "math_dapo", "Answer: 2", "2", {}, response_length=9)[0] == pytest.approx(1 - 3 / 4)
-    assert rewards.score(fn, "math_dapo", "Answer: 3", "2", {}, response_length=6)[0] == -1.0
+    assert ts.workflow == WORKFLOW
+    score = rewards.scorer(ts)
+    row = {"data_source": "math_dapo", "reward_model": {"ground_truth": "2"}}
+    assert score(Task(0, "q", None, row), "Answer: 2", 9)[0] == pytest.approx(1 - 3 / 4)
+    assert score(Task(0, "q", None, row), "Answer: 3", 6)[0] == -1.0
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.5])
+def test_verl_workflow_reward_equals_verls_dapo_manager(factor):
+    """The reward rftc's Trinity workflow and this runtime compute for a converted dapo launch (rftc.verl_reward,
+    workflow_args under veRL's names) is veRL's DAPORewardManager's, token for token."""
+    from omegaconf import OmegaConf
+
+    cfg = {"enable": True, "len": 8, "penalty_factor": factor, "log": True}
+    reward = VerlReward({"reward_manager": "dapo", "overlong_buffer_cfg": cfg, "max_resp_len": 20})
+    ours = [reward({"data_source": "math_dapo", "reward_model": {"ground_truth": g}}, t, len(_tokens(t, eos)))["score"]
+            for t, g, eos in CASES]
+    theirs = _verl_rewards([_tokens(t, eos) for t, _, eos in CASES], [g for _, g, _ in CASES], 20,
+                           OmegaConf.create(cfg))
+    assert ours == pytest.approx(theirs)
 
 
 def test_custom_function_gets_its_reward_kwargs_as_verl_passes_them():
@@ -160,7 +178,6 @@ def test_explorer_scores_math_dapo_on_the_token_count_eos_included(monkeypatch):
 
     from rftc_runtime.explorer import Explorer
     from rftc_runtime.settings import Taskset
-    from rftc_runtime.tasksets import Task
 
     monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(SamplingParams=lambda **kw: kw))
     explorer = Explorer.__new__(Explorer)

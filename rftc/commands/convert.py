@@ -199,7 +199,7 @@ def locator(mapped):
 
 
 # Trinity-check warnings that repeat what a mapping diagnostic already says about the same value (and how to fix it)
-SAID_BY_MAPPING = {"RFTC479": "RFTC303", "RFTC471": "RFTC307"}
+SAID_BY_MAPPING = {"RFTC479": "RFTC303"}
 
 
 def validate(mapped, diags: Diagnostics) -> bool:

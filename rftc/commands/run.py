@@ -5,6 +5,8 @@ Nothing heavy is imported here at module level: the CLI imports this module to b
 
 from __future__ import annotations
 
+import re
+
 import sys
 
 DESCRIPTION = """Train a Trinity-RFT config with rftc's runtime: an explorer actor rolling out with vLLM, a trainer
@@ -19,7 +21,8 @@ EPILOG = """examples:
 """
 
 
-# Compile-time notes about Trinity's reward registry, moot when the runtime itself resolves the reward function.
+# Compile-time notes about running under Trinity (its reward registry, the directory its workers start in),
+# moot when this runtime resolves the reward function from where it is started.
 TRINITY_REGISTRY_ONLY = {"RFTC307", "RFTC471"}
 
 
@@ -91,10 +94,17 @@ def _locate(sources: dict[str, str], file: str | None):
 
     doc, _ = parse(sources[file], file)
 
+    def path(key: str) -> tuple:
+        return tuple(int(p) if p.isdigit() else p for p in key.replace("]", "").replace("[", ".").split("."))
+
     def locate(key: str | None):
         if doc is None or not key:
             return None
-        return doc.locate(tuple(int(p) if p.isdigit() else p for p in key.replace("]", "").replace("[", ".").split(".")))
+        # a taskset's default_* setting falls back to explorer_input's (Trinity's inheritance)
+        inherited = re.sub(r"\.(taskset|tasksets\[\d+\]|eval_tasksets\[\d+\])\.(default_\w+)$", r".\2", key)
+        if inherited != key and path(key) not in doc.marks and path(inherited) in doc.marks:
+            key = inherited
+        return doc.locate(path(key))
     return locate
 
 

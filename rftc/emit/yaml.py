@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from rftc.diagnostics.model import Span
 from rftc.shell.invocation import COMMAND_LINE
+from rftc.verl_reward import WORKFLOW
 
 TRINITY_VERSION = "0.6.0"
 MAX_COLUMN = 56  # comments start at the longest line's end (up to this column)
@@ -77,7 +78,12 @@ def _yaml():
     return y
 
 
-def header(source: str, cfg, launch_line: int | None) -> str:
+def _names_workflow(config: dict) -> bool:
+    ei = (config.get("buffer") or {}).get("explorer_input") or {}
+    return any(t.get("default_workflow_type") == WORKFLOW for t in [*ei.get("tasksets", []), *ei.get("eval_tasksets", [])])
+
+
+def header(source: str, cfg, launch_line: int | None, config: dict | None = None) -> str:
     where = f"{source}" + (f" (launch at line {launch_line})" if launch_line else "")
     version = cfg.verl_version + (f" ({cfg.config_name})" if cfg.config_name else "")
     lines = [f"Trinity-RFT {TRINITY_VERSION} config compiled by rftc from {where}",
@@ -85,6 +91,8 @@ def header(source: str, cfg, launch_line: int | None) -> str:
              f"Target: trinity-rft=={TRINITY_VERSION}. Each comment names the veRL key(s) a value came from and "
              "the script line;",
              "values without a script line are veRL defaults stated because Trinity's default differs."]
+    if config and _names_workflow(config):
+        lines.append(f"Rewards are veRL's, computed by {WORKFLOW}: install rftc beside trinity-rft.")
     return "".join(f"# {line}\n" for line in lines)
 
 
@@ -192,4 +200,4 @@ def emit(config: dict, origins: dict, cfg, *, source: str, launch_line: int | No
         body = fast_body(config, origins, cfg)
     except _Unusual:
         body = ruamel_body(config, origins, cfg)
-    return header(source, cfg, launch_line) + body
+    return header(source, cfg, launch_line, config) + body

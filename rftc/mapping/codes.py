@@ -45,11 +45,11 @@ CODES = [
          "sequence parallel size and batch sizes no split satisfies Trinity's and veRL's rules. Nothing is "
          "written. Add GPUs, lower the rollout tensor parallel size, or pass --explorer-gpus N.",
          "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=2 actor_rollout_ref.rollout.tensor_model_parallel_size=2"),
-    Code("RFTC307", "custom-reward-function", W, "The script scores with a custom reward function file.",
-         "veRL imports the function from a file at start-up; Trinity-RFT looks reward functions up by name in "
-         "its registry. The converted config names the function, but Trinity fails at the first rollout until "
-         "you register it: decorate a RewardFn class with `@REWARD_FUNCTIONS.register_module(NAME)` in a "
-         "module under a plugin directory (`trinity run --plugin-dir DIR`).",
+    Code("RFTC307", "custom-reward-relative-path", W, "The custom reward function file is named by a relative path.",
+         "veRL loads custom_reward_function.path from the directory the launch runs in. The converted config "
+         "keeps the path in the reward workflow's workflow_args, and Trinity-RFT's workers load it from the "
+         "directory `trinity run` starts in. Give an absolute path, or start Trinity where the launch ran. "
+         "(`rftc run` starts where you call it, as veRL does, so it does not report this.)",
          "python3 -m verl.trainer.main_ppo custom_reward_function.path=rewards.py custom_reward_function.name=score"),
     Code("RFTC308", "reward-model-needs-workflow", W, "A reward model becomes an auxiliary model.",
          "veRL scores responses with the reward model itself; Trinity-RFT serves it as an auxiliary vLLM model "

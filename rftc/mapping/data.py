@@ -7,24 +7,12 @@ import posixpath
 import re
 
 from rftc.mapping.draft import Draft
+from rftc.verl_reward import WORKFLOW
 
 D, R = "data", "actor_rollout_ref.rollout"
 V = f"{R}.val_kwargs"
 EI = "buffer.explorer_input"
 SPLITS = ("train", "test", "validation")  # file stems datasets.load_dataset(dir) maps to a split of that name
-
-# veRL's default reward picks a scorer by data_source; the same data in Trinity: (workflow, reward function).
-REWARDS = {
-    "gsm8k": ("math_workflow", "math_reward"),
-    "math": ("math_boxed_workflow", "math_boxed_reward"),
-    "math500": ("math_boxed_workflow", "math_boxed_reward"),
-    "aime": ("math_boxed_workflow", "math_boxed_reward"),
-    "aime2024": ("math_boxed_workflow", "math_boxed_reward"),
-    "aime2025": ("math_boxed_workflow", "math_boxed_reward"),
-    "dapo": ("math_boxed_workflow", "math_dapo_reward"),
-    "countdown": ("simple_workflow", "countdown_reward"),
-}
-
 
 def file_list(d: Draft, key: str) -> list[str]:
     """data.train_files / val_files as a list (veRL accepts a path or a list of paths)."""
@@ -65,15 +53,7 @@ def source_name(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("_.") or "data"
 
 
-def reward_for(name: str) -> tuple[str, str] | None:
-    key = name.lower().replace("-", "").replace("_", "")
-    for src, pair in REWARDS.items():
-        if key == src or key.startswith(src):
-            return pair
-    return None
-
-
-def map_data(d: Draft, *, custom_reward: bool = False) -> bool:
+def map_data(d: Draft, *, rule_reward: bool = True) -> bool:
     """tasksets[i] = data.train_files[i] (path, split, name), eval_tasksets[i] = data.val_files[i];
     format.prompt_key = data.prompt_key, format.response_key = data.response_key (``answer`` when veRL has none,
     as the guide); model.max_prompt_tokens / max_response_tokens = data.max_prompt_length / max_response_length,
@@ -81,7 +61,9 @@ def map_data(d: Draft, *, custom_reward: bool = False) -> bool:
     data.filter_overlong_prompts (veRL false, Trinity true: always written); data.shuffle ->
     data_selector shuffle (veRL's default is true); training sampling -> model.* and each training taskset's
     rollout_args.temperature; val_kwargs -> eval rollout_args (temperature 0 when do_sample is false, veRL's
-    default) and eval repeat_times = val_kwargs.n; data source -> default workflow and reward function.
+    default) and eval repeat_times = val_kwargs.n; every taskset's default_workflow_type = rftc's veRL reward
+    workflow (veRL's rule reward; not set when a reward model scores, ``rule_reward`` false) with
+    workflow_args.reward_fn_key = data.reward_fn_key.
     Returns False when there is no training data (RFTC314)."""
     train = file_list(d, f"{D}.train_files")
     if not train:
@@ -93,7 +75,7 @@ def map_data(d: Draft, *, custom_reward: bool = False) -> bool:
     shuffle = d.flag(f"{D}.shuffle")
     names: set[str] = set()
     for i, f in enumerate(train):
-        _taskset(d, f"{EI}.tasksets[{i}]", f, f"{D}.train_files", fmt, names, "", custom_reward)
+        _taskset(d, f"{EI}.tasksets[{i}]", f, f"{D}.train_files", fmt, names, "", rule_reward)
         if shuffle:
             d.set(f"{EI}.tasksets[{i}].data_selector.selector_type", "shuffle", f"{D}.shuffle",
                   note="" if d.user(f"{D}.shuffle") else "veRL default (Trinity's is sequential)")
@@ -103,7 +85,7 @@ def map_data(d: Draft, *, custom_reward: bool = False) -> bool:
             d.account(f"{D}.shuffle", "mapped", note="sequential, Trinity's default")
         _train_sampling(d, f"{EI}.tasksets[{i}].rollout_args")
     for i, f in enumerate(file_list(d, f"{D}.val_files")):
-        _taskset(d, f"{EI}.eval_tasksets[{i}]", f, f"{D}.val_files", fmt, names, "_eval", custom_reward)
+        _taskset(d, f"{EI}.eval_tasksets[{i}]", f, f"{D}.val_files", fmt, names, "_eval", rule_reward)
         _eval_sampling(d, f"{EI}.eval_tasksets[{i}]")
     if d.user(f"{D}.val_files") and not file_list(d, f"{D}.val_files"):
         d.implied(f"{D}.val_files", "empty: no evaluation")
@@ -154,7 +136,7 @@ def _format(d: Draft) -> dict:
     return fmt
 
 
-def _taskset(d: Draft, at: str, f: str, key: str, fmt: dict, names: set, suffix: str, custom_reward: bool) -> None:
+def _taskset(d: Draft, at: str, f: str, key: str, fmt: dict, names: set, suffix: str, rule_reward: bool) -> None:
     path, split = split_path(f)
     base = source_name(f) + suffix
     name, i = base, 2
@@ -167,10 +149,16 @@ def _taskset(d: Draft, at: str, f: str, key: str, fmt: dict, names: set, suffix:
     d.set(f"{at}.split", split, key)
     for k, (v, keys, note) in fmt.items():
         d.set(f"{at}.format.{k}", v, *keys, note=note)
-    pair = None if custom_reward else reward_for(source_name(f))
-    if pair:
-        d.set(f"{at}.default_workflow_type", pair[0], key, note=f"veRL scores {source_name(f)} by data_source")
-        d.set(f"{at}.default_reward_fn_type", pair[1], key, note=f"veRL scores {source_name(f)} by data_source")
+    if not rule_reward:
+        return
+    # Trinity's math workflows add a system prompt and their own format reward; this one rewards as veRL does
+    d.set(f"{at}.default_workflow_type", WORKFLOW, key, note="veRL's reward manager: the row's data source, "
+          "reward_model.ground_truth")
+    rk = f"{D}.reward_fn_key"
+    if d.user(rk) and d.val(rk) not in (None, "data_source"):
+        d.set(f"{at}.workflow_args.reward_fn_key", d.val(rk), rk)
+    elif d.user(rk):
+        d.implied(rk, "veRL's default column, data_source")
 
 
 def _train_sampling(d: Draft, at: str) -> None:

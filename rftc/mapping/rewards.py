@@ -1,9 +1,11 @@
-"""Rewards: veRL's reward model becomes a Trinity auxiliary model; a custom reward function file becomes a
-reward function Trinity looks up by name (which the user registers)."""
+"""Rewards: veRL's reward model becomes a Trinity auxiliary model; the rule reward (a custom reward function
+file, the dapo reward manager's overlong buffer) becomes the workflow_args of rftc's veRL reward workflow,
+which scores as veRL's reward manager does (rftc/verl_reward.py)."""
 
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft
+from rftc.verl_reward import WORKFLOW
 
 EI = "buffer.explorer_input"
 # legacy (<= 0.8) and 0.9 spellings of the same settings
@@ -13,10 +15,9 @@ RM_TP = ("reward_model.rollout.tensor_model_parallel_size", "reward.reward_model
 RM_MEM = ("reward_model.rollout.gpu_memory_utilization", "reward.reward_model.rollout.gpu_memory_utilization")
 CRF = ("custom_reward_function", "reward.custom_reward_function")
 KWARGS = ("reward_model.reward_kwargs", "reward.reward_kwargs")
-# veRL's dapo reward manager arguments -> Trinity's math_dapo_reward arguments (same overlong-penalty formula:
-# 0 up to max_resp_len - len, then falling linearly to -penalty_factor at max_resp_len)
-DAPO_ARGS = {"overlong_buffer_cfg.enable": "enable_overlong_penalty", "overlong_buffer_cfg.len": "cache_length",
-             "overlong_buffer_cfg.penalty_factor": "penalty_factor", "max_resp_len": "max_response_length"}
+# the dapo reward manager's arguments, which the workflow reads under veRL's own names
+DAPO_ARGS = ("overlong_buffer_cfg.enable", "overlong_buffer_cfg.len", "overlong_buffer_cfg.penalty_factor",
+             "max_resp_len")
 MANAGER = ("reward_model.reward_manager", "reward.reward_manager.name")
 
 
@@ -31,16 +32,34 @@ def custom_reward(d: Draft) -> bool:
     return any(d.user(f"{p}.path") and d.val(f"{p}.path") for p in CRF)
 
 
-def map_rewards(d: Draft, n_train: int) -> list[tuple[int, str]]:
+def reward_model(d: Draft) -> bool:
+    ek = _first(d, RM_ENABLE)
+    return bool(ek and d.flag(ek))
+
+
+def _workflows(d: Draft) -> list[str]:
+    """The tasksets (train and eval) that rftc's veRL reward workflow scores."""
+    out = []
+    for kind in ("tasksets", "eval_tasksets"):
+        i = 0
+        while d.get(f"{EI}.{kind}[{i}].path") is not None:
+            if d.get(f"{EI}.{kind}[{i}].default_workflow_type") == WORKFLOW:
+                out.append(f"{EI}.{kind}[{i}]")
+            i += 1
+    return out
+
+
+def map_rewards(d: Draft) -> list[tuple[int, str]]:
     """reward_model.enable -> explorer.auxiliary_models[0] {model_path = model.path, tensor_parallel_size =
     rollout.tensor_model_parallel_size (1 when unset, as the guide), gpu_memory_utilization}; its engine_num
-    comes from the GPU split. custom_reward_function.{path,name} -> default_reward_fn_type = name, plus
-    RFTC307 saying how to register it; reward_kwargs -> each training taskset's reward_fn_args.
+    comes from the GPU split. custom_reward_function.{path, name, reward_kwargs} -> each reward workflow's
+    workflow_args.custom_reward_function (veRL's names; RFTC307 when the path is relative); the dapo reward
+    manager -> workflow_args.reward_manager, overlong_buffer_cfg and max_resp_len.
     Every other reward setting tunes veRL's reward workers (RFTC301) or has no equivalent (RFTC300).
     Returns [(GPUs per engine, key)] for each auxiliary model."""
     aux: list[tuple[int, str]] = []
     ek = _first(d, RM_ENABLE)
-    enabled = bool(ek and d.flag(ek))
+    enabled = reward_model(d)
     if enabled:
         pk = _first(d, RM_PATH)
         if pk is None or not d.val(pk):
@@ -60,46 +79,43 @@ def map_rewards(d: Draft, n_train: int) -> list[tuple[int, str]]:
                      "score with it unless the workflow queries it", ek,
                      hint="choose a workflow that calls the auxiliary model (e.g. math_rm_workflow, or your own)",
                      settles=False)
-    if custom_reward(d):
+    tasksets = _workflows(d)
+    if custom_reward(d) and tasksets:
         p = next(p for p in CRF if d.user(f"{p}.path"))
-        name = d.val(f"{p}.name") or "compute_score"
-        path = d.val(f"{p}.path")
-        d.set(f"{EI}.default_reward_fn_type", name, f"{p}.name" if d.user(f"{p}.name") else f"{p}.path",
-              note="register it under this name (RFTC307)")
-        d.account(f"{p}.path", "reported")
-        d.report("RFTC307", f"the reward function {name} from {path} must be registered in Trinity under the name "
-                 f"{name!r}", f"{p}.path",
-                 hint=f"in a module under a plugin directory: `@REWARD_FUNCTIONS.register_module({name!r})` on a "
-                 f"RewardFn class whose __call__ wraps {name}(data_source, solution_str, ground_truth, extra_info); "
-                 "run with `trinity run --plugin-dir DIR`", extra_keys=(f"{p}.name",) if d.user(f"{p}.name") else ())
-        for k in d.user_keys_under(f"{p}.reward_kwargs"):
-            sub = k[len(f"{p}.reward_kwargs."):]
-            for i in range(n_train):
-                d.set(f"{EI}.tasksets[{i}].reward_fn_args.{sub}", d.val(k), k)
-    _dapo(d, n_train)
+        path = str(d.val(f"{p}.path"))
+        for at in tasksets:
+            d.set(f"{at}.workflow_args.custom_reward_function.path", path, f"{p}.path")
+            if d.user(f"{p}.name") and d.val(f"{p}.name"):
+                d.set(f"{at}.workflow_args.custom_reward_function.name", d.val(f"{p}.name"), f"{p}.name")
+            for k in d.user_keys_under(f"{p}.reward_kwargs"):
+                d.set(f"{at}.workflow_args.custom_reward_function.reward_kwargs.{k[len(p) + 15:]}", d.val(k), k)
+        if not path.startswith(("/", "~", "$")):
+            d.report("RFTC307", f"the reward function file {path} is relative: veRL read it from the launch's "
+                     "working directory, Trinity's workflow reads it from the directory `trinity run` starts in",
+                     f"{p}.path", hint="give an absolute path, or start Trinity where the launch ran",
+                     settles=False)
+    _dapo(d, tasksets)
     _rest(d, enabled)
     return aux
 
 
-def _dapo(d: Draft, n_train: int) -> None:
-    """reward_manager=dapo on tasksets Trinity scores with math_dapo_reward (the DAPO math data): the manager
-    is implied and its overlong-buffer kwargs become each such taskset's reward_fn_args (DAPO_ARGS); the
-    buffer's `log` flag only logs. Other data keep the RFTC300 report."""
+def _dapo(d: Draft, tasksets: list[str]) -> None:
+    """reward_manager=dapo: the manager and its overlong-buffer kwargs (DAPO_ARGS) go to each reward workflow's
+    workflow_args under veRL's names; the buffer's `log` flag only logs (the workflow always reports the
+    penalty)."""
     mk = _first(d, MANAGER)
-    if mk is None or str(d.val(mk)) != "dapo":
+    if mk is None or str(d.val(mk)) != "dapo" or not tasksets:
         return
-    dapo = [i for i in range(n_train) if d.get(f"{EI}.tasksets[{i}].default_reward_fn_type") == "math_dapo_reward"]
-    if not dapo:
-        return
-    d.implied(mk, "math_dapo_reward scores as veRL's dapo reward manager (+1/-1 and the overlong penalty)")
+    for at in tasksets:
+        d.set(f"{at}.workflow_args.reward_manager", "dapo", mk)
     for prefix in KWARGS:
         for k in d.user_keys_under(prefix):
             sub = k[len(prefix) + 1:]
             if sub == "overlong_buffer_cfg.log":
-                d.implied(k, "logging only")
+                d.implied(k, "logging only: the workflow always reports the penalty")
             elif sub in DAPO_ARGS:
-                for i in dapo:
-                    d.set(f"{EI}.tasksets[{i}].reward_fn_args.{DAPO_ARGS[sub]}", d.val(k), k)
+                for at in tasksets:
+                    d.set(f"{at}.workflow_args.{sub}", d.val(k), k)
 
 
 def _rest(d: Draft, enabled: bool) -> None:
@@ -110,10 +126,10 @@ def _rest(d: Draft, enabled: bool) -> None:
         if k in MANAGER:
             v = str(d.val(k))
             if v == "naive":
-                d.implied(k, "one reward per response, as Trinity's workflows compute")
+                d.implied(k, "one reward per response, as the reward workflow computes")
             else:
-                d.report("RFTC300", f"{k}={v} has no Trinity-RFT 0.6 equivalent; Trinity computes rewards in the "
-                         "workflow (for DAPO's overlong penalty use the math_dapo_reward function)", k)
+                d.report("RFTC300", f"{k}={v} has no Trinity-RFT 0.6 equivalent: the reward workflow implements "
+                         "veRL's naive and dapo reward managers", k)
         elif ".reward_kwargs." in k or k.endswith(".reward_kwargs"):
             d.report("RFTC300", f"{k} has no Trinity-RFT 0.6 equivalent: reward-manager arguments belong to the "
                      "reward function (reward_fn_args)", k)

@@ -119,7 +119,7 @@ RULES: list[Rule] = [
     Rule(f"{D}.return_multi_modal_inputs", "implied", "", "Trinity's multimodal workflows read the inputs"),
     Rule(f"{D}.filter_overlong_prompts_workers", "handled", "", "pre-processing parallelism"),
     Rule(f"{D}.dataloader_num_workers", "handled", "", "data-loading parallelism"),
-    Rule(f"{D}.reward_fn_key", "implied", "", "the reward function is chosen per taskset (data source)"),
+    Rule(f"{D}.reward_fn_key", "rule", "data.map_data", "tasksets[i].workflow_args.reward_fn_key"),
     Rule(f"{D}.trust_remote_code", "map", "model.trust_remote_code"),
     Rule(f"{D}.apply_chat_template_kwargs.enable_thinking", "map", "model.enable_thinking"),
     Rule(f"{D}.apply_chat_template_kwargs.*", "none", "", "set the chat template (model.custom_chat_template)"),
@@ -275,7 +275,7 @@ RULES: list[Rule] = [
     # ---- rewards (rftc/mapping/rewards.py)
     Rule("reward_model.*", "rule", "rewards.map_rewards", "explorer.auxiliary_models (enable, model.path, rollout.*)"),
     Rule("reward.*", "rule", "rewards.map_rewards", "explorer.auxiliary_models (reward_model.*); custom reward"),
-    Rule("custom_reward_function.*", "rule", "rewards.map_rewards", "default_reward_fn_type, to be registered"),
+    Rule("custom_reward_function.*", "rule", "rewards.map_rewards", "the reward workflow's workflow_args"),
     Rule("sandbox_fusion.*", "none", "", "code-execution rewards need a Trinity workflow that calls the sandbox"),
     # ---- trainer (rftc/mapping/trainer.py)
     *[Rule(f"{T}.{k}", "rule", "trainer.map_trainer", n) for k, n in [

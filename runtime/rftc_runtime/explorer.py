@@ -51,15 +51,16 @@ class Explorer:
             return ids[: self.max_prompt_tokens], True  # Trinity truncates prompts on the right
         return ids, False
 
-    def explore(self, tasks: list[Task], taskset, reward_fn_name: str | None, group_base: int,
-                data_source: str = "") -> tuple[list[Experience], dict]:
-        """Sample ``taskset.repeat_times`` responses per task and score them; returns experiences and metrics."""
+    def explore(self, tasks: list[Task], taskset, reward_fn_name: str | None, group_base: int
+                ) -> tuple[list[Experience], dict]:
+        """Sample ``taskset.repeat_times`` responses per task and score them (``reward_fn_name`` overrides the
+        taskset's reward function); returns experiences and metrics."""
         from vllm import SamplingParams
 
         from rftc_runtime import rewards
 
         t0 = time.perf_counter()
-        reward_fn = rewards.resolve(reward_fn_name, taskset.reward_fn_args)
+        score = rewards.scorer(taskset, reward_fn_name)
         prompts, truncated_prompts = [], 0
         for t in tasks:
             ids, cut = self._prompt_ids(t, taskset.system_prompt)
@@ -91,8 +92,7 @@ class Explorer:
                 if not text.strip():
                     count("empty_responses", f"task {task.index}: {len(ids)} token(s), text {text!r}")
                 try:
-                    reward, parts = rewards.score(reward_fn, data_source or task.row.get("data_source", ""), text,
-                                                  task.answer, task.row.get("extra_info", {}), len(ids))
+                    reward, parts = score(task, text, len(ids))
                 except Exception as exc:  # a reward function that raises scores 0 and is counted (RFTC502)
                     count("reward_fn_errors", f"task {task.index}: {type(exc).__name__}: {exc}"[:300])
                     reward, parts = 0.0, {}

@@ -177,6 +177,35 @@ def _reward_resolvable(name: str | None) -> bool:
         return False
 
 
+def _reward_checks(ts, at: str, errors: list) -> None:
+    """RFTC511 for a workflow this runtime does not run; RFTC508 for a reward it cannot resolve."""
+    from rftc.verl_reward import WORKFLOW, VerlReward
+    from rftc_runtime.rewards import BUILTIN, WORKFLOWS, argument_error
+
+    if ts.workflow is not None and ts.workflow not in WORKFLOWS:
+        errors.append(("RFTC511", f"taskset {ts.name}: workflow {ts.workflow} is Trinity's own (its prompts and "
+                       "rewards are not reproduced here)", f"use one of {', '.join(WORKFLOWS)} (rftc convert "
+                       "writes the last for veRL scripts)", f"{at}.default_workflow_type"))
+    elif ts.workflow == WORKFLOW:
+        try:
+            VerlReward(ts.workflow_args)
+        except ValueError as exc:
+            errors.append(("RFTC508", f"taskset {ts.name}: {exc}", "fix workflow_args", f"{at}.workflow_args"))
+            return
+        path = (ts.workflow_args.get("custom_reward_function") or {}).get("path")
+        if path and not os.path.isfile(os.path.expanduser(path)):
+            errors.append(("RFTC508", f"taskset {ts.name}: the custom reward function file {path} does not exist "
+                           f"(from {os.getcwd()})", "run from the directory the launch ran in, or give an absolute "
+                           "path", f"{at}.workflow_args.custom_reward_function.path"))
+    elif not _reward_resolvable(ts.reward_fn):
+        errors.append(("RFTC508", f"reward function {ts.reward_fn!r} cannot be found",
+                       f"use a built-in name ({', '.join(BUILTIN)}) or module:function importable from here",
+                       f"{at}.default_reward_fn_type"))
+    elif problem := argument_error(ts.reward_fn, ts.reward_fn_args):
+        errors.append(("RFTC508", problem, "fix reward_fn_args: only the arguments the function takes, with "
+                       "usable values", f"{at}.reward_fn_args"))
+
+
 def stage_state_path(s) -> str:
     """Trinity's stage state file (StateManager.stage_state_path) in the whole run's job directory."""
     return os.path.join(s.checkpoint_job_dir, "stage_meta.json")
@@ -239,8 +268,6 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
 
 def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) -> tuple[str, int | None]:
     """Problems of the explorer's side (sync, taskset, reward function); (the sync method used, usable rows)."""
-    from rftc_runtime.rewards import BUILTIN, argument_error
-
     sync_method = s.sync_method
     if not gpus and sync_method != "memory":
         infos.append(("RFTC509", f"sync_method {sync_method} needs GPUs; weights go through Ray's object "
@@ -269,13 +296,10 @@ def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) ->
                                  "will be skipped", "fix the rows or set format.prompt_key",
                                  "buffer.explorer_input.taskset.format.prompt_key"))
                 rows -= missing
-    if s.taskset is not None and not _reward_resolvable(s.taskset.reward_fn):
-        errors.append(("RFTC508", f"reward function {s.taskset.reward_fn!r} cannot be found",
-                       f"use a built-in name ({', '.join(BUILTIN)}) or module:function importable from here",
-                       "buffer.explorer_input.default_reward_fn_type"))
-    elif s.taskset is not None and (problem := argument_error(s.taskset.reward_fn, s.taskset.reward_fn_args)):
-        errors.append(("RFTC508", problem, "fix reward_fn_args: only the arguments the function takes, with "
-                       "usable values", "buffer.explorer_input.taskset.reward_fn_args"))
+    for at, ts in [("buffer.explorer_input.taskset", s.taskset),
+                   *((f"buffer.explorer_input.eval_tasksets[{i}]", t) for i, t in enumerate(s.eval_tasksets))]:
+        if ts is not None:
+            _reward_checks(ts, at, errors)
     return sync_method, rows
 
 

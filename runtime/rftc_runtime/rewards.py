@@ -17,6 +17,8 @@ import math
 import re
 from collections.abc import Callable
 
+from rftc.verl_reward import WORKFLOW, VerlReward, overlong_penalty
+
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
@@ -92,8 +94,8 @@ class MathDAPO:
         result = math_dapo.compute_score(solution_str, ground_truth)
         out = {"score": result["score"], "acc": float(result["acc"])}
         if self.enabled:
-            expected = self.max_response_length - self.cache_length
-            overlong = min(-(response_length - expected) / self.cache_length * self.penalty_factor, 0)
+            overlong = overlong_penalty(response_length, self.max_response_length, self.cache_length,
+                                        self.penalty_factor)
             out["score"] += overlong
             out["overlong_reward"] = float(overlong)
             out["overlong"] = float(overlong < 0)
@@ -168,14 +170,36 @@ def argument_error(name: str | None, args: dict | None) -> str | None:
     return None
 
 
+# default_workflow_type values this runtime runs: Trinity's simple workflows (the chat as the taskset formats it,
+# one reward function by name) and rftc's veRL reward workflow. Trinity's other workflows add prompts, turns or
+# rewards of their own that are not reproduced here.
+SIMPLE_WORKFLOWS = ("simple_workflow", "async_simple_workflow")
+WORKFLOWS = (*SIMPLE_WORKFLOWS, WORKFLOW)
+
+
+def scorer(taskset, reward_fn_name: str | None = None) -> Callable:
+    """``score(task, text, response_length) -> (reward, metrics)`` for the taskset's responses: veRL's reward
+    (rftc.verl_reward) for rftc's workflow, else the named reward function (``reward_fn_name``, default the
+    taskset's) on the row's data source and the taskset's response_key."""
+    if taskset.workflow == WORKFLOW:
+        verl = VerlReward(taskset.workflow_args)
+        return lambda task, text, n: checked(verl(task.row, text, n))
+    fn = resolve(reward_fn_name or taskset.reward_fn, taskset.reward_fn_args)
+    return lambda task, text, n: score(fn, task.row.get("data_source", ""), text, task.answer,
+                                       task.row.get("extra_info", {}), n)
+
+
 def score(fn: Callable, data_source, response: str, ground_truth, extra_info,
           response_length: int | None = None) -> tuple[float, dict[str, float]]:
-    """The reward and the other numeric entries of the function's dict (for metrics). A value that is not a
-    finite number raises ValueError, like a function that raises: the caller counts it (RFTC502)."""
+    """The reward and the other numeric entries of the function's dict (for metrics); see :func:`checked`."""
     if getattr(fn, "needs_response_length", False):
-        out = fn(data_source, response, ground_truth, extra_info, response_length=response_length)
-    else:
-        out = fn(data_source, response, ground_truth, extra_info)
+        return checked(fn(data_source, response, ground_truth, extra_info, response_length=response_length))
+    return checked(fn(data_source, response, ground_truth, extra_info))
+
+
+def checked(out) -> tuple[float, dict[str, float]]:
+    """A reward function's result as (reward, numeric extras). A value that is not a finite number raises
+    ValueError, like a function that raises: the caller counts it (RFTC502)."""
     extras: dict[str, float] = {}
     if isinstance(out, dict):
         if "score" not in out:

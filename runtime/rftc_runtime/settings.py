@@ -109,6 +109,8 @@ class Taskset:
     system_prompt: str | None = None
     reward_fn: str | None = None
     reward_fn_args: dict = field(default_factory=dict)
+    workflow: str | None = None  # default_workflow_type: rftc's veRL reward workflow or Trinity's simple_workflow
+    workflow_args: dict = field(default_factory=dict)
     temperature: float = 1.0
     top_p: float = 1.0
     top_k: int = -1
@@ -195,7 +197,18 @@ class Settings:
         return self.train_batch_size or self.batch_size * self.algorithm.repeat_times
 
 
-def _taskset(d: dict, index: int, model: dict, repeat_times: int, eval_: bool, default_reward) -> Taskset:
+def _workflow_args(args: dict) -> dict:
+    """A relative custom reward file is the launch's (veRL reads it from where it starts): pinned here, before
+    the explorer's process, whose working directory may differ, loads it."""
+    args = dict(args)
+    crf = dict(args.get("custom_reward_function") or {})
+    if crf.get("path") and not os.path.isabs(os.path.expanduser(crf["path"])):
+        args["custom_reward_function"] = {**crf, "path": os.path.abspath(crf["path"])}
+    return args
+
+
+def _taskset(d: dict, index: int, model: dict, repeat_times: int, eval_: bool, default_reward,
+             default_workflow) -> Taskset:
     fmt = d.get("format") or {}
     ra = d.get("rollout_args") or {}
     sel = d.get("data_selector") or d.get("task_selector") or {}
@@ -209,6 +222,8 @@ def _taskset(d: dict, index: int, model: dict, repeat_times: int, eval_: bool, d
         system_prompt=fmt.get("system_prompt"),
         reward_fn=d.get("default_reward_fn_type") or default_reward,
         reward_fn_args=dict(d.get("reward_fn_args") or {}),
+        workflow=d.get("default_workflow_type") or default_workflow,
+        workflow_args=_workflow_args(d.get("workflow_args") or {}),
         # GenerationConfig: None inherits the model's sampling defaults; top_k is already -1 (never inherited).
         temperature=_first(ra.get("temperature"), model.get("temperature"), 1.0),
         top_p=_first(ra.get("top_p"), model.get("top_p"), 1.0),
@@ -388,8 +403,10 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         train_batch_size=int(buffer.get("train_batch_size") or 0),
         total_epochs=int(buffer.get("total_epochs") or 1),
         explore_total_steps=buffer.get("total_steps"),
-        taskset=_taskset(tasksets[0], 0, model, alg.repeat_times, False, default_reward) if tasksets else None,
-        eval_tasksets=[_taskset(t, i, model, alg.repeat_times, True, default_reward)
+        taskset=_taskset(tasksets[0], 0, model, alg.repeat_times, False, default_reward,
+                         ei.get("default_workflow_type")) if tasksets else None,
+        eval_tasksets=[_taskset(t, i, model, alg.repeat_times, True, default_reward,
+                                ei.get("default_eval_workflow_type") or ei.get("default_workflow_type"))
                        for i, t in enumerate(ei.get("eval_tasksets") or [])],
         engine_num=int(rollout.get("engine_num") or 1),
         tensor_parallel_size=int(rollout.get("tensor_parallel_size") or 1),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rftc import verl_reward
 from rftc_runtime.errors import RuntimeFailure
 
 SUFFIXES = (".parquet", ".jsonl", ".json")
@@ -131,11 +132,7 @@ def missing_prompt_warning(taskset, loaded: Loaded) -> str | None:
 
 
 def chat_messages(task: Task, system_prompt: str | None) -> list[dict]:
-    msgs = [dict(m) for m in task.prompt] if isinstance(task.prompt, list) else [
-        {"role": "user", "content": str(task.prompt)}]
-    if system_prompt and not any(m.get("role") == "system" for m in msgs):
-        msgs.insert(0, {"role": "system", "content": system_prompt})
-    return msgs
+    return verl_reward.chat_messages(task.prompt, system_prompt)
 
 
 class TaskReader:
