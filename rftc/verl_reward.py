@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-# The Trinity workflow class ``rftc convert`` names in default_workflow_type (rftc/trinity/verl_workflow.py).
-WORKFLOW = "rftc.trinity.verl_workflow.VerlRewardWorkflow"
 # workflow_args keys: veRL's own names for the settings they carry
 ARGS = ("reward_fn_key", "custom_reward_function", "reward_manager", "overlong_buffer_cfg", "max_resp_len")
 

@@ -126,14 +126,11 @@ def test_corpus_converts_or_is_diagnosed():
     assert not run["bad"], "\n".join(run["bad"][:10])
 
 
-# The target is 90%; 156 of 175 launches convert (89.1%). Every remaining failure is a diagnosed problem of the
-# script or a feature Trinity 0.6 lacks: advantage estimators without a Trinity equivalent (gpg, remax,
-# optimal_token_baseline, reinforce_plus_plus_baseline: 6), placeholders left in the script (5), a launch veRL's
-# own startup checks refuse (RFTC221), a stray `}`, a key no verl version has, a config file missing from the
-# repository, a script that needs its arguments, a training value only the environment knows, sequence
-# parallelism larger than the script's default GPU count (2).
-@pytest.mark.xfail(strict=True, reason="89.1% convert; the rest are diagnosed script problems or unsupported "
-                   "estimators (see the comment above)")
+# The target is 90%: 159 of 175 launches convert (90.9%). The other 16 are diagnosed: 3 use estimators that read
+# data Trinity's trainer does not produce (remax: 2, optimal_token_baseline: 1); 13 are problems of the script:
+# placeholders left in it, launches veRL's own startup checks refuse (RFTC221), a stray `}`, a key no verl version
+# has, a config file missing from the repository, a script that needs its arguments, a training value only the
+# environment knows, sequence parallelism larger than the script's default GPU count.
 @pytest.mark.skipif(_stages_ready() is not None, reason=_stages_ready() or "")
 def test_corpus_converts_at_least_90_percent():
     run = corpus_outcomes()

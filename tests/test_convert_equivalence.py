@@ -14,8 +14,8 @@ config (the config `rftc verl-config` prints). The training-relevant settings of
   scheduler type, and the LR horizon where the schedule uses it (warmup ratio or a non-constant schedule): veRL's
   total steps (trainer.total_training_steps, --total-steps, or rows // train_batch_size x total_epochs with the rows
   from --dataset-size or the parquet footers) x train/mini against Trinity's actor.optim.total_training_steps;
-- the policy loss, KL loss on/type/coef and KL in reward on/type/coef, clip ratios (none for veRL's sapo loss),
-  sapo's tau_pos/tau_neg, entropy coefficient, loss aggregation mode, the advantage's gamma and lam (where the
+- the policy loss, KL loss on/type/coef and KL in reward on/type/coef, clip ratios (none for veRL's sapo and gpg
+  losses), sapo's tau_pos/tau_neg, entropy coefficient, loss aggregation mode, the advantage's gamma and lam (where the
   estimator discounts: gae, reinforce_plus_plus): Trinity's values are its *_fn and *_fn_args (with Trinity's
   defaults where the YAML leaves them out), not the placeholders build_verl_config() writes into the veRL dict
   (trinity-0.6.md §3.2, §4.3);
@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pytest
 
+from rftc.trinity.plugins import GPG_LOSS_FN
 from trinity_ref import reference
 
 REPO = reference.REPO
@@ -53,7 +54,7 @@ POLICY_DEFAULTS = {"ppo": {"clip_range": 0.2, "clip_ratio_c": 3.0},
 # veRL's KL estimator names -> Trinity's (verl core_algos.kl_penalty: kl = k1, mse = k2)
 KL_NAMES = {"kl": "k1", "mse": "k2"}
 # veRL's policy_loss.loss_mode -> the name of the same loss in Trinity's registry (the others share names)
-LOSS_NAMES = {"vanilla": "ppo"}
+LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN}
 # veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
 DISCOUNTED = ("gae", "reinforce_plus_plus")
 
@@ -138,7 +139,8 @@ def _verl_side(v: dict, args, script: Path) -> dict:
     mode = v.get(A + "policy_loss.loss_mode", "vanilla")
     est = v["algorithm.adv_estimator"]
     clip = v[A + "clip_ratio"]
-    clipped = mode != "sapo"  # veRL's sapo loss smooths the ratio with tau_pos/tau_neg and reads no clip ratio
+    # veRL's sapo loss smooths the ratio with tau_pos/tau_neg, its gpg loss has no ratio: neither reads a clip ratio
+    clipped = mode not in ("sapo", "gpg")
     total = v.get("trainer.total_training_steps")
     out = {
         "experiences per optimizer step": mini * n,

@@ -7,7 +7,7 @@ from test_mapping_support import codes, convert
 from rftc.mapping.algorithm import ESTIMATORS
 from rftc.mapping.data import split_path
 from rftc.mapping.rules import RULES, find_rule
-from rftc.verl_reward import WORKFLOW
+from rftc.trinity.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS, WORKFLOW
 
 A = "actor_rollout_ref.actor"
 
@@ -22,9 +22,22 @@ def test_estimators(est, adv, algo):
 
 
 def test_unknown_estimator_lists_the_supported_ones():
-    m = convert("algorithm.adv_estimator=gpg")
+    m = convert("algorithm.adv_estimator=remax")
     (d,) = [d for d in m.diagnostics if d.code == "RFTC304"]
-    assert all(e in d.message for e in ESTIMATORS) and not m.ok
+    assert all(e in d.message for e in ESTIMATORS) and "reward_baselines" in d.message and not m.ok
+
+
+@pytest.mark.parametrize("est", VERL_ESTIMATORS)
+def test_verl_estimators_trinity_lacks_run_in_rftcs_class(est):
+    # computed in the trainer on the whole batch (reinforceplusplus's flags), by veRL's own function
+    a = convert(f"algorithm.adv_estimator={est}").config["algorithm"]
+    assert (a["algorithm_type"], a["advantage_fn"], a["advantage_fn_args"]) == (
+        "reinforceplusplus", ADVANTAGE_FN, {"estimator": est})
+
+
+def test_gpg_loss():
+    a = convert("algorithm.adv_estimator=gpg", f"{A}.policy_loss.loss_mode=gpg").config["algorithm"]
+    assert a["policy_loss_fn"] == GPG_LOSS_FN and "policy_loss_fn_args" not in a
 
 
 def test_loss_modes_pick_the_trinity_algorithm():

@@ -11,7 +11,8 @@ require("verl", "torch")
 
 from test_mapping_support import convert  # noqa: E402
 
-from rftc.verl_reward import WORKFLOW, VerlReward  # noqa: E402
+from rftc.trinity.plugins import WORKFLOW  # noqa: E402
+from rftc.verl_reward import VerlReward  # noqa: E402
 from rftc_runtime import rewards  # noqa: E402
 from rftc_runtime.settings import from_mapping  # noqa: E402
 from rftc_runtime.tasksets import Task  # noqa: E402

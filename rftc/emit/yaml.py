@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from rftc.diagnostics.model import Span
 from rftc.shell.invocation import COMMAND_LINE
-from rftc.verl_reward import WORKFLOW
+from rftc.trinity.plugins import PREFIX
 
 TRINITY_VERSION = "0.6.0"
 MAX_COLUMN = 56  # comments start at the longest line's end (up to this column)
@@ -78,9 +78,13 @@ def _yaml():
     return y
 
 
-def _names_workflow(config: dict) -> bool:
-    ei = (config.get("buffer") or {}).get("explorer_input") or {}
-    return any(t.get("default_workflow_type") == WORKFLOW for t in [*ei.get("tasksets", []), *ei.get("eval_tasksets", [])])
+def _plugins(value) -> set[str]:
+    """The classes of rftc's a config names (the values Trinity imports by dotted path)."""
+    if isinstance(value, dict):
+        return set().union(*map(_plugins, value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*map(_plugins, value)) if value else set()
+    return {value.rpartition(".")[2]} if isinstance(value, str) and value.startswith(PREFIX) else set()
 
 
 def header(source: str, cfg, launch_line: int | None, config: dict | None = None) -> str:
@@ -91,8 +95,9 @@ def header(source: str, cfg, launch_line: int | None, config: dict | None = None
              f"Target: trinity-rft=={TRINITY_VERSION}. Each comment names the veRL key(s) a value came from and "
              "the script line;",
              "values without a script line are veRL defaults stated because Trinity's default differs."]
-    if config and _names_workflow(config):
-        lines.append(f"Rewards are veRL's, computed by {WORKFLOW}: install rftc beside trinity-rft.")
+    plugins = sorted(_plugins(config or {}))
+    if plugins:
+        lines.append(f"Trinity imports rftc's {', '.join(plugins)} ({PREFIX}*): install rftc beside trinity-rft.")
     return "".join(f"# {line}\n" for line in lines)
 
 

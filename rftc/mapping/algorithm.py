@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft
+from rftc.trinity.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
 
 A = "actor_rollout_ref.actor"
 
@@ -16,17 +17,20 @@ ESTIMATORS = {
     "rloo": ("rloo", "rloo"),
     "rloo_vectorized": ("rloo", "rloo"),
 }
+# veRL estimators Trinity 0.6 lacks, computed by veRL's own function in rftc's Trinity advantage class
+# (advantage_fn_args.estimator); under an algorithm_type that computes advantages in the trainer, where Trinity
+# hands over the whole batch with each response's task id, as veRL's compute_advantage gets it.
+ESTIMATORS.update({e: (ADVANTAGE_FN, "reinforceplusplus") for e in VERL_ESTIMATORS})
 
 UNAVAILABLE = {
     "remax": "Trinity registers a remax advantage_fn, but it reads the greedy-baseline rewards (reward_baselines) "
              "that only veRL's trainer generates; no Trinity explorer produces them, so training fails at the first "
              "step",
-    "reinforce_plus_plus_baseline": "Trinity's reinforceplusplus has no group-mean baseline and its reinforce "
-                                    "advantage no batch whitening",
-    "gpg": "Trinity registers no GPG advantage",
-    "optimal_token_baseline": "Trinity registers no optimal-token-baseline advantage",
-    "opo": "Trinity registers no OPO (length-weighted baseline) advantage",
-    "grpo_passk": "Trinity registers no pass@k GRPO advantage",
+    "optimal_token_baseline": "it reads the actor's sum of squared token probabilities, which Trinity's trainer "
+                              "does not compute",
+    "tir_optimal_token_baseline": "it reads the actor's sum of squared token probabilities, which Trinity's "
+                                  "trainer does not compute",
+    "gdpo": "it reads per-dimension rewards that Trinity's workflows do not produce",
 }
 
 # veRL policy_loss.loss_mode -> (Trinity policy_loss_fn, algorithm_type it implies or None to keep the estimator's).
@@ -35,6 +39,7 @@ LOSS_MODES = {
     "gspo": ("gspo", "gspo"),
     "cispo": ("cispo", "cispo"),
     "sapo": ("sapo", "sapo"),
+    "gpg": (GPG_LOSS_FN, None),
 }
 ESTIMATOR_FOR_LOSS = {"gspo": "grpo", "cispo": "grpo", "sapo": "grpo"}  # Trinity's pairing (§4.1)
 
@@ -89,7 +94,8 @@ def map_algorithm(d: Draft) -> str | None:
     elif loss_algo:
         d.report("RFTC305", f"{mode_key}={mode} with {key}={est}: Trinity pairs {mode} with grpo advantages; "
                  f"using the {est} algorithm with the {mode} loss", mode_key)
-    d.set("algorithm.algorithm_type", algo, key, *([mode_key] if loss_algo else []))
+    d.set("algorithm.algorithm_type", algo, key, *([mode_key] if loss_algo else []),
+          note="computes advantages in the trainer, as veRL" if adv == ADVANTAGE_FN else "")
     d.set("algorithm.advantage_fn", adv, key)
     if d.user(mode_key) or loss_fn != "ppo":
         d.set("algorithm.policy_loss_fn", loss_fn, mode_key)
@@ -102,6 +108,8 @@ def map_algorithm(d: Draft) -> str | None:
 
 
 def _advantage_args(d: Draft, adv: str, est: str) -> None:
+    if adv == ADVANTAGE_FN:
+        d.set("algorithm.advantage_fn_args.estimator", est, "algorithm.adv_estimator", note="veRL's own function")
     keys = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",)}.get(adv, ())
     for k in ("gamma", "lam"):
         key = f"algorithm.{k}"

@@ -29,10 +29,13 @@ CODES = [
          "`--dataset-size ROWS` (training rows) or `--total-steps N` (veRL steps), or make the files available.",
          "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.optim.lr_warmup_steps_ratio=0.1"),
     Code("RFTC304", "unsupported-advantage-estimator", E, "algorithm.adv_estimator has no Trinity-RFT 0.6 equivalent.",
-         "The advantage estimator decides what is trained; Trinity-RFT 0.6 registers no function that computes "
-         "the same advantages, so the script cannot be converted faithfully. Nothing is written. Use one of "
-         "the supported estimators the message lists, or register an advantage function in Trinity.",
-         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=gpg"),
+         "The advantage estimator decides what is trained. Trinity-RFT 0.6's estimators and the veRL estimators "
+         "rftc's Trinity advantage class computes with veRL's own functions (gpg, reinforce_plus_plus_baseline, "
+         "opo, grpo_passk) are supported; the others read data Trinity's trainer does not produce (remax's "
+         "greedy-baseline rewards, the optimal-token baseline's squared token probabilities), so the script "
+         "cannot be converted faithfully. Nothing is written. Use one of the supported estimators the message "
+         "lists.",
+         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=remax"),
     Code("RFTC305", "unsupported-value", W, "A setting's value cannot be expressed in Trinity-RFT 0.6.",
          "Trinity-RFT 0.6 knows the setting, but not this value (for example a KL estimator it does not "
          "register, or GRPO without standard-deviation normalisation). The converted config uses the closest "

@@ -5,7 +5,7 @@ which scores as veRL's reward manager does (rftc/verl_reward.py)."""
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft
-from rftc.verl_reward import WORKFLOW
+from rftc.trinity.plugins import WORKFLOW
 
 EI = "buffer.explorer_input"
 # legacy (<= 0.8) and 0.9 spellings of the same settings

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rftc.trinity.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
 from rftc_runtime.settings import ALGORITHM_DEFAULTS
 
 # Trinity advantage_fn -> veRL AdvantageEstimator. Absent names are not supported by this runtime (RFTC508).
@@ -25,9 +26,14 @@ ADVANTAGE = {
     "ppo": "gae",
 }
 # Trinity policy_loss_fn -> veRL policy loss mode.
-POLICY_LOSS = {"ppo": "vanilla", "gspo": "gspo", "sapo": "sapo", "cispo": "cispo"}
+POLICY_LOSS = {"ppo": "vanilla", "gspo": "gspo", "sapo": "sapo", "cispo": "cispo", GPG_LOSS_FN: "gpg"}
 # Trinity KL functions -> veRL kl_penalty names (Trinity's k1/k2/k3/abs/low_var_kl are the same estimators).
 KL = {"k1": "k1", "k2": "k2", "k3": "k3", "low_var_kl": "low_var_kl", "abs": "abs"}
+
+
+def estimator(alg) -> str:
+    """The veRL estimator: rftc's Trinity advantage class names it in its arguments."""
+    return alg.advantage_fn_args["estimator"] if alg.advantage_fn == ADVANTAGE_FN else ADVANTAGE[alg.advantage_fn]
 
 
 def unsupported(alg) -> list[str]:
@@ -41,7 +47,11 @@ def unsupported(alg) -> list[str]:
             [f"loss_agg_mode: {alg.loss_agg_mode} (veRL's SFT loss is token-mean)"]
             if alg.loss_agg_mode != "token-mean" else []) + (
             [f"kl_loss_fn: {alg.kl_loss_fn} (with algorithm_type sft)"] if alg.kl_loss_fn != "none" else [])
-    if alg.advantage_fn not in ADVANTAGE:
+    if alg.advantage_fn == ADVANTAGE_FN:
+        if alg.advantage_fn_args.get("estimator") not in VERL_ESTIMATORS:
+            bad.append(f"advantage_fn_args.estimator: {alg.advantage_fn_args.get('estimator')} (one of "
+                       f"{', '.join(VERL_ESTIMATORS)})")
+    elif alg.advantage_fn not in ADVANTAGE:
         bad.append(f"advantage_fn: {alg.advantage_fn}")
     if alg.advantage_fn == "ppo" and not alg.use_critic:
         bad.append("advantage_fn: ppo (needs a critic: algorithm_type ppo)")
@@ -102,8 +112,8 @@ def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float, cri
     use_kl_in_reward = alg.kl_penalty_fn != "none"
     kl_args = alg.kl_penalty_fn_args
     algo = AlgoConfig(
-        gamma=float(aa.get("gamma", 1.0)), lam=float(aa.get("lam", 1.0)), adv_estimator=ADVANTAGE[alg.advantage_fn],
-        norm_adv_by_std_in_grpo=True, use_kl_in_reward=use_kl_in_reward,
+        gamma=float(aa.get("gamma", 1.0)), lam=float(aa.get("lam", 1.0)), adv_estimator=estimator(alg),
+        norm_adv_by_std_in_grpo=bool(aa.get("norm_adv_by_std_in_grpo", True)), use_kl_in_reward=use_kl_in_reward,
         kl_penalty=KL.get(alg.kl_penalty_fn, "kl"),
         kl_ctrl=KLControlConfig(type="adaptive" if kl_args.get("adaptive") else "fixed",
                                 kl_coef=float(kl_args.get("kl_coef", 0.001)), horizon=int(kl_args.get("horizon") or 10000),

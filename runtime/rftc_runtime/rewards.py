@@ -17,7 +17,8 @@ import math
 import re
 from collections.abc import Callable
 
-from rftc.verl_reward import WORKFLOW, VerlReward, overlong_penalty
+from rftc.trinity.plugins import WORKFLOW
+from rftc.verl_reward import VerlReward, overlong_penalty
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 

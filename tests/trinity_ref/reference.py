@@ -29,7 +29,8 @@ def run(paths: list[str], *, expand: bool = False, timeout: float = 900,
 
     Large batches are split over one validator process per core (each pays Trinity's few seconds of imports once).
     """
-    env = dict(os.environ, **(env or {}), HF_HUB_OFFLINE="1")
+    # PYTHONPATH: configs that name rftc's Trinity classes need rftc importable beside trinity-rft
+    env = dict(os.environ, **(env or {}), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
     workers = max(1, min(os.cpu_count() or 1, len(paths) // 20))
     records = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,7 +4,7 @@ python3 -m verl.trainer.main_ppo \
     data.train_files=/data/gsm8k/train.parquet \
     actor_rollout_ref.rollout.name=vllm \
     actor_rollout_ref.rollout.n=4 \
-    algorithm.adv_estimator=gpg \
+    algorithm.adv_estimator=remax \
     trainer.total_epochs=1 \
     actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
     actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8

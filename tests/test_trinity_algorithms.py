@@ -1,0 +1,76 @@
+"""veRL estimators Trinity-RFT 0.6 lacks (gpg, reinforce_plus_plus_baseline, opo, grpo_passk) and veRL's gpg
+policy loss, as a converted config runs them in Trinity and in `rftc run`: the config goes through Trinity's
+load_config + check_and_update and its registries build rftc's advantage and loss classes
+(tests/trinity_ref/algorithms.py in .venv-trinity, with Trinity's verl 0.8.0); their advantages and loss on one
+batch must equal the runtime's, which calls veRL's own compute_advantage and policy loss (verl 0.9.1 here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from runtime_support import require
+from trinity_ref import reference
+
+require("verl", "torch")
+
+import torch  # noqa: E402
+import yaml  # noqa: E402
+
+from rftc.trinity.plugins import VERL_ESTIMATORS  # noqa: E402
+from rftc_runtime import algorithm  # noqa: E402
+from rftc_runtime.settings import from_mapping  # noqa: E402
+from trinity_ref.algorithms import batch  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
+
+
+def _convert(tmp_path, estimator: str) -> dict:
+    script = tmp_path / "run.sh"
+    script.write_text("python3 -m verl.trainer.main_ppo "
+                      f"algorithm.adv_estimator={estimator} data.train_files=/d/gsm8k/train.parquet "
+                      "data.train_batch_size=4 actor_rollout_ref.model.path=/models/m "
+                      "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.ppo_mini_batch_size=4 "
+                      "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 "
+                      "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 "
+                      "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 "
+                      "actor_rollout_ref.rollout.tensor_model_parallel_size=1 actor_rollout_ref.rollout.n=5 "
+                      "actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-mean "
+                      + ("actor_rollout_ref.actor.policy_loss.loss_mode=gpg " if estimator == "gpg" else "")
+                      + "trainer.n_gpus_per_node=2 trainer.nnodes=1 trainer.total_training_steps=2\n")
+    out = tmp_path / "out.yaml"
+    conv = subprocess.run([sys.executable, "-m", "rftc", "convert", str(script), "-o", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert conv.returncode == 0, conv.stderr
+    proc = subprocess.run([str(reference.PYTHON), str(reference.VALIDATE.with_name("algorithms.py")), str(out)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          env=dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(reference.REPO)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {"trinity": json.loads(proc.stdout.strip().splitlines()[-1]), "config": yaml.safe_load(out.read_text())}
+
+
+@pytest.mark.parametrize("estimator", VERL_ESTIMATORS)
+def test_verl_estimator_runs_in_trinity_as_in_the_runtime(tmp_path, estimator):
+    got = _convert(tmp_path, estimator)
+    trinity = got["trinity"]
+    # an algorithm type whose advantages Trinity computes in the trainer, on the whole batch, as veRL does
+    assert trinity["algorithm_type"] == "reinforceplusplus" and trinity["in_trainer"]
+    assert trinity["loss_agg_mode"] == "seq-mean-token-mean"
+
+    alg = from_mapping(got["config"]).algorithm
+    bound = algorithm.bind(alg, mini_batch_size=20, micro_batch_size=20, grad_clip=1.0)
+    data, log_prob = batch()
+    data.batch["token_level_scores"] = data.batch.pop("token_level_rewards")
+    algorithm.advantages(bound, data)
+    ours = torch.tensor(trinity["advantages"])
+    assert ours.abs().sum() > 0
+    assert torch.allclose(ours, data.batch["advantages"], atol=1e-5), (ours, data.batch["advantages"])
+
+    mask = data.batch["response_mask"]
+    bound.actor_config.global_batch_info.update(**algorithm.global_batch_info(mask))
+    loss, _ = algorithm.actor_loss(bound, log_prob, log_prob.detach(), data.batch["advantages"], mask)
+    assert trinity["loss"] == pytest.approx(float(loss), abs=1e-5)
