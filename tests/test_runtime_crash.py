@@ -88,7 +88,8 @@ def _left_after(proc: subprocess.Popen, seconds: float = 15) -> dict[int, str]:
     return left
 
 
-def test_killed_trainer_is_reported_cleaned_up_and_resumed(tmp_path):
+@pytest.mark.parametrize("actor,process", [("trainer", "ray::HFTrainEngine"), ("explorer", "ray::Explorer")])
+def test_killed_actor_is_reported_cleaned_up_and_resumed(tmp_path, actor, process):
     from rftc_runtime.arith_taskset import write
 
     write(tmp_path / "data")
@@ -97,16 +98,16 @@ def test_killed_trainer_is_reported_cleaned_up_and_resumed(tmp_path):
     first = _start(tmp_path, "first")
     try:
         _wait_for("checkpoint", marker.is_file, first, timeout=300)
-        trainer = _wait_for("trainer actor", lambda: [pid for pid, cmd in _session(first.pid).items()
-                                                      if cmd.startswith("ray::HFTrainEngine")], first, timeout=30)
-        os.kill(trainer[0], signal.SIGKILL)
+        pids = _wait_for(f"{actor} actor", lambda: [pid for pid, cmd in _session(first.pid).items()
+                                                    if cmd.startswith(process)], first, timeout=30)
+        os.kill(pids[0], signal.SIGKILL)
         rc = first.wait(timeout=90)  # a hang fails here
     finally:
         if first.poll() is None:
             _kill_session(first)
     err = (tmp_path / "first.err").read_text()
     assert rc != 0, err[-2000:]
-    assert "error[RFTC500]: the trainer actor died" in err, err[-2000:]
+    assert f"error[RFTC500]: the {actor} actor died" in err, err[-2000:]
     assert "Traceback" not in err, err[-2000:]
     # Ray's processes (GCS, raylet, workers) and the explorer's vLLM engine all went with the run
     left = _left_after(first)
