@@ -6,11 +6,6 @@ batch must equal the runtime's, which calls veRL's own compute_advantage and pol
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
 from runtime_support import require
@@ -30,27 +25,12 @@ pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISS
 
 
 def _convert(tmp_path, estimator: str) -> dict:
-    script = tmp_path / "run.sh"
-    script.write_text("python3 -m verl.trainer.main_ppo "
-                      f"algorithm.adv_estimator={estimator} data.train_files=/d/gsm8k/train.parquet "
-                      "data.train_batch_size=4 actor_rollout_ref.model.path=/models/m "
-                      "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.ppo_mini_batch_size=4 "
-                      "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 "
-                      "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 "
-                      "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 "
-                      "actor_rollout_ref.rollout.tensor_model_parallel_size=1 actor_rollout_ref.rollout.n=5 "
-                      "actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-mean "
-                      + ("actor_rollout_ref.actor.policy_loss.loss_mode=gpg " if estimator == "gpg" else "")
-                      + "trainer.n_gpus_per_node=2 trainer.nnodes=1 trainer.total_training_steps=2\n")
-    out = tmp_path / "out.yaml"
-    conv = subprocess.run([sys.executable, "-m", "rftc", "convert", str(script), "-o", str(out)],
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert conv.returncode == 0, conv.stderr
-    proc = subprocess.run([str(reference.PYTHON), str(reference.VALIDATE.with_name("algorithms.py")), str(out)],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
-                          env=dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(reference.REPO)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return {"trinity": json.loads(proc.stdout.strip().splitlines()[-1]), "config": yaml.safe_load(out.read_text())}
+    gpg = ["actor_rollout_ref.actor.policy_loss.loss_mode=gpg"] if estimator == "gpg" else []
+    out = reference.convert_launch(tmp_path, f"algorithm.adv_estimator={estimator}", "actor_rollout_ref.rollout.n=5",
+                                   "data.train_files=/d/gsm8k/train.parquet",
+                                   "actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-mean", *gpg)
+    return {"trinity": reference.harness("algorithms.py", str(out), cwd=tmp_path),
+            "config": yaml.safe_load(out.read_text())}
 
 
 @pytest.mark.parametrize("estimator", VERL_ESTIMATORS)

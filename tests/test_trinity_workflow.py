@@ -5,11 +5,6 @@ are compared with what veRL's reward manager computes on the same row and respon
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
 from trinity_ref import reference
@@ -31,24 +26,9 @@ def _data(tmp_path, data_source: str):
 
 
 def _convert_and_run(tmp_path, *overrides: str) -> dict:
-    script = tmp_path / "run.sh"
-    script.write_text("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo "
-                      f"data.train_files={tmp_path}/data/train.parquet data.train_batch_size=4 "
-                      "actor_rollout_ref.model.path=/models/m actor_rollout_ref.rollout.name=vllm "
-                      "actor_rollout_ref.actor.ppo_mini_batch_size=4 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 "
-                      "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 "
-                      "actor_rollout_ref.rollout.tensor_model_parallel_size=1 actor_rollout_ref.rollout.n=4 "
-                      "trainer.n_gpus_per_node=2 trainer.nnodes=1 trainer.total_training_steps=2 "
-                      + " ".join(overrides) + "\n")
-    out = tmp_path / "out.yaml"
-    conv = subprocess.run([sys.executable, "-m", "rftc", "convert", str(script), "-o", str(out)],
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert conv.returncode == 0, conv.stderr
-    proc = subprocess.run([str(reference.PYTHON), str(reference.VALIDATE.with_name("workflow.py")), str(out),
-                           *RESPONSES], capture_output=True, text=True, cwd=tmp_path, timeout=300,
-                          env=dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(reference.REPO)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    out = reference.convert_launch(tmp_path, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=4",
+                                   f"data.train_files={tmp_path}/data/train.parquet", *overrides)
+    return reference.harness("workflow.py", str(out), *RESPONSES, cwd=tmp_path)
 
 
 def test_gsm8k_is_scored_by_verls_gsm8k_scorer_with_veRLs_prompt(tmp_path):

@@ -6,7 +6,6 @@ Nothing heavy is imported here at module level: the CLI imports this module to b
 from __future__ import annotations
 
 import re
-
 import sys
 
 DESCRIPTION = """Train a Trinity-RFT config with rftc's runtime: an explorer actor rolling out with vLLM, a trainer

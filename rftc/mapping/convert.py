@@ -37,14 +37,14 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     if not critic:
         for k in d.user_keys_under("critic"):
             d.implied(k, f"no critic: the {algo or 'chosen'} algorithm does not train one (veRL ignores it too)")
-    data.map_data(d, rule_reward=not rewards.reward_model(d))
+    scored = data.map_data(d, rule_reward=not rewards.reward_model(d))
     models.map_models(d, critic=critic)
     models.map_megatron(d)
     models.ref_micro_batch(d, ref=algo in REF_ALGORITHMS)
     if b is not None:
         steps.map_steps(d, b)
     sync.map_sync(d)
-    aux = rewards.map_rewards(d)
+    aux = rewards.map_rewards(d, scored)
     if b is not None:
         gpu.map_gpus(d, experiences=b.experiences, aux=aux, critic=critic, ref=(algo in REF_ALGORITHMS),
                      megatron=models.strategy(d) == "megatron")

@@ -53,7 +53,7 @@ def source_name(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("_.") or "data"
 
 
-def map_data(d: Draft, *, rule_reward: bool = True) -> bool:
+def map_data(d: Draft, *, rule_reward: bool = True) -> list[str]:
     """tasksets[i] = data.train_files[i] (path, split, name), eval_tasksets[i] = data.val_files[i];
     format.prompt_key = data.prompt_key, format.response_key = data.response_key (``answer`` when veRL has none,
     as the guide); model.max_prompt_tokens / max_response_tokens = data.max_prompt_length / max_response_length,
@@ -64,33 +64,35 @@ def map_data(d: Draft, *, rule_reward: bool = True) -> bool:
     default) and eval repeat_times = val_kwargs.n; every taskset's default_workflow_type = rftc's veRL reward
     workflow (veRL's rule reward; not set when a reward model scores, ``rule_reward`` false) with
     workflow_args.reward_fn_key = data.reward_fn_key.
-    Returns False when there is no training data (RFTC314)."""
+    Returns the tasksets (train and eval) the reward workflow scores; none without training data (RFTC314)."""
     train = file_list(d, f"{D}.train_files")
     if not train:
         d.report("RFTC314", "data.train_files is empty: Trinity needs at least one training taskset",
                  f"{D}.train_files" if d.user(f"{D}.train_files") else None)
-        return False
+        return []
     _lengths(d)
     fmt = _format(d)
     shuffle = d.flag(f"{D}.shuffle")
     names: set[str] = set()
-    for i, f in enumerate(train):
-        _taskset(d, f"{EI}.tasksets[{i}]", f, f"{D}.train_files", fmt, names, "", rule_reward)
+    tasksets = [f"{EI}.tasksets[{i}]" for i in range(len(train))]
+    for at, f in zip(tasksets, train):
+        _taskset(d, at, f, f"{D}.train_files", fmt, names, "", rule_reward)
         if shuffle:
-            d.set(f"{EI}.tasksets[{i}].data_selector.selector_type", "shuffle", f"{D}.shuffle",
+            d.set(f"{at}.data_selector.selector_type", "shuffle", f"{D}.shuffle",
                   note="" if d.user(f"{D}.shuffle") else "veRL default (Trinity's is sequential)")
             if d.user(f"{D}.seed") and d.val(f"{D}.seed") is not None:
-                d.set(f"{EI}.tasksets[{i}].data_selector.seed", d.val(f"{D}.seed"), f"{D}.seed")
+                d.set(f"{at}.data_selector.seed", d.val(f"{D}.seed"), f"{D}.seed")
         elif shuffle is False:
             d.account(f"{D}.shuffle", "mapped", note="sequential, Trinity's default")
-        _train_sampling(d, f"{EI}.tasksets[{i}].rollout_args")
+        _train_sampling(d, f"{at}.rollout_args")
     for i, f in enumerate(file_list(d, f"{D}.val_files")):
         _taskset(d, f"{EI}.eval_tasksets[{i}]", f, f"{D}.val_files", fmt, names, "_eval", rule_reward)
         _eval_sampling(d, f"{EI}.eval_tasksets[{i}]")
+        tasksets.append(f"{EI}.eval_tasksets[{i}]")
     if d.user(f"{D}.val_files") and not file_list(d, f"{D}.val_files"):
         d.implied(f"{D}.val_files", "empty: no evaluation")
     _model_sampling(d)
-    return True
+    return tasksets if rule_reward else []
 
 
 def _lengths(d: Draft) -> None:

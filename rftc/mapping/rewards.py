@@ -5,9 +5,7 @@ which scores as veRL's reward manager does (rftc/verl_reward.py)."""
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft
-from rftc.trinity.plugins import WORKFLOW
 
-EI = "buffer.explorer_input"
 # legacy (<= 0.8) and 0.9 spellings of the same settings
 RM_ENABLE = ("reward_model.enable", "reward.reward_model.enable")
 RM_PATH = ("reward_model.model.path", "reward.reward_model.model_path")
@@ -37,30 +35,19 @@ def reward_model(d: Draft) -> bool:
     return bool(ek and d.flag(ek))
 
 
-def _workflows(d: Draft) -> list[str]:
-    """The tasksets (train and eval) that rftc's veRL reward workflow scores."""
-    out = []
-    for kind in ("tasksets", "eval_tasksets"):
-        i = 0
-        while d.get(f"{EI}.{kind}[{i}].path") is not None:
-            if d.get(f"{EI}.{kind}[{i}].default_workflow_type") == WORKFLOW:
-                out.append(f"{EI}.{kind}[{i}]")
-            i += 1
-    return out
-
-
-def map_rewards(d: Draft) -> list[tuple[int, str]]:
+def map_rewards(d: Draft, tasksets: list[str]) -> list[tuple[int, str]]:
     """reward_model.enable -> explorer.auxiliary_models[0] {model_path = model.path, tensor_parallel_size =
     rollout.tensor_model_parallel_size (1 when unset, as the guide), gpu_memory_utilization}; its engine_num
-    comes from the GPU split. custom_reward_function.{path, name, reward_kwargs} -> each reward workflow's
-    workflow_args.custom_reward_function (veRL's names; RFTC307 when the path is relative); the dapo reward
-    manager -> workflow_args.reward_manager, overlong_buffer_cfg and max_resp_len.
+    comes from the GPU split. In the workflow_args of each of ``tasksets`` (those rftc's reward workflow
+    scores, from data.map_data), under veRL's names: custom_reward_function.{path, name, reward_kwargs}
+    (RFTC307 when the path is relative); the dapo reward manager's reward_manager, overlong_buffer_cfg and
+    max_resp_len.
     Every other reward setting tunes veRL's reward workers (RFTC301) or has no equivalent (RFTC300).
     Returns [(GPUs per engine, key)] for each auxiliary model."""
     aux: list[tuple[int, str]] = []
-    ek = _first(d, RM_ENABLE)
     enabled = reward_model(d)
     if enabled:
+        ek = _first(d, RM_ENABLE)
         pk = _first(d, RM_PATH)
         if pk is None or not d.val(pk):
             d.report("RFTC313", f"{ek} is true but no reward model path is set", ek)
@@ -79,7 +66,6 @@ def map_rewards(d: Draft) -> list[tuple[int, str]]:
                      "score with it unless the workflow queries it", ek,
                      hint="choose a workflow that calls the auxiliary model (e.g. math_rm_workflow, or your own)",
                      settles=False)
-    tasksets = _workflows(d)
     if custom_reward(d) and tasksets:
         p = next(p for p in CRF if d.user(f"{p}.path"))
         path = str(d.val(f"{p}.path"))
@@ -88,7 +74,8 @@ def map_rewards(d: Draft) -> list[tuple[int, str]]:
             if d.user(f"{p}.name") and d.val(f"{p}.name"):
                 d.set(f"{at}.workflow_args.custom_reward_function.name", d.val(f"{p}.name"), f"{p}.name")
             for k in d.user_keys_under(f"{p}.reward_kwargs"):
-                d.set(f"{at}.workflow_args.custom_reward_function.reward_kwargs.{k[len(p) + 15:]}", d.val(k), k)
+                sub = k[len(f"{p}.reward_kwargs."):]
+                d.set(f"{at}.workflow_args.custom_reward_function.reward_kwargs.{sub}", d.val(k), k)
         if not path.startswith(("/", "~", "$")):
             d.report("RFTC307", f"the reward function file {path} is relative: veRL read it from the launch's "
                      "working directory, Trinity's workflow reads it from the directory `trinity run` starts in",

@@ -26,7 +26,6 @@ class VerlAdvantageFn(AdvantageFn):
         from verl.trainer.ppo import core_algos
 
         self.fn = core_algos.get_adv_estimator_fn(estimator)  # raises for a name veRL does not register
-        self.estimator = estimator
         self.config = {"adv_estimator": estimator, "gamma": gamma, "lam": lam,
                        "norm_adv_by_std_in_grpo": norm_adv_by_std_in_grpo}
 

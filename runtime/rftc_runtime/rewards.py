@@ -174,8 +174,7 @@ def argument_error(name: str | None, args: dict | None) -> str | None:
 # default_workflow_type values this runtime runs: Trinity's simple workflows (the chat as the taskset formats it,
 # one reward function by name) and rftc's veRL reward workflow. Trinity's other workflows add prompts, turns or
 # rewards of their own that are not reproduced here.
-SIMPLE_WORKFLOWS = ("simple_workflow", "async_simple_workflow")
-WORKFLOWS = (*SIMPLE_WORKFLOWS, WORKFLOW)
+WORKFLOWS = ("simple_workflow", "async_simple_workflow", WORKFLOW)
 
 
 def scorer(taskset, reward_fn_name: str | None = None) -> Callable:

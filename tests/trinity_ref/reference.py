@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -54,3 +55,33 @@ def manifest(folder: Path) -> dict[str, dict]:
     """A golden folder's manifest.json, keyed by path relative to the repository root."""
     entries = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     return {str((folder / name).relative_to(REPO)): entry for name, entry in entries.items()}
+
+
+# A small main_ppo launch with the batch sizes veRL's startup checks need; the harness tests add their keys.
+LAUNCH = ("python3 -m verl.trainer.main_ppo data.train_batch_size=4 actor_rollout_ref.model.path=/models/m "
+          "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.ppo_mini_batch_size=4 "
+          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 "
+          "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 "
+          "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 "
+          "actor_rollout_ref.rollout.tensor_model_parallel_size=1 "
+          "trainer.n_gpus_per_node=2 trainer.nnodes=1 trainer.total_training_steps=2")
+
+
+def convert_launch(folder: Path, *overrides: str) -> Path:
+    """`rftc convert` of LAUNCH plus ``overrides`` (folder/run.sh) into folder/out.yaml; fails the test on a
+    non-zero exit."""
+    script, out = folder / "run.sh", folder / "out.yaml"
+    script.write_text(" ".join((LAUNCH, *overrides)) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "rftc", "convert", str(script), "-o", str(out)],
+                          capture_output=True, text=True, cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def harness(name: str, *args: str, cwd: Path) -> dict:
+    """tests/trinity_ref/``name`` run in .venv-trinity with rftc importable (converted configs name rftc's
+    classes): its last line of output as JSON."""
+    proc = subprocess.run([str(PYTHON), str(VALIDATE.with_name(name)), *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300, env=dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
