@@ -33,6 +33,9 @@ class Invocation:
     cwd: str | None = None  # working directory after cd, when rftc was given one or the script cds
     #                         (relative to an unknown start it reads "${oc.env:PWD}/sub"), else None
     script: str = ""  # path of the script the launch is in
+    entry_file: str | None = None  # the entry module's file when the launch names it by path or under another
+    #   package (`python3 verl/trainer/main_ppo.py`; `-m pkg.verl.trainer.main_ppo` -> pkg/verl/trainer/main_ppo.py),
+    #   relative to cwd unless absolute; None when Python's import search finds the module (`-m verl...`)
 
     @property
     def is_training(self) -> bool:

@@ -33,6 +33,11 @@ class EffectiveConfig:
     provenance: dict[str, Provenance] = field(default_factory=dict)  # dotted leaf key -> origin
     invocation: Invocation | None = None
     version_note: str = ""  # why this version was chosen
+    release: str = ""  # the verl release whose semantics apply: verl_version for a bundled schema, the release
+    #   a fork's own config declares (its verl/version/version) for a fork
+
+    def __post_init__(self):
+        self.release = self.release or self.verl_version
 
     def get(self, key: str, default: Any = _MISSING) -> Any:
         node: Any = self.values
