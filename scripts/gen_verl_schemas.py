@@ -3,7 +3,8 @@
 
 For each version it downloads the verl wheel (pip download --no-deps) into .cache/verl-wheels/, unpacks the
 config YAMLs into .cache/verl-ref/<version>/, composes every primary config with Hydra's compose API (once per
-choice of the `model_engine` config group) and writes rftc/verl/schemas/<version>.json.gz:
+choice of the `model_engine` config group; releases before 0.6 have flat YAMLs without config groups) and writes
+rftc/verl/schemas/<version>.json.gz:
 
     {"version": "0.9.1",
      "groups": {"model_engine": ["dp", "megatron", ...], "actor": [...], ...},   # config groups on disk
@@ -11,7 +12,9 @@ choice of the `model_engine` config group) and writes rftc/verl/schemas/<version
      "trees": [ {composed config, interpolations kept as text}, ... ],                # deduplicated
      "tree_choices": [ {"actor@actor_rollout_ref.actor": "dp_actor", ...}, ... ]}     # defaults-list choices
 
-Leaf types are JSON's own (int, float, bool, string, null); "???" marks a mandatory value.
+Leaf types are JSON's own (int, float, bool, string, null); "???" marks a mandatory value. A release whose
+composed configs equal an older one's (0.2.0.post1 and 0.2.0.post2 ship 0.2's config files) is written as
+{"version": "0.2.0.post1", "same_as": "0.2"}.
 Usage: scripts/gen_verl_schemas.py [--unpack-only] [VERSION ...]
 """
 
@@ -26,7 +29,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VERSIONS = ("0.5.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.1")
+# Every verl release on PyPI since the first (the order is the releases' order).
+VERSIONS = ("0.1", "0.2", "0.2.0.post1", "0.2.0.post2", "0.3.0.post0", "0.3.0.post1", "0.4.0", "0.4.1", "0.5.0",
+            "0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0", "0.9.1")
 WHEELS = ROOT / ".cache" / "verl-wheels"
 REF = ROOT / ".cache" / "verl-ref"
 OUT = ROOT / "rftc" / "verl" / "schemas"
@@ -132,15 +137,22 @@ def main() -> int:
     ap.add_argument("--unpack-only", action="store_true", help="only download and unpack the reference configs")
     args = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    for v in args.versions:
+    built: dict[str, dict] = {}  # version -> its schema without the version (to find releases that repeat one)
+    for v in sorted(args.versions, key=VERSIONS.index):
         if args.unpack_only:
             print(unpack(v))
             continue
         data = build(v)
+        body = {k: x for k, x in data.items() if k != "version"}
+        same = next((u for u, b in built.items() if b == body), None)
+        built[v] = body
+        if same is not None:
+            data = {"version": v, "same_as": same}
         raw = json.dumps(data, separators=(",", ":")).encode()
         # mtime=0 keeps the output byte-identical across runs.
         (OUT / f"{v}.json.gz").write_bytes(gzip.compress(raw, mtime=0))
-        print(f"{v}: {len(data['trees'])} distinct trees, {len(raw)} bytes json", file=sys.stderr)
+        print(f"{v}: " + (f"same configs as {same}" if same else f"{len(data['trees'])} distinct trees, "
+                          f"{len(raw)} bytes json"), file=sys.stderr)
     return 0
 
 

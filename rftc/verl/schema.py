@@ -1,5 +1,6 @@
 """The bundled veRL schemas: the composed default config of each verl version and primary config, generated
-from the verl wheels by scripts/gen_verl_schemas.py (interpolations kept as text, "???" = mandatory)."""
+from the verl wheels by scripts/gen_verl_schemas.py (interpolations kept as text, "???" = mandatory). A release
+that ships another one's config files is stored as {"version": ..., "same_as": ...}."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+
+from rftc.verl import releases
 
 MISSING = "???"  # OmegaConf's mandatory-value marker
 SWITCHABLE_GROUP = "model_engine"  # the config group whose choices are bundled
@@ -42,22 +45,21 @@ class VersionSchema:
         return list(self.configs[config_name]["choices"].get(SWITCHABLE_GROUP, {}))
 
 
-def _vkey(v: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in v.split("."))
-
-
 @lru_cache(maxsize=1)
 def versions() -> tuple[str, ...]:
     """Bundled versions, newest first."""
     names = [p.name[: -len(".json.gz")] for p in resources.files("rftc.verl").joinpath("schemas").iterdir()
              if p.name.endswith(".json.gz")]
-    return tuple(sorted(names, key=_vkey, reverse=True))
+    return tuple(sorted(names, key=releases.key, reverse=True))
 
 
 @lru_cache(maxsize=None)
 def load(version: str) -> VersionSchema:
     raw = resources.files("rftc.verl").joinpath("schemas", f"{version}.json.gz").read_bytes()
     data = json.loads(gzip.decompress(raw))
+    if "same_as" in data:
+        same = load(data["same_as"])
+        return VersionSchema(version, same.groups, same.configs, same.trees, same.tree_choices)
     return VersionSchema(data["version"], data["groups"], data["configs"], data["trees"], data["tree_choices"])
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rftc.diagnostics.model import Diagnostics
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.invocations import MAIN_PPO
-from rftc.verl.schema import _vkey
+from rftc.verl.releases import key as _vkey
 
 ACTOR, REF, ROLLOUT = "actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout"
 FSDP = {"fsdp", "fsdp2"}

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rftc.diagnostics.model import Diagnostics
-from rftc.verl import schema
+from rftc.verl import releases, schema
 
 
 @dataclass
@@ -114,11 +114,11 @@ def elsewhere(key: str, version: str, config_name: str, choice: str | None) -> t
              and key in schema.leaf_paths(v, config_name, _choice(v, config_name, choice))]
     if not found:
         return None, None
-    older = [v for v in found if schema._vkey(v) < schema._vkey(version)]
+    older = [v for v in found if releases.key(v) < releases.key(version)]
     if older:
-        msg = f"exists in verl {', '.join(sorted(older, key=schema._vkey))} but not in {version} (removed)"
+        msg = f"exists in verl {', '.join(sorted(older, key=releases.key))} but not in {version} (removed)"
     else:
-        msg = f"exists only in newer verl ({', '.join(sorted(found, key=schema._vkey))}), not in {version}"
+        msg = f"exists only in newer verl ({', '.join(sorted(found, key=releases.key))}), not in {version}"
     hint = None
     moved = _renamed(key)
     if moved:
