@@ -1,0 +1,250 @@
+"""How each verl release behaves where releases differ, as data: one row per change, with the release that
+introduced it and the code in that release's wheel that shows it (tests/test_verl_semantics.py runs that code).
+
+    sem = semantics.of(eff)            # for EffectiveConfig.release
+    sem.value("actor_mini_unit")       # "responses" under verl 0.1, "prompts" from 0.2 on
+    sem.doubt("actor_mini_unit")       # a Doubt when a development snapshot may or may not have the change
+
+A PyPI release is certain. A checkout or fork declares a release in its verl/version/version, and veRL's main
+branch carried that string for a while around a release: forks declaring "0.1" have keys that only verl 0.2's
+wheel has (rollout.n, use_kl_loss), forks declaring "0.2.0.dev" keys first released in 0.3.0.post0
+(rollout.val_kwargs), one declaring "0.7.0.dev" is closest to 0.6.0's keys. So a snapshot declaring X (X.dev)
+may hold any change released after X (from X on) up to the next release line. For those changes the snapshot's
+own config decides where a change came with a config key the new code reads (its presence shows the change; for
+a key the code reads as an attribute, its absence shows the old code); otherwise rftc follows the release the
+number names, and the mapping says so where the other behaviour would convert differently (RFTC320).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from rftc.verl import releases
+
+ACTOR, CRITIC = "actor_rollout_ref.actor", "critic"
+MODES4 = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
+FIRST = "0.1"
+
+
+@dataclass(frozen=True)
+class Change:
+    fact: str  # what the mapping or the startup checks ask
+    since: str  # the first PyPI release that behaves this way (FIRST: verl 0.1's behaviour)
+    value: Any
+    where: str  # the code in that release's wheel that shows it
+    evidence: tuple[str, ...] = ()  # config keys the new code reads: present in a snapshot => it has the change
+    strict: bool = False  # the new code reads the evidence key as an attribute: absent => the old code
+    note: str = ""  # upstream commit and date, when known
+
+
+FSDP_WORKERS = "verl/workers/fsdp_workers.py"
+MEGATRON_WORKERS = "verl/workers/megatron_workers.py"
+TRAINER = "verl/trainer/ppo/ray_trainer.py"
+
+CHANGES: tuple[Change, ...] = (
+    # -- batch units: what one ppo_mini_batch_size counts (an optimizer step takes that many)
+    Change("actor_mini_unit", FIRST, "responses", "verl/trainer/ppo/workers/fsdp_workers.py "
+           "ActorRolloutRefWorker.__init__: ppo_mini_batch_size //= world size"),
+    Change("actor_mini_unit", "0.2", "prompts", f"{FSDP_WORKERS} ActorRolloutRefWorker.__init__: "
+           "ppo_mini_batch_size *= rollout.n (0.8.0 on: RayPPOTrainer._update_actor)",
+           note="commit 2997e5d, 2025-01-05"),
+    Change("megatron_actor_mini_unit", FIRST, "responses", "verl/trainer/ppo/workers/megatron_workers.py "
+           "ActorRolloutRefWorker.__init__: ppo_mini_batch_size //= data-parallel size"),
+    Change("megatron_actor_mini_unit", "0.3.0.post0", "prompts", f"{MEGATRON_WORKERS} "
+           "ActorRolloutRefWorker.__init__: ppo_mini_batch_size *= rollout.n"),
+    Change("critic_mini_unit", FIRST, "responses", "fsdp_workers.py CriticWorker.__init__: ppo_mini_batch_size "
+           "//= world size"),
+    Change("critic_mini_unit", "0.4.0", "prompts", f"{FSDP_WORKERS} CriticWorker.__init__: ppo_mini_batch_size "
+           "*= rollout_n (0.8.0 on: RayPPOTrainer._update_critic)", evidence=(f"{CRITIC}.rollout_n",),
+           strict=True),
+    # -- KL: where the KL to the reference policy goes, and when a reference policy is built
+    Change("kl_in_reward", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: apply_kl_penalty on every batch"),
+    Change("kl_in_reward", "0.2", "without_kl_loss", f"{TRAINER} RayPPOTrainer.fit: apply_kl_penalty unless "
+           "actor.use_kl_loss", evidence=(f"{ACTOR}.use_kl_loss",)),
+    Change("kl_in_reward", "0.4.0", "use_kl_in_reward", f"{TRAINER} RayPPOTrainer.fit: apply_kl_penalty when "
+           "algorithm.use_kl_in_reward", evidence=("algorithm.use_kl_in_reward",), strict=True),
+    Change("reference_policy", FIRST, "always", "verl/trainer/main_ppo.py: Role.RefPolicy always mapped"),
+    Change("reference_policy", "0.4.0", "kl_term", "verl/trainer/main_ppo.py: Role.RefPolicy only with "
+           "use_kl_in_reward or use_kl_loss", evidence=("algorithm.use_kl_in_reward",), strict=True),
+    # -- the policy loss
+    Change("dual_clip", FIRST, False, "verl/trainer/ppo/core_algos.py compute_policy_loss(old_log_prob, log_prob, "
+           "advantages, eos_mask, cliprange)"),
+    Change("dual_clip", "0.4.0", True, "verl/trainer/ppo/core_algos.py compute_policy_loss(..., clip_ratio_c=3.0)",
+           evidence=(f"{ACTOR}.clip_ratio_c",)),
+    Change("loss_agg_modes", FIRST, ("token-mean",), "verl/trainer/ppo/core_algos.py compute_policy_loss: "
+           "masked_mean over the response tokens"),
+    Change("loss_agg_modes", "0.4.0", MODES4, f"{TRAINER} RayPPOTrainer._validate_config: loss_agg_mode in ...",
+           evidence=(f"{ACTOR}.loss_agg_mode",), strict=True),
+    Change("loss_agg_modes", "0.9.0", ("token-mean", "token-sum", *MODES4[1:]),
+           "verl/workers/config/actor.py ActorConfig.__post_init__: valid_loss_agg_modes"),
+    # -- the trainer loop
+    Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
+           "whenever there is a validation reward function"),
+    Change("val_before_train", "0.2", "read", f"{TRAINER} RayPPOTrainer.fit: "
+           "config.trainer.get('val_before_train', True)"),
+    Change("test_freq_nonpositive", FIRST, "every_step", f"{TRAINER} RayPPOTrainer.fit: validates when "
+           "(global_steps + 1) % test_freq == 0"),
+    Change("test_freq_nonpositive", "0.2", "off", f"{TRAINER} RayPPOTrainer.fit: test_freq > 0 and "
+           "global_steps % test_freq == 0"),
+    Change("critic_used", FIRST, "gae", f"{TRAINER} RayPPOTrainer.init_workers: a critic for adv_estimator gae"),
+    Change("critic_used", "0.6.0", "enable_or_gae", "verl/trainer/ppo/utils.py need_critic: critic.enable, "
+           "else adv_estimator gae"),
+    # -- which startup checks run (rftc/verl/startup.py)
+    Change("startup_checks", FIRST, None, "verl 0.1 validates no config"),
+    Change("startup_checks", "0.2", "trainer", f"{TRAINER} RayPPOTrainer._validate_config",
+           evidence=(f"{ACTOR}.ppo_micro_batch_size_per_gpu",), strict=True),
+    Change("startup_checks", "0.6.0", "validate_config", "verl/utils/config.py validate_config with "
+           "ActorConfig/CriticConfig (verl/workers/config/)"),
+    Change("check_mini_within_batch", FIRST, False, "no check"),
+    Change("check_mini_within_batch", "0.3.0.post0", True, f"{TRAINER} _validate_config: "
+           "train_batch_size >= ppo_mini_batch_size"),
+    Change("check_val_sampling", FIRST, False, "no check"),
+    Change("check_val_sampling", "0.3.0.post0", True, f"{TRAINER} _validate_config: val_kwargs.do_sample needs "
+           "temperature > 0"),
+    Change("warn_val_batch_size", FIRST, False, "data.val_batch_size is the validation batch"),
+    Change("warn_val_batch_size", "0.3.0.post0", True, f"{TRAINER} _validate_config: val_batch_size is deprecated"),
+    Change("log_prob_micro_names", FIRST, False, f"{TRAINER} _validate_config: every section's keys named "
+           "'<section>.micro_batch_size' in its messages"),
+    Change("log_prob_micro_names", "0.4.0", True, f"{TRAINER} _validate_config: ref and rollout keys named "
+           "'log_prob_micro_batch_size'"),
+    Change("megatron_minimal_batch", FIRST, False, f"{TRAINER} _validate_config: the batch must split over n_gpus"),
+    Change("megatron_minimal_batch", "0.4.0", True, f"{TRAINER} _validate_config: over Megatron's data-parallel "
+           "ranks x micro batch"),
+    Change("kl_notice", FIRST, False, "no notice"),
+    Change("kl_notice", "0.4.0", True, f"{TRAINER} _validate_config: NOTICE for KL in reward and loss"),
+    Change("sp_strategies", FIRST, ("fsdp",), f"{TRAINER} _validate_config: actor.strategy == 'fsdp'"),
+    Change("sp_strategies", "0.5.0", ("fsdp", "fsdp2"), f"{TRAINER} _validate_config: strategy in fsdp, fsdp2"),
+    Change("critic_sp_padding_check", FIRST, True, f"{TRAINER} _validate_config: critic sequence parallelism "
+           "needs use_remove_padding"),
+    Change("critic_sp_padding_check", "0.8.0", False, "verl/workers/config/critic.py: no such check"),
+)
+
+FACTS: dict[str, list[Change]] = {}
+for _c in CHANGES:
+    FACTS.setdefault(_c.fact, []).append(_c)
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A change a development snapshot may or may not have: rftc follows ``value``; the snapshot's code may
+    behave as ``other``."""
+
+    fact: str
+    value: Any
+    other: Any
+    change: Change  # the change in question
+    release: str  # the release the snapshot declares
+
+    def describe(self) -> str:
+        since = self.change.since + (f" ({self.change.note})" if self.change.note else "")
+        return (f"the config declares verl {self.release}, a development snapshot that may or may not have "
+                f"verl {since}'s change ({self.change.where})")
+
+
+def _line(text: str) -> tuple[int, ...]:
+    r = releases.parse(text)
+    return r.line if r is not None else ()
+
+
+def _before(line: tuple[int, ...]) -> tuple[int, ...]:
+    """A line just before ``line`` (below it, above every release line under it)."""
+    return line[:-1] + (line[-1] - 1, 1 << 30)
+
+
+@lru_cache(maxsize=1)
+def _lines() -> tuple[tuple[int, ...], ...]:
+    """The release lines the table knows, oldest first (post releases share their line)."""
+    from rftc.verl import schema
+
+    return tuple(sorted({_line(v) for v in schema.versions()} | {_line(c.since) for c in CHANGES}))
+
+
+class Semantics:
+    """The behaviour of one release: ``release`` is what the config declares, ``line`` the release line the
+    table is read at; a snapshot's own keys may settle a fact otherwise (``settled``) or leave it in doubt."""
+
+    def __init__(self, release: str, line: tuple[int, ...], settled: dict[str, Any] | None = None,
+                 doubts: dict[str, Doubt] | None = None):
+        self.release, self.line = release, line
+        self._settled, self._doubts = settled or {}, doubts or {}
+
+    def value(self, fact: str) -> Any:
+        return self._settled[fact] if fact in self._settled else value_at(fact, self.line)
+
+    def doubt(self, fact: str) -> Doubt | None:
+        return self._doubts.get(fact)
+
+
+def value_at(fact: str, line: tuple[int, ...]) -> Any:
+    """The behaviour of release line ``line``: that of the last change at or before it."""
+    value = FACTS[fact][0].value
+    for c in FACTS[fact]:
+        if _line(c.since) <= line:
+            value = c.value
+    return value
+
+
+def resolve(release: str, *, snapshot: bool, keys: frozenset[str] = frozenset()) -> Semantics:
+    """The behaviour of ``release``. ``snapshot``: the config is a checkout's or fork's own, not a PyPI
+    release's; ``keys``: the dotted keys of that config (the evidence). A string that is not a version number
+    is read as the newest release."""
+    lines = _lines()
+    r = releases.parse(release)
+    if r is None:
+        return Semantics(release, lines[-1])
+    line = max((ln for ln in lines if ln <= r.line), default=lines[0])
+    sem = Semantics(release, line)
+    if not snapshot:
+        return sem
+    upper = next((ln for ln in lines if ln > r.line), None)
+    for fact, changes in FACTS.items():
+        window = [c for c in changes if upper is not None and _line(c.since) <= upper
+                  and (r.line <= _line(c.since) if r.dev else r.line < _line(c.since))]
+        if window:
+            value, doubt = _place(fact, window, r, keys)
+            if value != sem.value(fact):
+                sem._settled[fact] = value
+            if doubt is not None:
+                sem._doubts[fact] = doubt
+    return sem
+
+
+def _place(fact: str, window: list[Change], r: releases.Release, keys: frozenset[str]):
+    """(value, Doubt or None) of ``fact`` for a snapshot declaring ``r``, whose ``window`` of changes (oldest
+    first) may or may not be in it. Each is in when the snapshot shows its evidence key, out when a strict one
+    is missing, else follows the number (a change of the declared line is in, a later one out)."""
+    shown = max((i for i, c in enumerate(window) if any(k in keys for k in c.evidence)), default=-1)
+    lacking = min((i for i, c in enumerate(window) if c.strict and not any(k in keys for k in c.evidence)),
+                  default=len(window))
+    if shown >= lacking:  # contradicting evidence settles nothing
+        shown, lacking = -1, len(window)
+    has = [i <= shown or (i < lacking and _line(c.since) <= r.line) for i, c in enumerate(window)]
+    before = value_at(fact, _before(_line(window[0].since)))
+
+    def value(included: list[bool]):
+        return next((c.value for c, inc in zip(reversed(window), reversed(included)) if inc), before)
+
+    follow = value(has)
+    for i, c in enumerate(window):
+        if shown < i < lacking:  # undecided: would the other choice behave differently?
+            other = [j < i if has[i] else j <= i for j in range(len(window))]
+            if value(other) != follow:
+                return follow, Doubt(fact, follow, value(other), c, r.text)
+    return follow, None
+
+
+def of(eff) -> Semantics:
+    """The semantics an EffectiveConfig follows: its ``release``; a config that is not that release's bundled
+    schema (a checkout's or fork's own) is a snapshot, placed by its own keys."""
+    snapshot = eff.release != eff.verl_version
+    return resolve(eff.release, snapshot=snapshot, keys=frozenset(_keys(eff.values)) if snapshot else frozenset())
+
+
+def _keys(node, prefix: str = ""):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            key = f"{prefix}.{k}" if prefix else str(k)
+            yield key
+            yield from _keys(v, key)

@@ -1,0 +1,299 @@
+"""rftc.verl.semantics against each release's own code: for every release and fact, the code the table names is
+taken from that release's wheel (ast) and run on stand-ins with the config Hydra composes from the wheel's own
+files (tests/verl_wheel_code.py); its result must be the behaviour the table gives for that release. Then the
+reading of development snapshots (what a checkout's or fork's verl/version/version says)."""
+
+from __future__ import annotations
+
+import ast
+import types
+
+import pytest
+
+from rftc.verl import schema, semantics
+from verl_wheel_code import (advantage_estimator, calls, compose, conditions, define, first_source, function, holds,
+                             require, run, source, statements, stores)
+
+RELEASES = schema.versions()
+WORLD = 8  # data-parallel GPUs of the stand-in workers
+
+
+def _sem(release: str) -> semantics.Semantics:
+    return semantics.resolve(release, snapshot=False)
+
+
+# -- batch units -------------------------------------------------------------------------------------------------
+
+def _world(namespace: dict) -> dict:
+    """Stand-ins for the ways the workers ask for the data-parallel world size."""
+    namespace["torch"] = types.SimpleNamespace(distributed=types.SimpleNamespace(get_world_size=lambda: WORLD))
+    namespace["mpu"] = types.SimpleNamespace(get_data_parallel_world_size=lambda: WORLD)
+    return namespace
+
+
+def _mini_statements(release: str, role: str, megatron: bool):
+    """(code, statements, per-GPU result?) that set the mini-batch size: the legacy worker's __init__ where the
+    wheel has one, else the trainer's update step (0.8.0 on, where it computes the global mini-batch)."""
+    workers = ("verl/trainer/ppo/workers/{}_workers.py", "verl/workers/{}_workers.py")
+    path, src = first_source(release, *(p.format("megatron" if megatron else "fsdp") for p in workers))
+    cls = "ActorRolloutRefWorker" if role == "actor" else "CriticWorker"
+    if src is not None:
+        init = function(src, "__init__", cls)
+        return f"{path} {cls}.__init__", statements(init, stores_mini), True
+    src = source(release, "verl/trainer/ppo/ray_trainer.py")
+    fn = function(src, f"_update_{role}", "RayPPOTrainer")
+    assert fn is not None, f"verl {release}: no {cls} and no RayPPOTrainer._update_{role}"
+    return f"ray_trainer.py RayPPOTrainer._update_{role}", statements(fn, lambda n: isinstance(
+        n, ast.Assign) and ast.unparse(n.targets[0]) == "ppo_mini_batch_size"), False
+
+
+def stores_mini(n) -> bool:
+    if not isinstance(n, (ast.Assign, ast.AugAssign)):
+        return False
+    target = n.targets[0] if isinstance(n, ast.Assign) else n.target
+    return ast.unparse(target).endswith(".ppo_mini_batch_size")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("role,megatron,fact", [("actor", False, "actor_mini_unit"),
+                                                 ("actor", True, "megatron_actor_mini_unit"),
+                                                 ("critic", False, "critic_mini_unit")])
+def test_mini_batch_unit(release, role, megatron, fact):
+    """The responses one optimizer step takes for ppo_mini_batch_size=64 and rollout.n=8: 64 (responses) or 512
+    (prompts), as the release's worker (or trainer) normalizes it."""
+    require(release)
+    where, stmts, per_gpu = _mini_statements(release, role, megatron)
+    assert stmts, f"verl {release}: {where} sets no ppo_mini_batch_size"
+    n = ["actor_rollout_ref.rollout.n=8"] if "n" in compose(release, [])["actor_rollout_ref"]["rollout"] else []
+    cfg = compose(release, ["actor_rollout_ref.actor.ppo_mini_batch_size=64", "critic.ppo_mini_batch_size=64", *n],
+                  "ppo_megatron_trainer" if megatron else "ppo_trainer")
+    node = cfg.actor_rollout_ref if role == "actor" else cfg.critic
+    stand_in = types.SimpleNamespace(config=node if per_gpu else cfg, ulysses_sequence_parallel_size=1,
+                                     device_mesh=types.SimpleNamespace(size=lambda: WORLD, shape=(WORLD,)))
+    ns = run(stmts, _world({"self": stand_in}))
+    section = node.actor if role == "actor" else node
+    result = section.ppo_mini_batch_size * WORLD if per_gpu else ns["ppo_mini_batch_size"]
+    responses = 64 * (8 if n else 1)
+    expected = responses if _sem(release).value(fact) == "prompts" else 64
+    assert result == expected, f"verl {release} {where}: {result} responses per optimizer step, the table says " \
+                               f"{_sem(release).value(fact)}"
+
+
+# -- KL and the reference policy ---------------------------------------------------------------------------------
+
+KL_CASES = [(False, False), (True, False), (False, True), (True, True)]  # (use_kl_loss, use_kl_in_reward)
+
+
+def _kl_config(release: str, kl_loss: bool, kl_reward: bool):
+    keys = compose(release, [])
+    ovs = []
+    if "use_kl_loss" in keys.actor_rollout_ref.actor:
+        ovs.append(f"actor_rollout_ref.actor.use_kl_loss={kl_loss}")
+    elif kl_loss:
+        return None
+    if "use_kl_in_reward" in keys.algorithm:
+        ovs.append(f"algorithm.use_kl_in_reward={kl_reward}")
+    elif kl_reward:
+        return None
+    return compose(release, ovs)
+
+
+def _utils(release: str) -> dict:
+    """The release's verl/trainer/ppo/utils.py helpers (need_reference_policy, need_critic) where it has them."""
+    ns = {"AdvantageEstimator": advantage_estimator(release),
+          "warnings": types.SimpleNamespace(warn=lambda *a, **k: None)}
+    src = source(release, "verl/trainer/ppo/utils.py")
+    return define(src, ["need_reference_policy", "need_critic"], ns) if src else ns
+
+
+def uses_reference(release: str, cfg) -> bool:
+    """main_ppo's decision, from the release's own code: the ifs around Role.RefPolicy's mapping, else
+    need_reference_policy."""
+    src = source(release, "verl/trainer/main_ppo.py")
+    found = conditions(ast.parse(src), lambda n: isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+                       and ast.unparse(n).endswith("role_worker_mapping[Role.RefPolicy]")
+                       or isinstance(n, ast.Dict) and any(k is not None and ast.unparse(k) == "Role.RefPolicy"
+                                                          for k in n.keys))
+    ns = {**_utils(release), "config": cfg}
+    if found:
+        return holds(found[0], ns)
+    return bool(ns["need_reference_policy"](cfg))
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("kl_loss,kl_reward", KL_CASES)
+def test_kl_in_reward_and_reference_policy(release, kl_loss, kl_reward):
+    require(release)
+    cfg = _kl_config(release, kl_loss, kl_reward)
+    if cfg is None:
+        pytest.skip(f"verl {release} has no such switch")
+    ref = uses_reference(release, cfg)
+    sem = _sem(release)
+    assert ref == {"always": True, "kl_term": kl_loss or kl_reward}[sem.value("reference_policy")]
+    fit = function(source(release, "verl/trainer/ppo/ray_trainer.py"), "fit", "RayPPOTrainer")
+    guards = conditions(fit, calls("apply_kl_penalty"))
+    assert len(guards) == 1
+    in_reward = holds(guards[0], {"self": types.SimpleNamespace(config=cfg, use_reference_policy=ref)})
+    expected = {"always": True, "without_kl_loss": not kl_loss,
+                "use_kl_in_reward": kl_reward}[sem.value("kl_in_reward")]
+    assert in_reward == expected
+
+
+# -- the policy loss ---------------------------------------------------------------------------------------------
+
+def _policy_loss(release: str):
+    """The release's vanilla PPO policy loss, run on CPU tensors: f(ratio, advantage per token, lengths) -> loss."""
+    import torch
+
+    src = source(release, "verl/trainer/ppo/core_algos.py")
+    tf = source(release, "verl/utils/torch_functional.py")
+    verl_f = types.SimpleNamespace(**define(tf, ["masked_mean", "masked_sum", "masked_var", "masked_whiten"],
+                                            {"torch": torch}))
+    names = [n.name for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)]
+    ns = define(src, names, {"torch": torch, "verl_F": verl_f, "np": __import__("numpy"),
+                             "AlgoConfig": type("AlgoConfig", (), {})})
+    fn = ns.get("compute_policy_loss_vanilla") or ns["compute_policy_loss"]
+
+    def loss(ratio: float, advantages: list[list[float]], mask: list[list[float]]) -> float:
+        adv = torch.tensor(advantages)
+        m = torch.tensor(mask)
+        old = torch.zeros_like(adv)
+        new = torch.full_like(adv, float(torch.log(torch.tensor(ratio))))
+        args = {"old_log_prob": old, "log_prob": new, "advantages": adv, "eos_mask": m, "response_mask": m,
+                "cliprange": 0.2, "cliprange_low": 0.2, "cliprange_high": 0.2, "clip_ratio_c": 3.0,
+                "loss_agg_mode": "token-mean"}
+        import inspect
+
+        params = inspect.signature(fn).parameters
+        if "config" in params:
+            args["config"] = types.SimpleNamespace(clip_ratio=0.2, clip_ratio_low=0.2, clip_ratio_high=0.2,
+                                                   clip_ratio_c=3.0, loss_agg_mode="token-mean",
+                                                   get=lambda k, d=None: d, global_batch_info={}, tis_imp_ratio_cap=-1)
+        out = fn(**{k: v for k, v in args.items() if k in params})
+        return float(out[0])
+
+    return loss
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_dual_clip_and_token_mean(release):
+    """A token with ratio 10 and advantage -1: the PPO clip keeps 10, dual clip (c=3) bounds it at 3. Two
+    responses of 1 and 3 tokens: token-mean weighs the four tokens alike."""
+    require(release)
+    loss = _policy_loss(release)
+    sem = _sem(release)
+    assert loss(10.0, [[-1.0]], [[1.0]]) == pytest.approx(3.0 if sem.value("dual_clip") else 10.0)
+    assert "token-mean" in sem.value("loss_agg_modes")
+    # advantages 1 (one token) and 2 (three tokens), ratio 1: token-mean (1 + 3*2)/4, not seq-mean (1 + 2)/2
+    assert loss(1.0, [[1.0, 0, 0], [2.0, 2.0, 2.0]], [[1, 0, 0], [1, 1, 1]]) == pytest.approx(-7 / 4)
+
+
+# -- the trainer loop --------------------------------------------------------------------------------------------
+
+def _validations(release: str):
+    fit = function(source(release, "verl/trainer/ppo/ray_trainer.py"), "fit", "RayPPOTrainer")
+    return conditions(fit, calls("_validate"))
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("setting", [None, False])
+def test_validation_before_training(release, setting):
+    """The first validation, before the loop: verl 0.1 always runs it, later releases read val_before_train."""
+    require(release)
+    cfg = compose(release, [] if setting is None else [f"++trainer.val_before_train={setting}"])
+    stand_in = types.SimpleNamespace(config=cfg, val_reward_fn=object())
+    ran = holds(_validations(release)[0], {"self": stand_in})
+    expected = True if _sem(release).value("val_before_train") == "always" or setting is None else setting
+    assert ran == expected
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_negative_test_freq(release):
+    """test_freq=-1 in the loop: verl 0.1 validates after every step, later releases never."""
+    require(release)
+    cfg = compose(release, ["trainer.test_freq=-1"])
+    guards = _validations(release)[1]
+    ran = [holds(guards, {"self": types.SimpleNamespace(config=cfg, val_reward_fn=object(), global_steps=step),
+                          "global_steps": step, "is_last_step": False}) for step in (1, 2, 3)]
+    expected = {"every_step": [True] * 3, "off": [False] * 3}[_sem(release).value("test_freq_nonpositive")]
+    assert ran == expected
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("estimator,enable", [("gae", None), ("grpo", None), ("grpo", True), ("gae", False)])
+def test_critic_used(release, estimator, enable):
+    require(release)
+    cfg = compose(release, [f"algorithm.adv_estimator={estimator}"]
+                  + ([] if enable is None else [f"critic.enable={enable}"]), )\
+        if enable is None or "enable" in compose(release, []).critic else None
+    if cfg is None:
+        pytest.skip(f"verl {release} has no critic.enable")
+    ns = _utils(release)
+    if "need_critic" in ns:
+        used = bool(ns["need_critic"](cfg))
+    else:  # before 0.6.0 the trainer decides, where it sets self.use_critic = True
+        src = source(release, "verl/trainer/ppo/ray_trainer.py")
+        trainer = next(n for n in ast.parse(src).body if isinstance(n, ast.ClassDef) and n.name == "RayPPOTrainer")
+        guards = [g for g in conditions(trainer, stores("self.use_critic"))]
+        setters = statements(trainer, stores("self.use_critic"))
+        stand_in = types.SimpleNamespace(config=cfg)
+        ns = {"self": stand_in, "AdvantageEstimator": advantage_estimator(release)}
+        used = any(holds(g, ns) and ast.unparse(s.value) == "True" for g, s in zip(guards, setters))
+    expected = enable if enable is not None else estimator == "gae"
+    assert used == expected
+    assert _sem(release).value("critic_used") == ("enable_or_gae" if "need_critic" in _utils(release) else "gae")
+
+
+# -- development snapshots ---------------------------------------------------------------------------------------
+
+A = "actor_rollout_ref.actor"
+
+
+def test_a_pypi_release_is_certain():
+    sem = semantics.resolve("0.1", snapshot=False)
+    assert sem.value("actor_mini_unit") == "responses" and sem.doubt("actor_mini_unit") is None
+    assert semantics.resolve("0.2.0.post1", snapshot=False).value("actor_mini_unit") == "prompts"
+
+
+def test_a_snapshot_declaring_a_release_follows_it_and_doubts_the_next_line():
+    # a fork declaring 0.1 whose config has rollout.n (first released in 0.2): 0.2's changes may be in it
+    sem = semantics.resolve("0.1", snapshot=True, keys=frozenset({"actor_rollout_ref.rollout.n"}))
+    assert sem.value("actor_mini_unit") == "responses"
+    d = sem.doubt("actor_mini_unit")
+    assert d is not None and d.other == "prompts" and d.change.since == "0.2" and "2997e5d" in d.change.note
+
+
+def test_a_snapshots_own_keys_settle_what_they_can():
+    keys = frozenset({f"{A}.use_kl_loss", f"{A}.ppo_micro_batch_size_per_gpu"})
+    sem = semantics.resolve("0.1", snapshot=True, keys=keys)
+    assert sem.value("kl_in_reward") == "without_kl_loss" and sem.doubt("kl_in_reward") is None
+    assert sem.value("startup_checks") == "trainer"  # 0.2's checks read the per-GPU keys as attributes
+    bare = semantics.resolve("0.1", snapshot=True, keys=frozenset())
+    assert bare.value("startup_checks") is None and bare.doubt("startup_checks") is None
+    # verl 0.4.0's code reads critic.rollout_n and algorithm.use_kl_in_reward as attributes
+    old = semantics.resolve("0.3.0.post1", snapshot=True, keys=frozenset())
+    assert old.value("critic_mini_unit") == "responses" and old.doubt("critic_mini_unit") is None
+    new = semantics.resolve("0.3.0.post1", snapshot=True, keys=frozenset({"critic.rollout_n",
+                                                                          "algorithm.use_kl_in_reward"}))
+    assert new.value("critic_mini_unit") == "prompts" and new.value("kl_in_reward") == "use_kl_in_reward"
+
+
+def test_a_dev_snapshot_is_read_at_its_number_with_its_own_line_in_doubt():
+    sem = semantics.resolve("0.2.0.dev", snapshot=True, keys=frozenset())
+    assert sem.value("actor_mini_unit") == "prompts"
+    assert sem.doubt("actor_mini_unit").other == "responses"
+    assert sem.value("check_mini_within_batch") is False  # 0.3.0.post0's check: the next line, not followed
+    newest = semantics.resolve("0.10.0.dev", snapshot=True, keys=frozenset())
+    assert newest.line == semantics._line(RELEASES[0]) and newest.doubt("actor_mini_unit") is None
+
+
+def test_a_release_that_is_not_a_version_reads_as_the_newest():
+    assert semantics.resolve("main", snapshot=True).line == semantics._line(RELEASES[0])
+
+
+def test_every_fact_starts_at_the_first_release_and_changes_in_order():
+    for fact, changes in semantics.FACTS.items():
+        assert changes[0].since == semantics.FIRST, fact
+        lines = [semantics._line(c.since) for c in changes]
+        assert lines == sorted(lines) and len(set(lines)) == len(lines), fact
+        assert all(c.since in RELEASES for c in changes), fact
