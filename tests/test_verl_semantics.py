@@ -12,7 +12,7 @@ import pytest
 
 from rftc.verl import schema, semantics
 from verl_wheel_code import (advantage_estimator, calls, compose, conditions, define, first_source, function, holds,
-                             require, run, source, statements, stores)
+                             require, run, source, statements, stores, uses_reference, utils)
 
 RELEASES = schema.versions()
 WORLD = 8  # data-parallel GPUs of the stand-in workers
@@ -96,28 +96,6 @@ def _kl_config(release: str, kl_loss: bool, kl_reward: bool):
     elif kl_reward:
         return None
     return compose(release, ovs)
-
-
-def _utils(release: str) -> dict:
-    """The release's verl/trainer/ppo/utils.py helpers (need_reference_policy, need_critic) where it has them."""
-    ns = {"AdvantageEstimator": advantage_estimator(release),
-          "warnings": types.SimpleNamespace(warn=lambda *a, **k: None)}
-    src = source(release, "verl/trainer/ppo/utils.py")
-    return define(src, ["need_reference_policy", "need_critic"], ns) if src else ns
-
-
-def uses_reference(release: str, cfg) -> bool:
-    """main_ppo's decision, from the release's own code: the ifs around Role.RefPolicy's mapping, else
-    need_reference_policy."""
-    src = source(release, "verl/trainer/main_ppo.py")
-    found = conditions(ast.parse(src), lambda n: isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
-                       and ast.unparse(n).endswith("role_worker_mapping[Role.RefPolicy]")
-                       or isinstance(n, ast.Dict) and any(k is not None and ast.unparse(k) == "Role.RefPolicy"
-                                                          for k in n.keys))
-    ns = {**_utils(release), "config": cfg}
-    if found:
-        return holds(found[0], ns)
-    return bool(ns["need_reference_policy"](cfg))
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -228,7 +206,7 @@ def test_critic_used(release, estimator, enable):
         if enable is None or "enable" in compose(release, []).critic else None
     if cfg is None:
         pytest.skip(f"verl {release} has no critic.enable")
-    ns = _utils(release)
+    ns = utils(release)
     if "need_critic" in ns:
         used = bool(ns["need_critic"](cfg))
     else:  # before 0.6.0 the trainer decides, where it sets self.use_critic = True
@@ -241,7 +219,7 @@ def test_critic_used(release, estimator, enable):
         used = any(holds(g, ns) and ast.unparse(s.value) == "True" for g, s in zip(guards, setters))
     expected = enable if enable is not None else estimator == "gae"
     assert used == expected
-    assert _sem(release).value("critic_used") == ("enable_or_gae" if "need_critic" in _utils(release) else "gae")
+    assert _sem(release).value("critic_used") == ("enable_or_gae" if "need_critic" in utils(release) else "gae")
 
 
 # -- development snapshots ---------------------------------------------------------------------------------------

@@ -8,11 +8,12 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import types
 
 import pytest
 
 from rftc.diagnostics.model import Diagnostics
-from rftc.verl import effective_config, invocation_from_text
+from rftc.verl import effective_config, invocation_from_text, schema, semantics
 from rftc.verl.startup import check_startup
 
 BASE = ("algorithm.adv_estimator=grpo actor_rollout_ref.rollout.name=vllm "
@@ -264,3 +265,91 @@ def test_startup_checks_match_verl_validate_config(case):
         assert any(m in error for m in errors), f"verl: {error!r}; rftc: {errors}"
     assert ("NOTICE: You have both enabled in-reward kl and kl loss." in printed) == bool(messages(ours, "RFTC222"))
     assert bool(re.search(r"WARNING: val_batch_size is deprecated", printed)) == bool(messages(ours, "RFTC223"))
+
+
+# --- differential: each release's own RayPPOTrainer._validate_config (0.2 to 0.5.0), taken from its wheel
+
+# rftc's words for the checks those releases assert without a message (the assert's source -> rftc's message)
+SILENT_ASSERTS = {
+    "config.data.train_batch_size >= config.actor_rollout_ref.actor.ppo_mini_batch_size":
+        "must be >= actor.ppo_mini_batch_size",
+    "config.data.train_batch_size >= config.critic.ppo_mini_batch_size": "must be >= critic.ppo_mini_batch_size",
+    "config.actor_rollout_ref.actor.ppo_mini_batch_size % config.actor_rollout_ref.actor.ppo_micro_batch_size == 0":
+        "must be divisible by ppo_micro_batch_size",
+    "config.actor_rollout_ref.actor.ppo_micro_batch_size * sp_size >= n_gpus": "must be >= n_gpus",
+    "config.critic.ppo_mini_batch_size % config.critic.ppo_micro_batch_size == 0":
+        "must be divisible by ppo_micro_batch_size",
+    "config.critic.ppo_micro_batch_size * sp_size >= n_gpus": "must be >= n_gpus",
+}
+TRAINER_RELEASES = [v for v in schema.versions() if semantics.resolve(v, snapshot=False).value("startup_checks")
+                    == "trainer"]
+
+
+def _trainer_validate(release: str, overrides: list[str]):
+    """(error text or None, printed) of the release's own _validate_config on Hydra's compose of its config,
+    with its trainer's use_critic (adv_estimator gae) and main_ppo's reference-policy decision; None when Hydra
+    rejects the overrides under that release."""
+    import ast
+    import traceback
+
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from verl_wheel_code import advantage_estimator, compose, function, source, uses_reference
+
+    try:
+        cfg = compose(release, overrides)
+    except (HydraException, OmegaConfBaseException):
+        return None
+    src = source(release, "verl/trainer/ppo/ray_trainer.py")
+    node = function(src, "_validate_config", "RayPPOTrainer")
+    ns = {"AdvantageEstimator": advantage_estimator(release)}
+    exec(compile(ast.Module([node], type_ignores=[]), "<verl _validate_config>", "exec"), ns)
+    stand_in = types.SimpleNamespace(config=cfg, use_critic=cfg.algorithm.adv_estimator == "gae",
+                                     use_reference_policy=uses_reference(release, cfg))
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            ns["_validate_config"](stand_in)
+    except AssertionError as exc:
+        if str(exc):
+            return str(exc), out.getvalue()
+        line = traceback.extract_tb(exc.__traceback__)[-1].lineno
+        stmt = next(n for n in ast.walk(node) if isinstance(n, ast.Assert) and n.lineno <= line <= n.end_lineno)
+        return SILENT_ASSERTS[ast.unparse(stmt.test)], out.getvalue()
+    except ValueError as exc:
+        return str(exc), out.getvalue()
+    return None, out.getvalue()
+
+
+@pytest.mark.parametrize("release", TRAINER_RELEASES)
+@pytest.mark.parametrize("case", sorted(DIFFERENTIAL))
+def test_startup_checks_match_each_release_validate_config(case, release):
+    from verl_wheel_code import require
+
+    require(release)
+    text = DIFFERENTIAL[case]
+    verdict = _trainer_validate(release, text.split())
+    if verdict is None:
+        pytest.skip(f"verl {release} has not every key of {case}")
+    error, printed = verdict
+    ours = startup(text, version=release)
+    errors = messages(ours)
+    if error is None:
+        assert errors == [], f"verl {release} accepts {case}; rftc reports {errors}"
+    else:
+        assert any(m in error or error in m for m in errors), f"verl {release}: {error!r}; rftc: {errors}"
+        return  # what verl prints after the check that stopped it is not compared
+    assert ("NOTICE: You have both enabled in-reward kl and kl loss." in printed) == bool(messages(ours, "RFTC222"))
+    assert bool(re.search(r"WARNING: val_batch_size is deprecated", printed)) == bool(messages(ours, "RFTC223"))
+
+
+def test_verl_0_1_validates_nothing():
+    from verl_wheel_code import function, require, source
+
+    require("0.1")
+    assert function(source("0.1", "verl/trainer/ppo/ray_trainer.py"), "_validate_config", "RayPPOTrainer") is None
+    # both global micro sizes unset: verl 0.2 refuses it at startup, 0.1 starts
+    text = "actor_rollout_ref.actor.ppo_micro_batch_size=null data.train_batch_size=7"
+    assert messages(startup(text, version="0.1")) == []
+    assert messages(startup(text, version="0.2"))

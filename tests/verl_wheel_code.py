@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import copy
 import enum
+import types
 import zipfile
 from functools import lru_cache
 from pathlib import Path
@@ -163,3 +164,25 @@ def advantage_estimator(release: str):
         if src is not None and "class AdvantageEstimator" in src:
             return define(src, ["AdvantageEstimator"], {"Enum": enum.Enum})["AdvantageEstimator"]
     return None
+
+
+def utils(release: str) -> dict:
+    """The release's verl/trainer/ppo/utils.py helpers (need_reference_policy, need_critic) where it has them."""
+    ns = {"AdvantageEstimator": advantage_estimator(release),
+          "warnings": types.SimpleNamespace(warn=lambda *a, **k: None)}
+    src = source(release, "verl/trainer/ppo/utils.py")
+    return define(src, ["need_reference_policy", "need_critic"], ns) if src else ns
+
+
+def uses_reference(release: str, cfg) -> bool:
+    """main_ppo's decision, from the release's own code: the ifs around Role.RefPolicy's mapping, else
+    need_reference_policy."""
+    src = source(release, "verl/trainer/main_ppo.py")
+    found = conditions(ast.parse(src), lambda n: isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+                       and ast.unparse(n).endswith("role_worker_mapping[Role.RefPolicy]")
+                       or isinstance(n, ast.Dict) and any(k is not None and ast.unparse(k) == "Role.RefPolicy"
+                                                          for k in n.keys))
+    ns = {**utils(release), "config": cfg}
+    if found:
+        return holds(found[0], ns)
+    return bool(ns["need_reference_policy"](cfg))

@@ -109,6 +109,11 @@ CHANGES: tuple[Change, ...] = (
            "'<section>.micro_batch_size' in its messages"),
     Change("log_prob_micro_names", "0.4.0", True, f"{TRAINER} _validate_config: ref and rollout keys named "
            "'log_prob_micro_batch_size'"),
+    Change("micro_both_message_space", FIRST, True, f"{TRAINER} _validate_config: \"... only "
+           "'*_micro_batch_size_per_gpu' is supported\""),
+    Change("micro_both_message_space", "0.4.0", False, f"{TRAINER} _validate_config: \"... only "
+           "'*_{{param_per_gpu}}'\" + \"is supported\" (no space)"),
+    Change("micro_both_message_space", "0.5.0", True, f"{TRAINER} _validate_config: the space is back"),
     Change("megatron_minimal_batch", FIRST, False, f"{TRAINER} _validate_config: the batch must split over n_gpus"),
     Change("megatron_minimal_batch", "0.4.0", True, f"{TRAINER} _validate_config: over Megatron's data-parallel "
            "ranks x micro batch"),

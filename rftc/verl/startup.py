@@ -1,33 +1,24 @@
-"""veRL's startup checks over the effective config: what main_ppo's validate_config (and the actor/critic config
-dataclasses it builds) refuses before anything runs, with veRL's own messages, for the verl version the launch is
-composed against. A launch that fails here would fail the same way in Trinity's trainer.
+"""veRL's startup checks over the effective config: what main_ppo's config validation refuses before anything
+runs, with veRL's own messages, for the verl release the config follows (rftc.verl.semantics). A launch that
+fails here would fail the same way in Trinity's trainer.
 
     check_startup(eff, diags)
 
-verl 0.5.0 runs these checks in RayPPOTrainer._validate_config; 0.6.1 and later in verl.utils.config.validate_config
-plus ActorConfig/CriticConfig.__post_init__ and validate()."""
+verl 0.1 validates nothing; 0.2.x to 0.5.0 run RayPPOTrainer._validate_config; 0.6.0 and later
+verl.utils.config.validate_config plus ActorConfig/CriticConfig.__post_init__ and validate(). The checks that
+differ between releases are facts of rftc.verl.semantics."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rftc.diagnostics.model import Diagnostics
+from rftc.verl import semantics
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.invocations import MAIN_PPO
-from rftc.verl.releases import key as _vkey
 
 ACTOR, REF, ROLLOUT = "actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout"
 FSDP = {"fsdp", "fsdp2"}
-
-
-def _since(version: str, first: str) -> bool:
-    return _vkey(version) >= _vkey(first)
-
-
-def loss_agg_modes(version: str) -> tuple[str, ...]:
-    """The loss_agg_mode values the actor accepts ('token-sum' arrived in 0.9)."""
-    base = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
-    return ("token-mean", "token-sum", *base[1:]) if _since(version, "0.9") else base
 
 
 @dataclass(frozen=True)
@@ -37,19 +28,22 @@ class MicroPair:
     param: str  # the global key's name in the section; '<param>_per_gpu' is the per-GPU one
     label: str  # how veRL names the section in its message
     label_param: str  # how veRL names the key in its message
-    dataclass_style: bool  # the actor's dataclass message (0.6.1+): "... if use_dynamic_bsz is not enabled."
+    dataclass_style: bool  # the actor's dataclass message (0.6.0+): "... if use_dynamic_bsz is not enabled."
+    message_space: bool = True  # "'*_..._per_gpu' is supported" (verl 0.4.x writes "'*_..._per_gpu'is supported")
 
 
-def micro_pairs(version: str) -> dict[str, MicroPair]:
-    """actor / ref / rollout / critic micro-batch pairs as the version names them in its messages."""
-    old = not _since(version, "0.6")  # 0.5.0: one helper for every section, keyed by the full section path
+def micro_pairs(sem: semantics.Semantics) -> dict[str, MicroPair]:
+    """actor / ref / rollout / critic micro-batch pairs as the release names them in its messages."""
+    old = sem.value("startup_checks") == "trainer"  # one helper for every section, keyed by the full path
+    log_prob = "log_prob_micro_batch_size" if sem.value("log_prob_micro_names") else "micro_batch_size"
+    space = not old or sem.value("micro_both_message_space")
     actor = MicroPair(ACTOR, "ppo_micro_batch_size", ACTOR if old else "actor",
-                      "micro_batch_size" if old else "ppo_micro_batch_size", not old)
+                      "micro_batch_size" if old else "ppo_micro_batch_size", not old, space)
     return {
         "actor": actor,
-        "ref": MicroPair(REF, "log_prob_micro_batch_size", REF, "log_prob_micro_batch_size", False),
-        "rollout": MicroPair(ROLLOUT, "log_prob_micro_batch_size", ROLLOUT, "log_prob_micro_batch_size", False),
-        "critic": MicroPair("critic", "ppo_micro_batch_size", "critic", "micro_batch_size", False),
+        "ref": MicroPair(REF, "log_prob_micro_batch_size", REF, log_prob, False, space),
+        "rollout": MicroPair(ROLLOUT, "log_prob_micro_batch_size", ROLLOUT, log_prob, False, space),
+        "critic": MicroPair("critic", "ppo_micro_batch_size", "critic", "micro_batch_size", False, space),
     }
 
 
@@ -63,19 +57,27 @@ def _flag(v):
     return v if isinstance(v, bool) else False if v is None else None
 
 
-def uses_reference(eff: EffectiveConfig):
-    """main_ppo's need_reference_policy: a KL term in the reward or in the loss needs the reference model
+def uses_reference(eff: EffectiveConfig, sem: semantics.Semantics):
+    """main_ppo's reference policy: always before 0.4.0, then only for a KL term in the reward or in the loss
     (None: not known statically)."""
+    if sem.value("reference_policy") == "always":
+        return True
     flags = {_flag(eff.get("algorithm.use_kl_in_reward", False)), _flag(eff.get(f"{ACTOR}.use_kl_loss", False))}
     return True if True in flags else None if None in flags else False
 
 
-def uses_critic(eff: EffectiveConfig):
-    """main_ppo's need_critic: critic.enable when set (0.6.1+), else GAE needs one (None: not known)."""
+def uses_critic(eff: EffectiveConfig, sem: semantics.Semantics):
+    """Whether the trainer builds a critic: critic.enable when set (0.6.0+), else GAE needs one (None: not
+    known)."""
     enable = eff.get("critic.enable", None)
-    if enable is not None:
+    if enable is not None and sem.value("critic_used") == "enable_or_gae":
         return _flag(enable)
     return eff.get("algorithm.adv_estimator", None) == "gae"
+
+
+def _check(sem: semantics.Semantics, fact: str) -> bool:
+    """A check the release has for certain (one a development snapshot may lack is not run)."""
+    return bool(sem.value(fact)) and sem.doubt(fact) is None
 
 
 class _Report:
@@ -113,8 +115,9 @@ def _micro(eff: EffectiveConfig, pair: MicroPair, say: _Report) -> None:
             f"{ACTOR if pair.section != 'critic' else 'critic'}.use_dynamic_bsz=True)")
     elif mbs is not None and mbs_gpu is not None:
         param = pair.label_param + "_per_gpu"
+        space = " " if pair.message_space else ""  # verl 0.4.x joins the two strings without one
         say("RFTC221", f"[{pair.label}] You have set both '{first}' AND '{second}'. Please remove '{first}' because "
-            f"only '*_{param}' is supported (the former is deprecated).", (glob, per_gpu),
+            f"only '*_{param}'{space}is supported (the former is deprecated).", (glob, per_gpu),
             f"remove {glob} ({_where(eff, glob)}); keep {per_gpu}")
 
 
@@ -122,10 +125,13 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     """Report what veRL's startup validation of ``eff`` refuses (RFTC221), notices (RFTC222) and warns (RFTC223)."""
     if eff.invocation is not None and eff.invocation.module != MAIN_PPO:
         return  # other entry points (recipes, asynchronous trainers) validate in their own way
-    v = eff.verl_version
+    sem = semantics.of(eff)
+    if sem.value("startup_checks") is None or sem.doubt("startup_checks") is not None:
+        return  # verl 0.1 validates nothing (nor may a snapshot declaring it)
+    old = sem.value("startup_checks") == "trainer"  # RayPPOTrainer._validate_config (0.2 to 0.5.0)
     say = _Report(eff, diags)
     g = lambda key: eff.get(key, None)  # noqa: E731
-    pairs = micro_pairs(v)
+    pairs = micro_pairs(sem)
     nnodes, per_node = _int(g("trainer.nnodes")), _int(g("trainer.n_gpus_per_node"))
     n_gpus = nnodes * per_node if nnodes is not None and per_node is not None else None
     gpus_keys = ("trainer.n_gpus_per_node", "trainer.nnodes")
@@ -136,11 +142,11 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     mini = _int(g(f"{ACTOR}.ppo_mini_batch_size"))
     micro = g(f"{ACTOR}.ppo_micro_batch_size")
 
-    # 1 (and 2 for Megatron): the batch must split over the data-parallel ranks; 0.5.0 checks it also with
-    # dynamic batch sizes
-    if (static or not _since(v, "0.6")) and n_gpus is not None:
+    # 1 (and 2 for Megatron): the batch must split over the data-parallel ranks; up to 0.5.0 also with dynamic
+    # batch sizes; before 0.4.0 over all GPUs whatever the engine
+    if (static or old) and n_gpus is not None:
         minimal = None
-        if strategy == "megatron":
+        if strategy == "megatron" and sem.value("megatron_minimal_batch"):
             meg = f"{ACTOR}.megatron"
             tp, pp, cp = (_int(g(f"{meg}.{k}")) for k in ("tensor_model_parallel_size",
                                                            "pipeline_model_parallel_size", "context_parallel_size"))
@@ -158,8 +164,10 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
         else:
             minimal = n_gpus
         if minimal and tbs is not None and n is not None and (tbs * n) % minimal:
-            say("RFTC221", f"real_train_batch_size ({tbs * n}) must be divisible by minimal possible batch size "
-                f"({minimal})", ("data.train_batch_size", f"{ROLLOUT}.n", *gpus_keys),
+            what = f"minimal possible batch size ({minimal})" if sem.value("megatron_minimal_batch") else \
+                f"total n_gpus ({minimal})."
+            say("RFTC221", f"real_train_batch_size ({tbs * n}) must be divisible by {what}",
+                ("data.train_batch_size", f"{ROLLOUT}.n", *gpus_keys),
                 f"data.train_batch_size * rollout.n is split evenly over the data-parallel ranks: make "
                 f"{tbs} * {n} a multiple of {minimal}")
 
@@ -167,15 +175,15 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
         _micro(eff, pairs["actor"], say)
 
     mode = g(f"{ACTOR}.loss_agg_mode")
-    modes = loss_agg_modes(v)
-    if isinstance(mode, str) and mode not in modes:
+    modes = sem.value("loss_agg_modes")
+    if isinstance(mode, str) and mode not in modes and len(modes) > 1:  # the key is read from 0.4.0 on
         say("RFTC221", f"Invalid loss_agg_mode: {mode}", (f"{ACTOR}.loss_agg_mode",),
-            f"verl {v} accepts {', '.join(modes)}")
+            f"verl {sem.release} accepts {', '.join(modes)}")
 
-    # 5 (0.5.0 asserts these without a message; rftc words them as 0.6.1+ does)
+    # 5 (up to 0.5.0 asserts without a message; rftc words them as 0.6.0+ does)
     if static:
         sp = _int(g(f"{ACTOR}.ulysses_sequence_parallel_size")) or 1
-        if tbs is not None and mini is not None and tbs < mini:
+        if _check(sem, "check_mini_within_batch") and tbs is not None and mini is not None and tbs < mini:
             say("RFTC221", f"train_batch_size ({tbs}) must be >= actor.ppo_mini_batch_size ({mini})",
                 (f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
                 "lower actor_rollout_ref.actor.ppo_mini_batch_size to at most data.train_batch_size")
@@ -189,44 +197,46 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
                 f"n_gpus ({n_gpus})", (f"{ACTOR}.ppo_micro_batch_size", *gpus_keys),
                 "use actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu instead")
 
-    # 6: Ulysses sequence parallelism packs sequences, which needs padding removed (0.5.0 looks at the ref's
-    # size too; 0.6.1+ only at the actor's)
-    sp_keys = [f"{ACTOR}.ulysses_sequence_parallel_size"] + ([] if _since(v, "0.6") else
-                                                             [f"{REF}.ulysses_sequence_parallel_size"])
+    # 6: Ulysses sequence parallelism packs sequences, which needs padding removed (up to 0.5.0 the ref's size
+    # counts too; 0.6.0+ only the actor's)
+    sp_keys = [f"{ACTOR}.ulysses_sequence_parallel_size"] + ([f"{REF}.ulysses_sequence_parallel_size"] if old
+                                                             else [])
     sp_set = [k for k in sp_keys if (_int(g(k)) or 1) > 1]
-    if strategy in FSDP and sp_set and _flag(g("actor_rollout_ref.model.use_remove_padding")) is False:
+    if strategy in sem.value("sp_strategies") and sp_set and _flag(g("actor_rollout_ref.model.use_remove_padding")) is False:
         say("RFTC221", "When using sequence parallelism for actor/ref policy, you must enable `use_remove_padding`.",
             (sp_set[0], "actor_rollout_ref.model.use_remove_padding"),
             "add actor_rollout_ref.model.use_remove_padding=True")
 
-    # 7: the log-prob passes of the rollout (always) and the reference model (when a KL term needs it)
+    # 7: the log-prob passes of the rollout (always) and the reference model (when there is one)
     if static:
-        if uses_reference(eff):
+        if uses_reference(eff, sem):
             _micro(eff, pairs["ref"], say)
         _micro(eff, pairs["rollout"], say)
 
-    if _flag(g("algorithm.use_kl_in_reward")) and _flag(g(f"{ACTOR}.use_kl_loss")):
+    if sem.value("kl_notice") and _flag(g("algorithm.use_kl_in_reward")) and _flag(g(f"{ACTOR}.use_kl_loss")):
         say("RFTC222", "NOTICE: You have both enabled in-reward kl and kl loss.",
             ("algorithm.use_kl_in_reward", f"{ACTOR}.use_kl_loss"),
             "the KL penalty is applied twice (in the reward and in the loss); keep one unless that is intended")
 
-    if uses_critic(eff) and _flag(g("critic.use_dynamic_bsz")) is False:
-        _check_critic(eff, v, pairs["critic"], tbs, n_gpus, say)
+    if uses_critic(eff, sem) and _flag(g("critic.use_dynamic_bsz")) is False:
+        _check_critic(eff, sem, pairs["critic"], tbs, n_gpus, say)
 
-    if g("data.val_batch_size") is not None:
+    if _check(sem, "warn_val_batch_size") and g("data.val_batch_size") is not None:
         say("RFTC223", "WARNING: val_batch_size is deprecated. Validation datasets are sent to inference engines "
             "as a whole batch, which will schedule the memory themselves.", ("data.val_batch_size",),
             "remove data.val_batch_size")
 
     temp = g(f"{ROLLOUT}.temperature")
-    if _flag(g(f"{ROLLOUT}.val_kwargs.do_sample")) and isinstance(temp, (int, float)) and temp <= 0:
+    if _check(sem, "check_val_sampling") and _flag(g(f"{ROLLOUT}.val_kwargs.do_sample")) and \
+            isinstance(temp, (int, float)) and temp <= 0:
         say("RFTC221", "validation gen temperature should be greater than 0 when enabling do_sample",
             (f"{ROLLOUT}.temperature", f"{ROLLOUT}.val_kwargs.do_sample"),
             f"set {ROLLOUT}.temperature above 0, or {ROLLOUT}.val_kwargs.do_sample=False")
 
 
-def _check_critic(eff: EffectiveConfig, v: str, pair: MicroPair, tbs, n_gpus, say: _Report) -> None:
-    """The critic's micro-batch checks (CriticConfig __post_init__ / validate; 0.5.0's trainer check)."""
+def _check_critic(eff: EffectiveConfig, sem: semantics.Semantics, pair: MicroPair, tbs, n_gpus, say: _Report) -> None:
+    """The critic's micro-batch checks (CriticConfig __post_init__ / validate; the trainer's up to 0.5.0)."""
+    old = sem.value("startup_checks") == "trainer"
     g = lambda key: eff.get(key, None)  # noqa: E731
     _micro(eff, pair, say)
     mini, micro = _int(g("critic.ppo_mini_batch_size")), _int(g("critic.ppo_micro_batch_size"))
@@ -234,18 +244,19 @@ def _check_critic(eff: EffectiveConfig, v: str, pair: MicroPair, tbs, n_gpus, sa
         say("RFTC221", f"[critic] ppo_mini_batch_size ({mini}) must be divisible by ppo_micro_batch_size ({micro})",
             ("critic.ppo_micro_batch_size", "critic.ppo_mini_batch_size"),
             "use critic.ppo_micro_batch_size_per_gpu instead, or a micro size that divides the mini batch")
-    if tbs is not None and mini is not None and tbs < mini:
+    if _check(sem, "check_mini_within_batch") and tbs is not None and mini is not None and tbs < mini:
         say("RFTC221", f"train_batch_size ({tbs}) must be >= critic.ppo_mini_batch_size ({mini})",
             ("critic.ppo_mini_batch_size", "data.train_batch_size"),
             "lower critic.ppo_mini_batch_size to at most data.train_batch_size")
     strategy = g("critic.strategy")
     sp = _int(g("critic.ulysses_sequence_parallel_size")) or 1
-    # 0.5.0 checks it for every engine, 0.6.1+ in the FSDP critic only
-    if micro and n_gpus is not None and micro * sp < n_gpus and (strategy in FSDP or not _since(v, "0.6")):
+    # up to 0.5.0 checked for every engine, 0.6.0+ in the FSDP critic only
+    if micro and n_gpus is not None and micro * sp < n_gpus and (strategy in FSDP or old):
         say("RFTC221", f"critic.ppo_micro_batch_size ({micro}) * ulysses_sequence_parallel_size ({sp}) must be >= "
             f"n_gpus ({n_gpus})", ("critic.ppo_micro_batch_size", "trainer.n_gpus_per_node", "trainer.nnodes"),
             "use critic.ppo_micro_batch_size_per_gpu instead")
-    if strategy in FSDP and sp > 1 and not _since(v, "0.8") and _flag(g("critic.model.use_remove_padding")) is False:
+    if strategy in sem.value("sp_strategies") and sp > 1 and sem.value("critic_sp_padding_check") and \
+            _flag(g("critic.model.use_remove_padding")) is False:
         say("RFTC221", "When using sequence parallelism for critic, you must enable `use_remove_padding`.",
             ("critic.ulysses_sequence_parallel_size", "critic.model.use_remove_padding"),
             "add critic.model.use_remove_padding=True")
