@@ -3,7 +3,7 @@
 import pytest
 
 from rftc.diagnostics.model import Diagnostics
-from rftc.verl import effective_config, invocation_from_text
+from rftc.verl import effective_config, invocation_from_text, schema
 from rftc.verl.resolve import InterpolationError, Resolver, parse_string
 
 
@@ -88,7 +88,8 @@ def test_version_choice_prefers_the_newest_that_has_every_key():
     inv = invocation_from_text("--config-name=ppo_megatron_trainer actor_rollout_ref.rollout.name=vllm "
                                "actor_rollout_ref.actor.megatron.grad_offload=True", diags=diags)
     eff = effective_config(inv, diags=diags)
-    assert eff.verl_version == "0.8.0" and "0.9.1 rejects 1" in eff.version_note
+    assert eff.verl_version == "0.9.0" and "0.9.1 has no actor_rollout_ref.actor.megatron.grad_offload" in \
+        eff.version_note
     assert not diags.has_errors
 
 
@@ -195,3 +196,56 @@ def test_a_config_dir_the_script_spells_out_says_where_it_is_set(tmp_path):
     (d,) = diags
     assert d.code == "RFTC210" and "'base_dir/configs'" in d.message and d.span.line == 2
     assert d.notes == ("its value is set at run.sh:1",) and "--env" not in d.hint  # the script's value wins
+
+
+def _composed(monkeypatch) -> list[str]:
+    """The versions effective_config composes under, in order."""
+    from rftc.verl import compose
+
+    calls: list[str] = []
+    real = compose._compose
+    monkeypatch.setattr(compose, "_compose", lambda v, *a, **k: calls.append(v) or real(v, *a, **k))
+    return calls
+
+
+def test_version_detection_composes_only_where_every_key_exists(monkeypatch):
+    calls = _composed(monkeypatch)
+    diags = Diagnostics()
+    eff = effective_config(invocation_from_text("actor_rollout_ref.rollout.name=vllm trainer.nnodes=2",
+                                                diags=diags), diags=diags)
+    assert eff.verl_version == "0.9.1" and calls == ["0.9.1"]
+    calls.clear()
+    # a verl 0.2-era launch: grad_offload went away in 0.3.0.post0, val_before_train was no key yet
+    text = ("actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.fsdp_config.grad_offload=True "
+            "+trainer.val_before_train=False")
+    eff = effective_config(invocation_from_text(text, diags=diags), diags=diags)
+    assert eff.verl_version == "0.2.0.post2" and calls == ["0.2.0.post2"]
+    assert "0.3.0.post0-0.9.1 have no actor_rollout_ref.actor.fsdp_config.grad_offload" in eff.version_note
+    assert "every key also exists in 0.1-0.2.0.post1" in eff.version_note
+    calls.clear()
+    again = effective_config(invocation_from_text(text, diags=Diagnostics()), diags=Diagnostics())
+    assert again.verl_version == eff.verl_version and again.version_note == eff.version_note
+
+
+def test_a_launch_no_version_accepts_is_composed_under_every_version(monkeypatch):
+    calls = _composed(monkeypatch)
+    diags = Diagnostics()
+    eff = effective_config(invocation_from_text("actor_rollout_ref.rollout.name=vllm trainer.no_such_key=1",
+                                                diags=diags), diags=diags)
+    assert sorted(calls) == sorted(schema.versions()) and eff.verl_version == "0.9.1"
+    assert "RFTC203" in codes(diags)
+
+
+@pytest.mark.parametrize("extra,version", [
+    ("", "0.3.0.post1"),  # kl_ctrl.kl_coef acts only where the KL goes into the reward by default
+    (" algorithm.use_kl_in_reward=True", "0.9.1"),  # the switch exists from 0.4.0 on
+    (" actor_rollout_ref.actor.use_kl_loss=True", "0.9.1"),  # no KL in the reward under either
+])
+def test_the_release_where_every_key_takes_effect_is_preferred(extra, version):
+    diags = Diagnostics()
+    text = "algorithm.adv_estimator=gae actor_rollout_ref.rollout.name=vllm algorithm.kl_ctrl.kl_coef=0.05" + extra
+    eff = effective_config(invocation_from_text(text, diags=diags), diags=diags)
+    assert eff.verl_version == version
+    if version != "0.9.1":
+        assert "in 0.4.0-0.9.1, where they exist too, algorithm.kl_ctrl.kl_coef has no effect" in eff.version_note
+        assert "RFTC219" in codes(diags)

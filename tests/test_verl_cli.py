@@ -70,7 +70,7 @@ def test_verl_config_json():
 
 
 def test_verl_config_unknown_version_is_an_error():
-    p = rftc("verl-config", "--overrides", "trainer.nnodes=2", "--verl-version", "0.1",
+    p = rftc("verl-config", "--overrides", "trainer.nnodes=2", "--verl-version", "0.2.1",
              "--diagnostics-format", "concise")
     assert p.returncode == 1 and "RFTC213" in p.stderr and p.stdout == ""
 

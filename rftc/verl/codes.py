@@ -67,8 +67,9 @@ CODES = [
          "they have no effect there: the reward function, reward manager or reward model you set is silently "
          "not used. Use the new key shown in the message.", "reward_model.reward_manager=dapo", "overrides"),
     Code("RFTC213", "unknown-verl-version", E, "--verl-version names a version rftc has no schema for.",
-         "rftc bundles the composed default config of a few verl releases and cannot check overrides against "
-         "another one. Use one of the bundled versions listed in the message.", "--verl-version 0.1", "cli"),
+         "rftc bundles the composed default config of every verl release on PyPI (0.1 to 0.9.1) and cannot "
+         "check overrides against another one. Use one of the bundled versions listed in the hint.",
+         "--verl-version 0.2.1", "cli"),
     Code("RFTC214", "interpolation-error", E, "An interpolation in the config cannot be resolved.",
          "A value like ${a.b} refers to a key that does not exist, is mandatory and unset, forms a cycle, or "
          "uses a resolver rftc does not evaluate. verl would fail when it reads this value. Set the key it "
@@ -93,9 +94,14 @@ CODES = [
          "computed. Give --config-path/--config-name when the trainer uses a config folder next to it.",
          "python3 -m recipe.dapo.main_dapo trainer.nnodes=2", "sh"),
     Code("RFTC219", "version-choice", I, "Which verl version the overrides were checked against, and why.",
-         "Without --verl-version, rftc uses the newest bundled verl version under which every key the launch "
-         "sets exists. When no version accepts every key, it uses the one that rejects the fewest. This note "
-         "appears when that is not the newest version. Pass --verl-version to choose.", "actor_rollout_ref.actor.megatron.grad_offload=True", "overrides"),
+         "Without --verl-version, rftc uses the newest bundled verl release under which every key the launch "
+         "sets exists, unless a key the launch sets has no effect there but does in an older release where "
+         "every key exists too (e.g. algorithm.kl_ctrl.kl_coef without use_kl_in_reward: verl put the KL in "
+         "the reward by default before 0.4.0); then that older release. When no release accepts every key, it "
+         "uses the one that rejects the fewest. This note appears when the choice is not the newest release, "
+         "and names the releases that lack a key and the others where every key exists. The release decides "
+         "the semantics too (batch units, KL switches, startup checks). Pass --verl-version to choose.",
+         "actor_rollout_ref.actor.megatron.grad_offload=True", "overrides"),
     Code("RFTC220", "retired-key-no-op", W, "An override sets a removed key to the behaviour verl kept; it is dropped.",
          "No bundled verl version has every key the launch sets (it was written between two releases), and this "
          "override sets a key the chosen version removed, to the one behaviour that version still has (e.g. "

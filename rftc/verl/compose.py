@@ -42,16 +42,26 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None,
         return None
 
     candidates = [verl_version] if verl_version else list(bundled_versions)
-    best, tried = versions.choose(
-        candidates, lambda v: _compose(v, primary, config_ovs, group_ovs, auto=verl_version is None)
-        if primary.base is None or primary.base in schema.load(v).configs else None)
+
+    def attempt(v):
+        return _compose(v, primary, config_ovs, group_ovs, auto=verl_version is None) \
+            if primary.base is None or primary.base in schema.load(v).configs else None
+
+    # a launch of the bundled config alone: keys a version lacks are looked up before composing there
+    lookup = not verl_version and primary.base is not None and primary.layers == ["<base>"]
+    best, tried = versions.choose(candidates, attempt, (lambda v: versions.absent_keys(v, primary.base, config_ovs))
+                                  if lookup else None)
+    if best is not None and lookup:
+        best, tried = versions.plausible(best, tried, candidates, attempt, primary.base, config_ovs)
     if best is None:
         where = f"verl {verl_version}" if verl_version else "any bundled verl version"
         diags.add("RFTC209", f"{where} has no config named '{primary.base}'", inv.span)
         return None
     v, (applied, choice) = best.version, best.result
     diags.extend(best.diags)
-    note = versions.note(best, tried, explicit=verl_version is not None)
+    also = [u for u in versions.fits(candidates, primary.base, config_ovs) if u != v] \
+        if lookup and v != bundled_versions[0] else []
+    note = versions.note(best, tried, explicit=verl_version is not None, also=also)
     if not verl_version and v != bundled_versions[0]:
         diags.add("RFTC219", note, inv.span)
 

@@ -77,3 +77,12 @@ def leaf_paths(version: str, config_name: str, choice: str | None = None) -> fro
 
     walk(load(version).tree(config_name, choice), "")
     return frozenset(out)
+
+
+@lru_cache(maxsize=None)
+def all_paths(version: str, config_name: str) -> frozenset[str]:
+    """leaf_paths of a config under every engine choice together."""
+    paths = set(leaf_paths(version, config_name))
+    for choice in load(version).choices(config_name):
+        paths |= leaf_paths(version, config_name, choice)
+    return frozenset(paths)

@@ -240,6 +240,41 @@ def _place(fact: str, window: list[Change], r: releases.Release, keys: frozenset
     return follow, None
 
 
+def kl_in_reward(sem: Semantics, get) -> bool | None:
+    """Whether the KL to the reference policy goes into the reward (None: a switch only known at run time).
+    ``get(key)`` reads the config."""
+    rule = sem.value("kl_in_reward")
+    if rule == "always":
+        return True
+    key = f"{ACTOR}.use_kl_loss" if rule == "without_kl_loss" else "algorithm.use_kl_in_reward"
+    v = get(key)
+    v = False if v is None else v
+    if not isinstance(v, bool):
+        return None
+    return not v if rule == "without_kl_loss" else v
+
+
+def inert(sem: Semantics, get, keys) -> list[tuple[str, str]]:
+    """(key, why) for each of ``keys`` (set by a launch) that the release does not act on."""
+    out = []
+    kl = kl_in_reward(sem, get)
+    for key in keys:
+        why = None
+        if kl is False and (key == "algorithm.kl_penalty" or key.startswith("algorithm.kl_ctrl.")):
+            rule = sem.value("kl_in_reward")
+            why = ("no KL in the reward: algorithm.use_kl_in_reward is false" if rule == "use_kl_in_reward" else
+                   "no KL in the reward: actor.use_kl_loss is on")
+        elif key == "trainer.val_before_train" and sem.value("val_before_train") == "always":
+            why = "not read: verl 0.1 always validates before training"
+        elif key == f"{ACTOR}.clip_ratio_c" and not sem.value("dual_clip"):
+            why = "not read: no dual-clip PPO before verl 0.4.0"
+        elif key == f"{ACTOR}.loss_agg_mode" and len(sem.value("loss_agg_modes")) == 1:
+            why = "not read: the loss is a token mean before verl 0.4.0"
+        if why:
+            out.append((key, why))
+    return out
+
+
 def of(eff) -> Semantics:
     """The semantics an EffectiveConfig follows: its ``release``; a config that is not that release's bundled
     schema (a checkout's or fork's own) is a snapshot, placed by its own keys."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rftc.diagnostics.model import Diagnostics
-from rftc.verl import releases, schema
+from rftc.verl import releases, schema, semantics
 
 
 @dataclass
@@ -19,47 +19,159 @@ class Attempt:
     result: Any
     rejected_keys: list[str]
     retired_keys: list[str] = field(default_factory=list)  # overrides of removed keys that change nothing there
+    composed: bool = True  # False: the keys were only looked up in the schema (absent_keys)
+    inert_in: tuple[str, list] | None = None  # (newer version, [(key, why)]): chosen where these keys take effect
 
     @property
     def rejected(self) -> int:
         return len(self.rejected_keys)
 
 
-def choose(candidates: list[str], attempt: Callable[[str], Attempt | None]) -> tuple[Attempt | None, list]:
+def choose(candidates: list[str], attempt: Callable[[str], Attempt | None],
+           absent: Callable[[str], list[str]] | None = None) -> tuple[Attempt | None, list]:
     """The newest candidate (candidates come newest first) under which nothing is rejected or retired; else the
-    one rejecting the fewest, then retiring the fewest, the newer on a tie. Stops at the first clean one."""
-    tried = []
+    one rejecting the fewest, then retiring the fewest, the newer on a tie. Stops at the first clean one.
+    ``absent(v)`` lists override keys a candidate certainly lacks (a cheap look-up in its schema): those are
+    composed only when no other candidate is clean, so a launch written for an old release composes once or
+    twice, not once per release, with the same result."""
+    tried: list[Attempt] = []
+    later = []
     for v in candidates:
+        missing = absent(v) if absent is not None else []
+        if missing:
+            later.append(v)
+            tried.append(Attempt(v, Diagnostics(), None, missing, composed=False))
+            continue
         a = attempt(v)
         if a is None:
             continue
         tried.append(a)
         if a.rejected == 0 and not a.retired_keys:
-            break
+            return a, tried
+    tried = [a for a in tried if a.composed]
+    for v in later:
+        a = attempt(v)
+        if a is not None:
+            tried.append(a)
     if not tried:
         return None, tried
     return min(tried, key=lambda a: (a.rejected, len(a.retired_keys), candidates.index(a.version))), tried
 
 
-def _outcome(a: Attempt) -> str:
-    parts = [f"rejects {a.rejected} key(s) ({', '.join(a.rejected_keys[:3])})"] if a.rejected else []
+def plausible(best: Attempt, tried: list[Attempt], candidates: list[str], attempt: Callable[[str], Attempt | None],
+              config_name: str, overrides: list) -> tuple[Attempt, list[Attempt]]:
+    """The release a launch that is clean under ``best`` was most plausibly written for: an older release where
+    every key exists is preferred when keys the launch sets take effect there but not in ``best``
+    (semantics.inert: e.g. algorithm.kl_ctrl.kl_coef without use_kl_in_reward has no effect from 0.4.0 on, and
+    put the KL in the reward before). Otherwise ``best``, the newest."""
+    if best.rejected or best.retired_keys or best.result is None:
+        return best, tried
+    tree = best.result[0].tree
+    keys = [o.key for o in overrides if o.kind != "delete"]
+    dead = semantics.inert(semantics.resolve(best.version, snapshot=False), lambda k: _get(tree, k), keys)
+    if not dead:
+        return best, tried
+    for v in fits(candidates[candidates.index(best.version) + 1:], config_name, overrides):
+        if len(semantics.inert(semantics.resolve(v, snapshot=False), lambda k: _get(tree, k), keys)) < len(dead):
+            a = attempt(v)
+            if a is not None and a.rejected == 0 and not a.retired_keys:
+                a.inert_in = (best.version, dead)
+                return a, [*tried, a]
+            break
+    return best, tried
+
+
+def _get(tree: dict, key: str):
+    node = tree
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def absent_keys(version: str, config_name: str, overrides: list) -> list[str]:
+    """Keys of ``key=value`` and ``~key`` overrides that no composition of ``config_name`` in ``version`` has
+    (any engine choice), so Hydra rejects them there. Keys under a key the launch adds (``+a={}`` then
+    ``a.b=1``) and list elements are not looked up."""
+    sch = schema.load(version)
+    if config_name not in sch.configs:
+        return []
+    known = schema.all_paths(version, config_name)
+    added = [o.key for o in overrides if o.kind in ("add", "force_add")]
+    out = []
+    for o in overrides:
+        if o.kind not in ("change", "delete") or any(p.isdigit() for p in o.key.split(".")):
+            continue
+        if o.key not in known and not any(o.key == a or o.key.startswith(a + ".") for a in added):
+            out.append(o.key)
+    return out
+
+
+def fits(versions: list[str], config_name: str, overrides: list) -> list[str]:
+    """The versions in which every key the launch sets exists (by look-up, not composed)."""
+    return [v for v in versions if config_name in schema.load(v).configs and not absent_keys(v, config_name,
+                                                                                              overrides)]
+
+
+def _outcome(a: Attempt, several: bool = False) -> str:
+    if a.composed:
+        parts = [f"reject{'' if several else 's'} {a.rejected} key(s) ({', '.join(a.rejected_keys[:3])})"] \
+            if a.rejected else []
+    else:
+        parts = [f"{'have' if several else 'has'} no {', '.join(a.rejected_keys[:3])}"
+                 + (f" (and {a.rejected - 3} more)" if a.rejected > 3 else "")]
     if a.retired_keys:
-        parts.append(f"drops {len(a.retired_keys)} removed key(s) set to what it always does "
-                     f"({', '.join(a.retired_keys[:3])})")
+        parts.append(f"drop{'' if several else 's'} {len(a.retired_keys)} removed key(s) set to what it always "
+                     f"does ({', '.join(a.retired_keys[:3])})")
     return " and ".join(parts)
 
 
-def note(best: Attempt, tried: list[Attempt], explicit: bool) -> str:
-    """Which version was used and why (EffectiveConfig.version_note)."""
+def spans(versions: list[str]) -> str:
+    """Versions as ranges of consecutive bundled releases: '0.2-0.3.0.post1, 0.5.0'."""
+    order = sorted(schema.versions(), key=releases.key)
+    idx = sorted(order.index(v) for v in versions if v in order)
+    runs: list[list[int]] = []
+    for i in idx:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ", ".join(order[r[0]] if len(r) == 1 else f"{order[r[0]]}-{order[r[-1]]}" for r in runs)
+
+
+def _others(best: Attempt, tried: list[Attempt]) -> str:
+    """The other versions tried, consecutive ones with the same outcome together."""
+    groups: list[list[Attempt]] = []
+    for a in tried:
+        if a is best:
+            continue
+        if groups and _outcome(groups[-1][0]) == _outcome(a):
+            groups[-1].append(a)
+        else:
+            groups.append([a])
+    return ", ".join(f"{spans([a.version for a in g])} {_outcome(g[0], len(g) > 1)}" for g in groups)
+
+
+def note(best: Attempt, tried: list[Attempt], explicit: bool, also: list[str] = ()) -> str:
+    """Which version was used and why (EffectiveConfig.version_note); ``also``: the other versions in which
+    every key the launch sets exists."""
     v = best.version
     if explicit:
         return f"verl {v} (chosen with --verl-version)"
     if best.rejected == 0 and not best.retired_keys and v == schema.versions()[0]:
         return f"verl {v}: the newest bundled version; every key the launch sets exists in it"
-    others = ", ".join(f"{a.version} {_outcome(a)}" for a in tried if a is not best)
+    others = _others(best, tried)
+    fit = f"; every key also exists in {spans(list(also))}" if also else ""
+    if best.inert_in is not None:
+        _, dead = best.inert_in
+        newer = [u for u in also if releases.key(u) > releases.key(v)]
+        shown = "; ".join(f"{k} has no effect ({why})" for k, why in dead[:2])
+        return (f"checked against verl {v}, the newest bundled version where every key the launch sets exists "
+                f"and takes effect: in {spans(newer)}, where they exist too, {shown}{fit}")
     if best.rejected == 0 and not best.retired_keys:
         return f"checked against verl {v}, the newest bundled version where every key the launch sets exists: " \
-               f"{others}"
+               f"{others}{fit}"
     if best.rejected == 0:
         return f"no bundled verl version has every key the launch sets; checked against verl {v}, which " \
                f"{_outcome(best)} (RFTC220)" + (f"; {others}" if others else "")
@@ -116,9 +228,9 @@ def elsewhere(key: str, version: str, config_name: str, choice: str | None) -> t
         return None, None
     older = [v for v in found if releases.key(v) < releases.key(version)]
     if older:
-        msg = f"exists in verl {', '.join(sorted(older, key=releases.key))} but not in {version} (removed)"
+        msg = f"exists in verl {spans(older)} but not in {version} (removed)"
     else:
-        msg = f"exists only in newer verl ({', '.join(sorted(found, key=releases.key))}), not in {version}"
+        msg = f"exists only in newer verl ({spans(found)}), not in {version}"
     hint = None
     moved = _renamed(key)
     if moved:
