@@ -35,7 +35,9 @@ from pathlib import Path
 
 import pytest
 
+from rftc.mapping.algorithm import NO_DUAL_CLIP
 from rftc.trinity.plugins import GPG_LOSS_FN
+from rftc.verl import semantics
 from trinity_ref import reference
 
 REPO = reference.REPO
@@ -92,9 +94,12 @@ def _args(script: Path) -> argparse.Namespace:
                                              if extra.is_file() else [])])
 
 
+RELEASE = "<semantics>"  # the release's behaviour (rftc.verl.semantics, tested against each release's code)
+
+
 def _effective(script: Path, args, index: int | None = None) -> dict:
     """rftc's effective veRL config of the script's main_ppo launch (the one with this index, when there are
-    several), as dotted keys."""
+    several), as dotted keys, with the behaviour of its release under RELEASE."""
     from rftc.commands.convert import MAIN_PPO
     from rftc.verl import effective_config
     from rftc.verl.apply import leaves
@@ -106,7 +111,7 @@ def _effective(script: Path, args, index: int | None = None) -> dict:
     assert len(launches) == 1, f"{script}: {len(launches)} main_ppo launches"
     eff = effective_config(launches[0], verl_version=args.verl_version, diags=inputs.diags)
     assert eff is not None, f"{script}: no effective config"
-    return dict(leaves(eff.values, ""))
+    return {**dict(leaves(eff.values, "")), RELEASE: semantics.of(eff)}
 
 
 def _verl_total_steps(v: dict, args, script: Path):
@@ -129,21 +134,27 @@ def _verl_total_steps(v: dict, args, script: Path):
 
 
 def _verl_side(v: dict, args, script: Path) -> dict:
-    n, mini, batch = v["actor_rollout_ref.rollout.n"], v[A + "ppo_mini_batch_size"], v["data.train_batch_size"]
-    epochs, si = v[A + "ppo_epochs"], batch // mini
+    """What veRL trains, by the rules of the release the config follows (batch units, KL switches, dual clip and
+    loss aggregation differ before 0.4.0)."""
+    sem = v[RELEASE]
+    n, mini, batch = v.get("actor_rollout_ref.rollout.n", 1), v[A + "ppo_mini_batch_size"], v["data.train_batch_size"]
+    unit = sem.value("megatron_actor_mini_unit" if v[A + "strategy"] == "megatron" else "actor_mini_unit")
+    responses = min(mini * n if unit == "prompts" else mini, batch * n)  # a larger mini-batch holds the batch
+    epochs, si = v[A + "ppo_epochs"], batch * n // responses
     sched = next((v[A + f"optim.{k}"] for k in ("lr_scheduler_type", "warmup_style", "lr_decay_style")
                   if v.get(A + f"optim.{k}") is not None), "constant")
     warmup = v.get(A + "optim.lr_warmup_steps")
     ratio = v.get(A + "optim.lr_warmup_steps_ratio") or 0.0
-    kl_loss, kl_reward = bool(v[A + "use_kl_loss"]), bool(v["algorithm.use_kl_in_reward"])
+    kl_loss, kl_reward = bool(v.get(A + "use_kl_loss")), bool(semantics.kl_in_reward(sem, v.get))
     mode = v.get(A + "policy_loss.loss_mode", "vanilla")
     est = v["algorithm.adv_estimator"]
     clip = v[A + "clip_ratio"]
     # veRL's sapo loss smooths the ratio with tau_pos/tau_neg, its gpg loss has no ratio: neither reads a clip ratio
     clipped = mode not in ("sapo", "gpg")
     total = v.get("trainer.total_training_steps")
+    modes = sem.value("loss_agg_modes")
     out = {
-        "experiences per optimizer step": mini * n,
+        "experiences per optimizer step": responses,
         "optimizer steps per rollout batch": si * epochs,
         "ppo_epochs": epochs,
         "lr": v[A + "optim.lr"],
@@ -160,12 +171,13 @@ def _verl_side(v: dict, args, script: Path) -> dict:
         "clip low": (v[A + "clip_ratio_low"] if v.get(A + "clip_ratio_low") is not None else clip) if clipped else None,
         "clip high": (v[A + "clip_ratio_high"] if v.get(A + "clip_ratio_high") is not None else clip) if clipped
         else None,
-        "clip ratio c": v.get(A + "clip_ratio_c") if mode == "vanilla" else None,
+        "clip ratio c": (v.get(A + "clip_ratio_c") if sem.value("dual_clip") else "none") if mode == "vanilla"
+        else None,
         "sapo tau_pos": v.get(A + "tau_pos") if mode == "sapo" else None,
         "sapo tau_neg": v.get(A + "tau_neg") if mode == "sapo" else None,
         "entropy coef": v[A + "entropy_coeff"],
-        "loss agg mode": v[A + "loss_agg_mode"],
-        "weight decay": v[A + "optim.weight_decay"],
+        "loss agg mode": v[A + "loss_agg_mode"] if len(modes) > 1 else modes[0],
+        "weight decay": v.get(A + "optim.weight_decay", 0.01),  # verl 0.1-0.3 read it with this default
         "gamma": v["algorithm.gamma"] if est in DISCOUNTED else None,
         "lam": v["algorithm.lam"] if est == "gae" else None,
         "critic lr": v["critic.optim.lr"] if est == "gae" else None,
@@ -207,7 +219,8 @@ def _trinity_side(record: dict, wants_horizon: bool) -> dict:
         "policy loss": loss,
         "clip low": args.get("clip_range_low", args.get("clip_range")),
         "clip high": args.get("clip_range_high", args.get("clip_range")),
-        "clip ratio c": args.get("clip_ratio_c") if loss == "ppo" else None,
+        "clip ratio c": (args.get("clip_ratio_c") if args.get("clip_ratio_c", 0) < NO_DUAL_CLIP else "none")
+        if loss == "ppo" else None,
         "sapo tau_pos": args.get("tau_pos") if loss == "sapo" else None,
         "sapo tau_neg": args.get("tau_neg") if loss == "sapo" else None,
         "entropy coef": 0.0 if entropy == "none" else (d["algorithm.entropy_loss_fn_args"] or {}).get(

@@ -1,8 +1,10 @@
 """Differential test: rftc's effective veRL config equals Hydra's compose on the verl wheels' own config files
 (OmegaConf.to_container(resolve=True), ${oc.env:...} kept as text), key by key, for every bundled version.
 
-Cases: the main_ppo launches of the corpus (../shared/corpus/verl, through the shell stage) plus the override
-lists below. Needs the reference built by scripts/setup-verl-ref.sh; skipped with a message otherwise."""
+Cases: the main_ppo launches of the corpora (../shared/corpus/verl, veRL's own scripts, and
+../shared/corpus/wild, users' scripts, many written for releases 0.1 to 0.4; through the shell stage) plus the
+override lists below, under every bundled release. Needs the reference built by scripts/setup-verl-ref.sh; skipped
+with a message otherwise."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The newest version runs by default; the older ones are marked slow (Hydra composes take about a second each).
 VERSIONS = [pytest.param(v, marks=[pytest.mark.slow] if i else []) for i, v in enumerate(schema.versions())]
 CORPUS = ROOT.parent / "shared" / "corpus" / "verl"
+WILD = ROOT.parent / "shared" / "corpus" / "wild"
 
 CASES = {
     "plain": ["trainer.nnodes=2", "data.train_batch_size=64", "actor_rollout_ref.rollout.name=vllm"],
@@ -224,7 +227,7 @@ _LAUNCHES = None
 def _corpus_launches():
     global _LAUNCHES
     if _LAUNCHES is None:
-        _LAUNCHES = reference.corpus_launches(CORPUS) if CORPUS.is_dir() else []
+        _LAUNCHES = [inv for root in (CORPUS, WILD) if root.is_dir() for inv in reference.corpus_launches(root)]
     return _LAUNCHES
 
 
@@ -268,7 +271,8 @@ def test_corpus_launches_sample_match_hydra():
 @pytest.mark.slow
 @pytest.mark.parametrize("version", schema.versions())
 def test_corpus_launches_match_hydra(version):
-    """Every 4th corpus launch under each version; RFTC_DIFF_FULL=1 checks all of them (about 5 min each)."""
+    """Every 4th corpus launch under each version (the old releases accept few of veRL's own scripts and more of
+    the users'); RFTC_DIFF_FULL=1 checks all of them (about 5 min each)."""
     _corpus_case(version, 1 if os.environ.get("RFTC_DIFF_FULL") else 4)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft
+from rftc.verl import semantics
 from rftc.trinity.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
 
 A = "actor_rollout_ref.actor"
@@ -47,6 +48,7 @@ ESTIMATOR_FOR_LOSS = {"gspo": "grpo", "cispo": "grpo", "sapo": "grpo"}  # Trinit
 # veRL computes "k3" as the clamped low-variance estimator, which is Trinity's low_var_kl.
 KL = {"kl": "k1", "k1": "k1", "abs": "abs", "mse": "k2", "k2": "k2", "low_var_kl": "low_var_kl", "k3": "low_var_kl"}
 
+NO_DUAL_CLIP = 1.0e9  # Trinity's PPO loss always dual-clips; a bound at 1e9 x the advantage never binds
 LOSS_AGG = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
 
 
@@ -139,9 +141,22 @@ def _advantage_args(d: Draft, adv: str, est: str) -> None:
 
 def _kl(d: Draft) -> None:
     key = "algorithm.use_kl_in_reward"
-    if d.flag(key):
+    rule = d.sem.value("kl_in_reward")
+    rel = d.sem.release
+    if rule == "use_kl_in_reward":
+        on, keys, why = d.flag(key), (key,), ""
+    elif rule == "without_kl_loss":  # verl 0.2 to 0.3.x: the KL goes into the reward unless the loss has it
+        off = d.flag(f"{A}.use_kl_loss")
+        on, keys, why = (None if off is None else not off), (f"{A}.use_kl_loss",) if d.cfg.has(f"{A}.use_kl_loss") \
+            else (), f"verl {rel} puts the KL in the reward unless use_kl_loss"
+    else:  # verl 0.1: always
+        on, keys, why = True, (), f"verl {rel} always puts the KL in the reward"
+    if rule != "use_kl_in_reward" and d.user(key):
+        d.implied(key, f"not read by verl {rel} ({why})")
+    _kl_doubt(d, on)
+    if on:
         name = kl_name(d, "algorithm.kl_penalty")
-        d.set("algorithm.kl_penalty_fn", name, key, "algorithm.kl_penalty")
+        d.set("algorithm.kl_penalty_fn", name, *keys, "algorithm.kl_penalty", note=why)
         ctrl = "algorithm.kl_ctrl"
         d.set("algorithm.kl_penalty_fn_args.kl_coef", d.number(f"{ctrl}.kl_coef", float), f"{ctrl}.kl_coef",
               note="" if d.user(f"{ctrl}.kl_coef") else "veRL default")
@@ -154,10 +169,12 @@ def _kl(d: Draft) -> None:
                 if not d.done(k):
                     d.implied(k, "fixed KL coefficient")
     else:
-        d.set("algorithm.kl_penalty_fn", "none", key, note="" if d.user(key) else "veRL default: no KL in the reward")
+        source = keys[0] if keys else key
+        d.set("algorithm.kl_penalty_fn", "none", *keys,
+              note=why if why else "" if d.user(source) else "veRL default: no KL in the reward")
         for k in ("algorithm.kl_penalty", *d.user_keys_under("algorithm.kl_ctrl")):
             if d.user(k):
-                d.implied(k, "unused: use_kl_in_reward is false")
+                d.implied(k, "unused: use_kl_in_reward is false" if not why else f"unused: {why}, which is on")
     key = f"{A}.use_kl_loss"
     if d.flag(key):
         name = kl_name(d, f"{A}.kl_loss_type")
@@ -166,11 +183,28 @@ def _kl(d: Draft) -> None:
         d.set("algorithm.kl_loss_fn_args.kl_coef", coef, f"{A}.kl_loss_coef",
               note="" if d.user(f"{A}.kl_loss_coef") else "veRL default")
     else:
-        d.set("algorithm.kl_loss_fn", "none", key,
-              note="veRL's KL loss is off (Trinity's default is k2)" if not d.user(key) else "")
+        d.set("algorithm.kl_loss_fn", "none", *([key] if d.cfg.has(key) else []),
+              note="" if d.user(key) else "veRL's KL loss is off (Trinity's default is k2)" if d.cfg.has(key)
+              else f"verl {d.sem.release} has no KL loss (Trinity's default is k2)")
         for k in (f"{A}.kl_loss_type", f"{A}.kl_loss_coef"):
             if d.user(k):
                 d.implied(k, "unused: use_kl_loss is false")
+
+
+def _kl_doubt(d: Draft, on: bool | None) -> None:
+    """RFTC326 when a checkout's release may put the KL in the reward the other way."""
+    doubt = d.sem.doubt("kl_in_reward")
+    if doubt is None or on is None:
+        return
+    other = semantics.kl_in_reward(semantics.Semantics(d.sem.release, d.sem.line, {"kl_in_reward": doubt.other}),
+                                   d.val)
+    if other is None or other == on:
+        return
+    d.report("RFTC326", f"algorithm.kl_penalty_fn: {doubt.describe()}; rftc follows verl {d.sem.release}, where the "
+             f"KL {'is' if on else 'is not'} in the reward; with the other code it {'is not' if on else 'is'}",
+             "algorithm.kl_ctrl.kl_coef" if d.user("algorithm.kl_ctrl.kl_coef") else None, settles=False,
+             hint=f"read the code the message names in the checkout; --verl-version {doubt.change.since} converts "
+             f"with verl {doubt.change.since}'s config and behaviour instead")
 
 
 def _entropy(d: Draft) -> None:
@@ -185,7 +219,11 @@ def _entropy(d: Draft) -> None:
 def _policy_loss(d: Draft, loss_fn: str) -> None:
     agg_key = f"{A}.loss_agg_mode"
     agg = str(d.val(agg_key))
-    if agg not in LOSS_AGG:
+    if len(d.sem.value("loss_agg_modes")) == 1:  # before verl 0.4.0 the loss is a token mean, whatever is set
+        if d.user(agg_key):
+            d.implied(agg_key, f"not read by verl {d.sem.release}: its loss is a token mean")
+        agg = "token-mean"
+    elif agg not in LOSS_AGG:
         d.report("RFTC305", f"{agg_key}={agg}: Trinity-RFT 0.6 supports {', '.join(LOSS_AGG)}; using token-mean", agg_key)
         agg = "token-mean"
     elif d.user(agg_key):
@@ -193,7 +231,9 @@ def _policy_loss(d: Draft, loss_fn: str) -> None:
     clip_keys = [f"{A}.clip_ratio", f"{A}.clip_ratio_low", f"{A}.clip_ratio_high", f"{A}.clip_ratio_c"]
     sapo_keys = [f"{A}.tau_pos", f"{A}.tau_neg"]
     args_at = "algorithm.policy_loss_fn_args"
-    if loss_fn == "ppo" and d.any_user(*clip_keys):
+    if loss_fn == "ppo" and not d.sem.value("dual_clip"):
+        _without_dual_clip(d, clip_keys, agg, agg_key)
+    elif loss_fn == "ppo" and d.any_user(*clip_keys):
         low = d.val(clip_keys[1]) if d.user(clip_keys[1]) else d.val(clip_keys[0])
         high = d.val(clip_keys[2]) if d.user(clip_keys[2]) else d.val(clip_keys[0])
         d.set(f"{args_at}.clip_range_low", _float(d, low), clip_keys[1] if d.user(clip_keys[1]) else clip_keys[0])
@@ -215,6 +255,23 @@ def _policy_loss(d: Draft, loss_fn: str) -> None:
     for k in clip_keys + sapo_keys:
         if d.user(k) and not d.done(k):
             d.implied(k, f"not used by the {loss_fn} policy loss")
+
+
+def _without_dual_clip(d: Draft, clip_keys: list[str], agg: str, agg_key: str) -> None:
+    """Before verl 0.4.0 the PPO loss clips the ratio to 1 +- clip_ratio and has no dual clip; Trinity's always
+    bounds a negative advantage's loss at clip_ratio_c (3.0), so the converted config sets a bound no ratio
+    reaches."""
+    args_at = "algorithm.policy_loss_fn_args"
+    rel = d.sem.release
+    clip = _float(d, d.val(clip_keys[0]))
+    d.set(f"{args_at}.clip_range_low", clip, clip_keys[0], note="" if d.user(clip_keys[0]) else "veRL default")
+    d.set(f"{args_at}.clip_range_high", clip, clip_keys[0], note="" if d.user(clip_keys[0]) else "veRL default")
+    d.set(f"{args_at}.clip_ratio_c", NO_DUAL_CLIP, note=f"verl {rel} has no dual-clip PPO: a bound no ratio reaches")
+    d.set(f"{args_at}.loss_agg_mode", agg, *([agg_key] if d.user(agg_key) and len(d.sem.value("loss_agg_modes"))
+                                             > 1 else []), note=f"verl {rel}: token mean" if agg == "token-mean" else "")
+    for k in clip_keys[1:]:
+        if d.user(k):
+            d.implied(k, f"not read by verl {rel}: the clip is symmetric, without dual clip")
 
 
 def _float(d: Draft, v):

@@ -1,4 +1,5 @@
-"""Batch sizes: veRL counts prompts per train batch and per mini-batch; Trinity counts tasks per explorer step
+"""Batch sizes: veRL counts prompts per train batch and, from verl 0.2 on, per mini-batch (verl 0.1 counted
+responses per mini-batch: rftc.verl.semantics "actor_mini_unit"); Trinity counts tasks per explorer step
 (buffer.batch_size) and experiences per trainer step (buffer.train_batch_size)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ B, MINI, N = "data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_si
 @dataclass(frozen=True)
 class Batch:
     train_batch: int  # veRL data.train_batch_size (prompts per veRL step)
-    mini: int  # veRL ppo_mini_batch_size (prompts per optimizer step)
+    mini: int  # prompts per optimizer step (Trinity tasks per step)
     n: int  # rollout.n
     sync_interval: int  # mini-batches (Trinity steps) per veRL step
 
@@ -39,28 +40,91 @@ def nearest_divisible(train_batch: int, mini: int) -> tuple[list[int], list[int]
     return batches, minis
 
 
+def unit_fact(d: Draft) -> str:
+    return "megatron_actor_mini_unit" if d.val("actor_rollout_ref.actor.strategy") == "megatron" else \
+        "actor_mini_unit"
+
+
+def responses_per_step(mini: int, n: int, unit: str) -> int:
+    """The responses one optimizer step takes: ppo_mini_batch_size prompts x n, or responses as they are."""
+    return mini * n if unit == "prompts" else mini
+
+
 def map_batch(d: Draft) -> Batch | None:
-    """buffer.batch_size = ppo_mini_batch_size (m); algorithm.repeat_times = rollout.n (n);
+    """m = the prompts one optimizer step takes (ppo_mini_batch_size, or ppo_mini_batch_size / n where the release
+    counts it in responses: verl 0.1, and the Megatron worker before 0.3.0.post0); buffer.batch_size = m;
+    algorithm.repeat_times = rollout.n (n);
     buffer.train_batch_size = m x n; synchronizer.sync_interval = data.train_batch_size / m (must divide).
 
     One Trinity explorer step explores m tasks and one trainer step trains on their m x n experiences, which
     is one veRL optimizer step; syncing weights every B/m steps reproduces veRL's one rollout per B prompts.
+    A mini-batch larger than the batch, where the release accepts one (before its startup check, or with
+    dynamic batch sizes), holds the whole batch (RFTC325).
     """
     tb = d.number(B, positive=True)
     mini = d.number(MINI, positive=True)
     n = d.number(N, positive=True)
     if tb is None or mini is None or n is None:
         return None
-    si = sync_interval(tb, mini)
-    if si is None:
-        batches, minis = nearest_divisible(tb, mini)
-        choices = [f"{B}={b}" for b in batches] + [f"{MINI}={m}" for m in minis]
-        d.report("RFTC302", f"{B} ({tb}) is not a multiple of {MINI} ({mini}): {tb}/{mini} = {tb / mini:.4g} "
-                 "mini-batches per step", B, hint="nearest valid choices: " + ", ".join(choices),
-                 extra_keys=(MINI,))
+    fact = unit_fact(d)
+    unit = d.sem.value(fact)
+    rel = d.sem.release
+    counted = f"verl {rel} counts ppo_mini_batch_size in {unit}"
+    responses, total = responses_per_step(mini, n, unit), tb * n
+    if responses > total and not (d.sem.value("check_mini_within_batch")
+                                  and d.flag("actor_rollout_ref.actor.use_dynamic_bsz") is False):
+        d.report("RFTC325", f"{MINI}={mini} ({mini * n if unit == 'prompts' else mini} responses) exceeds the "
+                 f"train batch ({B}={tb} x {N}={n} = {total} responses): verl {rel} trains each batch as one "
+                 f"mini-batch, so Trinity takes {total} experiences per trainer step", MINI, settles=False,
+                 notes=("veRL divides each micro-batch's loss by the configured mini-batch's gradient accumulation "
+                        f"steps, so its gradient is {total}/{responses} of Trinity's; Adam's update hardly depends "
+                        "on that scale, gradient clipping does",),
+                 extra_keys=(B,))
+        responses = total
+    if total % responses or responses % n:
+        _not_divisible(d, tb, mini, n, unit, responses, total)
         return None
+    m = responses // n
+    si = total // responses
+    _doubt(d, fact, tb, mini, n, m)
+    note = "" if unit == "prompts" and responses == mini * n else \
+        (f"{responses} responses / n={n} ({counted})" if unit == "responses" else f"the whole batch: {tb}")
     d.set("algorithm.repeat_times", n, N, note="" if d.user(N) else "veRL default")
-    d.set("buffer.batch_size", mini, MINI)
-    d.set("buffer.train_batch_size", mini * n, MINI, N, note=f"{mini}*{n}")
-    d.set("synchronizer.sync_interval", si, B, MINI, note=f"{tb}/{mini}")
-    return Batch(tb, mini, n, si)
+    d.set("buffer.batch_size", m, MINI, note=note)
+    d.set("buffer.train_batch_size", responses, MINI, N, note=f"{m}*{n}")
+    d.set("synchronizer.sync_interval", si, B, MINI, note=f"{tb}/{m}")
+    return Batch(tb, m, n, si)
+
+
+def _not_divisible(d: Draft, tb: int, mini: int, n: int, unit: str, responses: int, total: int) -> None:
+    if unit == "prompts" or total % responses:
+        what = "" if unit == "prompts" else \
+            f" (verl {d.sem.release} counts it in responses: {B} x {N} = {total} responses)"
+        base, step = (tb, mini) if unit == "prompts" else (total, responses)
+        batches, minis = nearest_divisible(base, step)
+        choices = ([f"{B}={b}" for b in batches] if unit == "prompts" else []) + [f"{MINI}={x}" for x in minis]
+        d.report("RFTC302", f"{B} ({tb}) is not a multiple of {MINI} ({mini}){what}: {base}/{step} = "
+                 f"{base / step:.4g} mini-batches per step", B, hint="nearest valid choices: " + ", ".join(choices),
+                 extra_keys=(MINI,))
+        return
+    d.report("RFTC302", f"{MINI} ({mini}) is not a multiple of {N} ({n}): verl {d.sem.release} counts it in "
+             f"responses, and a mini-batch of {mini} would split a prompt's {n} responses, which Trinity explores "
+             "as one task", MINI, hint=f"{MINI}={max(n, mini - mini % n)} or {mini - mini % n + n} (multiples of "
+             f"{n})", extra_keys=(N,))
+
+
+def _doubt(d: Draft, fact: str, tb: int, mini: int, n: int, m: int) -> None:
+    """RFTC326 when the config's release is a development snapshot that may count ppo_mini_batch_size the
+    other way, and that would convert to another mini-batch."""
+    doubt = d.sem.doubt(fact)
+    if doubt is None:
+        return
+    other = responses_per_step(mini, n, doubt.other)
+    other = min(other, tb * n)
+    if other == m * n:
+        return
+    d.report("RFTC326", f"{MINI}={mini}: {doubt.describe()}; rftc follows verl {d.sem.release}, where it counts "
+             f"{doubt.value} (Trinity trains {m * n} experiences per step); counted in {doubt.other} it would be "
+             f"{other}", MINI, settles=False,
+             hint=f"read the worker code the message names in the checkout; --verl-version {doubt.change.since} "
+             f"converts with verl {doubt.change.since}'s config and behaviour instead")

@@ -111,4 +111,21 @@ CODES = [
          "and every value computed from it says so in its comment. Pass --nodes N / --gpus-per-node N, or the "
          "variable with --env NAME=N (or --use-env); --werror makes this an error.",
          "python3 -m verl.trainer.main_ppo trainer.nnodes=$SLURM_JOB_NUM_NODES"),
+    Code("RFTC325", "mini-batch-is-the-batch", W, "ppo_mini_batch_size is larger than the train batch.",
+         "The mini-batch holds more responses than one train batch has (data.train_batch_size x rollout.n; "
+         "verl 0.1 counted ppo_mini_batch_size in responses, later releases in prompts). The verl release the "
+         "config follows accepts it (its startup check came in 0.3.0.post0 and skips dynamic batch sizes) and "
+         "trains each batch as one mini-batch, so the converted config takes the whole batch per trainer step. "
+         "veRL scales that step's loss by the configured mini-batch; Adam's update hardly depends on the scale, "
+         "but gradient clipping does. Lower ppo_mini_batch_size to the batch to make that explicit.",
+         "python3 -m verl.trainer.main_ppo data.train_batch_size=8 actor_rollout_ref.rollout.n=4 "
+         "actor_rollout_ref.actor.ppo_mini_batch_size=64 actor_rollout_ref.actor.use_dynamic_bsz=True"),
+    Code("RFTC326", "release-behaviour-uncertain", W, "A checkout's verl may behave either way here.",
+         "The config comes from a checkout or fork of verl whose verl/version/version names a release, but veRL's "
+         "main branch carried that number before and after several changes (forks declaring 0.1 have keys only "
+         "verl 0.2 released). This change is one its config keys cannot place, and the two behaviours convert "
+         "differently: rftc follows the declared release and names the other outcome. Read the code the message "
+         "names in the checkout to know which one it runs.",
+         "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.ppo_mini_batch_size=64 "
+         "actor_rollout_ref.rollout.n=8  # from a checkout declaring verl 0.1"),
 ]

@@ -10,6 +10,8 @@ from typing import Any
 
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.mapping.verl_defaults import VERL_DEFAULTS
+from rftc.trinity.verl_keys import SECTIONS, VERL_VERSION
+from rftc.verl import semantics
 from rftc.verl.effective import EffectiveConfig
 
 _ABSENT = object()
@@ -63,6 +65,7 @@ class Options:
 class Draft:
     def __init__(self, cfg: EffectiveConfig, options: Options | None = None, diags: Diagnostics | None = None):
         self.cfg = cfg
+        self.sem = semantics.of(cfg)  # how the release the config follows behaves where releases differ
         self.opt = options or Options()
         self.diags = diags if diags is not None else Diagnostics()
         self.data: dict = {}
@@ -192,8 +195,15 @@ class Draft:
         return self.get(tkey, _ABSENT) is not _ABSENT
 
     def passthrough(self, key: str, value: Any = _ABSENT, *, under: str | None = None) -> None:
-        """Pass veRL ``key`` through ``trainer.trainer_config`` at the same path (or at ``under``)."""
-        target = "trainer.trainer_config." + (under or key)
+        """Pass veRL ``key`` through ``trainer.trainer_config`` at the same path (or at ``under``); a key the verl
+        release Trinity runs does not have (one of an older release, e.g. fsdp_config.grad_offload) is RFTC300,
+        since Trinity's trainer would fail building its config."""
+        path = under or key
+        if not worker_setting(path):
+            self.report("RFTC300", f"{key} is not a setting of verl {VERL_VERSION}, whose workers Trinity-RFT 0.6 "
+                        "runs; it is not in the converted config", key)
+            return
+        target = "trainer.trainer_config." + path
         self.set(target, self.val(key) if value is _ABSENT else value, key, status=PASSED)
 
     # ---- the ledger ----------------------------------------------------------------------------------
@@ -228,6 +238,24 @@ class Draft:
 
 
 _RANK = {IMPLIED: 0, PASSED: 1, MAPPED: 2, REPORTED: 3}
+
+
+def worker_setting(path: str) -> bool:
+    """Whether ``path`` (actor_rollout_ref.actor.x, critic.y, ...) is a key of the verl worker config Trinity 0.6
+    builds; sections Trinity does not keep, and the critic's model, are not looked up here."""
+    parts = split_key(path)
+    if parts[:1] == ["actor_rollout_ref"]:
+        parts = parts[1:]
+    if not parts or parts[0] not in SECTIONS or parts[:2] == ["critic", "model"]:
+        return True
+    node: Any = SECTIONS[parts[0]]
+    for part in parts[1:]:
+        if node is None or "*" in node or isinstance(part, int):
+            return True
+        if part not in node:
+            return False
+        node = node[part]
+    return True
 
 
 def _fmt(v: Any) -> str:

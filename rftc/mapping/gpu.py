@@ -152,7 +152,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     if megatron:
         sp = 1
         for k in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size"):
-            sp *= d.number(f"{A}.megatron.{k}", positive=True) or 1
+            sp *= d.number(f"{A}.megatron.{k}", positive=True, allow_none=True) or 1  # absent before 0.4.0
     else:
         sp = d.number(f"{A}.ulysses_sequence_parallel_size", positive=True) or 1
     if total == 1:

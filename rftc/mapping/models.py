@@ -46,10 +46,10 @@ def map_models(d: Draft, *, critic: bool) -> None:
                                                          f"{C}.ulysses_sequence_parallel_size"])
     _follows(d, f"{A}.grad_clip", [f"{C}.grad_clip"])
     _follows(d, f"{A}.strategy", [f"{REF}.strategy", f"{C}.strategy"])
-    for k in (f"{C}.ppo_mini_batch_size", f"{C}.rollout_n"):
-        if d.user(k):
-            d.report("RFTC316", f"{k} is set from buffer.train_batch_size / algorithm.repeat_times by Trinity; the "
-                     "script's value is not used", k)
+    _critic_mini_batch(d, critic)
+    if d.user(f"{C}.rollout_n"):
+        d.report("RFTC316", f"{C}.rollout_n is set from algorithm.repeat_times by Trinity; the script's value is "
+                 "not used", f"{C}.rollout_n")
     key = f"{C}.enable"
     if d.user(key):
         on = d.flag(key)
@@ -64,6 +64,30 @@ def map_models(d: Draft, *, critic: bool) -> None:
     _lora(d)
 
 
+def _critic_mini_batch(d: Draft, critic: bool) -> None:
+    """Trinity's critic takes one optimizer step per trainer step, on buffer.train_batch_size experiences; a
+    veRL critic mini-batch of another size (set by the script, or counted in responses where the actor's counts
+    prompts: verl before 0.4.0 did not multiply the critic's by rollout.n) is RFTC316."""
+    key = f"{C}.ppo_mini_batch_size"
+    experiences = d.get("buffer.train_batch_size")
+    mini, n, tb = d.val(key), d.get("algorithm.repeat_times"), d.val("data.train_batch_size")
+    if not critic or not all(isinstance(v, int) for v in (experiences, mini, n, tb)):
+        if d.user(key):
+            d.report("RFTC316", f"{key} is set from buffer.train_batch_size by Trinity; the script's value is not "
+                     "used", key)
+        return
+    unit = d.sem.value("critic_mini_unit")
+    responses = min(mini * n if unit == "prompts" else mini, tb * n)
+    if responses != experiences:
+        counted = "" if unit == "prompts" else f" (verl {d.sem.release} counts it in responses)"
+        same = experiences // n if unit == "prompts" else experiences
+        d.report("RFTC316", f"{key}={mini}{counted}: veRL's critic takes {responses} responses per optimizer step, "
+                 f"Trinity's takes buffer.train_batch_size ({experiences}) per trainer step, as the actor", key,
+                 hint=f"{key}={same} trains veRL's critic as Trinity's does")
+    elif d.user(key):
+        d.implied(key, "the critic's mini-batch equals the actor's, as Trinity's")
+
+
 def ref_micro_batch(d: Draft, *, ref: bool) -> None:
     """ref.log_prob_micro_batch_size_per_gpu = rollout.log_prob_micro_batch_size_per_gpu (else the actor's
     ppo_micro_batch_size_per_gpu) when Trinity builds a reference model, batches are not dynamic and the script
@@ -71,16 +95,23 @@ def ref_micro_batch(d: Draft, *, ref: bool) -> None:
     grpo, ... always build it, and veRL 0.8's worker config then fails at trainer start. It is a forward-only
     batch size (memory, not training)."""
     key = f"{REF}.log_prob_micro_batch_size_per_gpu"
-    if not ref or d.get("trainer.use_dynamic_bsz") is not False or d.val(key) is not None or \
-            d.val(f"{REF}.log_prob_micro_batch_size") is not None:
+    if not ref or d.get("trainer.use_dynamic_bsz") is not False or d.user(key) or \
+            d.user(f"{REF}.log_prob_micro_batch_size"):
         return
-    for source in (f"{R}.log_prob_micro_batch_size_per_gpu", f"{A}.ppo_micro_batch_size_per_gpu"):
+    for default in (key, f"{REF}.log_prob_micro_batch_size"):  # verl 0.1's config sets one (128)
+        if d.cfg.get(default, None) is not None:
+            d.set(f"trainer.trainer_config.{default}", d.val(default), default,
+                  note=f"verl {d.sem.release}'s default: the reference model Trinity builds needs one")
+            return
+    # a per-GPU size, else a global one (verl 0.1 had only global micro batch sizes)
+    for source, target in ((f"{R}.log_prob_micro_batch_size_per_gpu", key), (f"{A}.ppo_micro_batch_size_per_gpu", key),
+                           (f"{R}.log_prob_micro_batch_size", f"{REF}.log_prob_micro_batch_size"),
+                           (f"{A}.ppo_micro_batch_size", f"{REF}.log_prob_micro_batch_size")):
         v = d.val(source)
         if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-            target = f"trainer.trainer_config.{key}"
-            d.set(target, v)  # the source key is still passed through as itself by the rule table
-            d.origins[target] = Origin((source,), "the reference model Trinity builds needs one; veRL's default "
-                                       "is unset")
+            at = f"trainer.trainer_config.{target}"
+            d.set(at, v)  # the source key is still passed through as itself by the rule table
+            d.origins[at] = Origin((source,), "the reference model Trinity builds needs one; veRL's default is unset")
             return
 
 

@@ -97,6 +97,9 @@ def map_steps(d: Draft, batch: Batch) -> None:
             continue
         if v > 0:
             d.set(trinity, scale(v, batch), key, note=f"{v}*{si} (veRL steps x sync_interval)")
+        elif verl == "test_freq" and v < 0 and d.sem.value("test_freq_nonpositive") == "every_step":
+            d.set(trinity, si, key, note=f"verl {d.sem.release} validates after every step when test_freq < 0 "
+                  f"((step + 1) % test_freq == 0): 1*{si}")
         elif verl == "save_freq":
             d.set(trinity, 0, key, note="no periodic save")
         else:

@@ -40,7 +40,10 @@ def map_trainer(d: Draft) -> None:
     _monitor(d)
     _checkpoints(d)
     key = f"{T}.val_before_train"
-    if d.user(key):
+    if d.user(key) and d.sem.value("val_before_train") == "always":
+        d.implied(key, f"not read by verl {d.sem.release}: it validates before training whatever the key says, "
+                  "as Trinity's explorer.eval_on_startup (default true) does")
+    elif d.user(key):
         v = d.flag(key)
         if v is not None:
             d.set("explorer.eval_on_startup", v, key)
