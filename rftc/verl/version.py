@@ -141,16 +141,17 @@ def spans(versions: list[str]) -> str:
 
 
 def _others(best: Attempt, tried: list[Attempt]) -> str:
-    """The other versions tried, consecutive ones with the same outcome together."""
+    """The newer versions tried, consecutive ones with the same outcome together (older ones did no better)."""
     groups: list[list[Attempt]] = []
-    for a in tried:
-        if a is best:
-            continue
+    newer = [a for a in tried if releases.key(a.version) > releases.key(best.version)]
+    older = len(newer) < len(tried) - 1
+    for a in newer:
         if groups and _outcome(groups[-1][0]) == _outcome(a):
             groups[-1].append(a)
         else:
             groups.append([a])
-    return ", ".join(f"{spans([a.version for a in g])} {_outcome(g[0], len(g) > 1)}" for g in groups)
+    return ", ".join([f"{spans([a.version for a in g])} {_outcome(g[0], len(g) > 1)}" for g in groups]
+                     + (["older releases do no better"] if older else []))
 
 
 def note(best: Attempt, tried: list[Attempt], explicit: bool, also: list[str] = ()) -> str:
