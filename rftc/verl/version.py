@@ -64,6 +64,8 @@ def plausible(best: Attempt, tried: list[Attempt], candidates: list[str], attemp
     every key exists is preferred when keys the launch sets take effect there but not in ``best``
     (semantics.inert: e.g. algorithm.kl_ctrl.kl_coef without use_kl_in_reward has no effect from 0.4.0 on, and
     put the KL in the reward before). Otherwise ``best``, the newest."""
+    from rftc.verl.compose import _get  # compose uses this module
+
     if best.rejected or best.retired_keys or best.result is None:
         return best, tried
     tree = best.result[0].tree
@@ -80,14 +82,6 @@ def plausible(best: Attempt, tried: list[Attempt], candidates: list[str], attemp
             break
     return best, tried
 
-
-def _get(tree: dict, key: str):
-    node = tree
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
 
 
 def absent_keys(version: str, config_name: str, overrides: list) -> list[str]:
