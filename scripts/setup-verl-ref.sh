@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the reference for the veRL-stage differential test and benchmark: download the verl wheels
-# (no dependencies) and unpack their config YAMLs into .cache/verl-ref/<version>/. Idempotent and quick.
+# Build the reference for the veRL-stage differential tests and benchmark: download the verl wheel of every
+# release (no dependencies; tests/test_verl_semantics.py reads their code) and unpack their config YAMLs into
+# .cache/verl-ref/<version>/. Idempotent and quick.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
