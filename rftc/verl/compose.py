@@ -3,43 +3,49 @@ provenance of every value."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Invocation
-from rftc.verl import configdir, legacy, schema, version as versions
+from rftc.verl import configdir, legacy, release, schema, source as sources, version as versions
 from rftc.verl.apply import Applied, apply, copy_tree, leaves, provenance_of
 from rftc.verl.effective import EffectiveConfig, Provenance
+from rftc.verl.folder import ComposeError, FolderSchema
 from rftc.verl.overrides import Override, parse
 from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
+from rftc.verl.source import VerlSource
 
 # Mandatory keys ("???") verl reads on every main_ppo run; others (e.g. the reward model's rollout name) are
 # read only when their feature is on.
 MANDATORY_READ = ("actor_rollout_ref.rollout.name",)
 
 
-def effective_config(inv: Invocation, *, verl_version: str | None = None,
+def effective_config(inv: Invocation, *, verl_version: str | None = None, source: VerlSource | str | None = None,
                      diags: Diagnostics) -> EffectiveConfig | None:
-    """Compose ``inv``'s effective config; diagnostics go to ``diags``; None when it cannot be composed."""
+    """Compose ``inv``'s effective config; diagnostics go to ``diags``; None when it cannot be composed.
+
+    ``source``: the veRL checkout whose own config the launch composes (rftc.verl.source); None looks for the one
+    the launch imports, "bundled" (or a ``verl_version``) composes against the bundled releases."""
     bundled_versions = schema.versions()
     if verl_version is not None and verl_version not in bundled_versions:
         diags.add("RFTC213", f"no bundled schema for verl {verl_version}",
                   hint=f"bundled versions: {', '.join(bundled_versions)}")
         return None
-    names = set().union(*(schema.load(v).configs for v in bundled_versions))
-    primary = configdir.locate(inv, names, diags)
-    parsed = [p for p in (parse(a, diags) for a in inv.overrides) if p is not None]
-    groups = set().union(*(schema.load(v).groups for v in bundled_versions))
-    config_ovs, group_ovs = [], []
-    for o in parsed:
-        if o.kind == "hydra":
-            diags.add("RFTC208", f"'{o.text}' configures Hydra itself; it is not part of the veRL config",
-                      o.arg.span, key=o.key)
-        elif o.kind == "group" or o.key in groups:
-            group_ovs.append(o)
-        else:
-            config_ovs.append(o)
-    _report_duplicates(config_ovs + group_ovs, diags)
+    if source is None and verl_version is None:
+        source = sources.find(inv)
+    folder = FolderSchema.of(source) if isinstance(source, VerlSource) else None
+    if folder is not None:
+        names, groups = set(folder.configs), folder.groups
+        primary = configdir.locate(inv, names, diags, root=source.root, where=source.display(), any_group=True)
+    else:
+        names = set().union(*(schema.load(v).configs for v in bundled_versions))
+        groups = set().union(*(schema.load(v).groups for v in bundled_versions))
+        primary = configdir.locate(inv, names, diags)
+    config_ovs, group_ovs = _split(inv, groups, diags)
     if primary is None:
         return None
+    if folder is not None:
+        return _from_folder(inv, folder, primary, config_ovs, group_ovs, diags)
 
     candidates = [verl_version] if verl_version else list(bundled_versions)
     best, tried = versions.choose(
@@ -50,22 +56,122 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None,
         diags.add("RFTC209", f"{where} has no config named '{primary.base}'", inv.span)
         return None
     v, (applied, choice) = best.version, best.result
-    diags.extend(best.diags)
+    diags.extend(replace(d, notes=(*d.notes, FORK_NOTE)) if d.code == "RFTC203" else d for d in best.diags)
     note = versions.note(best, tried, explicit=verl_version is not None)
     if not verl_version and v != bundled_versions[0]:
         diags.add("RFTC219", note, inv.span)
-
-    values, provenance = _resolve(applied, diags, inv)
-    if inv.module in configdir.ENTRY_POINTS:
-        for key in MANDATORY_READ:
-            if _get(values, key) == schema.MISSING:
-                diags.add("RFTC217", f"'{key}' is mandatory in the veRL config and the launch does not set it",
-                          inv.span, key=key, hint=f"add {key}=<value>")
-    if legacy.ignores_legacy(inv.module, v):
-        legacy.report(provenance, v, diags)
     config_name = primary.name + (f" (model_engine={choice})" if choice and choice != _default_choice(
         v, primary) else "")
-    return EffectiveConfig(v, config_name, values, provenance, inv, note)
+    return _finish(inv, applied, diags, EffectiveConfig(v, config_name, {}, {}, inv, note))
+
+
+# A key no bundled release has may be a fork's own (RFTC203's note on a bundled release).
+FORK_NOTE = ("a fork or checkout of veRL with this key in its own config is composed when rftc runs from its "
+             "directory or is given --verl-source DIR")
+
+
+def _split(inv: Invocation, groups, diags: Diagnostics) -> tuple[list[Override], list[Override]]:
+    """The launch's overrides parsed: (config overrides, config group overrides); Hydra's own are reported."""
+    parsed = [p for p in (parse(a, diags) for a in inv.overrides) if p is not None]
+    config_ovs, group_ovs = [], []
+    for o in parsed:
+        if o.kind == "hydra":
+            diags.add("RFTC208", f"'{o.text}' configures Hydra itself; it is not part of the veRL config",
+                      o.arg.span, key=o.key)
+        elif o.kind == "group" or o.key in groups:
+            group_ovs.append(o)
+        else:
+            config_ovs.append(o)
+    _report_duplicates(config_ovs + group_ovs, diags)
+    return config_ovs, group_ovs
+
+
+def _finish(inv: Invocation, applied: Applied, diags: Diagnostics, eff: EffectiveConfig) -> EffectiveConfig:
+    """Resolve the composed tree into ``eff``, with the checks every composed config gets."""
+    eff.values, eff.provenance = _resolve(applied, diags, inv)
+    if inv.module in configdir.ENTRY_POINTS:
+        for key in MANDATORY_READ:
+            if _get(eff.values, key) == schema.MISSING:
+                diags.add("RFTC217", f"'{key}' is mandatory in the veRL config and the launch does not set it",
+                          inv.span, key=key, hint=f"add {key}=<value>")
+    if legacy.ignores_legacy(inv.module, eff.release):
+        legacy.report(eff.provenance, eff.release, diags)
+    return eff
+
+
+def _from_folder(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Override],
+                 group_ovs: list[Override], diags: Diagnostics) -> EffectiveConfig | None:
+    """Compose against a checkout's own config folder: Hydra composes the base config under every config group
+    choice (its config files' and the launch's), then the other overrides apply as on a bundled release."""
+    source = folder.source
+    base_tree = None
+    if primary.base is not None:
+        try:
+            base_tree = folder.compose(primary.base, (*primary.group_choices, *(o.text for o in group_ovs))).tree
+        except ComposeError as exc:
+            culprit = next((o for o in group_ovs if o.text == exc.override), None)
+            if culprit is not None:
+                diags.add("RFTC207", f"'{culprit.text}': Hydra cannot compose this choice: {exc}", culprit.arg.span,
+                          key=culprit.key, hint=f"the config groups in {source.display()}: "
+                          f"{', '.join(sorted(folder.groups)) or 'none'}")
+            else:
+                diags.add("RFTC211", f"Hydra cannot compose '{primary.base}' from {source.display()}: {exc}",
+                          inv.span, hint="fix the config folder, or name another veRL with --verl-source DIR")
+            return None
+    applied = Applied({})
+    _layer(applied, primary, base_tree)
+    for o in group_ovs:
+        if isinstance((base_tree or {}).get(o.key), str):  # a choice the config also records as a value
+            applied.provenance[o.key] = provenance_of(o)
+    found = Diagnostics()
+    apply(applied.tree, config_ovs, found, applied=applied)
+    diags.extend(_in_other_config(folder, primary.base, d) if d.code == "RFTC203" else d for d in found)
+    # which release the checkout is: the keys of its ppo_trainer (else of the config composed)
+    rel = release.identify(source.package, _config_keys(folder, "ppo_trainer") or release.paths(base_tree or {}))
+    added = _fork_keys(base_tree or {})
+    choices = "".join(f", {o.text}" for o in group_ovs)
+    diags.add("RFTC230", f"composed '{primary.name}{choices}' from the config of the veRL at {source.display()} "
+              f"({source.how}): {rel.describe()}", inv.span, notes=_fork_notes(added, applied))
+    note = f"the config of the veRL at {source.display()}; {rel.describe()}"
+    eff = EffectiveConfig(rel.release, primary.name + (f" ({choices[2:]})" if choices else ""), {}, {}, inv, note,
+                          release=rel.release, source=source.display(), fork_keys=added)
+    return _finish(inv, applied, diags, eff)
+
+
+def _in_other_config(folder: FolderSchema, base: str | None, d):
+    """RFTC203 with a hint naming another config of the checkout that has the key (a launch that forgot its
+    --config-name): of those, the one closest to the config composed."""
+    mine = _config_keys(folder, base) if base else frozenset()
+    having = [(len(keys & mine), name) for name in folder.configs if name != base
+              and d.key in (keys := _config_keys(folder, name))]
+    if not having:
+        return d
+    name = max(having)[1]
+    return replace(d, hint=f"'{d.key}' is in the config '{name}' of {folder.source.display()}: launch it with "
+                   f"--config-name {name}")
+
+
+def _config_keys(folder: FolderSchema, name: str) -> frozenset[str]:
+    """The keys of a config of the checkout composed with its default choices (none when it does not compose)."""
+    try:
+        return release.paths(folder.compose(name).tree)
+    except (KeyError, ComposeError):
+        return frozenset()
+
+
+def _fork_keys(tree: dict) -> frozenset[str]:
+    """The leaves of ``tree`` no upstream release's config has: the keys a fork adds."""
+    added = release.paths(tree) - release.upstream_keys()
+    return frozenset(k for k in added if not any(p.startswith(k + ".") for p in added))
+
+
+def _fork_notes(fork_keys: frozenset[str], applied: Applied) -> tuple[str, ...]:
+    if not fork_keys:
+        return ("every key of its config is in an upstream release's config",)
+    unset = sorted(k for k in fork_keys if not ((p := applied.provenance.get(k)) and p.user_set))
+    shown = ", ".join(unset[:12]) + (f", ... ({len(unset)} in all)" if len(unset) > 12 else "")
+    return (f"its config adds {len(fork_keys)} key(s) no upstream release has"
+            + (f"; the launch leaves these at the fork's defaults: {shown}" if unset else ""),)
 
 
 def _default_choice(version: str, primary) -> str | None:
@@ -96,8 +202,9 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
         rejected.append(o.key)
         action = "removes the config group" if o.kind == "delete" else "chooses a file of the config group"
         diags.add("RFTC207", f"'{o.text}' {action} '{what}', which rftc cannot compose", o.arg.span, key=o.key,
-                  hint=f"rftc composes the choices of '{schema.SWITCHABLE_GROUP}', and the options a config "
-                  "already uses, only")
+                  hint=f"on a bundled release rftc composes the choices of '{schema.SWITCHABLE_GROUP}' and the "
+                  "options a config already uses; name the config folder of the verl the job runs with "
+                  "--verl-source DIR and Hydra composes any choice")
     base_tree = None
     if primary.base is not None:
         base_tree = sch.tree(primary.base, choice) if choice else sch.tree(primary.base)
@@ -110,17 +217,8 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
                       hint=f"options: {', '.join(options)}" if options else
                       f"{primary.base} in verl {version} has no {schema.SWITCHABLE_GROUP} group")
             base_tree = sch.tree(primary.base)
-    tree: dict = {}
-    applied = Applied(tree)
-    for layer in primary.layers:
-        if layer == "<base>":
-            base = copy_tree(base_tree)
-            if not tree:
-                tree.update(base)
-            else:
-                configdir.merge_layer(tree, configdir.Layer(base, {}, "<base>"), {})
-        else:
-            configdir.merge_layer(tree, layer, applied.provenance)
+    applied = Applied({})
+    _layer(applied, primary, base_tree)
     hint = retired = None
     if primary.base is not None:
         def hint(key: str, _v=version, _b=primary.base, _c=choice):
@@ -131,8 +229,22 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
     engine = [o for o in group_ovs if o.key == schema.SWITCHABLE_GROUP and o.kind not in ("group", "delete")]
     if engine and base_tree is not None and choice == engine[-1].value:
         applied.provenance[schema.SWITCHABLE_GROUP] = provenance_of(engine[-1])
-    apply(tree, config_ovs, diags, applied=applied, unknown_hint=hint, retired=retired)
+    apply(applied.tree, config_ovs, diags, applied=applied, unknown_hint=hint, retired=retired)
     return versions.Attempt(version, diags, (applied, choice), rejected + applied.unknown_keys, applied.retired_keys)
+
+
+def _layer(applied: Applied, primary, base_tree: dict | None) -> None:
+    """The primary config's layers in defaults-list order: the composed base config and the launch's own files."""
+    tree = applied.tree
+    for layer in primary.layers:
+        if layer == "<base>":
+            base = copy_tree(base_tree)
+            if not tree:
+                tree.update(base)
+            else:
+                configdir.merge_layer(tree, configdir.Layer(base, {}, "<base>"), {})
+        else:
+            configdir.merge_layer(tree, layer, applied.provenance)
 
 
 def _report_duplicates(ovs: list[Override], diags: Diagnostics) -> None:
