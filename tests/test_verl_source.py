@@ -51,9 +51,21 @@ def test_the_launch_directory_is_searched_as_python_imports_verl(tmp_path, layou
 
 def test_a_checkout_in_a_subfolder_counts_only_in_a_project(tmp_path):
     write_checkout(tmp_path / "repo", layout="verl/verl")
-    assert source.find(_inv(cwd=tmp_path / "repo")) is None  # nothing would install it: Python never imports it
     (tmp_path / "repo" / "verl" / "pyproject.toml").write_text("")
+    assert source.find(_inv(cwd=tmp_path / "repo")) is None  # no project here installs it: Python never imports it
+    (tmp_path / "repo" / "setup.py").write_text("")
     assert source.find(_inv(cwd=tmp_path / "repo")) is not None
+
+
+def test_the_search_stops_at_the_repository_the_script_belongs_to(tmp_path):
+    write_checkout(tmp_path / "other", layout="verl/verl")  # a sibling repository that installs its checkout
+    (tmp_path / "other" / "setup.py").write_text("")
+    write_checkout(tmp_path)  # and a verl/ above both
+    script = tmp_path / "mine" / "scripts" / "run.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("python3 -m verl.trainer.main_ppo\n")
+    (tmp_path / "mine" / "pyproject.toml").write_text("")
+    assert source.find(_inv(script=script, cwd="/no/such/dir")) is None
 
 
 def test_the_script_folder_and_its_parents_follow_the_launch_directory(tmp_path):

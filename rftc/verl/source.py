@@ -8,9 +8,10 @@ veRL checkout in a subfolder: `pip install -e ./verl`) is imported through site-
 1. `--verl-source DIR` (DIR holds `verl/`, `src/verl/`, or is the `verl` package itself);
 2. the entry module's own file when the launch names it by path (`python3 x/verl/trainer/main_ppo.py`,
    `-m x.verl.trainer.main_ppo`): Hydra's --config-path is relative to that file;
-3. the directory the launch runs in (the script's `cd`, else where rftc starts), then the script's folder
-   and each parent: the first directory D with `D/verl`, else `D/src/verl`, else `D/<sub>/verl` where D or
-   D/<sub> is a project (setup.py, pyproject.toml, setup.cfg or .git), a `verl` that holds `trainer/config/`.
+3. the directory the launch runs in (the script's `cd`, else where rftc starts), then the script's folder and
+   its parents up to the repository it belongs to (the first with setup.py, pyproject.toml, setup.cfg or .git):
+   the first directory D with `D/verl`, else `D/src/verl`, else, where D is such a project, `D/<sub>/verl`
+   (a veRL checkout the project installs); a `verl` counts when it holds `trainer/config/`.
 
 None found: the bundled releases. A copy without its Python files (only the config folder) counts the same.
 rftc's own Python environment is not searched: it is not the training job's; name an installed verl with
@@ -76,11 +77,12 @@ def launch_dir(inv: Invocation) -> Path:
 
 def find(inv: Invocation) -> VerlSource | None:
     """The verl package ``inv`` imports (steps 2 and 3 of the module docstring), or None."""
-    here = launch_dir(inv)
-    starts = [here]
+    starts = [launch_dir(inv)]
     if inv.script and inv.script not in ("-", "<stdin>") and Path(inv.script).is_file():
-        folder = Path(inv.script).resolve().parent
-        starts += [folder, *folder.parents]
+        for d in (folder := Path(inv.script).resolve().parent, *folder.parents):
+            starts.append(d)
+            if _project(d):
+                break  # the repository the script belongs to: above it lie other people's folders
     if inv.entry_file:
         found = _by_entry_file(inv, starts)
         if found is not None:
@@ -89,7 +91,7 @@ def find(inv: Invocation) -> VerlSource | None:
         found = _in(d)
         if found is not None:
             where = ("the launch's directory, which Python searches first" if i == 0 else "the script's folder"
-                     if i == 1 else "a parent folder of the script, the repository it belongs to")
+                     if i == 1 else "a parent folder of the script, in the repository it belongs to")
             return VerlSource(found.resolve(), f"{_layout(d, found)} in {where}")
     return None
 
@@ -107,20 +109,22 @@ def _by_entry_file(inv: Invocation, starts: list[Path]) -> VerlSource | None:
 
 
 def _in(d: Path) -> Path | None:
-    """D/verl, D/src/verl, or D/<sub>/verl of a project (Python's import of `verl` from D, or its install)."""
-    if is_package(d / "verl"):
-        return d / "verl"
-    if is_package(d / "src" / "verl"):
-        return d / "src" / "verl"
+    """D/verl, D/src/verl, or D/<sub>/verl when D is a project (Python's import of `verl` from D, or the copy
+    D's project installs: `pip install -e .` of a src layout, `pip install -e <sub>` of a veRL checkout)."""
+    for candidate in (d / "verl", d / "src" / "verl"):
+        if is_package(candidate):
+            return candidate
+    if not _project(d):
+        return None
     try:
         subs = sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith("."))
     except OSError:
         return None
-    project = any((d / m).exists() for m in PROJECT_MARKERS)
-    for sub in subs:
-        if is_package(sub / "verl") and (project or any((sub / m).exists() for m in PROJECT_MARKERS)):
-            return sub / "verl"
-    return None
+    return next((sub / "verl" for sub in subs if is_package(sub / "verl")), None)
+
+
+def _project(d: Path) -> bool:
+    return any((d / m).exists() for m in PROJECT_MARKERS)
 
 
 def _layout(d: Path, package: Path) -> str:
