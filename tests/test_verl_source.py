@@ -146,7 +146,7 @@ def test_a_fork_key_composes_and_its_value_is_the_launch_s(tmp_path):
                                  "actor_rollout_ref.actor.state_masking=true"], cwd=tmp_path), diags=diags)
     assert not diags.has_errors, [d.message for d in diags.errors]
     assert eff.get("max_turns") == 5 and eff.get("retriever.topk") == FORK["retriever"]["topk"]
-    assert eff.source == str(package) and eff.release == eff.verl_version == "0.5.0"
+    assert eff.source == f"{package}/" and eff.release == eff.verl_version == "0.5.0"
     assert eff.fork_keys == {"max_turns", "retriever.url", "retriever.topk", "actor_rollout_ref.actor.state_masking"}
     info = next(d for d in diags if d.code == "RFTC230")
     assert str(package) in info.message and "declares verl 0.5.0 in verl/version/version" in info.message
@@ -226,7 +226,7 @@ def test_a_fork_s_keys_are_reported_once_each_and_the_conversion_goes_on(tmp_pat
     diags = json.loads(proc.stderr[proc.stderr.find("["):])
     fork = [d for d in diags if d["code"] == "RFTC325"]
     assert sorted(d["key"] for d in fork) == ["max_turns", "retriever.topk"]
-    assert all(d["severity"] == "warning" and "a feature of the veRL fork at verl" in d["message"] for d in fork)
+    assert all(d["severity"] == "warning" and "a feature of the veRL fork at verl/," in d["message"] for d in fork)
     assert any("max_turns=5" in d["message"] for d in fork)
     assert (tmp_path / "out.yaml").is_file()
     ledger = _rftc("convert", "run.sh", "-o", "out.yaml", "--report", "--format", "concise", cwd=tmp_path).stderr

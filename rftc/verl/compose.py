@@ -132,8 +132,8 @@ def _from_folder(inv: Invocation, folder: FolderSchema, primary, config_ovs: lis
     choices = "".join(f", {o.text}" for o in group_ovs)
     diags.add("RFTC230", f"composed '{primary.name}{choices}' from the config of the veRL at {source.display()} "
               f"({source.how}): {rel.describe()}", inv.span, notes=_fork_notes(added, applied))
-    note = f"the config of the veRL at {source.display()}; {rel.describe()}"
-    eff = EffectiveConfig(rel.release, primary.name + (f" ({choices[2:]})" if choices else ""), {}, {}, inv, note,
+    eff = EffectiveConfig(rel.release, primary.name + (f" ({choices[2:]})" if choices else ""), {}, {}, inv,
+                          rel.describe(),
                           release=rel.release, source=source.display(), fork_keys=added)
     return _finish(inv, applied, diags, eff)
 

@@ -45,11 +45,11 @@ class VerlSource:
         return self.package.parent
 
     def display(self) -> str:
-        """The package's path, relative to the working directory when below it."""
+        """The package's folder, relative to the working directory when below it ("verl/")."""
         try:
-            return str(self.package.relative_to(Path.cwd()))
+            return f"{self.package.relative_to(Path.cwd())}/"
         except ValueError:
-            return str(self.package)
+            return f"{self.package}/"
 
 
 def is_package(d: Path) -> bool:
@@ -92,7 +92,7 @@ def find(inv: Invocation) -> VerlSource | None:
         if found is not None:
             where = ("the launch's directory, which Python searches first" if i == 0 else "the script's folder"
                      if i == 1 else "a parent folder of the script, in the repository it belongs to")
-            return VerlSource(found.resolve(), f"{_layout(d, found)} in {where}")
+            return VerlSource(found.resolve(), f"found in {where}{_layout(d, found)}")
     return None
 
 
@@ -130,7 +130,7 @@ def _project(d: Path) -> bool:
 def _layout(d: Path, package: Path) -> str:
     rel = package.relative_to(d)
     if rel == Path("verl"):
-        return "verl/"
+        return ""
     if rel.parts[0] == "src":
-        return "src/verl/ (a src layout, imported once installed)"
-    return f"{rel}/ (a veRL checkout the repository installs: pip install -e {rel.parts[0]})"
+        return "; a src/ layout, imported once the project is installed"
+    return f"; a veRL checkout in {rel.parts[0]}/, imported once the project installs it (pip install -e {rel.parts[0]})"
