@@ -169,6 +169,22 @@ def test_group_choices_compose_as_hydra_composes_them(tmp_path):
     assert "no_such" in err.message and "actor" in err.hint
 
 
+def test_what_a_group_choice_or_the_checkout_changes_is_the_launch_s_to_map(tmp_path):
+    package = write_checkout(tmp_path)  # ppo_trainer of 0.5.0, which the checkout declares
+    actor = package / "trainer" / "config" / "actor" / "dp_actor.yaml"
+    actor.write_text(actor.read_text().replace("clip_ratio: 0.2", "clip_ratio: 0.3"))
+    inv = _inv(["actor_rollout_ref.rollout.name=vllm", "actor@actor_rollout_ref.actor=my_actor"], cwd=tmp_path)
+    eff = effective_config(inv, diags=Diagnostics())
+    chosen = eff.prov("actor_rollout_ref.actor.ppo_epochs")  # my_actor's 3: the launch chose it
+    assert eff.get("actor_rollout_ref.actor.ppo_epochs") == 3 and chosen.text == "actor@actor_rollout_ref.actor=my_actor"
+    eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path), diags=Diagnostics())
+    changed = eff.prov("actor_rollout_ref.actor.clip_ratio")  # upstream 0.5.0 says 0.2: the checkout's own value
+    assert eff.get("actor_rollout_ref.actor.clip_ratio") == 0.3 and changed.kind == "config-file"
+    assert changed.span.file.endswith("dp_actor.yaml") and actor.read_text().splitlines()[changed.span.line - 1] \
+        .strip() == "clip_ratio: 0.3"
+    assert not eff.user_set("actor_rollout_ref.actor.ppo_epochs")  # as upstream's: left to the defaults
+
+
 def test_an_unknown_key_on_a_bundled_release_names_verl_source(tmp_path):
     diags = Diagnostics()
     effective_config(_inv(["actor_rollout_ref.rollout.name=vllm", "max_turns=5"], cwd=tmp_path), diags=diags)

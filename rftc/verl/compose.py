@@ -4,6 +4,7 @@ provenance of every value."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Invocation
@@ -104,10 +105,10 @@ def _from_folder(inv: Invocation, folder: FolderSchema, primary, config_ovs: lis
     """Compose against a checkout's own config folder: Hydra composes the base config under every config group
     choice (its config files' and the launch's), then the other overrides apply as on a bundled release."""
     source = folder.source
-    base_tree = None
+    base = None
     if primary.base is not None:
         try:
-            base_tree = folder.compose(primary.base, (*primary.group_choices, *(o.text for o in group_ovs))).tree
+            base = folder.compose(primary.base, (*primary.group_choices, *(o.text for o in group_ovs)))
         except ComposeError as exc:
             culprit = next((o for o in group_ovs if o.text == exc.override), None)
             if culprit is not None:
@@ -118,24 +119,60 @@ def _from_folder(inv: Invocation, folder: FolderSchema, primary, config_ovs: lis
                 diags.add("RFTC211", f"Hydra cannot compose '{primary.base}' from {source.display()}: {exc}",
                           inv.span, hint="fix the config folder, or name another veRL with --verl-source DIR")
             return None
+    base_tree = base.tree if base is not None else None
+    # which release the checkout is: the keys of its ppo_trainer (else of the config composed)
+    rel = release.identify(source.package, _config_keys(folder, "ppo_trainer") or release.paths(base_tree or {}))
     applied = Applied({})
     _layer(applied, primary, base_tree)
-    for o in group_ovs:
-        if isinstance((base_tree or {}).get(o.key), str):  # a choice the config also records as a value
-            applied.provenance[o.key] = provenance_of(o)
+    if base is not None:
+        if group_ovs:
+            _chosen(applied, base_tree, folder.compose(primary.base, tuple(primary.group_choices)).tree, group_ovs)
+        if rel.release in schema.versions() and primary.base in schema.load(rel.release).configs:
+            _changed_defaults(applied, base_tree, schema.load(rel.release).tree(primary.base),
+                              lambda: folder.positions(primary.base, base))
     found = Diagnostics()
     apply(applied.tree, config_ovs, found, applied=applied)
     diags.extend(_in_other_config(folder, primary.base, d) if d.code == "RFTC203" else d for d in found)
-    # which release the checkout is: the keys of its ppo_trainer (else of the config composed)
-    rel = release.identify(source.package, _config_keys(folder, "ppo_trainer") or release.paths(base_tree or {}))
     added = _fork_keys(base_tree or {})
     choices = "".join(f", {o.text}" for o in group_ovs)
     diags.add("RFTC230", f"composed '{primary.name}{choices}' from the config of the veRL at {source.display()} "
               f"({source.how}): {rel.describe()}", inv.span, notes=_fork_notes(added, applied))
     eff = EffectiveConfig(rel.release, primary.name + (f" ({choices[2:]})" if choices else ""), {}, {}, inv,
-                          rel.describe(),
-                          release=rel.release, source=source.display(), fork_keys=added)
+                          rel.describe(), release=rel.release, source=source.display(), fork_keys=added)
     return _finish(inv, applied, diags, eff)
+
+
+def _chosen(applied: Applied, chosen: dict, default: dict, group_ovs: list[Override]) -> None:
+    """The values the launch's group choices bring (those that differ from the config's default choices) are the
+    launch's own: their provenance is the group override whose package holds them."""
+    before = dict(leaves(default, ""))
+    for key, value in leaves(chosen, ""):
+        if key in applied.provenance or (key in before and before[key] == value):
+            continue
+        owner = max(reversed(group_ovs), key=lambda o: len(o.package or "") if key.startswith(f"{o.package}.") or
+                    key == o.key else -1)
+        applied.provenance[key] = provenance_of(owner)
+
+
+def _changed_defaults(applied: Applied, tree: dict, upstream: dict, positions) -> None:
+    """A checkout's default that differs from its release's upstream default (resolved) is set by the checkout's
+    config, at the line of its YAML file that sets it: the mapping writes it, as it writes what a launch sets, and
+    Trinity does not fall back to upstream's value."""
+    mine, theirs, where = Resolver(tree), Resolver(upstream), None
+    up = dict(leaves(upstream, ""))
+    for key, value in leaves(tree, ""):
+        if key in applied.provenance or key not in up or up[key] == value:
+            continue
+        try:
+            changed = (mine.resolve_key(key) if has_interpolation(value) else value) != (
+                theirs.resolve_key(key) if has_interpolation(up[key]) else up[key])
+        except InterpolationError:
+            continue
+        if changed:
+            where = where if where is not None else positions()
+            span = where.get(key)
+            applied.provenance[key] = Provenance("config-file", span, f"{Path(span.file).name if span else 'config'}"
+                                                 f": {key}")
 
 
 def _in_other_config(folder: FolderSchema, base: str | None, d):

@@ -157,7 +157,7 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def _load_yaml(path: Path, diags: Diagnostics, span: Span) -> tuple[dict, dict] | None:
+def load_yaml(path: Path, diags: Diagnostics, span: Span) -> tuple[dict, dict] | None:
     import yaml
     from omegaconf._utils import get_yaml_loader
 
@@ -204,7 +204,7 @@ def _compose_file(directory: Path, name: str, package: str, primary: Primary, bu
                       f"no config named '{name}' in {_display(directory)}", span,
                       hint="check --config-name and --config-path" if is_primary else None)
             return False
-    loaded = _load_yaml(path, diags, span)
+    loaded = load_yaml(path, diags, span)
     if loaded is None:
         return False
     data, positions = loaded

@@ -88,6 +88,29 @@ class FolderSchema:
                                                                   self.source.package / CONFIG))
         return self._memo[memo]
 
+    def positions(self, name: str, composed: Composed) -> dict:
+        """Where each key of ``composed`` (``name`` under its choices) is written: dotted key -> Span in the YAML
+        file of the group option that sets it, the primary file's own keys winning (its `_self_` comes last)."""
+        from rftc.diagnostics.model import Diagnostics, Span
+        from rftc.verl.configdir import load_yaml
+
+        base = self.source.package / CONFIG
+        files = []
+        for choice, option in composed.choices.items():
+            if not isinstance(option, str):
+                continue
+            group, _, package = choice.partition("@")
+            group = os.path.normpath(group)
+            files.append((base / group / f"{option}.yaml", package or group.replace("/", ".")))
+        files.append((self.configs[name] / f"{name}.yaml", ""))
+        out: dict = {}
+        for path, package in files:
+            loaded = load_yaml(path, Diagnostics(), Span(str(path), 1, 1)) if path.is_file() else None
+            for rel, span in (loaded[1] if loaded else {}).items():
+                if not rel.startswith(("defaults", "hydra")):
+                    out[f"{package}.{rel}" if package else rel] = span
+        return out
+
     def _key(self, directory: Path, name: str, group_overrides: tuple[str, ...]) -> str:
         if self._digest is None:
             h = hashlib.sha256()
