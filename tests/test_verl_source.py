@@ -103,6 +103,9 @@ def test_verl_source_names_a_folder_its_verl_or_its_src_verl(tmp_path):
     assert source.from_dir(tmp_path) is None
     proc = _rftc("lint", "--overrides", "trainer.nnodes=1", "--verl-source", str(tmp_path), cwd=tmp_path)
     assert proc.returncode == 2 and "no veRL config there" in proc.stderr
+    proc = _rftc("lint", "--overrides", "trainer.nnodes=1", "--verl-source", str(package), "--verl-version",
+                 "0.9.1", cwd=tmp_path)
+    assert proc.returncode == 2 and "not both" in proc.stderr
 
 
 # ---- the release a checkout is ----------------------------------------------------------------------------------

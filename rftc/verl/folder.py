@@ -53,8 +53,8 @@ class FolderSchema:
     @classmethod
     def of(cls, source: VerlSource) -> "FolderSchema":
         """The checkout's schema, kept for the process while none of its YAML files changes."""
-        files = tuple((f, st.st_mtime_ns, st.st_size) for d in _config_dirs(source.package)
-                      for f in sorted(d.rglob("*.yaml")) if (st := f.stat()))
+        files = tuple((f, (st := f.stat()).st_mtime_ns, st.st_size) for d in _config_dirs(source.package)
+                      for f in sorted(d.rglob("*.yaml")))
         known = _SCHEMAS.get(source.package)
         if known is None or known.files != files:
             known = _SCHEMAS[source.package] = cls(source, files)

@@ -52,12 +52,14 @@ def _env(items: list[str], diags: Diagnostics) -> dict[str, str] | None:
 
 def source_of(args):
     """What --verl-source names: None (find the verl each launch imports), "bundled", or a VerlSource; a
-    directory without a veRL config raises ValueError."""
+    directory without a veRL config, or one given beside --verl-version, raises ValueError (a usage error)."""
     from rftc.verl.source import BUNDLED, from_dir
 
     given = getattr(args, "verl_source", None)
     if given is None or given == BUNDLED:
         return given
+    if getattr(args, "verl_version", None):
+        raise ValueError("give --verl-version (a bundled release) or --verl-source (a checkout's config), not both")
     found = from_dir(given)
     if found is None:
         raise ValueError(f"--verl-source {given}: no veRL config there (looked for verl/trainer/config in it, "
