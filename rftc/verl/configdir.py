@@ -264,6 +264,20 @@ def _compose_file(directory: Path, name: str, package: str, primary: Primary, bu
     return True
 
 
+def layered(applied, primary: Primary, base_tree: dict | None) -> None:
+    """The primary config's layers in defaults-list order: the composed base config and the launch's own files."""
+    tree = applied.tree
+    for layer in primary.layers:
+        if layer == "<base>":
+            base = _copy(base_tree)
+            if not tree:
+                tree.update(base)
+            else:
+                merge_layer(tree, Layer(base, {}, "<base>"), {})
+        else:
+            merge_layer(tree, layer, applied.provenance)
+
+
 def merge_layer(tree: dict, layer: Layer, provenance: dict) -> None:
     """Merge a config file's content (OmegaConf.merge: dicts merge, anything else replaces; new keys allowed)."""
     from rftc.verl.apply import leaves
