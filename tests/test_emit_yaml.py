@@ -72,7 +72,7 @@ def test_unusual_shapes_go_through_ruamel():
             continue
         raise AssertionError(f"{config} should be unusual")
     cfg = _Cfg()
-    cfg.verl_version, cfg.config_name, cfg.version_note = "0.9.1", "ppo_trainer", ""
+    cfg.verl_version, cfg.config_name, cfg.version_note, cfg.source = "0.9.1", "ppo_trainer", "", ""
     text = ey.emit({"a": [[1, 2]], "b": "two\nlines"}, {}, cfg, source="s.sh")
     assert text.endswith(ey.ruamel_body({"a": [[1, 2]], "b": "two\nlines"}, {}, cfg))
 

@@ -317,3 +317,61 @@ def test_random_override_sequences_match_hydra(seed):
     assert (theirs is None) == diags.has_errors, (overrides, [d.message for d in diags.errors])
     if theirs is not None:
         assert _compare(eff.values, theirs) == [], overrides
+
+
+WILD = ROOT.parent / "shared" / "corpus" / "wild"
+
+
+def _checkout_case(root: Path, launches, monkeypatch) -> tuple[int, list[str], int]:
+    """(compared, problems, rejected by both) for launches that compose a checkout's own config, run from
+    ``root``: rftc's effective config against Hydra's compose of that folder with the launch's overrides."""
+    from rftc.verl import source as sources
+
+    monkeypatch.chdir(root)
+    compared, problems, rejected = 0, [], 0
+    for inv in launches:
+        found = sources.find(inv)
+        if found is None:
+            continue
+        theirs = reference.hydra_effective(inv, source=found)
+        diags = Diagnostics()
+        eff = effective_config(inv, diags=diags)
+        errors = [d for d in diags.errors if d.code.startswith("RFTC2")]
+        where = f"{inv.script}:{inv.span.line} on {found.display()}"
+        if theirs is None:
+            rejected += 1
+            if not errors and eff is not None:
+                problems.append(f"{where}: Hydra rejects the launch, rftc does not")
+            continue
+        if errors:
+            problems.append(f"{where}: rftc rejects what Hydra accepts: {[d.message for d in errors]}")
+            continue
+        compared += 1
+        problems += [f"{where}: {p}" for p in _compare(eff.values, theirs)]
+    return compared, problems, rejected
+
+
+def test_wild_launches_match_hydra_on_their_own_veRL_config(monkeypatch, capsys):
+    """Every launch of ../shared/corpus/wild, run from its repository's root, that composes the repository's own
+    veRL config folder: rftc's effective config equals hydra-core's compose of that folder, key by key."""
+    if not WILD.is_dir():
+        pytest.skip(f"the wild corpus is not at {WILD}")
+    compared, problems, rejected = 0, [], 0
+    for repo in sorted(p for p in WILD.iterdir() if p.is_dir()):
+        c, p, r = _checkout_case(repo, reference.corpus_launches(repo), monkeypatch)
+        compared, problems, rejected = compared + c, problems + p, rejected + r
+    with capsys.disabled():
+        print(f"\nwild launches on their own veRL config: {compared} identical to Hydra's compose, {rejected} "
+              f"rejected by both, {len(problems)} differences")
+    assert problems == []
+    assert compared >= 40
+
+
+def test_corpus_launches_sample_match_hydra_on_the_checkout_config(monkeypatch):
+    """The development corpus is itself a veRL checkout: its launches compose its own config folder."""
+    launches = _corpus_launches()
+    if not launches:
+        pytest.skip(f"corpus not found at {CORPUS}")
+    compared, problems, _ = _checkout_case(CORPUS, launches[::6], monkeypatch)
+    assert problems == []
+    assert compared > 0

@@ -159,9 +159,10 @@ def convert_launch(inv, args, diags: Diagnostics):
     from rftc.emit.yaml import emit
     from rftc.mapping.convert import map_config
     from rftc.verl import effective_config
+    from rftc.verl.launches import source_of
     from rftc.verl.startup import check_startup
 
-    eff = effective_config(inv, verl_version=args.verl_version, diags=diags)
+    eff = effective_config(inv, verl_version=args.verl_version, source=source_of(args), diags=diags)
     if eff is None:
         return None
     check_startup(eff, diags)  # its errors keep the config from being written, like any error of the launch

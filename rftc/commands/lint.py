@@ -27,7 +27,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from rftc.verl import effective_config
-    from rftc.verl.launches import collect, composable, report_no_schema
+    from rftc.verl.launches import collect, composable, report_no_schema, source_of
 
     inputs = collect(args, args.paths)
     if inputs.usage_error:
@@ -36,7 +36,7 @@ def run(args) -> int:
     diags = inputs.diags
     for inv in inputs.launches:
         if composable(inv):
-            effective_config(inv, verl_version=args.verl_version, diags=diags)
+            effective_config(inv, verl_version=args.verl_version, source=source_of(args), diags=diags)
         elif inv.is_training:
             report_no_schema(inv, diags)
     kept = report(sorted(diags, key=lambda d: d.sort_key()), inputs.sources, args)

@@ -39,7 +39,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from rftc.verl import effective_config
-    from rftc.verl.launches import collect, composable, report_no_schema
+    from rftc.verl.launches import collect, composable, report_no_schema, source_of
     from rftc.verl.startup import check_startup
 
     if len(args.paths) > 1:
@@ -68,7 +68,7 @@ def run(args) -> int:
             "no training launch found"
         print(f"rftc verl-config: {which}", file=sys.stderr)
         return max(code, 1)
-    eff = effective_config(launches[0], verl_version=args.verl_version, diags=diags)
+    eff = effective_config(launches[0], verl_version=args.verl_version, source=source_of(args), diags=diags)
     if eff is not None:
         check_startup(eff, diags)
     code = _report(diags, inputs.sources, args)
@@ -114,7 +114,8 @@ def _user_tree(eff) -> dict:
 
 def to_json(eff, user_only: bool = False) -> str:
     values = _user_tree(eff) if user_only else eff.values
-    doc = {"verl_version": eff.verl_version, "config_name": eff.config_name, "version_note": eff.version_note,
+    doc = {"verl_version": eff.verl_version, "release": eff.release, "source": eff.source or None,
+           "fork_keys": sorted(eff.fork_keys), "config_name": eff.config_name, "version_note": eff.version_note,
            "values": values, "provenance": {k: _prov_dict(p) for k, p in eff.provenance.items()}}
     return json.dumps(doc, indent=2, default=str) + "\n"
 
@@ -153,7 +154,8 @@ def _comment(p) -> str:
 
 
 def to_yaml(eff, user_only: bool = False) -> str:
-    lines = [f"# effective veRL config: verl {eff.verl_version}, {eff.config_name}", f"# {eff.version_note}"]
+    which = f"{eff.config_name} of {eff.source}" if eff.source else f"verl {eff.verl_version}, {eff.config_name}"
+    lines = [f"# effective veRL config: {which}", f"# {eff.version_note}"]
     prov = eff.provenance
 
     def emit(node: dict, prefix: str, indent: int) -> None:

@@ -90,8 +90,9 @@ def _plugins(value) -> set[str]:
 def header(source: str, cfg, launch_line: int | None, config: dict | None = None) -> str:
     where = f"{source}" + (f" (launch at line {launch_line})" if launch_line else "")
     version = cfg.verl_version + (f" ({cfg.config_name})" if cfg.config_name else "")
+    schema = f"veRL config: {cfg.config_name} of {cfg.source}" if cfg.source else f"veRL schema: {version}"
     lines = [f"Trinity-RFT {TRINITY_VERSION} config compiled by rftc from {where}",
-             f"veRL schema: {version}" + (f"; {cfg.version_note}" if cfg.version_note else ""),
+             schema + (f"; {cfg.version_note}" if cfg.version_note else ""),
              f"Target: trinity-rft=={TRINITY_VERSION}. Each comment names the veRL key(s) a value came from and "
              "the script line;",
              "values without a script line are veRL defaults stated because Trinity's default differs."]

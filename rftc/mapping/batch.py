@@ -107,10 +107,15 @@ def _not_divisible(d: Draft, tb: int, mini: int, n: int, unit: str, responses: i
                  f"{base / step:.4g} mini-batches per step", B, hint="nearest valid choices: " + ", ".join(choices),
                  extra_keys=(MINI,))
         return
+    near = sorted({x for x in (mini - mini % n, mini - mini % n + n) if x >= n and total % x == 0})
+    doubt = d.sem.doubt(unit_fact(d))
+    other = () if doubt is None else (f"{doubt.describe()}; counted in {doubt.other}, as there, {MINI}={mini} "
+                                      f"takes {responses_per_step(mini, n, doubt.other)} responses per step "
+                                      f"(--verl-version {doubt.change.since} reads it so)",)
     d.report("RFTC302", f"{MINI} ({mini}) is not a multiple of {N} ({n}): verl {d.sem.release} counts it in "
              f"responses, and a mini-batch of {mini} would split a prompt's {n} responses, which Trinity explores "
-             "as one task", MINI, hint=f"{MINI}={max(n, mini - mini % n)} or {mini - mini % n + n} (multiples of "
-             f"{n})", extra_keys=(N,))
+             "as one task", MINI, hint=" or ".join(f"{MINI}={x}" for x in near) + f" (multiples of {n})" if near
+             else f"a multiple of {n} that divides {total}", notes=other, extra_keys=(N,))
 
 
 def _doubt(d: Draft, fact: str, tb: int, mini: int, n: int, m: int) -> None:

@@ -128,4 +128,12 @@ CODES = [
          "names in the checkout to know which one it runs.",
          "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.ppo_mini_batch_size=64 "
          "actor_rollout_ref.rollout.n=8  # from a checkout declaring verl 0.1"),
+    Code("RFTC327", "fork-feature", W, "The launch sets a key only its veRL fork has; Trinity's workflow must provide it.",
+         "The key is in the config of the veRL fork the launch runs (composed from the fork's own folder, see "
+         "RFTC230) and in no upstream release's. It drives code of that fork (a retriever, multi-turn tool calls, "
+         "a state mask, a data filter), which neither upstream veRL nor Trinity-RFT 0.6 has, and no Trinity "
+         "field means the same thing. The conversion goes on without it: the Trinity workflow (or plugin) that "
+         "runs the job must implement the feature, or the training differs from the fork's. --report lists "
+         "every such key.",
+         "python3 -m verl.trainer.main_ppo max_turns=4   # run from a fork whose config adds max_turns"),
 ]

@@ -49,7 +49,13 @@ def map_rewards(d: Draft, tasksets: list[str]) -> list[tuple[int, str]]:
     if enabled:
         ek = _first(d, RM_ENABLE)
         pk = _first(d, RM_PATH)
-        if pk is None or not d.val(pk):
+        own = sorted(k for k in d.cfg.fork_keys if k.startswith(f"{ek.rsplit('.', 1)[0]}."))
+        if (pk is None or not d.val(pk)) and own:  # the fork builds its reward model from keys of its own
+            d.report("RFTC327", f"{ek}=true enables the reward model of the veRL fork at {d.cfg.source}, which it "
+                     f"configures with keys upstream veRL lacks ({', '.join(own[:4])}{', ...' if own[4:] else ''}); "
+                     "Trinity's workflow must provide it", ek,
+                     hint="implement the reward model in the Trinity workflow or plugin that runs this job")
+        elif pk is None or not d.val(pk):
             d.report("RFTC313", f"{ek} is true but no reward model path is set", ek)
         else:
             at = "explorer.auxiliary_models[0]"

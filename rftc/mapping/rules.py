@@ -332,9 +332,9 @@ def apply_rules(d: Draft) -> None:
     for key in d.cfg.user_keys():
         if d.done(key):
             continue
-        r = find_rule(key)
+        r = _rule_for(d, key)
         if r is None:
-            d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent; it is not in the converted config", key)
+            _unmapped(d, key)
         elif r.action == "map":
             _map(d, r, key)
         elif r.action == "pass":
@@ -353,11 +353,29 @@ def apply_rules(d: Draft) -> None:
     for key in d.cfg.user_keys():
         if d.done(key):
             continue
-        r = find_rule(key)
+        r = _rule_for(d, key)
         if stopped and r is not None and r.action == "rule":
             d.implied(key, "not converted: the conversion stopped at an error")  # its rule needed that value
         else:
-            d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent; it is not in the converted config", key)
+            _unmapped(d, key)
+
+
+def _rule_for(d: Draft, key: str) -> Rule | None:
+    """The row for ``key``. A key a fork adds takes a section's row only where the row drops or implies it: a
+    row that passes or maps a whole section names the fields of upstream veRL, which the fork's key is not."""
+    r = find_rule(key)
+    if r is not None and key in d.cfg.fork_keys and r.verl.endswith(".*") and r.action in ("map", "pass"):
+        return None
+    return r
+
+
+def _unmapped(d: Draft, key: str) -> None:
+    if key in d.cfg.fork_keys:
+        d.report("RFTC327", f"{key}={d.fmt_value(key)} is a feature of the veRL fork at {d.cfg.source}, not of "
+                 "upstream veRL; Trinity's workflow must provide it", key,
+                 hint="implement it in the Trinity workflow or plugin that runs this job, or drop the override")
+    else:
+        d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent; it is not in the converted config", key)
 
 
 def _target(r: Rule, key: str) -> str:

@@ -25,13 +25,8 @@ def map_trainer(d: Draft) -> None:
         v = d.val(key)
         if v is None:
             continue
-        v = str(v)
-        if HYDRA_ONLY.search(v):
-            plain = HYDRA_ONLY.sub("", v).strip("_-") or verl.split("_")[0]
-            d.report("RFTC305", f"{key}={v!r} uses a Hydra resolver Trinity's config loader does not have; the "
-                     f"name becomes {plain!r}", key, settles=False)
-            v = plain
-        d.set(trinity, v, key, note="" if d.user(key) else "veRL default")
+        d.set(trinity, _without_hydra(d, key, str(v), verl.split("_")[0], "name"), key,
+              note="" if d.user(key) else "veRL default")
     for verl, trinity in (("nnodes", "cluster.node_num"), ("n_gpus_per_node", "cluster.gpu_per_node")):
         n = d.number(f"{T}.{verl}", positive=True)
         if n is not None:
@@ -95,6 +90,16 @@ def _monitor(d: Draft) -> None:
             d.implied(key, "console only: Trinity always logs to the console (and to its default tensorboard)")
 
 
+def _without_hydra(d: Draft, key: str, v: str, fallback: str, what: str) -> str:
+    """``v`` without the Hydra-only interpolations (${now:...}) Trinity's loader cannot resolve, reported."""
+    if not HYDRA_ONLY.search(v):
+        return v
+    plain = HYDRA_ONLY.sub("", v).strip("_-") or fallback
+    d.report("RFTC305", f"{key}={v!r} uses a Hydra resolver Trinity's config loader does not have; the {what} "
+             f"becomes {plain!r}", key, settles=False)
+    return plain
+
+
 def _checkpoints(d: Draft) -> None:
     key = f"{T}.default_local_dir"
     if d.user(key) and d.val(key):
@@ -105,7 +110,7 @@ def _checkpoints(d: Draft) -> None:
             if project and name and v.endswith(tail) and len(v) > len(tail):
                 root, stripped = v[: -len(tail)], True
                 break
-        d.set("checkpoint_root_dir", root, key,
+        d.set("checkpoint_root_dir", _without_hydra(d, key, root, DEFAULT_ROOT, "folder"), key,
               note="Trinity appends <project>/<name>" + ("" if stripped else "; veRL wrote here directly"))
     else:
         d.set("checkpoint_root_dir", DEFAULT_ROOT, note="veRL's default checkpoints/<project>/<experiment>")

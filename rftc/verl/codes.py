@@ -129,4 +129,14 @@ CODES = [
          "main_ppo prints 'WARNING: val_batch_size is deprecated.' when data.val_batch_size is set: validation "
          "data goes to the inference engines as one batch, so the value has no effect. Remove it.",
          "data.val_batch_size=1312", "overrides"),
+    Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
+         "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
+         "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "
+         "Python would (the launch's directory, then the script's folder and its parents: verl/, src/verl/, or "
+         "a veRL checkout in a subfolder; --verl-source DIR names one) and composes it with hydra-core, so a "
+         "fork's own keys and its group choices compose as they do for the job. The message names the folder, "
+         "the version the checkout declares and the upstream release whose semantics (batch units, defaults, "
+         "startup checks) the conversion follows; the note lists the keys the fork adds. To check against a "
+         "bundled release instead, pass --verl-source bundled or --verl-version.",
+         "rftc convert scripts/train.sh   # in a fork's checkout, beside its verl/trainer/config/", "cli"),
 ]

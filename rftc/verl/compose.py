@@ -3,43 +3,50 @@ provenance of every value."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Invocation
-from rftc.verl import configdir, legacy, schema, version as versions
-from rftc.verl.apply import Applied, apply, copy_tree, leaves, provenance_of
+from rftc.verl import checkout, configdir, legacy, schema, source as sources, version as versions
+from rftc.verl.apply import Applied, apply, leaves, provenance_of
 from rftc.verl.effective import EffectiveConfig, Provenance
+from rftc.verl.folder import FolderSchema
 from rftc.verl.overrides import Override, parse
 from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
+from rftc.verl.source import VerlSource
 
 # Mandatory keys ("???") verl reads on every main_ppo run; others (e.g. the reward model's rollout name) are
 # read only when their feature is on.
 MANDATORY_READ = ("actor_rollout_ref.rollout.name",)
 
 
-def effective_config(inv: Invocation, *, verl_version: str | None = None,
+def effective_config(inv: Invocation, *, verl_version: str | None = None, source: VerlSource | str | None = None,
                      diags: Diagnostics) -> EffectiveConfig | None:
-    """Compose ``inv``'s effective config; diagnostics go to ``diags``; None when it cannot be composed."""
+    """Compose ``inv``'s effective config; diagnostics go to ``diags``; None when it cannot be composed.
+
+    ``source``: the veRL checkout whose own config the launch composes (rftc.verl.source); None looks for the one
+    the launch imports, "bundled" (or a ``verl_version``) composes against the bundled releases."""
     bundled_versions = schema.versions()
     if verl_version is not None and verl_version not in bundled_versions:
         diags.add("RFTC213", f"no bundled schema for verl {verl_version}",
                   hint=f"bundled versions: {', '.join(bundled_versions)}")
         return None
-    names = set().union(*(schema.load(v).configs for v in bundled_versions))
-    primary = configdir.locate(inv, names, diags)
-    parsed = [p for p in (parse(a, diags) for a in inv.overrides) if p is not None]
-    groups = set().union(*(schema.load(v).groups for v in bundled_versions))
-    config_ovs, group_ovs = [], []
-    for o in parsed:
-        if o.kind == "hydra":
-            diags.add("RFTC208", f"'{o.text}' configures Hydra itself; it is not part of the veRL config",
-                      o.arg.span, key=o.key)
-        elif o.kind == "group" or o.key in groups:
-            group_ovs.append(o)
-        else:
-            config_ovs.append(o)
-    _report_duplicates(config_ovs + group_ovs, diags)
+    if source is None and verl_version is None:
+        source = sources.find(inv)
+    folder = FolderSchema.of(source) if isinstance(source, VerlSource) else None
+    if folder is not None:
+        names, groups = set(folder.configs), folder.groups
+        primary = configdir.locate(inv, names, diags, root=source.root, where=source.display(), any_group=True)
+    else:
+        names = set().union(*(schema.load(v).configs for v in bundled_versions))
+        groups = set().union(*(schema.load(v).groups for v in bundled_versions))
+        primary = configdir.locate(inv, names, diags)
+    config_ovs, group_ovs = _split(inv, groups, diags)
     if primary is None:
         return None
+    if folder is not None:
+        composed = checkout.compose(inv, folder, primary, config_ovs, group_ovs, diags)
+        return None if composed is None else _finish(inv, *composed, diags)
 
     candidates = [verl_version] if verl_version else list(bundled_versions)
 
@@ -58,24 +65,49 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None,
         diags.add("RFTC209", f"{where} has no config named '{primary.base}'", inv.span)
         return None
     v, (applied, choice) = best.version, best.result
-    diags.extend(best.diags)
+    diags.extend(replace(d, notes=(*d.notes, FORK_NOTE)) if d.code == "RFTC203" else d for d in best.diags)
     also = [u for u in versions.fits(candidates, primary.base, config_ovs) if u != v] \
         if lookup and v != bundled_versions[0] else []
     note = versions.note(best, tried, explicit=verl_version is not None, also=also)
     if not verl_version and v != bundled_versions[0]:
         diags.add("RFTC219", note, inv.span)
-
-    values, provenance = _resolve(applied, diags, inv)
-    if inv.module in configdir.ENTRY_POINTS:
-        for key in MANDATORY_READ:
-            if _get(values, key) == schema.MISSING:
-                diags.add("RFTC217", f"'{key}' is mandatory in the veRL config and the launch does not set it",
-                          inv.span, key=key, hint=f"add {key}=<value>")
-    if legacy.ignores_legacy(inv.module, v):
-        legacy.report(provenance, v, diags)
     config_name = primary.name + (f" (model_engine={choice})" if choice and choice != _default_choice(
         v, primary) else "")
-    return EffectiveConfig(v, config_name, values, provenance, inv, note)
+    return _finish(inv, applied, EffectiveConfig(v, config_name, {}, {}, inv, note), diags)
+
+
+# A key no bundled release has may be a fork's own (RFTC203's note on a bundled release).
+FORK_NOTE = ("a fork or checkout of veRL with this key in its own config is composed when rftc runs from its "
+             "directory or is given --verl-source DIR")
+
+
+def _split(inv: Invocation, groups, diags: Diagnostics) -> tuple[list[Override], list[Override]]:
+    """The launch's overrides parsed: (config overrides, config group overrides); Hydra's own are reported."""
+    parsed = [p for p in (parse(a, diags) for a in inv.overrides) if p is not None]
+    config_ovs, group_ovs = [], []
+    for o in parsed:
+        if o.kind == "hydra":
+            diags.add("RFTC208", f"'{o.text}' configures Hydra itself; it is not part of the veRL config",
+                      o.arg.span, key=o.key)
+        elif o.kind == "group" or o.key in groups:
+            group_ovs.append(o)
+        else:
+            config_ovs.append(o)
+    _report_duplicates(config_ovs + group_ovs, diags)
+    return config_ovs, group_ovs
+
+
+def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diagnostics) -> EffectiveConfig:
+    """Resolve the composed tree into ``eff``, with the checks every composed config gets."""
+    eff.values, eff.provenance = _resolve(applied, diags, inv)
+    if inv.module in configdir.ENTRY_POINTS:
+        for key in MANDATORY_READ:
+            if _get(eff.values, key) == schema.MISSING:
+                diags.add("RFTC217", f"'{key}' is mandatory in the veRL config and the launch does not set it",
+                          inv.span, key=key, hint=f"add {key}=<value>")
+    if legacy.ignores_legacy(inv.module, eff.release):
+        legacy.report(eff.provenance, eff.release, diags)
+    return eff
 
 
 def _default_choice(version: str, primary) -> str | None:
@@ -106,8 +138,9 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
         rejected.append(o.key)
         action = "removes the config group" if o.kind == "delete" else "chooses a file of the config group"
         diags.add("RFTC207", f"'{o.text}' {action} '{what}', which rftc cannot compose", o.arg.span, key=o.key,
-                  hint=f"rftc composes the choices of '{schema.SWITCHABLE_GROUP}', and the options a config "
-                  "already uses, only")
+                  hint=f"on a bundled release rftc composes the choices of '{schema.SWITCHABLE_GROUP}' and the "
+                  "options a config already uses; name the config folder of the verl the job runs with "
+                  "--verl-source DIR and Hydra composes any choice")
     base_tree = None
     if primary.base is not None:
         base_tree = sch.tree(primary.base, choice) if choice else sch.tree(primary.base)
@@ -120,17 +153,8 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
                       hint=f"options: {', '.join(options)}" if options else
                       f"{primary.base} in verl {version} has no {schema.SWITCHABLE_GROUP} group")
             base_tree = sch.tree(primary.base)
-    tree: dict = {}
-    applied = Applied(tree)
-    for layer in primary.layers:
-        if layer == "<base>":
-            base = copy_tree(base_tree)
-            if not tree:
-                tree.update(base)
-            else:
-                configdir.merge_layer(tree, configdir.Layer(base, {}, "<base>"), {})
-        else:
-            configdir.merge_layer(tree, layer, applied.provenance)
+    applied = Applied({})
+    configdir.layered(applied, primary, base_tree)
     hint = retired = None
     if primary.base is not None:
         def hint(key: str, _v=version, _b=primary.base, _c=choice):
@@ -141,7 +165,7 @@ def _compose(version: str, primary, config_ovs: list[Override], group_ovs: list[
     engine = [o for o in group_ovs if o.key == schema.SWITCHABLE_GROUP and o.kind not in ("group", "delete")]
     if engine and base_tree is not None and choice == engine[-1].value:
         applied.provenance[schema.SWITCHABLE_GROUP] = provenance_of(engine[-1])
-    apply(tree, config_ovs, diags, applied=applied, unknown_hint=hint, retired=retired)
+    apply(applied.tree, config_ovs, diags, applied=applied, unknown_hint=hint, retired=retired)
     return versions.Attempt(version, diags, (applied, choice), rejected + applied.unknown_keys, applied.retired_keys)
 
 

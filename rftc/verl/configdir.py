@@ -1,10 +1,11 @@
 """Where a launch's primary config comes from: --config-path / --config-name read as Hydra reads them.
 
 A relative --config-path is relative to the entry module's directory, so `config` (or `./config`) with
-verl.trainer.main_ppo is verl's own config folder: the bundled schemas. Any other directory (absolute, or a
-recipe's own `config`) is read from disk: its YAML files are composed with Hydra's defaults list (`_self_`
-ordering, group files in the same folder, `ppo_trainer`/`ppo_megatron_trainer` reached through
-hydra.searchpath resolving to the bundled schemas).
+verl.trainer.main_ppo is verl's own config folder: the bundled schemas, or the config folder of the veRL
+checkout the launch imports (rftc.verl.source; another folder of that checkout is found below its package).
+Any other directory (absolute, or a recipe's own `config`) is read from disk: its YAML files are composed with
+Hydra's defaults list (`_self_` ordering, group files in the same folder, `ppo_trainer`/`ppo_megatron_trainer`
+reached through hydra.searchpath resolving to verl's config folder).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Primary:
     choice: str | None = None  # model_engine chosen by the config files ("override model_engine: x")
     name: str = ""  # the config name as the user wrote it (for EffectiveConfig.config_name)
     hydra: list = field(default_factory=list)  # hydra: sections of the files (recorded, not applied)
+    group_choices: list = field(default_factory=list)  # "override group: option" of the files, as "group=option"
     directory: Path | None = None  # the script-local config directory, when there is one
 
 
@@ -57,8 +59,12 @@ def _arg_text(arg: Arg | None) -> str | None:
     return None if arg is None else arg.text
 
 
-def locate(inv: Invocation, bundled: set[str], diags: Diagnostics) -> Primary | None:
-    """Find the primary config of ``inv``; ``bundled`` is the set of config names the schemas have."""
+def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path | None = None,
+           where: str = "verl's config folder", any_group: bool = False) -> Primary | None:
+    """Find the primary config of ``inv``; ``bundled`` is the set of config names verl's config folders have
+    (``where``): the bundled schemas', or those of the checkout whose package directory is below ``root``.
+    ``any_group``: the files' config group choices are all composed (Hydra has the folder), not only
+    model_engine's."""
     entry = ENTRY_POINTS.get(inv.module)
     name = _arg_text(inv.config_name)
     if name is not None:
@@ -72,15 +78,18 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics) -> Primary | 
         if entry is None:
             return None  # an entry point without a bundled config and no --config-name: nothing to compose
         name = name or entry[1]
-        return _bundled(name, bundled, inv.config_name or inv.span, diags)
+        return _bundled(name, bundled, inv.config_name or inv.span, diags, where)
     raw = path_arg.text
+    directory = None
     if entry is not None and not raw.startswith("/") and not _SYMBOLIC.search(raw):
         rel = str(PurePosixPath(entry[0]) / raw)
         if _normalize(rel) in BUNDLED_DIRS:
-            return _bundled(name or entry[1], bundled, inv.config_name or path_arg.span, diags)
+            return _bundled(name or entry[1], bundled, inv.config_name or path_arg.span, diags, where)
+        if root is not None and (root / _normalize(rel)).is_dir():
+            directory = root / _normalize(rel)  # relative to the entry module in the checkout
     if _normalize(_SYMBOLIC.sub("", raw)).endswith("verl/trainer/config"):
-        return _bundled(name or entry[1] if entry else name or "ppo_trainer", bundled, path_arg.span, diags)
-    directory = _find_dir(inv, raw)
+        return _bundled(name or entry[1] if entry else name or "ppo_trainer", bundled, path_arg.span, diags, where)
+    directory = directory or _find_dir(inv, raw)
     if directory is None:
         # a path the script spells out (BASEDIR=base_dir) is not changed by --env: the script's assignment wins
         hint = ("pass the values of the variables it uses with --env NAME=VALUE, or run rftc where the directory "
@@ -94,7 +103,8 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics) -> Primary | 
     if name is None:
         return None  # the entry point's own config name is not known
     primary = Primary(None, [], name=name, directory=directory)
-    if not _compose_file(directory, name, "", primary, bundled, inv.config_name or path_arg.span, diags, True):
+    if not _compose_file(directory, name, "", primary, bundled, inv.config_name or path_arg.span, diags, True,
+                         any_group):
         return None
     return primary
 
@@ -111,10 +121,10 @@ def _normalize(p: str) -> str:
     return "/".join(parts)
 
 
-def _bundled(name: str, bundled: set[str], span_of, diags: Diagnostics) -> Primary | None:
+def _bundled(name: str, bundled: set[str], span_of, diags: Diagnostics, where: str) -> Primary | None:
     if name not in bundled:
         span = span_of.span if isinstance(span_of, Arg) else span_of
-        diags.add("RFTC209", f"no config named '{name}' in verl's config folder", span,
+        diags.add("RFTC209", f"no config named '{name}' in {where}", span,
                   hint=f"known: {', '.join(sorted(bundled))}")
         return None
     return Primary(name, ["<base>"], name=name)
@@ -147,7 +157,7 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def _load_yaml(path: Path, diags: Diagnostics, span: Span) -> tuple[dict, dict] | None:
+def load_yaml(path: Path, diags: Diagnostics, span: Span) -> tuple[dict, dict] | None:
     import yaml
     from omegaconf._utils import get_yaml_loader
 
@@ -185,7 +195,7 @@ def _positions(node, prefix: str, file: str, out: dict) -> None:
 
 
 def _compose_file(directory: Path, name: str, package: str, primary: Primary, bundled: set[str],
-                  span_of, diags: Diagnostics, is_primary: bool) -> bool:
+                  span_of, diags: Diagnostics, is_primary: bool, any_group: bool = False) -> bool:
     path = directory / f"{name}.yaml"
     span = span_of.span if isinstance(span_of, Arg) else span_of
     if not path.is_file():
@@ -194,7 +204,7 @@ def _compose_file(directory: Path, name: str, package: str, primary: Primary, bu
                       f"no config named '{name}' in {_display(directory)}", span,
                       hint="check --config-name and --config-path" if is_primary else None)
             return False
-    loaded = _load_yaml(path, diags, span)
+    loaded = load_yaml(path, diags, span)
     if loaded is None:
         return False
     data, positions = loaded
@@ -215,7 +225,7 @@ def _compose_file(directory: Path, name: str, package: str, primary: Primary, bu
         elif isinstance(entry, str):
             target = entry.lstrip("/")
             if (directory / f"{target}.yaml").is_file():
-                if not _compose_file(directory, target, package, primary, bundled, where, diags, False):
+                if not _compose_file(directory, target, package, primary, bundled, where, diags, False, any_group):
                     return False
             elif target in bundled and primary.base is None and not package:
                 primary.base = target
@@ -229,6 +239,9 @@ def _compose_file(directory: Path, name: str, package: str, primary: Primary, bu
             group = str(group)
             if group.startswith("override "):
                 gname = group[len("override "):].strip()
+                if any_group and isinstance(option, str):
+                    primary.group_choices.append(f"{gname}={option}")
+                    continue
                 if gname == "model_engine" and isinstance(option, str):
                     primary.choice = option
                     continue
@@ -243,12 +256,26 @@ def _compose_file(directory: Path, name: str, package: str, primary: Primary, bu
                 return False
             target_pkg = pkg or gname.lstrip("/").replace("/", ".")
             full_pkg = f"{package}.{target_pkg}" if package else target_pkg
-            if not _compose_file(gdir, str(option), full_pkg, primary, bundled, where, diags, False):
+            if not _compose_file(gdir, str(option), full_pkg, primary, bundled, where, diags, False, any_group):
                 return False
         else:
             diags.add("RFTC211", f"{path.name}: unsupported defaults entry {entry!r}", where)
             return False
     return True
+
+
+def layered(applied, primary: Primary, base_tree: dict | None) -> None:
+    """The primary config's layers in defaults-list order: the composed base config and the launch's own files."""
+    tree = applied.tree
+    for layer in primary.layers:
+        if layer == "<base>":
+            base = _copy(base_tree)
+            if not tree:
+                tree.update(base)
+            else:
+                merge_layer(tree, Layer(base, {}, "<base>"), {})
+        else:
+            merge_layer(tree, layer, applied.provenance)
 
 
 def merge_layer(tree: dict, layer: Layer, provenance: dict) -> None:

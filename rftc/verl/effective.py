@@ -34,7 +34,9 @@ class EffectiveConfig:
     invocation: Invocation | None = None
     version_note: str = ""  # why this version was chosen
     release: str = ""  # the verl release whose semantics apply: verl_version for a bundled schema, the release
-    #   a fork's own config declares (its verl/version/version) for a fork
+    #   a fork's own config declares (its verl/version/version) for a fork (rftc/verl/release.py)
+    source: str = ""  # the veRL package whose own config was composed (a fork's, a checkout's); "" = bundled
+    fork_keys: frozenset[str] = frozenset()  # keys of that config no upstream release has: the fork's own
 
     def __post_init__(self):
         self.release = self.release or self.verl_version

@@ -22,7 +22,12 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--use-env", action="store_true",
                    help="take environment variables the script reads from rftc's own environment")
     g.add_argument("--verl-version", metavar="V",
-                   help="check against this verl version (default: the newest bundled one that has every key)")
+                   help="check against this bundled verl release (default: the config of the verl the launch "
+                   "imports, else the newest bundled release that has every key)")
+    g.add_argument("--verl-source", metavar="DIR",
+                   help="compose the config of this veRL checkout, fork or installed package (DIR holds verl/, "
+                   "src/verl/, or is the verl package); 'bundled' uses the bundled releases even where the launch "
+                   "imports a checkout (default: the verl the launch imports, found as Python would)")
     g.add_argument("--invocation", type=int, metavar="N",
                    help="only the N-th launch of each script (0-based; see rftc verl-config --list)")
 
@@ -45,12 +50,34 @@ def _env(items: list[str], diags: Diagnostics) -> dict[str, str] | None:
     return env
 
 
+def source_of(args):
+    """What --verl-source names: None (find the verl each launch imports), "bundled", or a VerlSource; a
+    directory without a veRL config, or one given beside --verl-version, raises ValueError (a usage error)."""
+    from rftc.verl.source import BUNDLED, from_dir
+
+    given = getattr(args, "verl_source", None)
+    if given is None or given == BUNDLED:
+        return given
+    if getattr(args, "verl_version", None):
+        raise ValueError("give --verl-version (a bundled release) or --verl-source (a checkout's config), not both")
+    found = from_dir(given)
+    if found is None:
+        raise ValueError(f"--verl-source {given}: no veRL config there (looked for verl/trainer/config in it, "
+                         "in its verl/ and in its src/verl/)")
+    return found
+
+
 def collect(args, paths: list[str]) -> Inputs:
     """Read every input and find its launches; problems become diagnostics (or a usage error)."""
     from rftc.sources import expand_paths, read_text
     from rftc.verl.invocations import invocation_from_text
 
     out = Inputs()
+    try:
+        source_of(args)
+    except ValueError as exc:
+        out.usage_error = str(exc)
+        return out
     extra = list(getattr(args, "extra_args", []) or [])
     env = _env(args.env, out.diags)
     if env is None:

@@ -1,6 +1,6 @@
 """The reference rftc's composition is measured against: Hydra's own compose API on the config files of the
-verl wheels, unpacked by scripts/setup-verl-ref.sh into .cache/verl-ref/<version>/ (used by the
-differential test and the benchmark; needs no verl install)."""
+verl wheels, unpacked by scripts/setup-verl-ref.sh into .cache/verl-ref/<version>/, or on a checkout's own
+config folder (used by the differential test and the benchmark; needs no verl install)."""
 
 from __future__ import annotations
 
@@ -29,16 +29,18 @@ def keep_env_symbolic() -> None:
             + "}", replace=True)
 
 
-def compose(directory: Path, config_name: str, overrides: list[str], version: str | None = None) -> dict:
+def compose(directory: Path, config_name: str, overrides: list[str], version: str | None = None, *,
+            search: Path | None = None) -> dict:
     """Hydra's compose of ``config_name`` in ``directory`` with ``overrides``, resolved to plain containers.
-    Configs that reach verl's folder through hydra.searchpath get it pointed at the unpacked wheel."""
+    Configs that reach verl's folder through hydra.searchpath get it pointed at ``search`` (a checkout's
+    trainer config folder), or at the unpacked wheel of ``version``."""
     from hydra import compose as hydra_compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import OmegaConf
 
-    extra = []
-    if version is not None:
-        extra = [f"hydra.searchpath=[file://{REF_ROOT / version / 'verl/trainer/config'}]"]
+    if search is None and version is not None:
+        search = REF_ROOT / version / "verl/trainer/config"
+    extra = [f"hydra.searchpath=[file://{search}]"] if search is not None else []
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(directory), version_base=None):
         cfg = hydra_compose(config_name=config_name, overrides=[*overrides, *extra])
@@ -57,21 +59,31 @@ def corpus_launches(root: Path) -> list:
     return out
 
 
-def hydra_effective(inv, version: str) -> dict | None:
-    """What Hydra composes for ``inv`` on the wheel's config files (None: Hydra rejects the launch, or the
-    launch's config directory cannot be found)."""
+def hydra_effective(inv, version: str | None = None, source=None) -> dict | None:
+    """What Hydra composes for ``inv`` on the wheel's config files of ``version``, or on the config folder of the
+    checkout ``source`` (a VerlSource); None: Hydra rejects the launch, or its config directory cannot be found."""
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
     from rftc.diagnostics.model import Diagnostics
     from rftc.verl import configdir, schema
+    from rftc.verl.folder import FolderSchema
 
-    names = set().union(*(schema.load(v).configs for v in schema.versions()))
-    primary = configdir.locate(inv, names, Diagnostics())
-    if primary is None:
+    if source is not None:
+        folder = FolderSchema.of(source)
+        primary = configdir.locate(inv, set(folder.configs), Diagnostics(), root=source.root)
+        if primary is None:
+            return None
+        directory, search = primary.directory or folder.configs.get(primary.name), source.package / "trainer/config"
+    else:
+        names = set().union(*(schema.load(v).configs for v in schema.versions()))
+        primary = configdir.locate(inv, names, Diagnostics())
+        if primary is None:
+            return None
+        directory, search = primary.directory or config_dir(version, inv.module), None
+    if directory is None:
         return None
-    directory = primary.directory or config_dir(version, inv.module)
     try:
-        return compose(directory, primary.name, [a.text for a in inv.overrides], version)
+        return compose(directory, primary.name, [a.text for a in inv.overrides], version, search=search)
     except (HydraException, OmegaConfBaseException, TypeError, ValueError):  # Hydra crashes on some input
         return None

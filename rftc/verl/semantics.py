@@ -278,7 +278,7 @@ def inert(sem: Semantics, get, keys) -> list[tuple[str, str]]:
 def of(eff) -> Semantics:
     """The semantics an EffectiveConfig follows: its ``release``; a config that is not that release's bundled
     schema (a checkout's or fork's own) is a snapshot, placed by its own keys."""
-    snapshot = eff.release != eff.verl_version
+    snapshot = bool(eff.source) or eff.release != eff.verl_version
     return resolve(eff.release, snapshot=snapshot, keys=frozenset(_keys(eff.values)) if snapshot else frozenset())
 
 

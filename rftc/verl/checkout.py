@@ -1,0 +1,130 @@
+"""The effective config of a launch that imports a veRL checkout or fork (rftc.verl.source): its own config
+folder composed by hydra-core (rftc.verl.folder), the launch's other overrides applied as on a bundled release;
+the release it is (rftc.verl.release), the keys it adds, and the values its config sets that upstream's does not
+(changed defaults, the launch's group choices), which the mapping must write as the launch's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from rftc.diagnostics.model import Diagnostics
+from rftc.shell.invocation import Invocation
+from rftc.verl import configdir, release, schema
+from rftc.verl.apply import Applied, apply, leaves, provenance_of
+from rftc.verl.effective import EffectiveConfig, Provenance
+from rftc.verl.folder import ComposeError, FolderSchema
+from rftc.verl.overrides import Override
+from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
+
+
+def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Override], group_ovs: list[Override],
+            diags: Diagnostics) -> tuple[Applied, EffectiveConfig] | None:
+    """Compose against a checkout's own config folder: Hydra composes the base config under every config group
+    choice (its config files' and the launch's), then the other overrides apply as on a bundled release. Returns
+    the composed tree and the EffectiveConfig its values go to (not yet resolved)."""
+    source = folder.source
+    base = None
+    if primary.base is not None:
+        try:
+            base = folder.compose(primary.base, (*primary.group_choices, *(o.text for o in group_ovs)))
+        except ComposeError as exc:
+            culprit = next((o for o in group_ovs if o.text == exc.override), None)
+            if culprit is not None:
+                diags.add("RFTC207", f"'{culprit.text}': Hydra cannot compose this choice: {exc}", culprit.arg.span,
+                          key=culprit.key, hint=f"the config groups in {source.display()}: "
+                          f"{', '.join(sorted(folder.groups)) or 'none'}")
+            else:
+                diags.add("RFTC211", f"Hydra cannot compose '{primary.base}' from {source.display()}: {exc}",
+                          inv.span, hint="fix the config folder, or name another veRL with --verl-source DIR")
+            return None
+    base_tree = base.tree if base is not None else None
+    # which release the checkout is: the keys of its ppo_trainer (else of the config composed)
+    rel = release.identify(source.package, _config_keys(folder, "ppo_trainer") or release.paths(base_tree or {}))
+    applied = Applied({})
+    configdir.layered(applied, primary, base_tree)
+    if base is not None:
+        if group_ovs:
+            _chosen(applied, base_tree, folder.compose(primary.base, tuple(primary.group_choices)).tree, group_ovs)
+        if primary.base in schema.load(rel.upstream).configs:
+            _changed_defaults(applied, base_tree, schema.load(rel.upstream).tree(primary.base),
+                              lambda: folder.positions(primary.base, base))
+    found = Diagnostics()
+    apply(applied.tree, config_ovs, found, applied=applied)
+    diags.extend(_in_other_config(folder, primary.base, d) if d.code == "RFTC203" else d for d in found)
+    added = _fork_keys(base_tree or {})
+    choices = "".join(f", {o.text}" for o in group_ovs)
+    diags.add("RFTC230", f"composed '{primary.name}{choices}' from the config of the veRL at {source.display()} "
+              f"({source.how}): {rel.describe()}", inv.span, notes=_fork_notes(added, applied))
+    eff = EffectiveConfig(rel.upstream, primary.name + (f" ({choices[2:]})" if choices else ""), {}, {}, inv,
+                          rel.describe(), release=rel.release, source=source.display(), fork_keys=added)
+    return applied, eff
+
+
+def _chosen(applied: Applied, chosen: dict, default: dict, group_ovs: list[Override]) -> None:
+    """The values the launch's group choices bring (those that differ from the config's default choices) are the
+    launch's own: their provenance is the group override whose package holds them."""
+    before = dict(leaves(default, ""))
+    for key, value in leaves(chosen, ""):
+        if key in applied.provenance or (key in before and before[key] == value):
+            continue
+        owner = max(reversed(group_ovs), key=lambda o: len(o.package or "") if key.startswith(f"{o.package}.") or
+                    key == o.key else -1)
+        applied.provenance[key] = provenance_of(owner)
+
+
+def _changed_defaults(applied: Applied, tree: dict, upstream: dict, positions) -> None:
+    """A checkout's default that differs from its release's upstream default (resolved) is set by the checkout's
+    config, at the line of its YAML file that sets it: the mapping writes it, as it writes what a launch sets, and
+    Trinity does not fall back to upstream's value."""
+    mine, theirs, where = Resolver(tree), Resolver(upstream), None
+    up = dict(leaves(upstream, ""))
+    for key, value in leaves(tree, ""):
+        if key in applied.provenance or key not in up or up[key] == value:
+            continue
+        try:
+            changed = (mine.resolve_key(key) if has_interpolation(value) else value) != (
+                theirs.resolve_key(key) if has_interpolation(up[key]) else up[key])
+        except InterpolationError:
+            continue
+        if changed:
+            where = where if where is not None else positions()
+            span = where.get(key)
+            applied.provenance[key] = Provenance("config-file", span, f"{Path(span.file).name if span else 'config'}"
+                                                 f": {key}")
+
+
+def _in_other_config(folder: FolderSchema, base: str | None, d):
+    """RFTC203 with a hint naming another config of the checkout that has the key (a launch that forgot its
+    --config-name): of those, the one closest to the config composed."""
+    mine = _config_keys(folder, base) if base else frozenset()
+    having = [(len(keys & mine), name) for name in folder.configs if name != base
+              and d.key in (keys := _config_keys(folder, name))]
+    if not having:
+        return d
+    name = max(having)[1]
+    return replace(d, hint=f"'{d.key}' is in the config '{name}' of {folder.source.display()}: launch it with "
+                   f"--config-name {name}")
+
+
+def _config_keys(folder: FolderSchema, name: str) -> frozenset[str]:
+    """The keys of a config of the checkout composed with its default choices (none when it does not compose)."""
+    try:
+        return release.paths(folder.compose(name).tree)
+    except (KeyError, ComposeError):
+        return frozenset()
+
+
+def _fork_keys(tree: dict) -> frozenset[str]:
+    """The leaves of ``tree`` no upstream release's config has: the keys a fork adds."""
+    added = release.paths(tree) - release.upstream_keys()
+    return frozenset(k for k in added if not any(p.startswith(k + ".") for p in added))
+
+
+def _fork_notes(fork_keys: frozenset[str], applied: Applied) -> tuple[str, ...]:
+    if not fork_keys:
+        return ("every key of its config is in an upstream release's config",)
+    unset = sorted(k for k in fork_keys if not ((p := applied.provenance.get(k)) and p.user_set))
+    shown = ", ".join(unset[:12]) + (f", ... ({len(unset)} in all)" if len(unset) > 12 else "")
+    return (f"its config adds {len(fork_keys)} key(s) no upstream release has"
+            + (f"; the launch leaves these at the fork's defaults: {shown}" if unset else ""),)

@@ -1,0 +1,262 @@
+"""The config of the veRL a launch imports: finding the checkout as Python would, the release it is, composing
+its folder with hydra-core (group choices included), the keys a fork adds, and the cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell.invocation import Arg, Invocation
+from rftc.verl import effective_config, reference, release, source
+from rftc.verl.folder import FolderSchema
+from verl_checkout import FORK, write_checkout
+from trinity_ref.reference import LAUNCH
+
+MAIN = "verl.trainer.main_ppo"
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RFTC_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _inv(overrides=(), *, script="", cwd=None, entry_file=None, config_name=None, config_path=None) -> Invocation:
+    args = [Arg(t, Span("<case>", 1, i + 1, 1, i + 1 + len(t))) for i, t in enumerate(overrides)]
+    flag = lambda v: Arg(v, Span("<case>", 1, 1)) if v else None  # noqa: E731
+    return Invocation(0, MAIN, "main_ppo", "python", Span("<case>", 1, 1), args, list(args), flag(config_path),
+                      flag(config_name), cwd=str(cwd) if cwd else None, script=str(script), entry_file=entry_file)
+
+
+def _rftc(*args, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    return subprocess.run([sys.executable, "-m", "rftc", *args], cwd=cwd, capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+# ---- finding the verl package ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["verl", "src/verl", "verl/verl"])
+def test_the_launch_directory_is_searched_as_python_imports_verl(tmp_path, layout):
+    package = write_checkout(tmp_path / "repo", layout=layout)
+    (tmp_path / "repo" / "setup.py").write_text("")  # a project that installs its copy (src/, verl/verl)
+    found = source.find(_inv(cwd=tmp_path / "repo"))
+    assert found is not None and found.package == package.resolve()
+
+
+def test_a_checkout_in_a_subfolder_counts_only_in_a_project(tmp_path):
+    write_checkout(tmp_path / "repo", layout="verl/verl")
+    (tmp_path / "repo" / "verl" / "pyproject.toml").write_text("")
+    assert source.find(_inv(cwd=tmp_path / "repo")) is None  # no project here installs it: Python never imports it
+    (tmp_path / "repo" / "setup.py").write_text("")
+    assert source.find(_inv(cwd=tmp_path / "repo")) is not None
+
+
+def test_the_search_stops_at_the_repository_the_script_belongs_to(tmp_path):
+    write_checkout(tmp_path / "other", layout="verl/verl")  # a sibling repository that installs its checkout
+    (tmp_path / "other" / "setup.py").write_text("")
+    write_checkout(tmp_path)  # and a verl/ above both
+    script = tmp_path / "mine" / "scripts" / "run.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("python3 -m verl.trainer.main_ppo\n")
+    (tmp_path / "mine" / "pyproject.toml").write_text("")
+    assert source.find(_inv(script=script, cwd="/no/such/dir")) is None
+
+
+def test_the_script_folder_and_its_parents_follow_the_launch_directory(tmp_path):
+    package = write_checkout(tmp_path / "repo")
+    script = tmp_path / "repo" / "scripts" / "train" / "run.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("python3 -m verl.trainer.main_ppo\n")
+    # the script cds to a folder of its author's machine: the repository the script is in is what it runs
+    found = source.find(_inv(script=script, cwd="/no/such/cluster/path"))
+    assert found.package == package.resolve() and "parent folder of the script" in found.how
+    # the launch directory comes first
+    near = write_checkout(tmp_path / "elsewhere")
+    assert source.find(_inv(script=script, cwd=tmp_path / "elsewhere")).package == near.resolve()
+
+
+def test_a_relative_cd_from_an_unknown_start_is_taken_from_where_rftc_runs(tmp_path, monkeypatch):
+    package = write_checkout(tmp_path / "repo" / "sub")
+    monkeypatch.chdir(tmp_path / "repo")
+    assert source.find(_inv(cwd="${oc.env:PWD}/sub")).package == package.resolve()
+    assert source.find(_inv()) is None  # rftc's own directory has no verl/
+
+
+def test_an_entry_named_by_path_reads_the_config_beside_its_file(tmp_path):
+    package = write_checkout(tmp_path / "a" / "third_party")
+    write_checkout(tmp_path / "a")  # the launch directory has another copy: the path named wins
+    found = source.find(_inv(cwd=tmp_path / "a", entry_file="third_party/verl/trainer/main_ppo.py"))
+    assert found.package == package.resolve() and "entry file" in found.how
+
+
+def test_verl_source_names_a_folder_its_verl_or_its_src_verl(tmp_path):
+    for layout in ("verl", "src/verl"):
+        package = write_checkout(tmp_path / layout.replace("/", "_"), layout=layout)
+        assert source.from_dir(package.parent if layout == "verl" else package.parents[1]).package == package
+        assert source.from_dir(package).package == package
+    assert source.from_dir(tmp_path) is None
+    proc = _rftc("lint", "--overrides", "trainer.nnodes=1", "--verl-source", str(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 2 and "no veRL config there" in proc.stderr
+    proc = _rftc("lint", "--overrides", "trainer.nnodes=1", "--verl-source", str(package), "--verl-version",
+                 "0.9.1", cwd=tmp_path)
+    assert proc.returncode == 2 and "not both" in proc.stderr
+
+
+# ---- the release a checkout is ----------------------------------------------------------------------------------
+
+def _release(tmp_path, version, keys_of, name="c") -> release.Release:
+    package = write_checkout(tmp_path / name, version=version, release=keys_of, fork=False)
+    keys = release.paths(FolderSchema.of(source.from_dir(package)).compose("ppo_trainer").tree)
+    return release.identify(package, keys)
+
+
+@pytest.mark.parametrize("version, keys_of, expected, upstream", [
+    ("0.5.0", "0.5.0", "0.5.0", "0.5.0"),  # a release's own config
+    ("0.6.1", "0.7.0", "0.6.1", "0.7.0"),  # main after 0.6.1 carrying 0.7.0's keys, version not yet bumped
+    ("0.7.0.dev", "0.6.1", "0.7.0.dev", "0.6.1"),  # the 0.7.0 development line before its config changed
+    ("0.7.0.dev", "0.7.0", "0.7.0.dev", "0.7.0"),
+    ("0.5.0.dev", "0.5.0", "0.5.0.dev", "0.5.0"),
+    ("0.1", "0.5.0", "0.1", "0.2"),  # a window of 0.1 and the release after it
+    ("0.10.0", "0.9.1", "0.10.0", "0.9.1"),  # no bundled release of that line: the closest of all
+    (None, "0.7.1", "0.7.1", "0.7.1"),  # no version: the closest bundled config
+    ("not a version", "0.6.1", "0.6.1", "0.6.1"),
+])
+def test_a_fork_follows_the_release_it_declares_and_is_compared_with_the_closest_upstream(tmp_path, version, keys_of,
+                                                                                           expected, upstream):
+    rel = _release(tmp_path, version, keys_of)
+    assert (rel.release, rel.upstream) == (expected, upstream), rel.describe()
+    assert rel.declared == version
+
+
+def test_a_literal_version_in_the_package_counts_without_a_version_file(tmp_path):
+    package = write_checkout(tmp_path, version=None, fork=False)
+    (package / "__init__.py").write_text("import os\n__version__ = '0.5.0'\n")
+    rel = release.identify(package, frozenset())
+    assert (rel.release, rel.upstream, rel.declared, rel.declared_in) == ("0.5.0", "0.5.0", "0.5.0",
+                                                                         "verl/__init__.py")
+
+
+# ---- composing the checkout's config ---------------------------------------------------------------------------
+
+def test_a_fork_key_composes_and_its_value_is_the_launch_s(tmp_path):
+    package = write_checkout(tmp_path)
+    diags = Diagnostics()
+    eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm", "max_turns=5",
+                                 "actor_rollout_ref.actor.state_masking=true"], cwd=tmp_path), diags=diags)
+    assert not diags.has_errors, [d.message for d in diags.errors]
+    assert eff.get("max_turns") == 5 and eff.get("retriever.topk") == FORK["retriever"]["topk"]
+    assert eff.source == f"{package}/" and eff.release == eff.verl_version == "0.5.0"
+    assert eff.fork_keys == {"max_turns", "retriever.url", "retriever.topk", "actor_rollout_ref.actor.state_masking"}
+    info = next(d for d in diags if d.code == "RFTC230")
+    assert str(package) in info.message and "declares verl 0.5.0 in verl/version/version" in info.message
+    assert "retriever.topk, retriever.url" in info.notes[0]  # the fork's keys the launch leaves at their defaults
+
+
+def test_group_choices_compose_as_hydra_composes_them(tmp_path):
+    package = write_checkout(tmp_path)
+    overrides = ["actor_rollout_ref.rollout.name=vllm", "actor@actor_rollout_ref.actor=my_actor",
+                 "actor_rollout_ref.actor.ppo_mini_batch_size=64"]
+    diags = Diagnostics()
+    eff = effective_config(_inv(overrides, cwd=tmp_path), diags=diags)
+    assert not diags.has_errors, [d.message for d in diags.errors]
+    assert eff.get("actor_rollout_ref.actor.ppo_epochs") == 3
+    theirs = reference.compose(package / "trainer" / "config", "ppo_trainer", overrides)
+    assert eff.values == theirs
+    bad = Diagnostics()
+    assert effective_config(_inv(["actor@actor_rollout_ref.actor=no_such"], cwd=tmp_path), diags=bad) is None
+    err = next(d for d in bad if d.code == "RFTC207")
+    assert "no_such" in err.message and "actor" in err.hint
+
+
+def test_what_a_group_choice_or_the_checkout_changes_is_the_launch_s_to_map(tmp_path):
+    package = write_checkout(tmp_path)  # ppo_trainer of 0.5.0, which the checkout declares
+    actor = package / "trainer" / "config" / "actor" / "dp_actor.yaml"
+    actor.write_text(actor.read_text().replace("clip_ratio: 0.2", "clip_ratio: 0.3"))
+    inv = _inv(["actor_rollout_ref.rollout.name=vllm", "actor@actor_rollout_ref.actor=my_actor"], cwd=tmp_path)
+    eff = effective_config(inv, diags=Diagnostics())
+    chosen = eff.prov("actor_rollout_ref.actor.ppo_epochs")  # my_actor's 3: the launch chose it
+    assert eff.get("actor_rollout_ref.actor.ppo_epochs") == 3 and chosen.text == "actor@actor_rollout_ref.actor=my_actor"
+    eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path), diags=Diagnostics())
+    changed = eff.prov("actor_rollout_ref.actor.clip_ratio")  # upstream 0.5.0 says 0.2: the checkout's own value
+    assert eff.get("actor_rollout_ref.actor.clip_ratio") == 0.3 and changed.kind == "config-file"
+    assert changed.span.file.endswith("dp_actor.yaml") and actor.read_text().splitlines()[changed.span.line - 1] \
+        .strip() == "clip_ratio: 0.3"
+    assert not eff.user_set("actor_rollout_ref.actor.ppo_epochs")  # as upstream's: left to the defaults
+
+
+def test_an_unknown_key_on_a_bundled_release_names_verl_source(tmp_path):
+    diags = Diagnostics()
+    effective_config(_inv(["actor_rollout_ref.rollout.name=vllm", "max_turns=5"], cwd=tmp_path), diags=diags)
+    err = next(d for d in diags if d.code == "RFTC203")
+    assert any("--verl-source" in n for n in err.notes)
+
+
+def test_bundled_and_verl_version_leave_the_checkout_aside(tmp_path):
+    write_checkout(tmp_path)
+    for kwargs in ({"source": source.BUNDLED}, {"verl_version": "0.9.1"}):
+        diags = Diagnostics()
+        eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path), diags=diags, **kwargs)
+        assert eff.source == "" and not any(d.code == "RFTC230" for d in diags)
+
+
+def test_a_config_folder_hydra_cannot_compose_is_reported_not_raised(tmp_path):
+    package = write_checkout(tmp_path)
+    (package / "trainer" / "config" / "ppo_trainer.yaml").write_text("defaults:\n  - no_such_file\n  - _self_\n")
+    diags = Diagnostics()
+    assert effective_config(_inv(["trainer.nnodes=1"], cwd=tmp_path), diags=diags) is None
+    assert any(d.code == "RFTC211" and "no_such_file" in d.message for d in diags)
+
+
+def test_a_changed_file_is_composed_again_and_the_cache_is_on_disk(tmp_path):
+    package = write_checkout(tmp_path)
+    inv = _inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path)
+    assert effective_config(inv, diags=Diagnostics()).get("max_turns") == 2
+    cached = list((tmp_path / "cache" / "verl-configs").glob("*.json.gz"))
+    assert cached
+    config = package / "trainer" / "config" / "ppo_trainer.yaml"
+    config.write_text(config.read_text().replace("max_turns: 2", "max_turns: 7"))
+    assert effective_config(inv, diags=Diagnostics()).get("max_turns") == 7
+
+
+def test_a_relative_config_path_resolves_against_the_entry_module_in_the_checkout(tmp_path):
+    package = write_checkout(tmp_path / "fork")
+    custom = package / "trainer" / "config_custom"
+    custom.mkdir()
+    (custom / "mine.yaml").write_text("defaults:\n  - ppo_trainer\n  - _self_\nmax_turns: 9\n")
+    diags = Diagnostics()
+    eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], config_path="config_custom",
+                                config_name="mine"), source=source.from_dir(tmp_path / "fork"), diags=diags)
+    assert not diags.has_errors, [d.message for d in diags.errors]
+    assert eff.get("max_turns") == 9 and eff.user_set("max_turns")
+
+
+# ---- the conversion of a fork's launch --------------------------------------------------------------------------
+
+def test_a_fork_s_keys_are_reported_once_each_and_the_conversion_goes_on(tmp_path):
+    write_checkout(tmp_path)
+    script = tmp_path / "run.sh"
+    script.write_text(LAUNCH + " algorithm.adv_estimator=grpo max_turns=5 retriever.topk=8\n")
+    proc = _rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    diags = json.loads(proc.stderr[proc.stderr.find("["):])
+    fork = [d for d in diags if d["code"] == "RFTC327"]
+    assert sorted(d["key"] for d in fork) == ["max_turns", "retriever.topk"]
+    assert all(d["severity"] == "warning" and "a feature of the veRL fork at verl/," in d["message"] for d in fork)
+    assert any("max_turns=5" in d["message"] for d in fork)
+    assert (tmp_path / "out.yaml").is_file()
+    ledger = _rftc("convert", "run.sh", "-o", "out.yaml", "--report", "--format", "concise", cwd=tmp_path).stderr
+    rows = [line for line in ledger.splitlines() if line.startswith("│ max_turns") or "│ retriever.topk" in line]
+    assert len(rows) == 2 and all("reported" in r and "RFTC327" in r for r in rows), ledger[-3000:]
+
+
+def test_without_the_fork_s_config_its_keys_stay_errors(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text(LAUNCH + " max_turns=5\n")
+    proc = _rftc("convert", "run.sh", "-o", "out.yaml", "--format", "concise", cwd=tmp_path)
+    assert proc.returncode == 1 and "error[RFTC203] unknown key 'max_turns'" in proc.stderr
