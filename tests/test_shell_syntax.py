@@ -137,7 +137,7 @@ _script = st.lists(_command, min_size=1, max_size=5).map("\n".join)
 _BREAKERS = ["fi", "done", "esac", "then", "do", ";;", ")", "(", "}", "{", '"', "'", "`", "$(", "${",
              "|", "&&", ";", "\\", "if true", "case x in", "for x in a; do", "while :", "<", ">"]
 
-SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
+SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow,
                                                                           HealthCheck.filter_too_much])
 
 

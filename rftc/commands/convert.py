@@ -70,8 +70,11 @@ def run(args) -> int:
         return _usage(inputs.usage_error)
     diags = inputs.diags
     if args.list:
+        from rftc.shell.invocation import circumstances
+
         for inv in inputs.launches:
-            print(f"{inv.script or '<overrides>'}\t{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}")
+            print(f"{inv.script or '<overrides>'}\t{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}\t"
+                  f"{circumstances(inv, inputs.launches)}".rstrip("\t"))
         return exit_code(report(diags, inputs.sources, args))
     jobs = _jobs(args, inputs, diags)
     if isinstance(jobs, str):

@@ -101,9 +101,14 @@ def _summarize(result: ScriptResult, filename: str, exit_span: Span | None) -> N
                                hint="rftc looks for `python -m ...` run directly or through ray job submit, "
                                "torchrun, srun, uv run, or a launcher array/variable")
     elif len(invs) > 1:
-        training = [i for i in invs if i.is_training]
-        listing = "; ".join(f"#{i.index} {i.module or (i.args[0].text if i.args else i.launcher)} "
-                            f"(line {i.span.line})" for i in invs)
+        training = [i for i in invs if i.is_training and i.primary] or [i for i in invs if i.is_training]
+        by_command: dict = {}  # one entry per command that launches (a loop runs one several times)
+        for i in invs:
+            by_command.setdefault(i.span, []).append(i)
+        listing = "; ".join(
+            (f"#{same[0].index}" if len(same) == 1 else f"#{same[0].index}..#{same[-1].index} ({len(same)} times)")
+            + f" {same[0].module or (same[0].args[0].text if same[0].args else same[0].launcher)} "
+            f"(line {same[0].span.line})" for same in by_command.values())
         if training:
             verdict = f"the first training launch is #{training[0].index}"
         else:

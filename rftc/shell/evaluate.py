@@ -609,10 +609,12 @@ class Evaluator(Builtins, Explorer):
     def external(self, fields, prefix, node, span, redirects) -> int:
         name = fields[0].text
         base = name.rsplit("/", 1)[-1]
-        if self.capture is not None and not to_devnull(redirects) and not self.testing:
-            # its output is what the substitution prints (run for its status, as in `cmd && echo a`, it is taken
-            # to print nothing)
-            self.capture_unknown.append((base, self.source_text(span), date_format(fields) if base == "date" else None))
+        if self.capture is not None and not to_devnull(redirects):
+            if not self.testing:  # its output is what the substitution prints (run for its status, as in
+                #                   `cmd && echo a`, it is taken to print nothing)
+                self.capture_unknown.append((base, self.source_text(span),
+                                             date_format(fields) if base == "date" else None))
+            self.note_uncertain([], span, base)
             return 0
         parts = launches.recognize(fields, prefix)
         if parts is not None:
@@ -691,7 +693,7 @@ class Evaluator(Builtins, Explorer):
         if u.kind == "var" and (u.name.isdigit() or u.name == "#"):  # the script's own arguments
             what = (f"${u.name} is the script's {ordinal(int(u.name))} argument" if u.name.isdigit()
                     else "$# is the number of the script's arguments")
-            self.g.add("RFTC106", f"{what}, which rftc is not given; a value made from it cannot be compiled",
+            self.g.add("RFTC106", f"{what}, which rftc is not given",
                        u.span, hint="pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)")
         elif u.kind == "var":
             self.g.add("RFTC106", f"${u.name} is not set in the script; kept as ${{oc.env:{u.name}}}", u.span,

@@ -238,7 +238,7 @@ class Explorer:
                 arms.append((sub[0], sub[1], f"the `elif` branch of line {node_span(self.file, t).line}"))
             else:
                 else_body = sub[0]
-        labels = [a[2] for a in arms] + ["the `else` branch" if else_body is not None else "no branch"]
+        labels = [a[2] for a in arms] + ["the `else` branch" if else_body is not None else "the empty `else`"]
         bodies = [a[1] for a in arms] + [else_body]
         paths, fallback, span, hard, soft, fixes = self._if_paths(arms, labels)
         if not hard and not soft:
@@ -298,7 +298,7 @@ class Explorer:
             body = next((p for p in parts if p.data == "list"), None)
             label = "the `" + "|".join(self.source_text(node_span(self.file, p)) for p in pats) + ")` case"
             arms.append(([self.exp.text(p)[0] for p in pats], body, label))
-        labels = [a[2] for a in arms] + ["no case"]
+        labels = [a[2] for a in arms] + ["no case (none matches)"]
         bodies = [a[1] for a in arms] + [None]
         paths, fallback, hard, soft, fixes = self._case_paths(word, arms)
         if not hard and not soft and len(paths) == 1:
@@ -379,9 +379,11 @@ class Explorer:
         with unknown values unset and commands succeeding, which is taken alone past the bound."""
         g = self.g
         if g.branches + len(branches) > MAX_BRANCHES:
-            g.add("RFTC119", f"more than {MAX_BRANCHES} branches of conditions rftc cannot decide: from here on, "
-                  "each is decided as bash would with unknown values unset and commands succeeding",
-                  Span(self.file, 1, 1), hint="pass --env NAME=value for the values the conditions read")
+            if g.branches <= MAX_BRANCHES:
+                g.branches = MAX_BRANCHES + 1  # said once
+                g.add("RFTC119", f"more than {MAX_BRANCHES} branches of conditions rftc cannot decide: from here on, "
+                      "each is decided as bash would with unknown values unset and commands succeeding",
+                      decision.span, hint="pass --env NAME=value for the values the conditions read")
             only = self._run_branch(*branches[fallback], fallback, self.st.fork(), decision)
             return only.resume(self, only.capture or [])
         g.branches += len(branches)

@@ -44,3 +44,14 @@ class Invocation:
     @property
     def is_training(self) -> bool:
         return self.kind in ("main_ppo", "recipe", "experimental", "sft")
+
+
+def circumstances(inv: Invocation, launches: list[Invocation]) -> str:
+    """What tells a launch apart from the others the same command makes (the for-loop variables whose values differ
+    between them, as in a curriculum) and the branches it sits in, for listings; "" when nothing does."""
+    same = [i for i in launches if i.span == inv.span]
+    loop = " ".join(f"{k}={v}" for k, v in inv.loop.items() if len({i.loop.get(k) for i in same}) > 1)
+    where = "; ".join(inv.conditions)
+    if where and not inv.primary:
+        where = f"another branch: {where}"
+    return "; ".join(p for p in (loop, where) if p)
