@@ -609,12 +609,12 @@ class Evaluator(Builtins, Explorer):
     def external(self, fields, prefix, node, span, redirects) -> int:
         name = fields[0].text
         base = name.rsplit("/", 1)[-1]
+        self.note_uncertain([], span, base)  # whether a command succeeds is known where it runs
         if self.capture is not None and not to_devnull(redirects):
             if not self.testing:  # its output is what the substitution prints (run for its status, as in
                 #                   `cmd && echo a`, it is taken to print nothing)
                 self.capture_unknown.append((base, self.source_text(span),
                                              date_format(fields) if base == "date" else None))
-            self.note_uncertain([], span, base)
             return 0
         parts = launches.recognize(fields, prefix)
         if parts is not None:
@@ -648,7 +648,6 @@ class Evaluator(Builtins, Explorer):
             unknown = ", ".join(sorted({"$" + u.name for u in fields[0].unknowns}))
             self.g.add("RFTC115", f"the command comes from {unknown}, which is not set; what it runs is unknown",
                        span, hint="set the variable in the script or pass --env NAME=value")
-        self.note_uncertain([], span, base)
         return 0
 
     def add_launch(self, parts: dict, span: Span) -> None:

@@ -9,9 +9,11 @@ of the state (``explore``):
   not taken, and an info diagnostic (RFTC117) names the condition and what decides it;
 - launches made in any branch are the script's launches; where other branches are viable too, each notes the
   condition it sits under (RFTC118, ``Invocation.conditions``), and only those of the branch taken are primary;
-- the script goes on from the first viable branch in source order (one that lets the script go on before one that
-  jumps or ends it); a variable that other viable branches set differently carries a Taint note, reported where
-  it reaches a launch with the ``--env K=V`` that picks another branch (RFTC109);
+- the script goes on from the first viable branch in source order, where one after which the script goes on comes
+  before one that skips the rest of a loop iteration or function (`continue`, `return`: "nothing to do for this
+  one"), and that before one that ends the script (`exit 0`); a variable that other viable branches set
+  differently carries a Taint note, reported where it reaches a launch with the ``--env K=V`` that picks another
+  branch (RFTC109);
 - the output of a command substitution whose branches print different literals is a Choice among them
   (`python3 -c 'import torch_npu' && echo npu || echo gpu`); a ``case`` or test on it is decided per literal.
 
@@ -31,7 +33,7 @@ from typing import Callable
 
 from rftc.diagnostics.model import Span
 from rftc.shell.conditions import test_words
-from rftc.shell.expand import Seg, node_span, notes_of
+from rftc.shell.expand import Seg, Unknown, node_span, notes_of
 from rftc.shell.notes import Choice, Default, Taint
 from rftc.shell.state import MAX_BRANCHES, Break, Continue, Exit, Return, State, Var
 
@@ -126,8 +128,13 @@ class Outcome:
 
     @property
     def rank(self) -> int:
-        """Viable branches first: one that lets the script go on, then one that jumps, then one that ends it."""
-        return 3 if self.guard else 0 if self.signal is None else 2 if isinstance(self.signal, Exit) else 1
+        """Viable branches first: one after which the script goes on (it falls through, or `break`s out of a wait
+        loop), then one that skips the rest of a loop iteration or function (`continue`, `return`), then one that
+        ends the script (`exit 0`: there is nothing left to do)."""
+        if self.guard:
+            return 3
+        return 0 if self.signal is None or isinstance(self.signal, Break) else \
+            2 if isinstance(self.signal, Exit) else 1
 
     def resume(self, ev, output: list) -> int:
         """Go on in ``ev`` as this branch left things."""
@@ -370,6 +377,8 @@ class Explorer:
         probe = self._run_branch(label, run, taken, self.st.fork(), decision)
         if not probe.guard or len(branches) == 1:
             return probe.resume(self, probe.capture or [])
+        # the default stops the script: the variable is the caller's to set, and its value unknown from here
+        release(self.st, {k.var for k in decision.knobs if isinstance(k, Default)}, decision.span)
         return self.explore(decision, branches, first=taken, fallback=taken, done={taken: probe})
 
     def explore(self, decision: Decision, branches: list[tuple[str, Callable]], *, first: int = 0,
@@ -422,6 +431,9 @@ class Explorer:
         return outcome
 
     def _report_guard(self, decision: Decision, guard: Outcome, before: State) -> None:
+        if decision.span in self.g.guards:
+            return  # once per condition (a loop meets it again)
+        self.g.guards.add(decision.span)
         what = "exit" if isinstance(guard.signal, Exit) else "return"
         where = f" at line {guard.exit_span.line}" if guard.exit_span is not None and what == "exit" else ""
         names = decision.env_names()
@@ -593,6 +605,25 @@ def fix_choice(state: State, choice: Choice, option: str) -> None:
             segs, items = fixed(v.segs), [fixed(e) for e in v.items] if v.items is not None else None
             if segs is not v.segs or (items is not None and any(a is not b for a, b in zip(items, v.items))):
                 scope[name] = replace(v, segs=segs, items=items)
+
+
+def release(state: State, names: set[str], span: Span) -> None:
+    """Variables that hold the script's default for an environment variable in ``names`` hold what the
+    environment gives instead: unknown, ``${oc.env:NAME}``."""
+    for scope in [state.vars] + state.frames:
+        for name, v in list(scope.items()):
+            if v.segs is None or not any(n.var in names for s in v.segs for n in s.notes if isinstance(n, Default)):
+                continue
+            segs, done = [], set()
+            for s in v.segs:
+                var = next((n.var for n in s.notes if isinstance(n, Default) and n.var in names), None)
+                if var is None:
+                    segs.append(s)
+                elif var not in done:  # the default's pieces: one unknown in their place
+                    done.add(var)
+                    segs.append(replace(s, text=f"${{oc.env:{var}}}", unknowns=(Unknown("var", var, span),),
+                                        notes=tuple(n for n in s.notes if not isinstance(n, Default)), exact=False))
+            scope[name] = replace(v, segs=segs)
 
 
 def assume(state: State, knob: str, value: str) -> None:

@@ -90,6 +90,7 @@ class Shared:
         # that the parser set aside (rftc.shell.parser.Parsed.runtime)
         self.runtime: dict[tuple, tuple[str, str]] = {}
         self.quiet = 0  # > 0 while a condition is decided again to find the --env that picks a branch
+        self.guards: set[Span] = set()  # conditions reported as guards (RFTC117), once each
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
         if self.quiet:
