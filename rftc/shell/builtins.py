@@ -178,16 +178,20 @@ class Builtins:
         return 0
 
     def _absolute(self, a: Field, span: Span) -> list[Seg]:
-        if a.text.startswith("/") or self.st.cwd is None or any(s.unknowns for s in self.st.cwd):
-            base = [] if a.text.startswith("/") else self.cwd_segs(span)
+        # a path that starts with a variable rftc does not know (`cd "$SLURM_SUBMIT_DIR"`, `$HOME/x`) is taken as
+        # the directory that variable names, not as one below the working directory
+        rooted = a.text.startswith("/") or (a.segs and a.segs[0].unknowns and a.segs[0].text.startswith("${"))
+        if rooted or self.st.cwd is None or any(s.unknowns for s in self.st.cwd):
+            base = [] if rooted else self.cwd_segs(span)
         else:
             base = self.st.cwd
+        notes = tuple(dict.fromkeys(a.notes + notes_of(base)))
         if not base:
-            return [self._seg(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via)]
+            return [self._seg(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via, notes=notes)]
         base_text = "".join(s.text for s in base)
         text = posixpath.normpath(posixpath.join(base_text, a.text))
         unknowns = tuple(u for s in base for u in s.unknowns) + tuple(a.unknowns)
-        return [self._seg(text, span, unknowns=unknowns, via=a.via)]
+        return [self._seg(text, span, unknowns=unknowns, via=a.via, notes=notes)]
 
     def b_cd(self, fields, span, redirects, words) -> int:
         args = [a for a in fields[1:] if a.text not in ("--", "-P", "-L")]

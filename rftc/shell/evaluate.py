@@ -667,6 +667,9 @@ class Evaluator(Builtins, Explorer):
             self.g.add("RFTC115", f"the launched program comes from {names}, which is not set; the launch cannot be "
                        "classified", target.span, hint="set the variable in the script or pass --env NAME=value")
         reported: set = set()
+        for n in parts["span_start"].notes if parts.get("span_start") is not None else ():
+            reported.add(n)  # the program itself (`$PYTHON -m ...`)
+            self.report_choice(n, parts["span_start"].span)
         for f in parts["args"]:
             for u in f.unknowns:
                 if (u.kind, u.name) not in reported:  # once per launch and name, where it first appears

@@ -63,25 +63,21 @@ class Decision:
     fixes: dict = field(default_factory=dict)  # branch label -> {Choice: option} the branch implies
 
     def depends_on(self) -> str:
-        names, outputs, files = [], [], []
+        names, outputs, files = {}, {}, {}  # (dicts keep the first of each, in order)
         for k in self.knobs:
             if isinstance(k, Choice):
-                item = f"the output of `{k.source}`"
-                (outputs if item not in outputs else []).append(item)
+                outputs[f"the output of `{k.source}`"] = None
             elif isinstance(k, Default):
-                item = f"${k.var} (not set in the script; its default is used)"
-                (names if item not in names else []).append(item)
+                names[f"${k.var} (not set in the script; its default is used)"] = None
             elif k.kind == "var":
-                item = _describe_var(k.name)
-                (names if item not in names else []).append(item)
+                names[_describe_var(k.name)] = None
             elif k.kind == "file":
-                (files if k.detail not in files else []).append(k.detail)
+                files[f"`{k.detail}`"] = None
             else:
-                item = f"the output of `{k.detail}`"
-                (outputs if item not in outputs else []).append(item)
-        parts = names[:4] + outputs[:2]
+                outputs[f"the output of `{k.detail}`"] = None
+        parts = list(names)[:4] + list(outputs)[:2]
         if files:
-            parts.append("whether " + ", ".join(f"`{f}`" for f in files[:3]) + " exists where the script runs")
+            parts.append("whether " + ", ".join(list(files)[:3]) + " exists where the script runs")
         if self.commands:
             parts.append("the result of " + ", ".join(f"`{c}`" for c in self.commands[:3]))
         return ", ".join(parts) or "values only known at run time"
@@ -215,9 +211,9 @@ class Explorer:
             finally:
                 unc, self.uncertain, self.testing = self.uncertain, saved, testing
             hard = [u for u in unc if not u.soft]
-            if hard or unc:
+            if unc:
                 span = node_span(self.file, ch[i])
-                succeeds, fails = f"the `{ch[i + 1].value.strip()}` side", "the side that skips it"
+                succeeds, fails = f"the `{'&&' if ch[i + 1].type == 'AND_IF' else '||'}` side", "the side that skips it"
                 nxt = i + 2
                 labels = (succeeds, fails) if ch[i + 1].type == "AND_IF" else (fails, succeeds)
 
@@ -227,7 +223,8 @@ class Explorer:
                     return None if [u for u in ev.uncertain if not u.soft] else labels[0 if st == 0 else 1]
 
                 decision = self._decision(span, hard, [u for u in unc if u.soft], pick)
-                branches = [(labels[0], lambda ev: ev._chain(ch, nxt, 0)), (labels[1], lambda ev: ev._chain(ch, nxt, 1))]
+                branches = [(labels[0], lambda ev: ev._chain(ch, nxt, 0)),
+                            (labels[1], lambda ev: ev._chain(ch, nxt, 1))]
                 taken = 0 if status == 0 else 1
                 if hard:
                     return self.explore(decision, branches, fallback=taken)
@@ -458,23 +455,34 @@ class Explorer:
                                "or not at all (see --list)")
 
     def _taint(self, decision: Decision, chosen: Outcome, viable: list[Outcome], before: State) -> None:
-        """Variables the other viable branches leave with another value carry a Taint in the chosen state."""
+        """Variables the other viable branches leave with another value, and the working directory, carry a Taint
+        in the chosen state."""
         others = [o for o in viable if o is not chosen and o.signal is None]
         if chosen.signal is not None or not others:
             return
+        ways: dict[str, str] = {}  # branch label -> how to take it
+
+        def how(o: Outcome) -> str:
+            if o.label not in ways:
+                witness = self._witness(decision, before, o.label)
+                ways[o.label] = f"{witness} takes {o.label}" if witness else f"where {o.label} runs"
+            return ways[o.label]
+
+        head = (f"depends on `{decision.text}` (line {decision.span.line}), which depends on "
+                f"{decision.depends_on()}: rftc took {chosen.label}")
+        where = _text(chosen.state.cwd)
+        moved = next((o for o in others if _text(o.state.cwd) != where), None)
+        if moved is not None and chosen.state.cwd:  # the working directory, which $PWD and $(pwd) read
+            taint = Taint("PWD", decision.span, f"the working directory {head} ({where}); {how(moved)}, it is "
+                          f"{_text(moved.state.cwd) or 'where the script starts'}")
+            chosen.state.cwd = [replace(s, notes=s.notes + (taint,)) for s in chosen.state.cwd]
         for name in _changed(before, [chosen] + others):
             mine = _value(chosen.state, name)
-            alternatives = [(o, _value(o.state, name)) for o in others if _value(o.state, name) != mine]
-            if not alternatives:
-                continue
-            o, theirs = alternatives[0]
-            witness = self._witness(decision, before, o.label)
-            how = f"{witness} takes {o.label}" if witness else f"where {o.label} runs"
-            message = (f"${name} depends on `{decision.text}` (line {decision.span.line}), which depends on "
-                       f"{decision.depends_on()}: rftc took {chosen.label} ({name}{_shown(mine)}); {how}, "
-                       f"with {name}{_shown(theirs)}")
-            taint = Taint(name, decision.span, message)
-            chosen.state.taints[name] = chosen.state.taints.get(name, ()) + (taint,)
+            theirs = next(((o, _value(o.state, name)) for o in others if _value(o.state, name) != mine), None)
+            if theirs is not None:
+                taint = Taint(name, decision.span, f"${name} {head} ({name}{_shown(mine)}); {how(theirs[0])}, "
+                              f"with {name}{_shown(theirs[1])}")
+                chosen.state.taints[name] = chosen.state.taints.get(name, ()) + (taint,)
 
     def _witness(self, decision: Decision, before: State, label: str) -> str | None:
         """An `--env K=V` under which the condition takes the branch ``label``, found by deciding it again."""
@@ -486,12 +494,14 @@ class Explorer:
                 assume(trial, knob, value)
                 ev = self.child(trial, capture=None)
                 self.g.quiet += 1
+                exit_span = self.g.exit_span
                 try:
                     taken = decision.pick(ev)
                 except (Exit, Return, Break, Continue, RecursionError):
                     taken = None
                 finally:
                     self.g.quiet -= 1
+                    self.g.exit_span = exit_span
                 if taken == label:
                     return f"--env {knob}={_quote(value)}"
         return None
@@ -658,6 +668,10 @@ def _value(state: State, name: str) -> str | None:
     if v.items is not None:
         return " ".join("".join(s.text for s in e) for e in v.items if e is not None)
     return "".join(s.text for s in v.segs or [])
+
+
+def _text(segs) -> str:
+    return "".join(s.text for s in segs or [])
 
 
 def _shown(value: str | None) -> str:

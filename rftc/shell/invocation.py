@@ -30,8 +30,9 @@ class Invocation:
     config_path: Arg | None = None  # --config-path / --config-dir / -cp value
     config_name: Arg | None = None  # --config-name / -cn value
     env: dict[str, str] = field(default_factory=dict)  # exported and inline environment at the launch
-    cwd: str | None = None  # working directory after cd, when rftc was given one or the script cds
-    #                         (relative to an unknown start it reads "${oc.env:PWD}/sub"), else None
+    cwd: str | None = None  # the directory the launch runs in: where it starts (--cwd; PWD from --env, or the
+    #   current directory with --use-env) moved by the script's own cd's. Unknown start and a relative cd:
+    #   "${oc.env:PWD}/sub"; None when neither is known (the launch runs where rftc is started)
     script: str = ""  # path of the script the launch is in
     entry_file: str | None = None  # the entry module's file when the launch names it by path or under another
     #   package (`python3 verl/trainer/main_ppo.py`; `-m pkg.verl.trainer.main_ppo` -> pkg/verl/trainer/main_ppo.py),

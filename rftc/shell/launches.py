@@ -146,7 +146,7 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
         if b == "torchrun":
             launchers.append("torchrun")
             return _module_args(fields, i + 1, launchers, env, first, torchrun=True)
-        if _PYTHON.fullmatch(b):
+        if _PYTHON.fullmatch(b) or _runs_entry(fields, i):
             if not launchers:
                 launchers.append("python")
             return _module_args(fields, i + 1, launchers, env, first)
@@ -155,6 +155,14 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
                     "target_unknown": f, "span_start": first}
         return None
     return None
+
+
+def _runs_entry(fields: list[Field], i: int) -> bool:
+    """`$PYTHON -m verl.trainer.main_ppo` with PYTHON a wrapper (Isaac Sim's python.sh): what runs a known entry
+    module with -m is a Python interpreter."""
+    if i + 2 >= len(fields) or fields[i + 1].text != "-m":
+        return False
+    return kind_of(entry(fields[i + 2].text, by_path=False)[0]) != "other"
 
 
 def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | None:
