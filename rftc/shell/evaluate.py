@@ -26,7 +26,6 @@ with RFTC110.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import posixpath
 import re
@@ -37,9 +36,8 @@ from rftc.shell import launches
 from rftc.shell.arith import ArithError, ArithUnknown, evaluate as arith_eval, parse_int
 from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, arith_expr, node_span, tok_span
 from rftc.shell.builtins import BUILTINS, Builtins, date_format, redirect_targets, to_devnull
-from rftc.shell.conditions import test_words
-from rftc.shell.explore import Decision, Explorer, ordinal
-from rftc.shell.notes import Choice, Default, Taint
+from rftc.shell.explore import Explorer, ordinal
+from rftc.shell.notes import Choice, Taint
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_VALUE, MAX_WHILE, Break, Continue, Exit, \
     Return, Shared, State, Var
 

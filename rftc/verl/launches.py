@@ -22,8 +22,9 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--use-env", action="store_true",
                    help="take environment variables the script reads from rftc's own environment")
     g.add_argument("--cwd", metavar="DIR",
-                   help="the directory the launch is started in (default: where rftc runs); the script's own cd's "
-                   "move from there, and a veRL checkout found there is the one `python3 -m verl...` imports")
+                   help="the directory the launch starts in; the script's own cd's move from there, and a veRL "
+                   "checkout there is the one `python3 -m verl...` imports (default: not known to the script, whose "
+                   "$PWD stays ${oc.env:PWD}; a checkout is looked for where rftc runs)")
     g.add_argument("--verl-version", metavar="V",
                    help="check against this verl version (default: the newest bundled one that has every key)")
     g.add_argument("--invocation", type=int, metavar="N",
