@@ -579,7 +579,7 @@ class Expander:
             if use_default:
                 segs = self.parts(operand.children, in_dq=in_dq, anchor=anchor, first=not in_dq) if operand else []
                 if not is_set and ev.from_environment(name):
-                    segs = _defaulted(name, segs, span, in_dq)
+                    segs = defaulted(name, segs, span, in_dq)
                 if op in (":?", "?"):
                     if not ev.unset_mode:
                         out.append(self._unknown(name, span, in_dq))
@@ -798,7 +798,7 @@ def notes_of(segs) -> tuple:
     return tuple(out)
 
 
-def _defaulted(name: str, segs: list, span: Span, in_dq: bool) -> list:
+def defaulted(name: str, segs: list, span: Span, in_dq: bool) -> list:
     """The default of ${NAME:-word} for a NAME the environment may set: notes say so, and a choice in the default
     is set by --env NAME."""
     note = Default(name)

@@ -33,7 +33,7 @@ from typing import Callable
 
 from rftc.diagnostics.model import Span
 from rftc.shell.conditions import test_words
-from rftc.shell.expand import Seg, Unknown, node_span, notes_of
+from rftc.shell.expand import Seg, Unknown, defaulted, node_span, notes_of
 from rftc.shell.notes import Choice, Default, Taint
 from rftc.shell.state import MAX_BRANCHES, Break, Continue, Exit, Return, State, Var
 
@@ -476,10 +476,16 @@ class Explorer:
             taint = Taint("PWD", decision.span, f"the working directory {head} ({where}); {how(moved)}, it is "
                           f"{_text(moved.state.cwd) or 'where the script starts'}")
             chosen.state.cwd = [replace(s, notes=s.notes + (taint,)) for s in chosen.state.cwd]
+        read = {k.name for k in decision.knobs if getattr(k, "kind", "") == "var"}
         for name in _changed(before, [chosen] + others):
             mine = _value(chosen.state, name)
             theirs = next(((o, _value(o.state, name)) for o in others if _value(o.state, name) != mine), None)
-            if theirs is not None:
+            if theirs is not None and name in read and theirs[1] in (None, f"${{oc.env:{name}}}"):
+                # `[ -z "$X" ] && X=d`: a default for what the environment does not set, as ${X:-d}
+                v = chosen.state.vars.get(name)
+                if v is not None and v.segs is not None:
+                    chosen.state.vars[name] = replace(v, segs=defaulted(name, v.segs, decision.span, True))
+            elif theirs is not None:
                 taint = Taint(name, decision.span, f"${name} {head} ({name}{_shown(mine)}); {how(theirs[0])}, "
                               f"with {name}{_shown(theirs[1])}")
                 chosen.state.taints[name] = chosen.state.taints.get(name, ()) + (taint,)
@@ -507,7 +513,8 @@ class Explorer:
         return None
 
     def _trial_values(self, decision: Decision):
-        literals = [w for w in re.findall(r"[\w.\-/+]+", decision.text) if not w.startswith("-")]
+        text = re.sub(r"\$\{?[\w#@*?]+\}?", " ", decision.text)  # the words written, not the variables read
+        literals = [w for w in re.findall(r"[\w.\-/+]+", text) if not w.startswith("-")]
         for k in decision.knobs:
             if isinstance(k, Choice):
                 yield k.knob, k.options
