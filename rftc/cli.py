@@ -69,9 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     # Build only the subcommand being run: importing every command module would cost each command
     # the imports of all the others.
     parser = build_parser(only=_command_name(argv))
-    # Arguments after "--" are passed through verbatim (extra Hydra overrides in place of "$@"); argparse
-    # would mix them into the positionals.
-    extra: list[str] = []
+    # Arguments after "--" are passed through verbatim (the script's arguments: $1.. and "$@"); argparse would
+    # mix them into the positionals. None when there is no "--": the script's arguments are not known.
+    extra: list[str] | None = None
     if "--" in argv:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1:]

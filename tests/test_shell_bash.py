@@ -146,6 +146,12 @@ esac
 set -- a b c d
 python3 -m m "${@:2}" "${@:2:2}" $(( (5 << 2) | 1 )) $(( 6 & 3 ^ 1 )) $(( ~0 )) > >(cat)
 """,
+    "bash_reads_at_run_time": """x=ab; pre_a=1; pre_b=2; arr=(5 6 7)
+python3 -m m ${x@U} ${x@Q} "${!pre_*}" $(( 1, 2 + 3 )) $((16#ff)) $((2#101)) $((arr[1] * 2)) $(( ))
+[[ a < b && ( -n $x || -z $x ) ]] && python3 -m m lt
+[[ $x =~ ^(a|b)b$ ]] && python3 -m m regex
+X=1 2>/dev/null python3 -m m prefix_redirect=ok
+""",
 }
 
 
@@ -167,6 +173,14 @@ def rftc_launches(script: str, args=()) -> list[list[str]]:
 def test_same_arguments_as_bash(name):
     script = CASES[name]
     assert rftc_launches(script) == bash_launches(script)
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_the_script_s_arguments():
+    script = ('[ "$#" -ge 2 ] || exit 1\nn=$1; m=$2; shift 2\n'
+              'python3 -m m n=$n m=$m c=$# "$@" "$*" ${5:-five}\nshift 9; python3 -m m $1 $#\n')
+    args = ("4", "/models/q", "a=1", "b=2 3")
+    assert rftc_launches(script, args) == bash_launches(script, args)
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")

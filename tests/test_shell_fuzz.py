@@ -69,3 +69,54 @@ def test_runaway_scripts_are_bounded():
     check("a=x\nfor i in $(seq 1 100); do a=$a$a; done\nwhile true; do a=$a$a; done\n")
     check("x=" + "$(" * 200 + ")" * 200 + "\n")
     check("echo " + "\"${a:-" * 300 + "}\"" * 300 + "\n")
+
+
+# ------------------------------------------------------------------ conditions rftc cannot decide
+_COND = st.sampled_from([
+    '[ -z "$MODEL" ]', '[ -n "$X" ]', '[ -f "/ckpt/$i/done" ]', '[ -d "$DATA" ]', 'grep -q ok log',
+    '[ "$RANK" = 0 ]', '[ "$#" -lt 2 ]', '[[ $DEVICE == npu ]]', '(( N > 2 ))', 'command -v npu-smi >/dev/null',
+    '[ "$(hostname)" = head ]', 'true', 'false', '[ "$i" -eq 2 ]',
+])
+_LEAF = st.sampled_from([
+    "exit 1", "exit 0", "return 1", "break", "continue", "X=1", "X=$((X + 1))", "N=${N:-4}", "DATA=/d/$i",
+    "DEVICE=$(python3 -c 'import torch_npu' 2>/dev/null && echo npu || echo gpu)", "shift", "MODEL=${MODEL:-}",
+    "python3 -m verl.trainer.main_ppo trainer.nnodes=${N:-1} data.path=$DATA x=$X",
+    'python3 -m verl.trainer.main_ppo "$@"', "f", "cd /tmp/$i", "[ -z \"$X\" ] && exit 1", "cmd || exit 2",
+])
+
+
+def _block(inner):
+    return st.one_of(
+        st.tuples(_COND, inner, inner).map(lambda t: f"if {t[0]}; then\n{t[1]}\nelse\n{t[2]}\nfi"),
+        st.tuples(_COND, inner).map(lambda t: f"if {t[0]}; then {t[1]}; fi"),
+        st.tuples(_COND, inner).map(lambda t: f"{t[0]} && {{ {t[1]}; }}"),
+        st.tuples(_COND, inner).map(lambda t: f"{t[0]} || {{ {t[1]}; }}"),
+        st.tuples(inner, inner).map(lambda t: f'case "$DEVICE" in\n gpu) {t[0]} ;;\n npu) {t[1]} ;;\n *) exit 1 ;;\nesac'),
+        inner.map(lambda b: f"for i in 1 2 3; do\n{b}\ndone"),
+        inner.map(lambda b: f"for ((i = 0; i < 3; i++)); do {b}; done"),
+        st.tuples(_COND, inner).map(lambda t: f"while {t[0]}; do {t[1]}; done"),
+        inner.map(lambda b: f"while true; do {b}; break; done"),
+        inner.map(lambda b: f"f() {{\n{b}\n}}\nf"),
+        inner.map(lambda b: f"( {b} )"),
+    )
+
+
+_BODY = st.recursive(_LEAF, lambda inner: st.one_of(_block(inner), st.lists(inner, min_size=1, max_size=3).map(
+    "\n".join)), max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_BODY, min_size=1, max_size=4), st.one_of(st.none(), st.lists(st.sampled_from(["a=1", "2"]),
+                                                                                max_size=3)))
+def test_nested_undecidable_conditions_guards_and_loops_are_explored_within_bounds(parts, args):
+    import time
+
+    text = "\n".join(parts) + "\n"
+    start = time.perf_counter()
+    r = analyze(text, "explore.sh", extra_args=args)
+    assert time.perf_counter() - start < 20, "exploration must stay bounded"
+    assert not [d for d in r.diagnostics if d.code in ("RFTC002", "RFTC100")], [str(d) for d in r.diagnostics]
+    for inv in r.invocations:
+        assert inv.kind == "main_ppo" and all(isinstance(c, str) for c in inv.conditions)
+    # every launch of a branch rftc does not take is reported with its condition
+    assert all(inv.conditions for inv in r.invocations if not inv.primary)

@@ -1,6 +1,7 @@
-"""Golden launch scripts: golden/shell/<name>.sh, optionally <name>.args (extra arguments, one per line) and
-<name>.env (NAME=value lines), against <name>.json: every launch with its arguments (text, line:col-line:col,
-lines of the assignments it came through, symbolic) and the concise diagnostics.
+"""Golden launch scripts: golden/shell/<name>.sh, optionally <name>.args (the script's arguments, one per line:
+as given after `--`) and <name>.env (NAME=value lines), against <name>.json: every launch with its arguments (text,
+line:col-line:col, lines of the assignments it came through, symbolic), its entry file, conditions and loop
+variables where it has them, and the concise diagnostics.
 
 To review a change: RFTC_GOLDEN_PRINT=1 pytest tests/test_shell_golden.py -s prints the actual JSON."""
 
@@ -29,7 +30,8 @@ def _arg(a) -> list:
 def actual(name: str) -> dict:
     script = GOLDEN / f"{name}.sh"
     env = dict(line.split("=", 1) for line in _lines(GOLDEN / f"{name}.env"))
-    r = analyze(script.read_text(), f"{name}.sh", env=env, extra_args=_lines(GOLDEN / f"{name}.args"))
+    args = GOLDEN / f"{name}.args"
+    r = analyze(script.read_text(), f"{name}.sh", env=env, extra_args=_lines(args) if args.exists() else None)
     launches = []
     for inv in r.invocations:
         launches.append({
@@ -38,6 +40,11 @@ def actual(name: str) -> dict:
             "config_name": inv.config_name and inv.config_name.text,
             "env": inv.env, "cwd": inv.cwd, "args": [_arg(a) for a in inv.args],
             "overrides": len(inv.overrides),
+            # what only some launches have: the entry's file, the branches and loops it runs in
+            **({"entry_file": inv.entry_file} if inv.entry_file else {}),
+            **({"conditions": inv.conditions} if inv.conditions else {}),
+            **({"primary": False} if not inv.primary else {}),
+            **({"loop": inv.loop} if inv.loop else {}),
         })
     diags = render("concise", sorted(r.diagnostics, key=lambda d: d.sort_key())).splitlines()
     return {"launches": launches, "diagnostics": diags}

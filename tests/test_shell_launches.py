@@ -120,12 +120,22 @@ def test_argument_spans_and_via():
 
 
 def test_a_missing_script_argument_says_how_to_give_it():
-    script = 'NAME="$1"\npython3 -m verl.trainer.main_ppo trainer.project_name=$NAME\n'
+    script = 'NAME="$2"\npython3 -m verl.trainer.main_ppo trainer.project_name=$NAME\n'
     (d,) = analyze(script, "run.sh").diagnostics
-    assert d.code == "RFTC106" and d.message.startswith("$1 (argument 1 of the script) is not given")
+    assert d.code == "RFTC106" and d.message.startswith("$2 is the script's 2nd argument, which rftc is not given")
     assert "after `--`" in d.hint and "--env" not in d.hint
-    r = analyze(script, "run.sh", extra_args=("p",))
+    r = analyze(script, "run.sh", extra_args=("o", "p"))
     assert not r.diagnostics and r.invocations[0].args[0].text == "trainer.project_name=p"
+
+
+def test_script_arguments_given_after_the_double_dash_are_exact():
+    script = ('echo "$#" >/dev/null\nA="$1"; shift; B="$*"; shift 2; C=$#; set -- x "y z"\n'
+              'python3 -m m a=$A "b=$B" c=$C "$@" d=${9:-none}\n')
+    args = [a.text for a in launch(script, extra_args=("1", "2 3", "4", "5")).args]
+    assert args == ["a=1", "b=2 3 4 5", "c=1", "x", "y z", "d=none"]
+    # not given: each is named as the script's argument, counted after shift; "$@" adds nothing
+    inv = launch('shift 2\npython3 -m m a=$1 "$@" b=${2:-dflt}\n')
+    assert [a.text for a in inv.args] == ["a=${oc.env:3}", "b=dflt"]
 
 def test_overrides_split_from_a_string_point_where_they_are_written():
     script = ('n=2\nCFG="\n    a.b=$n \\\n    c.d=x"\nCFG2="${CFG//a.b/e.f}"\n'
@@ -210,12 +220,14 @@ def test_arithmetic_not_known_statically_is_one_word():
     assert launch(script, env={"RFTC_ARITH": "3"}).args[1].text == "b=3"
 
 
-def test_unknown_condition_takes_the_unset_branch_and_warns():
+def test_an_undecidable_condition_takes_the_first_viable_branch_and_names_the_env_that_picks_another():
     script = 'if [ -n "$MEGATRON" ]; then N=ppo_megatron_trainer; else N=ppo_trainer; fi\npython3 -m m n=$N\n'
     r = analyze(script, "run.sh")
-    assert r.invocations[0].args[0].text == "n=ppo_trainer"
-    assert [(d.code, d.span.line) for d in r.diagnostics] == [("RFTC109", 1)]
-    assert launch(script, env={"MEGATRON": "1"}).args[0].text == "n=ppo_megatron_trainer"
+    assert r.invocations[0].args[0].text == "n=ppo_megatron_trainer"
+    [d] = r.diagnostics
+    assert (d.code, d.span.line) == ("RFTC109", 2)
+    assert "$N depends on `[ -n \"$MEGATRON\" ]` (line 1)" in d.message and "--env MEGATRON='' takes the `else`" in d.message
+    assert launch(script, env={"MEGATRON": ""}).args[0].text == "n=ppo_trainer"
 
 
 def test_loops_not_evaluable_are_skipped_with_a_warning():
@@ -223,11 +235,14 @@ def test_loops_not_evaluable_are_skipped_with_a_warning():
     assert codes("for ((i=0; i<N; i++)); do python3 -m m; done") == ["RFTC110", "RFTC112"]
 
 
-def test_exit_before_the_launch_is_explained():
+def test_a_usage_check_on_the_arguments_is_a_guard_assumed_passed():
     r = analyze('if [ "$#" -lt 2 ]; then\n  echo usage\n  exit 1\nfi\npython3 -m m "$@"\n', "run.sh")
-    assert [(d.code, d.span.line) for d in r.diagnostics] == [("RFTC112", 3)]
+    [d] = r.diagnostics
+    assert (d.code, d.span.line) == ("RFTC117", 1) and "after `--`" in d.hint
     r = analyze('if [ "$#" -lt 2 ]; then exit 1; fi\npython3 -m m "$@"\n', "run.sh", extra_args=("a=1", "b=2"))
-    assert [a.text for a in r.invocations[0].args] == ["a=1", "b=2"]
+    assert [a.text for a in r.invocations[0].args] == ["a=1", "b=2"] and not r.diagnostics
+    r = analyze('[ "$#" -lt 2 ] && exit 1\npython3 -m m "$@"\n', "run.sh", extra_args=("a=1",))
+    assert not r.invocations and [(d.code, d.span.line) for d in r.diagnostics] == [("RFTC112", 1)]
 
 
 def test_bash_scripts_called_with_arguments_are_followed(tmp_path: Path):
@@ -242,10 +257,10 @@ def test_bash_scripts_called_with_arguments_are_followed(tmp_path: Path):
 
 # ------------------------------------------------------------------ syntax errors
 @pytest.mark.parametrize("script, code, line, col, words", [
-    ("if [ -n x ]; then\n  python3 -m m\n", "RFTC100", 2, 15, "`fi`"),  # end of file: after the last word
+    ("if [ -n x ]; then\n  python3 -m m\n", "RFTC100", 3, 1, "`fi`"),  # end of file: the line after, as bash
     ("for x in a b\n  echo $x\ndone\n", "RFTC100", 2, 3, "`; do`"),
     ('python3 -m m a="b\n', "RFTC101", 1, 16, "double quote"),
-    ("python3 -m m a=${X:-d\n", "RFTC100", 1, 21, "`}`"),
+    ("python3 -m m a=${X:-d\n", "RFTC100", 1, 16, "`}`"),  # an open ${: where it opens, as bash
     ("python3 -m m a=1\r\n", "RFTC100", 1, 17, "Windows line endings"),
 ])
 def test_syntax_errors_point_at_the_problem_and_say_what_to_write(script, code, line, col, words):
@@ -263,6 +278,22 @@ def test_working_directory_from_the_callers_environment():
     assert args(env={"PWD": "/repo"}) == ["a=/repo/sub", "b=/repo/sub"]
     assert args(cwd="/r") == ["a=/r/sub", "b=/r/sub"]
     assert args() == ["a=${oc.env:PWD}/sub", "b=${oc.env:PWD}/sub"]
+
+
+def test_cwd_option_is_where_the_launch_starts(tmp_path: Path):
+    import argparse
+
+    from rftc.verl.launches import add_launch_options, collect
+
+    script = tmp_path / "run.sh"
+    script.write_text("cd recipe\npython3 -m verl.trainer.main_ppo a=1\npython3 -m verl.trainer.main_ppo b=$1\n")
+    p = argparse.ArgumentParser()
+    add_launch_options(p)
+    args = p.parse_args(["--cwd", str(tmp_path / "repo")])
+    args.extra_args = None
+    assert [i.cwd for i in collect(args, [str(script)]).launches] == [str(tmp_path / "repo" / "recipe")] * 2
+    args.extra_args = ["x"]  # after --: the script's arguments
+    assert collect(args, [str(script)]).launches[1].args[0].text == "b=x"
 
 
 def test_called_scripts_through_wrappers(tmp_path: Path):

@@ -16,7 +16,8 @@ as YAML with a comment on every value naming the veRL key and script line it cam
 cannot express are reported, never dropped silently (--report prints what became of every key)."""
 EPILOG = """examples:
   rftc convert run_qwen2-7b_rm.sh > ppo.yaml
-  rftc convert run.sh -o ppo.yaml -- trainer.nnodes=2     overrides after -- take the place of "$@"
+  rftc convert run.sh -o ppo.yaml -- trainer.nnodes=2     the script's arguments after --: $1.., "$@"
+  rftc convert --cwd ~/repo scripts/train.sh              the directory the launch starts in
   rftc convert --overrides 'algorithm.adv_estimator=grpo data.train_batch_size=512'
   rftc convert examples/*.sh --out-dir configs/           many scripts, one process
   rftc convert run.sh --report                            the ledger: what became of every key
@@ -70,8 +71,11 @@ def run(args) -> int:
         return _usage(inputs.usage_error)
     diags = inputs.diags
     if args.list:
+        from rftc.shell.invocation import circumstances
+
         for inv in inputs.launches:
-            print(f"{inv.script or '<overrides>'}\t{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}")
+            print(f"{inv.script or '<overrides>'}\t{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}\t"
+                  f"{circumstances(inv, inputs.launches)}".rstrip("\t"))
         return exit_code(report(diags, inputs.sources, args))
     jobs = _jobs(args, inputs, diags)
     if isinstance(jobs, str):

@@ -47,7 +47,7 @@ def _compile_script(path: str, args, diags):
     convert.add_arguments(p)
     # The script would run in this environment: its ${VAR:-default} reads take this process's values.
     cargs = p.parse_args([path, "--use-env"])
-    cargs.extra_args = list(getattr(args, "extra_args", []) or [])  # after --: in place of the script's "$@"
+    cargs.extra_args = getattr(args, "extra_args", None)  # after --: the script's arguments (None: not given)
     inputs = collect(cargs, cargs.paths)
     diags.extend(inputs.diags)
     launches = [inv for inv in inputs.launches if inv.kind != "unknown"] or inputs.launches

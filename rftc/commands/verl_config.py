@@ -51,8 +51,11 @@ def run(args) -> int:
         return 2
     diags = inputs.diags
     if args.list:
+        from rftc.shell.invocation import circumstances
+
         for inv in inputs.launches:
-            print(f"{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}\t{len(inv.overrides)} overrides")
+            print(f"{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}\t{len(inv.overrides)} overrides\t"
+                  f"{circumstances(inv, inputs.launches)}".rstrip("\t"))
         return _report(diags, inputs.sources, args)
     launches = [inv for inv in inputs.launches if composable(inv)]
     if len(launches) > 1 and args.invocation is None:

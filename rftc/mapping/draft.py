@@ -16,7 +16,9 @@ from rftc.verl.effective import EffectiveConfig
 
 _ABSENT = object()
 _INDEX = re.compile(r"\[(\d+)\]")
-_ENV_ONLY = re.compile(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)\}")  # a variable the script never sets, no default
+_ENV_ONLY = re.compile(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*|[0-9]+)\}")  # a variable the script never sets, no default
+_ARGUMENT = re.compile(r"\$\{oc\.env:([0-9]+)\}")  # the shell stage's form of the script's Nth argument, not given
+ARGS_HINT = "pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)"
 
 MAPPED, PASSED, IMPLIED, REPORTED = "mapped", "passed", "implied", "reported"
 
@@ -87,10 +89,13 @@ class Draft:
         if m is None:
             return
         default = VERL_DEFAULTS[key]
-        self.assumed[key] = (default, m.group(1))
-        self.report("RFTC318", f"{key} is {v!r}, which only the environment knows; the conversion assumes veRL's "
-                    f"default {default} (cluster size and GPU split are computed with it)", key,
-                    hint=f"pass {CLUSTER_OPTIONS[key]} N, or --env {m.group(1)}=N, or --use-env", settles=False)
+        name = m.group(1)
+        self.assumed[key] = (default, name)
+        knows, fix = ((f"the script's argument ${name}, which rftc is not given", ARGS_HINT.replace("pass", "or pass", 1))
+                      if name.isdigit() else ("which only the environment knows", f"or --env {name}=N, or --use-env"))
+        self.report("RFTC318", f"{key} is {v!r}, {knows}; the conversion assumes veRL's default {default} (cluster "
+                    "size and GPU split are computed with it)", key, hint=f"pass {CLUSTER_OPTIONS[key]} N, {fix}",
+                    settles=False)
 
     # ---- reading the veRL config -------------------------------------------------------------------
     def val(self, key: str, default: Any = None) -> Any:
@@ -164,6 +169,10 @@ class Draft:
                    if k in self.assumed]
         if assumed:
             note = "; ".join(([note] if note else []) + assumed)
+        argument = _ARGUMENT.search(str(value)) if keys else None
+        if argument is not None:  # it would reach the config as an environment variable that is no such thing
+            self.report("RFTC311", f"{keys[0]} is {self.val(keys[0])!r}: ${argument.group(1)} is the script's "
+                        "argument, which rftc is not given", keys[0], hint=ARGS_HINT)
         parts = split_key(tkey)
         node: Any = self.data
         for part, nxt in zip(parts, parts[1:]):
@@ -268,6 +277,8 @@ CLUSTER_OPTIONS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gp
 
 
 def _env_hint(v: str, key: str | None = None) -> str:
+    if _ARGUMENT.search(v):
+        return ARGS_HINT
     if key in CLUSTER_OPTIONS:
         return f"pass {CLUSTER_OPTIONS[key]} N (or --env NAME=VALUE, or --use-env)"
     names = re.findall(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)", v)

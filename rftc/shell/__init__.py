@@ -26,19 +26,23 @@ class ScriptResult:
 
 
 def analyze(text: str, filename: str, *, env: dict[str, str] | None = None, use_env: bool = False,
-            extra_args=(), cwd: str | None = None) -> ScriptResult:
+            extra_args=None, cwd: str | None = None) -> ScriptResult:
     """Evaluate ``text`` (the script ``filename``) statically. Never raises.
 
     env        variables the script sees as set (like an environment), before os.environ
     use_env    also read os.environ for variables the script and ``env`` do not set
-    extra_args the arguments after ``--``: what "$@" expands to (spans in COMMAND_LINE, col = index + 1)
-    cwd        the directory the script runs in (default: PWD from ``env``, or with ``use_env`` the
-               current directory; otherwise unknown, ``${oc.env:PWD}``)
+    extra_args the script's arguments (given after ``--``): $1..$N, $#, "$@", "$*", shift (spans in COMMAND_LINE,
+               col = index + 1). None when they are not given: then $1.. are unknown, each named as the script's
+               Nth argument (``${oc.env:N}`` in the text), $# is unknown, and "$@" / "$*" expand to nothing (the
+               launch as the script writes it)
+    cwd        the directory the launch starts in (``Invocation.cwd`` is where it runs after the script's own
+               ``cd``s): default PWD from ``env``, or with ``use_env`` the current directory; otherwise unknown,
+               ``${oc.env:PWD}``
     """
     result = ScriptResult()
     result.sources[filename] = text
     try:
-        _analyze(text, filename, env or {}, use_env, tuple(extra_args), cwd, result)
+        _analyze(text, filename, env or {}, use_env, None if extra_args is None else tuple(extra_args), cwd, result)
     except RecursionError:
         result.diagnostics.add("RFTC114", "the script nests too deeply to evaluate", Span(filename, 1, 1))
     except Exception as exc:  # never let a script crash the caller
@@ -61,11 +65,15 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     script_path = os.path.abspath(filename) if filename and os.path.isfile(filename) else filename
     g = Shared(diags, result.sources, env, use_env, script_path)
     g.local_names = script_variables(parsed.tree)
+    g.runtime = {(filename, *at): v for at, v in parsed.runtime.items()}
     for kind, s in parsed.breaks:
         report_break(g, kind, Span(filename, s.line, s.col, s.end_line, s.end_col), text.split("\n"))
     st = State()
-    st.positional = [Field([Seg(a, COMMAND_LINE, 1, i + 1, 1, i + 1, quoted=True,
-                                fixed=Span(COMMAND_LINE, 1, i + 1))]) for i, a in enumerate(extra_args)]
+    if extra_args is None:
+        st.args_unknown = 0
+    else:
+        st.positional = [Field([Seg(a, COMMAND_LINE, 1, i + 1, 1, i + 1, quoted=True,
+                                    fixed=Span(COMMAND_LINE, 1, i + 1))]) for i, a in enumerate(extra_args)]
     if cwd is None:  # the start directory, when the caller's environment says it
         cwd = env.get("PWD") or (os.environ.get("PWD") or os.getcwd() if use_env else None)
     if cwd is not None:
@@ -93,9 +101,14 @@ def _summarize(result: ScriptResult, filename: str, exit_span: Span | None) -> N
                                hint="rftc looks for `python -m ...` run directly or through ray job submit, "
                                "torchrun, srun, uv run, or a launcher array/variable")
     elif len(invs) > 1:
-        training = [i for i in invs if i.is_training]
-        listing = "; ".join(f"#{i.index} {i.module or (i.args[0].text if i.args else i.launcher)} "
-                            f"(line {i.span.line})" for i in invs)
+        training = [i for i in invs if i.is_training and i.primary] or [i for i in invs if i.is_training]
+        by_command: dict = {}  # one entry per command that launches (a loop runs one several times)
+        for i in invs:
+            by_command.setdefault(i.span, []).append(i)
+        listing = "; ".join(
+            (f"#{same[0].index}" if len(same) == 1 else f"#{same[0].index}..#{same[-1].index} ({len(same)} times)")
+            + f" {same[0].module or (same[0].args[0].text if same[0].args else same[0].launcher)} "
+            f"(line {same[0].span.line})" for same in by_command.values())
         if training:
             verdict = f"the first training launch is #{training[0].index}"
         else:

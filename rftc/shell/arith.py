@@ -69,8 +69,8 @@ def parse_int(text: str) -> int | None:
 
 
 def evaluate(node, ev) -> int:
-    """Evaluate an arithmetic tree. ``ev`` gives ``int_var(name, tok)``, ``set_int(name, value, tok)`` and
-    ``atom_int(node)`` (for $v, ${..} and $(..) inside the expression)."""
+    """Evaluate an arithmetic tree. ``ev`` gives ``int_var(name, tok)``, ``int_element(name, index, tok)``,
+    ``set_int(name, value, tok)`` and ``atom_int(node)`` (for $v, ${..} and $(..) inside the expression)."""
     if hasattr(node, "type"):  # VAR token
         return ev.atom_int(node)
     kind = node.data
@@ -79,6 +79,11 @@ def evaluate(node, ev) -> int:
         return parse_int(ch[0].value) or 0
     if kind == "a_name":
         return ev.int_var(ch[0].value.strip(), ch[0])
+    if kind == "a_index":  # a[i]
+        return ev.int_element(ch[0].value.strip(), evaluate(ch[2], ev), ch[0])
+    if kind == "a_seq":  # a, b: both evaluated, the value is b's
+        evaluate(ch[0], ev)
+        return evaluate(ch[2], ev)
     if kind in ("param", "cmdsub"):
         return ev.atom_int(node)
     if kind == "a_bin":

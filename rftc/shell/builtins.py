@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.arith import parse_int
 from rftc.shell.conditions import test_words
-from rftc.shell.expand import Field, Seg, Unknown, anchored
+from rftc.shell.expand import Field, Seg, Unknown, anchored, notes_of
+from rftc.shell.notes import Choice
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, Break, Continue, Exit, Return
 
 _DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": "RFTC_NPROC",
@@ -29,12 +31,12 @@ class Builtins:
 
     # ------------------------------------------------------------------ command substitution
     def command_output(self, source: str | None, body, span: Span):
-        """The output of $(...) or `...`: (text, unknowns, via)."""
+        """The output of $(...) or `...`: (text, unknowns, via, notes)."""
         self.g.calls += 1
         if self.depth >= MAX_DEPTH or self.g.calls > MAX_CALLS:
             self.g.add("RFTC114", f"command substitution not evaluated: more than {MAX_DEPTH} nested or "
                        f"{MAX_CALLS} in all", span)
-            return "", [], []
+            return "", [], [], []
         if source is not None:  # backticks: parse the body again
             from rftc.shell.parser import parse
 
@@ -42,26 +44,29 @@ class Builtins:
             tree = parsed.tree
             body = next((c for c in tree.children if not hasattr(c, "type")), None) if tree is not None else None
         if body is None:
-            return "", [], []
+            return "", [], [], []
         out: list = []
-        ev = type(self)(self.g, self.st.fork(), self.file, "", depth=self.depth + 1, capture=out)
-        ev.lines = self.lines
-        ev.unset_mode = self.unset_mode
+        ev = self.child(self.st.fork(), capture=out)
+        ev.depth, ev.testing, ev.uncertain = self.depth + 1, False, None
         try:
             ev.run_list(body)
         except (Exit, Return, Break, Continue):
             pass
+        source = re.sub(r"^\$\(|^`|\)$|`$", "", self.source_text(span)).strip()
         if ev.capture_unknown:
             name, inner, date_format = ev.capture_unknown[0]
-            text = re.sub(r"^\$\(|^`|\)$|`$", "", self.source_text(span)).strip()
-            return self._dynamic(name, text or inner, date_format, span)
+            return (*self._dynamic(name, source or inner, date_format, span), [])
         text = "".join(s.text for s in out).rstrip("\n")
         unknowns: list = []
         via: list = []
         for s in out:
             unknowns += [u for u in s.unknowns if u not in unknowns]
             via += [v for v in s.via if v not in via]
-        return text, unknowns, via
+        notes = [_whole(n, out, span, source) if isinstance(n, Choice) else n for n in notes_of(out)]
+        choice = next((n for n in notes if isinstance(n, Choice)), None)
+        if choice is not None and choice.knob in self.g.env:  # --env RFTC_SUBST_<CMD>=... gives the output
+            return self.g.env[choice.knob], [], [], []
+        return text, unknowns, via, notes
 
     def _dynamic(self, name: str, text: str, date_format: str | None, span: Span):
         if self.unset_mode:
@@ -136,7 +141,7 @@ class Builtins:
         for a in fields[1:]:
             if a.text.startswith("-"):
                 continue
-            self.emit([self._seg(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via)])
+            self.emit([self._seg(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via, notes=a.notes)])
         return 0
 
     def b_seq(self, fields, span, redirects, words) -> int:
@@ -159,7 +164,7 @@ class Builtins:
             base = args[0].text.rstrip("/").rsplit("/", 1)[-1] or "/"
             if len(args) > 1 and base.endswith(args[1].text) and base != args[1].text:
                 base = base[: -len(args[1].text)]
-            self.emit([self._seg(base, span, unknowns=tuple(args[0].unknowns), via=args[0].via)])
+            self.emit([self._seg(base, span, unknowns=tuple(args[0].unknowns), via=args[0].via, notes=args[0].notes)])
         return 0
 
     def b_realpath(self, fields, span, redirects, words) -> int:
@@ -173,16 +178,20 @@ class Builtins:
         return 0
 
     def _absolute(self, a: Field, span: Span) -> list[Seg]:
-        if a.text.startswith("/") or self.st.cwd is None or any(s.unknowns for s in self.st.cwd):
-            base = [] if a.text.startswith("/") else self.cwd_segs(span)
+        # a path that starts with a variable rftc does not know (`cd "$SLURM_SUBMIT_DIR"`, `$HOME/x`) is taken as
+        # the directory that variable names, not as one below the working directory
+        rooted = a.text.startswith("/") or (a.segs and a.segs[0].unknowns and a.segs[0].text.startswith("${"))
+        if rooted or self.st.cwd is None or any(s.unknowns for s in self.st.cwd):
+            base = [] if rooted else self.cwd_segs(span)
         else:
             base = self.st.cwd
+        notes = tuple(dict.fromkeys(a.notes + notes_of(base)))
         if not base:
-            return [self._seg(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via)]
+            return [self._seg(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via, notes=notes)]
         base_text = "".join(s.text for s in base)
         text = posixpath.normpath(posixpath.join(base_text, a.text))
         unknowns = tuple(u for s in base for u in s.unknowns) + tuple(a.unknowns)
-        return [self._seg(text, span, unknowns=unknowns, via=a.via)]
+        return [self._seg(text, span, unknowns=unknowns, via=a.via, notes=notes)]
 
     def b_cd(self, fields, span, redirects, words) -> int:
         args = [a for a in fields[1:] if a.text not in ("--", "-P", "-L")]
@@ -204,24 +213,30 @@ class Builtins:
         if read is None:
             return 1
         path, text = read
-        saved = self.st.positional
+        saved = self.st.positional, self.st.args_unknown
         if len(fields) > 2:
-            self.st.positional = fields[2:]
+            self.st.positional, self.st.args_unknown = fields[2:], None
         try:
             self.run_file(path, text, span)
         finally:
             if len(fields) > 2:
-                self.st.positional = saved
+                self.st.positional, self.st.args_unknown = saved
         return 0
 
     def b_set(self, fields, span, redirects, words) -> int:
         args = fields[1:]
         if args and args[0].text == "--":
             self.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args[1:]]
+            self.st.args_unknown = None
         return 0
 
     def b_shift(self, fields, span, redirects, words) -> int:
         n = parse_int(fields[1].text) if len(fields) > 1 else 1
+        if self.st.args_unknown is not None:  # arguments not given: $1 is now a later one of them
+            self.st.args_unknown += max(n or 0, 0)
+            return 0
+        if n is not None and n > len(self.st.positional):
+            return 1  # bash leaves them as they are
         self.st.positional = self.st.positional[n or 0:]
         return 0
 
@@ -270,9 +285,8 @@ class Builtins:
             if not args or args[-1].text != "]":
                 return 2
             args = args[:-1]
-        unknowns = [u for a in args for u in a.unknowns]
-        if unknowns:
-            # decide as bash would with the unknown variables unset
+
+        def unset_texts() -> list[str]:  # as bash would with the unknown variables unset
             prev = self.unset_mode
             self.unset_mode = True
             try:
@@ -281,11 +295,11 @@ class Builtins:
                     unset_fields += self.exp.fields(w)
             finally:
                 self.unset_mode = prev
-            args = unset_fields[1:]
-            if fields[0].text == "[" and args and args[-1].text == "]":
-                args = args[:-1]
-            self.note_uncertain(unknowns, span)
-        return 0 if test_words([a.text for a in args], self) else 1
+            texts = [f.text for f in unset_fields[1:]]
+            return texts[:-1] if fields[0].text == "[" and texts[-1:] == ["]"] else texts
+
+        ok = self.decide([a.segs for a in args], unset_texts, lambda texts: test_words(texts, self, span=span), span)
+        return 0 if ok else 1
 
 
 # command name -> builtin method suffix
@@ -297,6 +311,14 @@ BUILTINS = {
     "eval": "eval", "trap": "_noop", "read": "read", "[": "test", "test": "test", "wait": "_noop",
     "sleep": "_noop", "seq": "seq", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
 }
+
+
+def _whole(choice: Choice, out: list, span: Span, source: str) -> Choice:
+    """A choice among a substitution's branches, as a choice among the substitution's whole outputs."""
+    before = "".join(s.text for s in out[:next(i for i, s in enumerate(out) if choice in s.notes)])
+    after = "".join(s.text for s in out[next(i for i, s in enumerate(out) if choice in s.notes) + 1:])
+    return replace(choice, options=tuple(dict.fromkeys((before + o + after).rstrip("\n") for o in choice.options)),
+                   span=span, source=source)
 
 
 def redirect_targets(redirects) -> list[tuple[str, str]]:

@@ -36,7 +36,9 @@ CODES = [
     Code("RFTC106", "unset-variable-symbolic", I, "A variable the script never sets reaches the launch.",
          "Its value comes from the environment the script runs in, which rftc cannot see. It is kept as an "
          "OmegaConf environment interpolation `${oc.env:NAME}` and resolved when the config is loaded. Pass "
-         "`--env NAME=value` to rftc to fix the value at compile time.",
+         "`--env NAME=value` to rftc to fix the value at compile time. The script's own arguments (`$1`, `$#`) are "
+         "named as such when they are not given after `--`: a value made from one is never written into the "
+         "config as an environment variable (a GPU count is assumed, RFTC318; any other value is RFTC311).",
          "python3 -m verl.trainer.main_ppo data.train_files=$HOME/data/train.parquet\n"),
     Code("RFTC107", "dynamic-command-substitution", I, "A command substitution whose value is only known at run time.",
          "`$(date ...)`, `$(nproc)`, `$(nvidia-smi ... | wc -l)` and `$(hostname)` are not evaluated. A date "
@@ -51,11 +53,14 @@ CODES = [
          "such as a division by a variable set only later) is kept as `${oc.env:RFTC_ARITH_NAME}`, one word as "
          "bash's integer would be. Pass `--env NAME=value`, or write the value into the script.",
          "python3 -m verl.trainer.main_ppo trainer.nnodes=$(python3 -c 'print(2)')\n"),
-    Code("RFTC109", "condition-not-static", W, "A condition depends on values rftc cannot know.",
-         "rftc took the branch bash would take with the unknown variables unset (or, for a command, assuming it "
-         "succeeds). If the script is run with those variables set, another branch may run and the launch may "
-         "differ. Pass `--env NAME=value` to decide the condition.",
-         "if [ \"$BACKEND\" = megatron ]; then NAME=ppo_megatron_trainer; fi\n"),
+    Code("RFTC109", "branch-value-chosen", W, "A launch value depends on something only the running machine decides.",
+         "A condition rftc cannot decide (it reads a variable the script never sets, a file, a command's result or "
+         "output) gives a variable different values in its branches, or a command substitution prints one of a few "
+         "literals (`cmd && echo a || echo b`). rftc evaluated every branch and took the first viable one in "
+         "source order (a branch ending in a failing exit is a guard, never taken); the message names the variable, "
+         "what was taken, and the `--env NAME=VALUE` that takes another branch. Pass it to compile the other one.",
+         "DEVICE=$(python3 -c 'import torch_npu' 2>/dev/null && echo npu || echo gpu)\n"
+         "case \"$DEVICE\" in gpu) N=8 ;; npu) N=16 ;; esac\npython3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=$N\n"),
     Code("RFTC110", "loop-not-evaluated", W, "A loop whose iterations cannot be known statically.",
          "The loop body is skipped (or stopped after rftc's iteration bound). Launches or assignments inside it "
          "are not seen. Make the loop bounds literal, or pass the variables it depends on with `--env`.",
@@ -90,4 +95,26 @@ CODES = [
          "if NAME were set (and, with ':+', not empty). If NAME is unset or empty when the script runs, bash "
          "leaves `word` out and the value differs. Pass `--env NAME=value` (or `--env NAME=`) to decide it.",
          'python3 -m verl.trainer.main_ppo trainer.experiment_name=run${SUFFIX:+"-"}${SUFFIX}\n'),
+    Code("RFTC117", "guard-assumed-passed", I, "A check that stops the script is assumed to pass.",
+         "A condition rftc cannot decide leads to a failing `exit` or `return` (`[ -z \"$MODEL_PATH\" ] && exit 1`, "
+         "`[ -d \"$DATA\" ] || exit 1`, a usage check on `$#`): the author's intent is that it passes where the "
+         "script runs, so rftc reads on as if it did. The message names the condition and the `--env` (or the "
+         "script arguments after `--`) that decide it.",
+         "if [ -z \"$MODEL_PATH\" ]; then echo 'set MODEL_PATH'; exit 1; fi\n"),
+    Code("RFTC118", "launch-under-condition", I, "A launch runs only in one branch of a condition rftc cannot decide.",
+         "Other branches of the condition are viable too (they launch differently or not at all), so whether this "
+         "launch runs is decided where the script runs (`[ \"$MASTER_IP\" = \"$CURR_IP\" ]`: the head node). rftc "
+         "compiles it as the script's launch; `--list` shows every launch with the conditions it sits under.",
+         "if [ \"$RANK\" = 0 ]; then python3 -m verl.trainer.main_ppo trainer.nnodes=2; else ray start --address=$HEAD; fi\n"),
+    Code("RFTC119", "exploration-bound", W, "Too many branches of undecidable conditions to explore.",
+         f"rftc evaluates every branch of a condition it cannot decide, up to a bound per script (branches of nested "
+         "conditions and of conditions in loops count). Past it, each further condition is decided as bash would "
+         "decide it with the unknown variables unset and commands succeeding. Pass `--env NAME=value` for the "
+         "values the conditions read, so that fewer stay undecided.",
+         "for i in $(seq 1000); do if [ -f \"/ckpt/$i\" ]; then N=$i; fi; done\n"),
+    Code("RFTC120", "placeholder-redirect", W, "A `<placeholder>` left in the script reads as two redirections.",
+         "`export PYTHONPATH=<your_path>/x` is valid bash: `<your_path` redirects the input and `>/x` the output, so "
+         "the command fails when the script runs (the file `your_path` does not exist) and sets nothing. Replace "
+         "the placeholder with the real value.",
+         "export PYTHONPATH=<your_path>/verl:$PYTHONPATH\n"),
 ]

@@ -1,4 +1,7 @@
-"""The expressions of ``test``, ``[ ]`` and ``[[ ]]`` (the connectives of ``[[ ]]`` are in the tree)."""
+"""The expressions of ``test``, ``[ ]`` and ``[[ ]]`` (the connectives of ``[[ ]]`` are in the tree).
+
+A file test is decided by the file system here only when the file exists here (the script's own repository):
+a path that does not exist here may exist where the script runs, so the test is one rftc cannot decide."""
 
 from __future__ import annotations
 
@@ -7,13 +10,15 @@ import os
 import re
 
 from rftc.shell.arith import parse_int
+from rftc.shell.expand import Unknown
 
 _UNARY = {"-n", "-z", "-f", "-d", "-e", "-r", "-w", "-x", "-s", "-L", "-h", "-v"}
 _BINARY = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">", "-nt", "-ot"}
 
 
-def test_words(args: list[str], ev, extended: bool = False) -> bool:
-    """Evaluate the arguments of test / [ ] / [[ ]] (the connectives of [[ ]] are handled by the caller)."""
+def test_words(args: list[str], ev, extended: bool = False, span=None) -> bool:
+    """Evaluate the arguments of test / [ ] / [[ ]] (the connectives of [[ ]] are handled by the caller); ``span``
+    is where the test is written (a file test notes there that it cannot be decided)."""
     pos = [0]
 
     def peek(k=0):
@@ -42,7 +47,7 @@ def test_words(args: list[str], ev, extended: bool = False) -> bool:
             return _binary(a, op, b, extended)
         if t in _UNARY and peek(1) is not None:
             op, a = take(), take()
-            return _unary(op, a, ev)
+            return _unary(op, a, ev, span)
         take()
         return t != ""
 
@@ -83,7 +88,7 @@ def _binary(a: str, op: str, b: str, extended: bool) -> bool:
     return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}[op]
 
 
-def _unary(op: str, a: str, ev) -> bool:
+def _unary(op: str, a: str, ev, span) -> bool:
     if op == "-n":
         return a != ""
     if op == "-z":
@@ -94,6 +99,9 @@ def _unary(op: str, a: str, ev) -> bool:
         return False
     path = ev.resolve_path(a)
     if path is None:
+        return False
+    if not os.path.lexists(path):  # it may exist where the script runs
+        ev.note_uncertain([Unknown("file", a, span, a)], span)
         return False
     if op == "-f":
         return os.path.isfile(path)

@@ -26,7 +26,6 @@ with RFTC110.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import posixpath
 import re
@@ -35,13 +34,15 @@ from dataclasses import replace
 from rftc.diagnostics.model import Span
 from rftc.shell import launches
 from rftc.shell.arith import ArithError, ArithUnknown, evaluate as arith_eval, parse_int
-from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, node_span, tok_span
+from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, arith_expr, node_span, tok_span
 from rftc.shell.builtins import BUILTINS, Builtins, date_format, redirect_targets, to_devnull
-from rftc.shell.conditions import test_words
+from rftc.shell.explore import Explorer, ordinal
+from rftc.shell.notes import Choice, Taint
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_VALUE, MAX_WHILE, Break, Continue, Exit, \
     Return, Shared, State, Var
 
-class Evaluator(Builtins):
+
+class Evaluator(Builtins, Explorer):
     def __init__(self, shared: Shared, state: State, file: str, text: str, *, depth: int = 0,
                  capture: list | None = None):
         self.g = shared
@@ -55,9 +56,19 @@ class Evaluator(Builtins):
         self.unset_mode = False
         self.uncertain: list | None = None  # while deciding a condition: what it depended on
         self.arith_via: list = []  # assignments read by the last arithmetic expression
+        self.arith_notes: list = []  # and the notes of the values it read
         self.arith_error = ""  # why the last arithmetic expression failed (as bash would), if it did
         self.status = 0
+        self.testing = False  # running a command for its status (a condition, the left side of && / ||)
+        self.loops: tuple[str, ...] = ()  # variables of the for loops around what runs
         self.exp = Expander(self)
+
+    def child(self, state: State, *, capture: list | None) -> "Evaluator":
+        """An evaluator for a subshell or a branch: the same file and context, its own state."""
+        ev = Evaluator(self.g, state, self.file, "", depth=self.depth, capture=capture)
+        ev.lines, ev.unset_mode, ev.uncertain = self.lines, self.unset_mode, self.uncertain
+        ev.testing, ev.loops = self.testing, self.loops
+        return ev
 
     # ------------------------------------------------------------------ lookups (used by Expander)
     @property
@@ -83,6 +94,8 @@ class Evaluator(Builtins):
                                 span.end_col or span.col)]
             return ((), self.st.positional[i - 1].segs) if i <= len(self.st.positional) else None
         if name == "#":
+            if self.st.args_unknown is not None:
+                return None
             return (), [self._seg(str(len(self.st.positional)), span)]
         if name == "?":
             return (), [self._seg(str(self.status), span)]
@@ -98,6 +111,23 @@ class Evaluator(Builtins):
         if name in self.g.local_names:
             return (), []  # a script variable read before it is set: empty, as bash has it
         return None
+
+    def unknown_name(self, name: str) -> str:
+        """The name an unknown variable is reported by: the script's Nth argument counts `shift`s."""
+        if name.isdigit() and name != "0" and self.st.args_unknown is not None:
+            return str(int(name) + self.st.args_unknown)
+        return name
+
+    def from_environment(self, name: str) -> bool:
+        """Whether an unset variable may be set where the script runs: an environment variable, or one of the
+        script's arguments when they are not given."""
+        if name.isdigit():
+            return name != "0" and self.st.args_unknown is not None
+        return name not in ("@", "*", "#", "?", "$", "!", "-") and not self.unset_mode
+
+    def names_with_prefix(self, prefix: str) -> list[str]:
+        names = set(self.st.vars) | {n for f in self.st.frames for n in f}
+        return sorted(n for n in names if n.startswith(prefix))
 
     def is_array(self, name: str) -> bool:
         v = self._var(name)
@@ -159,6 +189,8 @@ class Evaluator(Builtins):
     def assign_segs(self, name: str, segs: list, span: Span, *, local: bool = False, append: bool = False,
                     exported: bool | None = None) -> None:
         old = self._var(name)
+        if not append:
+            self.st.taints.pop(name, None)  # the new value carries what it was computed from
         if append and old is not None and old.segs is not None:
             segs = self._bounded(name, old.segs + segs, span)
             append = False
@@ -182,6 +214,8 @@ class Evaluator(Builtins):
     def assign_items(self, name: str, items: list, span: Span, *, local=False, append=False,
                      exported: bool | None = None) -> None:
         old = self._var(name)
+        if not append:
+            self.st.taints.pop(name, None)
         scope = self.st.frames[-1] if (local and self.st.frames) else self._scope_of(name)
         if append and old is not None:
             base = old.items if old.items is not None else ([old.segs] if old.segs is not None else [])
@@ -229,10 +263,19 @@ class Evaluator(Builtins):
         return out
 
     # ------------------------------------------------------------------ arithmetic (used by arith.py)
-    def arith(self, node):
-        """(value, []) or (None, unknowns); the assignments read are left in ``arith_via``."""
+    def arith(self, node, opener=None):
+        """(value, []) or (None, unknowns) for an expression (None: empty, 0) after the token ``opener`` (`$((`,
+        `((`); the assignments read are left in ``arith_via``, the notes of the values read in ``arith_notes``."""
         self.arith_via = []
+        self.arith_notes = []
         self.arith_error = ""
+        if opener is not None and self.g.runtime:
+            runtime = self.g.runtime.get((self.file, opener.line, opener.column))
+            if runtime is not None:  # bash reads the expression only when it evaluates it, and rejects it there
+                self.arith_error = f"bash rejects `{runtime[1].strip()}` as an arithmetic expression"
+                return None, []
+        if node is None:
+            return 0, []  # $(( )) is 0
         try:
             return arith_eval(node, self), []
         except ArithUnknown as e:
@@ -244,14 +287,17 @@ class Evaluator(Builtins):
     def int_var(self, name: str, tok, _depth: int = 0) -> int:
         span = tok_span(self.file, tok) if tok is not None else Span(self.file, 1, 1)
         val = self.lookup(name, span)
+        if name in self.st.taints:
+            self.arith_notes += [t for t in self.st.taints[name] if t not in self.arith_notes]
         if val is None:
             if self.unset_mode or self._var(name) is not None:
                 return 0
-            raise ArithUnknown([Unknown("var", name, span)])
+            raise ArithUnknown([Unknown("var", self.unknown_name(name), span)])
         segs = val[1]
         for v in val[0] + tuple(x for s in segs for x in s.via):
             if v not in self.arith_via:
                 self.arith_via.append(v)
+        self.arith_notes += [n for s in segs for n in s.notes if n not in self.arith_notes]
         unknowns = [u for s in segs for u in s.unknowns]
         if unknowns:
             if self.unset_mode:
@@ -266,6 +312,21 @@ class Evaluator(Builtins):
         if re.fullmatch(r"[A-Za-z_]\w*", text) and _depth < 8:
             return self.int_var(text, tok, _depth + 1)
         raise ArithError(f"{text}: not an integer")
+
+    def int_element(self, name: str, index: int, tok) -> int:
+        v = self._var(name)
+        if v is None or v.items is None:
+            return self.int_var(name, tok) if index == 0 else 0
+        item = v.items[index] if -len(v.items) <= index < len(v.items) else None
+        if item is None:
+            return 0
+        text = "".join(s.text for s in item).strip()
+        if any(s.unknowns for s in item):
+            raise ArithUnknown([u for s in item for u in s.unknowns])
+        n = parse_int(text) if text else 0
+        if n is None:
+            raise ArithError(f"{text}: not an integer")
+        return n
 
     def set_int(self, name: str, value: int, tok) -> None:
         span = tok_span(self.file, tok)
@@ -307,19 +368,6 @@ class Evaluator(Builtins):
             self.status = self.run_and_or(c)
         return self.status
 
-    def run_and_or(self, node) -> int:
-        if node.data == "pipeline":
-            return self.run_pipeline(node)
-        ch = node.children
-        status = self.run_pipeline(ch[0])
-        i = 1
-        while i + 1 < len(ch):
-            op, nxt = ch[i].type, ch[i + 1]
-            if (op == "AND_IF" and status == 0) or (op == "OR_IF" and status != 0):
-                status = self.run_pipeline(nxt)
-            i += 2
-        return status
-
     def run_pipeline(self, node) -> int:
         ch = node.children
         negate = bool(ch) and hasattr(ch[0], "type") and ch[0].type == "BANG"
@@ -334,11 +382,7 @@ class Evaluator(Builtins):
         return self.status
 
     def subshell(self, fn) -> int:
-        ev = Evaluator(self.g, self.st.fork(), self.file, "\n".join(self.lines), depth=self.depth,
-                       capture=self.capture)
-        ev.lines = self.lines
-        ev.uncertain = self.uncertain
-        ev.unset_mode = self.unset_mode
+        ev = self.child(self.st.fork(), capture=self.capture)
         try:
             status = fn(ev)
         except Exit:
@@ -385,78 +429,15 @@ class Evaluator(Builtins):
         if kind == "dbracket":
             return self.run_dbracket(inner)
         if kind == "arith_cmd":
-            value, unknowns = self.arith(trees[0])
+            value, unknowns = self.arith(arith_expr(inner), inner.children[0])
             if value is None:
                 self.note_uncertain(unknowns, node_span(self.file, inner))
                 return 1
             return 0 if value else 1
-        return 0
-
-    def condition(self, lst) -> tuple[bool, list]:
-        """Run a condition list; return whether it succeeded and what it depended on that is unknown."""
-        saved = self.uncertain
-        self.uncertain = []
-        try:
-            status = self.run_list(lst)
-        finally:
-            unc, self.uncertain = self.uncertain, saved
-        return status == 0, unc
-
-    def note_uncertain(self, unknowns, span: Span, command: str = "") -> None:
-        if self.uncertain is not None:
-            self.uncertain.append((unknowns, span, command))
-
-    def _report_condition(self, unc, span: Span, taken: str) -> None:
-        names: list[str] = []
-        outputs: list[str] = []
-        cmds: list[str] = []
-        for unknowns, _, command in unc:
-            if command and command not in cmds:
-                cmds.append(command)
-            for u in unknowns:
-                item = f"${u.name}" if u.kind == "var" else f"`{u.detail}`"
-                target = names if u.kind == "var" else outputs
-                if item not in target:
-                    target.append(item)
-        parts = []
-        if names:
-            parts.append(", ".join(names[:4]) + (" ..." if len(names) > 4 else "") + " (not set in the script)")
-        if outputs:
-            parts.append("the output of " + ", ".join(outputs[:2]))
-        if cmds:
-            parts.append("the result of " + ", ".join(f"`{c}`" for c in cmds[:3]))
-        how = []
-        if names or outputs:
-            how.append("with those values unset")
-        if cmds:
-            how.append("assuming the command succeeds")
-        self.g.add("RFTC109", f"condition depends on {' and '.join(parts)}; took {taken} as bash would "
-                   f"{' and '.join(how)}", span, hint="pass --env NAME=value to decide it")
-
-    def run_if(self, node, trees) -> int:
-        # trees: cond, body, elif_part*, else_part?
-        branches = [(trees[0], trees[1], "the `then` branch")]
-        else_body = None
-        for t in trees[2:]:
-            if t.data == "elif_part":
-                sub = [c for c in t.children if not hasattr(c, "type")]
-                branches.append((sub[0], sub[1], f"the `elif` branch of line {node_span(self.file, t).line}"))
-            else:
-                else_body = [c for c in t.children if not hasattr(c, "type")][0]
-        for k, (cond, body, label) in enumerate(branches):
-            ok, unc = self.condition(cond)
-            if unc:
-                if ok:
-                    taken = label
-                elif k + 1 < len(branches):
-                    taken = "the next condition"
-                else:
-                    taken = "the `else` branch" if else_body is not None else "no branch"
-                self._report_condition(unc, node_span(self.file, cond), taken)
-            if ok:
-                return self.run_list(body)
-        if else_body is not None:
-            return self.run_list(else_body)
+        if kind == "select_cmd":  # the body runs for each choice read from the terminal
+            self.g.add("RFTC110", "`select` loop not evaluated: it runs on the choices a user types", node_span(
+                self.file, inner), hint="write the launch outside the select loop")
+            return 0
         return 0
 
     def _budget(self, span: Span) -> bool:
@@ -499,12 +480,16 @@ class Evaluator(Builtins):
         else:
             items = list(self.st.positional)
         span = node_span(self.file, node)
-        for f in items:
-            if not self._budget(span):
-                break
-            self.assign_segs(name, f.segs, span)
-            if not self._loop_body(body):
-                break
+        outer, self.loops = self.loops, self.loops + (name,)
+        try:
+            for f in items:
+                if not self._budget(span):
+                    break
+                self.assign_segs(name, f.segs, span)
+                if not self._loop_body(body):
+                    break
+        finally:
+            self.loops = outer
         return 0
 
     def run_arith_for(self, node) -> int:
@@ -521,8 +506,23 @@ class Evaluator(Builtins):
             elif k < 3:
                 slots[k] = c
         span = node_span(self.file, node)
+        opener = node.children[1]
+        if self.g.runtime and self.arith(None, opener)[0] is None:
+            slots = [None, None, None]  # bash rejects the expressions when the loop starts
+            self.g.add("RFTC110", f"loop not evaluated: {self.arith_error}", span)
+            return 1
         if slots[0] is not None:
             self.arith(slots[0])
+        outer = self.loops
+        self.loops += tuple(t.value.strip() for t in (slots[0].scan_values(lambda v: getattr(v, "type", "") == "A_NAME")
+                                                     if slots[0] is not None and hasattr(slots[0], "scan_values")
+                                                     else ()) if t.value.strip() not in self.loops)
+        try:
+            return self._arith_loop(slots, span, body)
+        finally:
+            self.loops = outer
+
+    def _arith_loop(self, slots, span, body) -> int:
         n = 0
         while True:
             if slots[1] is not None:
@@ -547,11 +547,10 @@ class Evaluator(Builtins):
         n = 0
         while True:
             fork = self.st.fork()  # a condition that is not static must not leave its effects
-            ok, unc = self.condition(cond)
+            ok, unc, _ = self.condition(cond)
             if unc:
                 self.st = fork
-                what = ", ".join(dict.fromkeys(f"`{c}`" if c else "$" + u.name for us, _, c in unc
-                                               for u in (us or [None]) if c or u is not None))
+                what = self._decision(node_span(self.file, cond), unc, []).depends_on()
                 self.g.add("RFTC110", f"loop not evaluated: its condition depends on {what}, not known "
                            "statically; the body is skipped", span, hint="make the condition static or pass --env")
                 return 0
@@ -561,59 +560,12 @@ class Evaluator(Builtins):
             if not self._bounded_iteration(n, span, body):
                 return 0
 
-    def run_case(self, node, trees) -> int:
-        word = trees[0]
-        subject, unknowns = self.exp.text(word)
-        if unknowns:
-            subject, _ = self.exp.text(word, unset=True)
-        for item in trees[1:]:
-            parts = [c for c in item.children if not hasattr(c, "type")]
-            pats = [p for p in parts if p.data == "word"]
-            body = next((p for p in parts if p.data == "list"), None)
-            for p in pats:
-                pat, _ = self.exp.text(p)
-                if fnmatch.fnmatchcase(subject, pat):
-                    if unknowns:
-                        self._report_condition([(unknowns, None, "")], node_span(self.file, word),
-                                               f"the `{pat}` case")
-                    return self.run_list(body) if body is not None else 0
-        if unknowns:
-            self._report_condition([(unknowns, None, "")], node_span(self.file, word), "no case")
-        return 0
-
-    def run_dbracket(self, node) -> int:
-        expr = next(c for c in node.children if not hasattr(c, "type"))
-        unknowns: list = []
-
-        def ev(n, unset):
-            if n.data == "cond_words":
-                words = []
-                for w in n.children:
-                    text, unk = self.exp.text(w, unset=unset)
-                    unknowns.extend(u for u in unk if u not in unknowns)
-                    words.append(text)
-                return test_words(words, self, extended=True)
-            kids = [c for c in n.children if not hasattr(c, "type")]
-            if n.data == "cond_negate":
-                return not ev(kids[0], unset)
-            if n.data == "cond_and":
-                return ev(kids[0], unset) and ev(kids[1], unset)
-            if n.data == "cond_or":
-                return ev(kids[0], unset) or ev(kids[1], unset)
-            return False
-
-        result = ev(expr, False)
-        if unknowns:
-            found = list(unknowns)
-            result = ev(expr, True)
-            self.note_uncertain(found, node_span(self.file, node))
-        return 0 if result else 1
-
     # --- simple commands
     def run_simple(self, node) -> int:
         assigns = [c for c in node.children if c.data == "assignment"]
         words = [c for c in node.children if c.data == "word"]
         redirects = [c for c in node.children if c.data == "redirect"]
+        self.placeholders(redirects)
         if not words:
             for a in assigns:
                 self.do_assign(a)
@@ -655,8 +607,12 @@ class Evaluator(Builtins):
     def external(self, fields, prefix, node, span, redirects) -> int:
         name = fields[0].text
         base = name.rsplit("/", 1)[-1]
+        self.note_uncertain([], span, base)  # whether a command succeeds is known where it runs
         if self.capture is not None and not to_devnull(redirects):
-            self.capture_unknown.append((base, self.source_text(span), date_format(fields) if base == "date" else None))
+            if not self.testing:  # its output is what the substitution prints (run for its status, as in
+                #                   `cmd && echo a`, it is taken to print nothing)
+                self.capture_unknown.append((base, self.source_text(span),
+                                             date_format(fields) if base == "date" else None))
             return 0
         parts = launches.recognize(fields, prefix)
         if parts is not None:
@@ -690,34 +646,55 @@ class Evaluator(Builtins):
             unknown = ", ".join(sorted({"$" + u.name for u in fields[0].unknowns}))
             self.g.add("RFTC115", f"the command comes from {unknown}, which is not set; what it runs is unknown",
                        span, hint="set the variable in the script or pass --env NAME=value")
-        self.note_uncertain([], span, base)
         return 0
 
     def add_launch(self, parts: dict, span: Span) -> None:
+        if self.g.quiet:
+            return
         exported = self.exported_env()
         cwd = None
         if self.st.cwd is not None:
             cwd = "".join(s.text for s in self.st.cwd)
         inv = launches.build(parts, index=len(self.g.invocations), span=span, cwd=cwd, script=self.file,
                              exported=exported)
+        inv.loop = {name: "".join(s.text for s in (self._var(name).segs or [])) for name in self.loops
+                    if self._var(name) is not None and self._var(name).segs is not None}
         target = parts.get("target_unknown")
         if target is not None:
             names = ", ".join(sorted({"$" + u.name for u in target.unknowns}))
             self.g.add("RFTC115", f"the launched program comes from {names}, which is not set; the launch cannot be "
                        "classified", target.span, hint="set the variable in the script or pass --env NAME=value")
         reported: set = set()
+        for n in parts["span_start"].notes if parts.get("span_start") is not None else ():
+            reported.add(n)  # the program itself (`$PYTHON -m ...`)
+            self.report_choice(n, parts["span_start"].span)
         for f in parts["args"]:
             for u in f.unknowns:
                 if (u.kind, u.name) not in reported:  # once per launch and name, where it first appears
                     reported.add((u.kind, u.name))
                     self.report_unknown(u)
+            for n in f.notes:
+                if n not in reported:
+                    reported.add(n)
+                    self.report_choice(n, f.span)
         self.g.invocations.append(inv)
 
+    def report_choice(self, note, span: Span) -> None:
+        """RFTC109 where a value rftc chose for something only the running machine decides reaches a launch."""
+        if isinstance(note, Taint):
+            self.g.add("RFTC109", note.message, span, hint="pass the --env shown to compile the other branch")
+        elif isinstance(note, Choice):
+            others = ", ".join(f"--env {note.knob}={o}" for o in note.options[1:])
+            self.g.add("RFTC109", f"`{note.source}` prints one of {', '.join(note.options)} depending on the machine "
+                       f"that runs it; rftc took {note.options[0]}, the first written; {others} takes another",
+                       span, hint=f"pass --env {note.knob}=VALUE to decide it")
+
     def report_unknown(self, u: Unknown) -> None:
-        if u.kind == "var" and u.name.isdigit():  # a positional parameter: the script's own argument
-            self.g.add("RFTC106", f"${u.name} (argument {u.name} of the script) is not given; kept as "
-                       f"${{oc.env:{u.name}}}", u.span,
-                       hint="pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)")
+        if u.kind == "var" and (u.name.isdigit() or u.name == "#"):  # the script's own arguments
+            what = (f"${u.name} is the script's {ordinal(int(u.name))} argument" if u.name.isdigit()
+                    else "$# is the number of the script's arguments")
+            self.g.add("RFTC106", f"{what}, which rftc is not given",
+                       u.span, hint="pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)")
         elif u.kind == "var":
             self.g.add("RFTC106", f"${u.name} is not set in the script; kept as ${{oc.env:{u.name}}}", u.span,
                        hint=f"pass --env {u.name}=value to fix it at compile time")
@@ -736,6 +713,21 @@ class Evaluator(Builtins):
             self.g.add("RFTC108", f"arithmetic {u.detail} is not evaluated; kept as ${{oc.env:{u.name}}}", u.span,
                        hint=f"pass --env {u.name}=value, or write the value into the script")
 
+    def placeholders(self, redirects) -> None:
+        """`P=<your_path>/x`: a placeholder bash reads as the redirections `<your_path` and `>/x` (RFTC120)."""
+        for r in redirects:
+            op = r.children[0]
+            if getattr(op, "type", "") != "REDIR" or op.value.strip() != "<" or op.value[0] in " \t":
+                continue
+            end = node_span(self.file, r)
+            rest = self.lines[end.last_line - 1][(end.end_col or 1) - 1:] if end.last_line <= len(self.lines) else ""
+            if rest.startswith(">"):
+                name = self.source_text(end).lstrip("<")
+                self.g.add("RFTC120", f"`<{name}>` is a placeholder left in the script: bash reads it as the "
+                           f"redirections `<{name}` and `>...`, so this command fails when the script runs",
+                           Span(self.file, op.line, op.column, end.last_line, (end.end_col or 1) + 1),
+                           hint=f"replace `<{name}>` with the real value")
+
     # --- functions, scripts, sourcing
     def call_function(self, name: str, args: list[Field], span: Span) -> int:
         self.g.calls += 1
@@ -744,8 +736,9 @@ class Evaluator(Builtins):
                        "calls in all", span)
             return 0
         body, file, lines = self.st.funcs[name]
-        saved = (self.st.positional, self.file, self.lines, self.depth)
+        saved = (self.st.positional, self.st.args_unknown, self.file, self.lines, self.depth)
         self.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args]
+        self.st.args_unknown = None  # a function's arguments are those of its call
         self.st.frames.append({})
         self.file, self.lines, self.depth = file, lines, self.depth + 1
         try:
@@ -754,7 +747,7 @@ class Evaluator(Builtins):
             status = self.status
         finally:
             self.st.frames.pop()
-            self.st.positional, self.file, self.lines, self.depth = saved
+            self.st.positional, self.st.args_unknown, self.file, self.lines, self.depth = saved
         return status
 
     def resolve_path(self, path: str) -> str | None:
@@ -805,6 +798,7 @@ class Evaluator(Builtins):
         for kind, s in parsed.breaks:
             report_break(self.g, kind, replace(s, file=path), text.split("\n"))
         self.g.local_names |= script_variables(parsed.tree)
+        self.g.runtime.update({(path, *at): v for at, v in parsed.runtime.items()})
         saved = (self.file, self.lines, self.depth)
         self.file, self.lines, self.depth = path, text.split("\n"), self.depth + 1
         try:
@@ -847,9 +841,12 @@ class Evaluator(Builtins):
         local = kw in ("local",) or (kw in ("declare", "typeset") and bool(self.st.frames))
         export = kw == "export"
         flags = ""
+        self.placeholders([c for c in node.children[1:] if c.data == "redirect"])
         for c in node.children[1:]:
             if c.data == "assignment":
                 self.do_assign(c, local=local, exported=True if (export or "x" in flags) else None)
+                continue
+            if c.data == "redirect":
                 continue
             for f in self.exp.fields(c):
                 t = f.text

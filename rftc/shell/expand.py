@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, replace
 
 from rftc.diagnostics.model import Span
+from rftc.shell.notes import Choice, Default
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Seg:
     via: tuple = ()  # assignment spans the text flowed through, outermost first
     unknowns: tuple = ()
     fixed: Span | None = None  # an argument given on rftc's command line ("$@")
+    notes: tuple = ()  # choices made for what only the running machine decides (rftc.shell.notes)
 
     def span(self) -> Span:
         return self.fixed or Span(self.file, self.line, self.col, self.end_line, self.end_col)
@@ -103,6 +105,10 @@ class Field:
         return tuple(out)
 
     @property
+    def notes(self) -> tuple:
+        return notes_of(self.segs)
+
+    @property
     def span(self) -> Span:
         fixed = [s.fixed for s in self.segs if s.fixed]
         if fixed and len(fixed) == len(self.segs):
@@ -118,6 +124,12 @@ class Field:
 
 def tok_span(file: str, tok) -> Span:
     return Span(file, tok.line, tok.column, tok.end_line, tok.end_column)
+
+
+def arith_expr(node):
+    """The expression of `$(( ))` / `(( ))`, None when it is empty."""
+    expr = node.children[1]
+    return None if getattr(expr, "type", None) == "RPAREN" else expr
 
 
 def node_span(file: str, node) -> Span:
@@ -237,14 +249,18 @@ class Expander:
         items = self.parts(word.children, in_dq=False, first=True, anchor=True, assign=VALUE)
         return [s for s in items if s is not BREAK]
 
-    def text(self, word, *, unset: bool = False) -> tuple[str, list[Unknown]]:
-        """Plain text of a word (patterns, conditions); with ``unset`` unknown variables expand to ''."""
+    def segs(self, word, *, unset: bool = False) -> list[Seg]:
+        """A word expanded without splitting (patterns, conditions); with ``unset`` unknown variables expand to ''."""
         prev = self.ev.unset_mode
         self.ev.unset_mode = unset or prev
         try:
-            segs = [s for s in self.parts(word.children, in_dq=False, first=True) if s is not BREAK]
+            return [s for s in self.parts(word.children, in_dq=False, first=True) if s is not BREAK]
         finally:
             self.ev.unset_mode = prev
+
+    def text(self, word, *, unset: bool = False) -> tuple[str, list[Unknown]]:
+        """Plain text of a word and what it depends on; with ``unset`` unknown variables expand to ''."""
+        segs = self.segs(word, unset=unset)
         unknowns: list[Unknown] = []
         for s in segs:
             unknowns += [u for u in s.unknowns if u not in unknowns]
@@ -275,8 +291,12 @@ class Expander:
                 return
             if t == "LIT":
                 out += _runs(f, part, part.value, 0, _unquoted_escape)
+            elif t == "REGEX_TEXT":  # the right side of =~: escapes stay, the regular expression reads them
+                out += literal(f, part)
             elif t == "SQ":
-                if in_dq:  # inside "${x:-'a'}" single quotes are literal characters
+                if self.ev.g.runtime and (f, part.line, part.column) in self.ev.g.runtime:
+                    self.bad_substitution(tok_span(f, part), out, in_dq)
+                elif in_dq:  # inside "${x:-'a'}" single quotes are literal characters
                     out += literal(f, part)
                 else:
                     out += _runs(f, part, part.value[1:-1], 1, lambda s, i: (0, "")) or literal(f, part, "")
@@ -290,8 +310,12 @@ class Expander:
                 out += literal(f, part)
             elif t == "CONT":
                 pass
+            elif t == "VAR" and self.ev.g.runtime and (f, part.line, part.column) in self.ev.g.runtime:
+                self.bad_substitution(tok_span(f, part), out, in_dq)
             elif t == "VAR":
+                start = len(out)
                 self.var(part.value[1:], tok_span(f, part), out, in_dq=in_dq, anchor=anchor)
+                self._taint(part.value[1:], out, start, tok_span(f, part))
             elif t == "BACKTICK":
                 body = re.sub(r"\\([\\`$])", r"\1", part.value[1:-1])
                 self.command_output(body, None, tok_span(f, part), out, in_dq)
@@ -305,13 +329,16 @@ class Expander:
             if not inner and not had_array:
                 out.append(_synth("", node_span(f, part), True))
         elif kind == "param":
+            start = len(out)
             self.param(part, out, in_dq=in_dq, anchor=anchor)
+            name = next(c.value for c in part.children if getattr(c, "type", None) == "PARAM_NAME")
+            self._taint(name, out, start, node_span(f, part))
         elif kind == "cmdsub":
             body = [c for c in part.children if not hasattr(c, "type")]
             self.command_output(None, body[0] if body else None, node_span(f, part), out, in_dq)
         elif kind == "arith":
             span = node_span(f, part)
-            value, unknowns = ev.arith(part.children[1])
+            value, unknowns = ev.arith(arith_expr(part), part.children[0])
             if value is None:
                 # an integer in bash: never split, whatever the placeholder text holds
                 text, unknowns = self._arith_placeholder(unknowns, ev.source_text(span), span)
@@ -319,11 +346,26 @@ class Expander:
                                unknowns=tuple(unknowns)))
             else:
                 out.append(Seg(str(value), f, span.line, span.col, span.last_line, span.end_col or span.col,
-                               quoted=in_dq, via=tuple(ev.arith_via)))
+                               quoted=in_dq, via=tuple(ev.arith_via), notes=tuple(ev.arith_notes)))
         elif kind == "procsub":  # <(cmd) >(cmd): bash passes a pipe's path; the command is not read
             out.append(_synth("/dev/fd/63", node_span(f, part), True))
         elif kind in ("bword", "pword", "word"):
             out += self.parts(part.children, in_dq=in_dq, anchor=anchor)
+
+    def _unknown(self, name: str, span: Span, in_dq: bool, detail: str = "", extra: tuple = ()) -> Seg:
+        return _unknown_var(self.ev.unknown_name(name), span, in_dq, detail, extra)
+
+    def _taint(self, name: str, out: list, start: int, span: Span) -> None:
+        """A variable whose value depends on an undecidable branch: what it expands to carries that (Taint notes);
+        an expansion to nothing still carries it, in an empty piece that field splitting drops with it."""
+        taints = self.ev.st.taints.get(name)
+        if not taints:
+            return
+        for i in range(start, len(out)):
+            if out[i] is not BREAK:
+                out[i] = replace(out[i], notes=out[i].notes + tuple(t for t in taints if t not in out[i].notes))
+        if len(out) == start:
+            out.append(replace(_synth("", span, False), notes=taints))
 
     def _arith_placeholder(self, unknowns: list, source: str, span: Span) -> tuple[str, list]:
         """What stands for $((expr)) that needs unknown values: ${oc.env:NAME} for a bare variable, else one
@@ -378,7 +420,7 @@ class Expander:
         val = ev.lookup(name, span)
         if val is None:
             if not ev.unset_mode:
-                out.append(_unknown_var(name, span, in_dq))
+                out.append(self._unknown(name, span, in_dq))
             return
         via, segs = val
         out += _mark(segs, via, span, in_dq, anchor)
@@ -417,6 +459,27 @@ class Expander:
         idx = index.value[1:-1] if index else None
         op = toks.get("PARAM_OP") or toks.get("PARAM_SLASH")
         op = op.value if op else None
+        if self.ev.g.runtime and (f, span.line, span.col) in self.ev.g.runtime:
+            self.bad_substitution(span, out, in_dq)
+            return
+        if "PARAM_NAMES" in toks:  # ${!prefix*}: the names of the variables that start with it
+            names = self.ev.names_with_prefix(name)
+            joined = toks["PARAM_NAMES"].value == "*" and in_dq
+            self.elements([[_synth(" ".join(names), span, in_dq)]] if joined else
+                          [[_synth(n, span, in_dq)] for n in names], (), span, out, in_dq)
+            return
+        if "PARAM_AT" in toks:  # ${V@Q} and the other transformations: U u L (case), Q (quoted), others as is
+            val = self.lookup_value(name, idx, span)
+            if val is None:
+                if not ev.unset_mode:
+                    out.append(self._unknown(name, span, in_dq))
+                return
+            text = "".join(s.text for s in val[1])
+            how = toks["PARAM_AT"].value[1]
+            text = {"U": text.upper(), "u": text[:1].upper() + text[1:], "L": text.lower(),
+                    "Q": "'" + text.replace("'", "'\\''") + "'"}.get(how, text)
+            out.append(_synth(text, span, in_dq, val[0], notes_of(val[1])))
+            return
 
         if name in ("@", "*") and idx is None and prefix is None:
             if op is None:
@@ -438,14 +501,14 @@ class Expander:
             if elems is not None and op == ":":  # ${a[@]:offset:length}
                 bounds = self.slice_bounds(words, in_dq)
                 if bounds is None:
-                    out.append(_unknown_var(name, span, in_dq))
+                    out.append(self._unknown(name, span, in_dq))
                     return
                 off, ln = bounds
                 items = elems[1][off if off >= 0 else max(0, len(elems[1]) + off):]
                 elems = (elems[0], items if ln is None else (items[:ln] if ln >= 0 else items[:ln]))
             if elems is None:
                 if not ev.unset_mode:
-                    out.append(_unknown_var(name, span, in_dq))
+                    out.append(self._unknown(name, span, in_dq))
                 return
             via, items = elems
             if idx == "*" and in_dq:
@@ -467,13 +530,13 @@ class Expander:
                 return
             val = self.lookup_value(name, idx, span)
             if val is None:
-                out.append(_synth("0", span, in_dq) if ev.unset_mode else _unknown_var(name, span, in_dq, "length"))
+                out.append(_synth("0", span, in_dq) if ev.unset_mode else self._unknown(name, span, in_dq, "length"))
                 return
             via, segs = val
             if any(s.unknowns for s in segs):
-                out.append(_unknown_var(name, span, in_dq, "length", _unk(segs)))
+                out.append(self._unknown(name, span, in_dq, "length", _unk(segs)))
                 return
-            out.append(_synth(str(len("".join(s.text for s in segs))), span, in_dq, via))
+            out.append(_synth(str(len("".join(s.text for s in segs))), span, in_dq, via, notes_of(segs)))
             return
         if prefix is not None and prefix.value == "!":  # indirection
             val = self.lookup_value(name, idx, span)
@@ -481,14 +544,14 @@ class Expander:
             if val and re.fullmatch(r"[A-Za-z_]\w*", target):
                 self.var(target, span, out, in_dq=in_dq, anchor=anchor)
             elif not ev.unset_mode:
-                out.append(_unknown_var(name, span, in_dq))
+                out.append(self._unknown(name, span, in_dq))
             return
 
         val = self.lookup_value(name, idx, span)
         if op is None:
             if val is None:
                 if not ev.unset_mode:
-                    out.append(_unknown_var(name, span, in_dq))
+                    out.append(self._unknown(name, span, in_dq))
                 return
             out += _mark(val[1], val[0], span, in_dq, anchor)
             return
@@ -515,9 +578,11 @@ class Expander:
                 return
             if use_default:
                 segs = self.parts(operand.children, in_dq=in_dq, anchor=anchor, first=not in_dq) if operand else []
+                if not is_set and ev.from_environment(name):
+                    segs = defaulted(name, segs, span, in_dq)
                 if op in (":?", "?"):
                     if not ev.unset_mode:
-                        out.append(_unknown_var(name, span, in_dq))
+                        out.append(self._unknown(name, span, in_dq))
                     return
                 if op in (":=", "="):
                     ev.assign_segs(name, [s for s in segs if s is not BREAK], span)
@@ -529,7 +594,7 @@ class Expander:
         # operators that transform the text
         if val is None:
             if not ev.unset_mode:
-                out.append(_unknown_var(name, span, in_dq))
+                out.append(self._unknown(name, span, in_dq))
             return
         via, segs = val
         if any(s.unknowns for s in segs):
@@ -543,7 +608,17 @@ class Expander:
         if result == text:
             out += _mark(segs, via, span, in_dq, anchor)
             return
-        out.append(_synth(result, span, in_dq, via))
+        out.append(_synth(result, span, in_dq, via, notes_of(segs)))
+
+    def bad_substitution(self, span: Span, out: list, in_dq: bool) -> None:
+        """A ${...} bash rejects when it expands it ("bad substitution"): the command fails there; rftc keeps
+        nothing of it."""
+        kind, text = self.ev.g.runtime[(span.file, span.line, span.col)]
+        self.ev.g.add("RFTC114", f"`${{{text}}}` is not an expansion bash can make (bash stops this command with "
+                      "\"bad substitution\" when it runs it); not evaluated", span,
+                      hint="write the parameter expansion bash expects, e.g. ${NAME:-default}")
+        if in_dq:
+            out.append(_synth("", span, True))
 
     def lookup_value(self, name: str, idx: str | None, span: Span):
         ev = self.ev
@@ -630,9 +705,9 @@ class Expander:
 
     # --- command substitution
     def command_output(self, source: str | None, body, span: Span, out: list, in_dq: bool) -> None:
-        text, unknowns, via = self.ev.command_output(source, body, span)
+        text, unknowns, via, notes = self.ev.command_output(source, body, span)
         seg = Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
-                  unknowns=tuple(unknowns), via=tuple(via))
+                  unknowns=tuple(unknowns), via=tuple(via), notes=tuple(notes))
         out.append(seg)
 
 
@@ -681,6 +756,10 @@ def split(items: list) -> list[Field]:
             cur.append(it)
             has = True
             continue
+        if not it.text:
+            if it.notes:
+                cur.append(it)  # an expansion to nothing: it makes no field, but the notes join the field it is in
+            continue
         pos = 0
         for m in re.finditer(r"[ \t\n]+", it.text):
             if m.start() > pos:
@@ -706,9 +785,31 @@ def _mark(segs: list[Seg], via: tuple, span: Span, in_dq: bool, anchor: bool) ->
     return [replace(s, quoted=in_dq, via=via + s.via) for s in segs]
 
 
-def _synth(text: str, span: Span, in_dq: bool, via: tuple = ()) -> Seg:
+def _synth(text: str, span: Span, in_dq: bool, via: tuple = (), notes: tuple = ()) -> Seg:
     return Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
-               via=tuple(via))
+               via=tuple(via), notes=notes)
+
+
+def notes_of(segs) -> tuple:
+    out: list = []
+    for s in segs:
+        if s is not BREAK:
+            out += [n for n in s.notes if n not in out]
+    return tuple(out)
+
+
+def defaulted(name: str, segs: list, span: Span, in_dq: bool) -> list:
+    """The default of ${NAME:-word} for a NAME the environment may set: notes say so, and a choice in the default
+    is set by --env NAME."""
+    note = Default(name)
+    out = []
+    for s in segs:
+        if s is BREAK:
+            out.append(s)
+            continue
+        notes = tuple(replace(n, knob=name) if isinstance(n, Choice) else n for n in s.notes)
+        out.append(replace(s, notes=notes + (note,)))
+    return out or [replace(_synth("", span, in_dq), notes=(note,))]
 
 
 def _plain_refs(children) -> frozenset:
@@ -744,7 +845,7 @@ def _unknown_var(name: str, span: Span, in_dq: bool, detail: str = "", extra: tu
         text = f"${{oc.env:{_SPECIAL[name]}}}"
         unknown = Unknown("dyn", text, span, f"${name}")
     else:
-        text = f"${{oc.env:{name}}}"
+        text = "${oc.env:RFTC_NUM_ARGS}" if name == "#" else f"${{oc.env:{name}}}"  # $#: the arguments not given
         unknown = Unknown("var", name, span, detail)
     return Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
                unknowns=(unknown,) + extra)

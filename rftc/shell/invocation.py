@@ -30,13 +30,29 @@ class Invocation:
     config_path: Arg | None = None  # --config-path / --config-dir / -cp value
     config_name: Arg | None = None  # --config-name / -cn value
     env: dict[str, str] = field(default_factory=dict)  # exported and inline environment at the launch
-    cwd: str | None = None  # working directory after cd, when rftc was given one or the script cds
-    #                         (relative to an unknown start it reads "${oc.env:PWD}/sub"), else None
+    cwd: str | None = None  # the directory the launch runs in: where it starts (--cwd; PWD from --env, or the
+    #   current directory with --use-env) moved by the script's own cd's. Unknown start and a relative cd:
+    #   "${oc.env:PWD}/sub"; None when neither is known (the launch runs where rftc is started)
     script: str = ""  # path of the script the launch is in
     entry_file: str | None = None  # the entry module's file when the launch names it by path or under another
     #   package (`python3 verl/trainer/main_ppo.py`; `-m pkg.verl.trainer.main_ppo` -> pkg/verl/trainer/main_ppo.py),
     #   relative to cwd unless absolute; None when Python's import search finds the module (`-m verl...`)
+    conditions: list[str] = field(default_factory=list)  # the undecidable branches it sits in, outermost first
+    #   (`the \`then\` branch of \`[ "$A" = "$B" ]\` (line 95)`); empty when it runs whatever they decide
+    primary: bool = True  # in the branches rftc takes (the first viable of each); False: another branch's launch
+    loop: dict[str, str] = field(default_factory=dict)  # the for-loop variables around it and their values
 
     @property
     def is_training(self) -> bool:
         return self.kind in ("main_ppo", "recipe", "experimental", "sft")
+
+
+def circumstances(inv: Invocation, launches: list[Invocation]) -> str:
+    """What tells a launch apart from the others the same command makes (the for-loop variables whose values differ
+    between them, as in a curriculum) and the branches it sits in, for listings; "" when nothing does."""
+    same = [i for i in launches if i.span == inv.span]
+    loop = " ".join(f"{k}={v}" for k, v in inv.loop.items() if len({i.loop.get(k) for i in same}) > 1)
+    where = "; ".join(inv.conditions)
+    if where and not inv.primary:
+        where = f"another branch: {where}"
+    return "; ".join(p for p in (loop, where) if p)

@@ -1,6 +1,11 @@
 """Recognising a python launch in an expanded command: the launcher chain in front of it (env, nohup, exec,
 ray job submit, srun, uv run, torchrun, a launcher array or variable), the entry module, its kind, and the
-Hydra flags and overrides among its arguments."""
+Hydra flags and overrides among its arguments.
+
+The entry is a module (`-m verl.trainer.main_ppo`), a fork's copy of it under another package
+(`-m mypkg.verl.trainer.main_ppo`) or its file (`python3 verl/trainer/main_ppo.py`, `python3 $entry_file`): the
+last two are the same entry (module "verl.trainer.main_ppo") with ``Invocation.entry_file`` naming the file, whose
+folder holds the config that launch composes."""
 
 from __future__ import annotations
 
@@ -20,6 +25,25 @@ _HYDRA_FLAGS = {"--config-path": "path", "-cp": "path", "--config-dir": "path", 
 _OVERRIDE = re.compile(r"(?:~|\+\+?)?[A-Za-z_$][\w.@/\-$]*(?:\[[^\]]*\])?=|~[A-Za-z_][\w.@/\-]*$", re.S)
 # a command line that is really a stray override: a key with dots (or +/~ prefix) and a value
 ORPHAN = re.compile(r"(?:\+\+?|~)?[A-Za-z_][\w\-]*(?:\.[\w@\-]+)+=|(?:\+\+?|~)[A-Za-z_][\w.\-]*=", re.S)
+
+
+def entry(name: str, by_path: bool) -> tuple[str, str | None] | None:
+    """The entry module a launch names and the file it names it by: ``verl/trainer/main_ppo.py`` or
+    ``mypkg.verl.trainer.main_ppo`` -> ("verl.trainer.main_ppo", that file); a module Python finds by its own name
+    -> (module, None); None for a script that is no known entry."""
+    if by_path:
+        if not name.endswith(".py"):
+            return None
+        parts = [p for p in name[:-3].split("/") if p not in ("", ".")]
+    else:
+        parts = name.split(".")
+    for k in range(len(parts)):
+        module = ".".join(parts[k:])
+        if (k == 0 or parts[k] in ("verl", "recipe")) and kind_of(module) != "other":
+            if k == 0 and not by_path:
+                return module, None
+            return module, name if by_path else "/".join(parts) + ".py"
+    return None if by_path else (name, None)
 
 
 def kind_of(module: str, cwd: str | None = None) -> str:
@@ -100,6 +124,10 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
             if sep is None:
                 return None
             i = sep + 1
+            while i < len(fields) and re.match(r"[A-Za-z_]\w*=", fields[i].text):  # the entrypoint runs in a shell:
+                k, v = fields[i].text.split("=", 1)                               # `-- PYTHONUNBUFFERED=1 python3`
+                env[k] = v
+                i += 1
             continue
         if b in ("srun", "mpirun", "deepspeed"):
             launchers.append(b)
@@ -118,7 +146,7 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
         if b == "torchrun":
             launchers.append("torchrun")
             return _module_args(fields, i + 1, launchers, env, first, torchrun=True)
-        if _PYTHON.fullmatch(b):
+        if _PYTHON.fullmatch(b) or _runs_entry(fields, i):
             if not launchers:
                 launchers.append("python")
             return _module_args(fields, i + 1, launchers, env, first)
@@ -127,6 +155,14 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
                     "target_unknown": f, "span_start": first}
         return None
     return None
+
+
+def _runs_entry(fields: list[Field], i: int) -> bool:
+    """`$PYTHON -m verl.trainer.main_ppo` with PYTHON a wrapper (Isaac Sim's python.sh): what runs a known entry
+    module with -m is a Python interpreter."""
+    if i + 2 >= len(fields) or fields[i + 1].text != "-m":
+        return False
+    return kind_of(entry(fields[i + 2].text, by_path=False)[0]) != "other"
 
 
 def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | None:
@@ -161,9 +197,16 @@ def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | Non
     launcher = launchers[0] if launchers else "python"
     if first is not None and first.origin:
         launcher = first.origin
+    entry_file = None
+    named = entry(script, by_path=True) if script and script != "-c" else entry(module, by_path=False) if module \
+        else None
+    if named is not None:
+        module, entry_file = named
+        if script:
+            j, script = j + 1, ""  # the args are the entry's own
     return {"launcher": launcher, "module": module, "script": script, "args": fields[j:], "env": env,
             "target_unknown": mod_field if (mod_field is not None and mod_field.symbolic) else None,
-            "span_start": first}
+            "span_start": first, "entry_file": entry_file}
 
 
 def to_arg(f: Field) -> Arg:
@@ -197,7 +240,7 @@ def build(parts: dict, *, index: int, span, cwd: str | None, script: str, export
     module = parts["module"]
     kind = kind_of(module, cwd) if module else "other"
     inv = Invocation(index=index, module=module, kind=kind, launcher=parts["launcher"], span=span, args=args,
-                     env={**exported, **parts["env"]}, cwd=cwd, script=script)
+                     env={**exported, **parts["env"]}, cwd=cwd, script=script, entry_file=parts.get("entry_file"))
     if module and kind != "other":
         inv.overrides, inv.config_path, inv.config_name = hydra_split(args)
     return inv

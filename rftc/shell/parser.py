@@ -1,9 +1,11 @@
 """Parse a launch script with grammar/launch.lark into a lark tree (tokens carry positions; a node's span is
 that of its first and last token, see rftc.shell.expand.node_span).
 
-Heredoc bodies are not context-free, so a small scanner runs before lark: it finds each heredoc operator
-outside quotes and comments and blanks the body lines out (line numbers stay; bodies are data, not script).
-The same scanner finds an unterminated quote, which lark would only report as an unexpected end of file.
+Heredoc bodies are not context-free, so a small scanner (rftc.shell.scan) runs before lark: it finds each heredoc
+operator outside quotes and comments and blanks the body lines out (line numbers stay; bodies are data, not
+script). The same scanner finds an unterminated quote, which lark would only report as an unexpected end of file.
+What bash reads only when it expands it (the inside of ``${...}`` and of arithmetic) is parsed by the grammar when
+it can be, and otherwise set aside for the evaluator, so that rftc parses exactly the scripts `bash -n` accepts.
 
 Tokens lark filters out of the tree (newlines, blanks) are watched with lexer callbacks, to report the
 places where a backslash continuation silently ends a command (RFTC102-RFTC104).
@@ -13,19 +15,21 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 
 from rftc.diagnostics.model import Diagnostics, Span
+from rftc.shell.scan import matched_pairs, strip_heredocs
 
-_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([A-Za-z0-9_.\-]+))")
 
 
 @dataclass
 class Parsed:
     tree: object | None  # lark Tree, None when the script does not parse
     breaks: list[tuple[str, Span]] = field(default_factory=list)  # ("comment"|"blank"|"space", span)
+    # (line, col) of each ${...} / $((...)) / ((...)) the grammar does not read -> ("subst" | "arith", its text)
+    runtime: dict = field(default_factory=dict)
 
 
 @lru_cache(maxsize=1)
@@ -34,7 +38,7 @@ def _lark():
 
     text = resources.files("rftc.grammar").joinpath("launch.lark").read_text()
     return Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=False,
-                cache=True, lexer_callbacks={"_NL": _on_newline, "LIT": _on_literal})
+                cache=True, lexer_callbacks={"_NL": _on_newline, "LIT": _on_literal, "CLOSER": _on_closer})
 
 
 class _Watch(threading.local):
@@ -86,6 +90,20 @@ def _continuation_at(v: str) -> int:
     return -1
 
 
+class Misplaced(Exception):
+    """A word that closes a compound command (`fi`, `done`, `}` ...) where a command starts and nothing is open."""
+
+    def __init__(self, token):
+        super().__init__(token.value)
+        self.token = token
+
+
+def _on_closer(tok):
+    """The grammar's CLOSER is only lexed where a command starts and the compound the word closes is not open
+    (there the reserved word itself, of higher priority, is): bash stops on it."""
+    raise Misplaced(tok)
+
+
 def _on_literal(tok):
     """A word ending in backslash-space at the end of a line: bash passes a ' ' argument and ends there."""
     if _watch.breaks is not None and re.search(r"\\[ \t]$", tok.value):
@@ -100,95 +118,15 @@ def _on_literal(tok):
 
 
 
-def strip_heredocs(text: str) -> tuple[str, tuple[int, int, str] | None]:
-    """Return the text with heredoc bodies blanked (their content is data for the command, not script), and
-    the position and kind of a quote left open at the end of the file (None when all quotes close)."""
-    out: list[str] = []
-    pending: list[tuple[str, bool]] = []  # heredocs opened on the current line: (delimiter, <<-)
-    stack: list[tuple[str, int, int]] = []  # open quotes / $( ): (kind, line, col)
-    depth = [0]
-    lines = text.split("\n")
-    n = 0
-    while n < len(lines):
-        line = lines[n]
-        out.append(line)
-        i = 0
-        while i < len(line):
-            c = line[i]
-            top = stack[-1][0] if stack else ""
-            if top == "'":
-                j = line.find("'", i)
-                if j < 0:
-                    break
-                stack.pop()
-                i = j + 1
-                continue
-            if c == "\\":
-                i += 2
-                continue
-            if top == '"':
-                if c == '"':
-                    stack.pop()
-                elif line.startswith("$(", i):
-                    stack.append(("(", n + 1, i + 1))
-                    depth.append(0)
-                    i += 1
-                i += 1
-                continue
-            # outside quotes (top level or inside $( ))
-            if c == "#" and (i == 0 or line[i - 1] in " \t;&|()"):
-                break
-            if line.startswith("$'", i):  # $'..' may hold \' escapes
-                m = re.match(r"\$'(?:[^'\\]|\\.)*'", line[i:])
-                if m:
-                    i += m.end()
-                    continue
-            if c == "'":
-                stack.append(("'", n + 1, i + 1))
-            elif c == '"':
-                stack.append(('"', n + 1, i + 1))
-            elif line.startswith("$(", i):
-                stack.append(("(", n + 1, i + 1))
-                depth.append(0)
-                i += 1
-            elif c == "(" and top == "(":
-                depth[-1] += 1
-            elif c == ")" and top == "(":
-                if depth[-1] == 0:
-                    stack.pop()
-                    depth.pop()
-                else:
-                    depth[-1] -= 1
-            elif line.startswith("<<<", i):
-                i += 3
-                continue
-            elif line.startswith("<<", i):
-                m = _HEREDOC.match(line, i)
-                if m:
-                    delim = next(g for g in m.groups()[1:] if g is not None)
-                    pending.append((delim, m.group(1) == "-"))
-                    i = m.end()
-                    continue
-            i += 1
-        n += 1
-        for delim, strip_tabs in pending:
-            while n < len(lines):
-                cur = lines[n]
-                out.append("")
-                n += 1
-                if (cur.lstrip("\t") if strip_tabs else cur) == delim:
-                    break
-        pending = []
-    open_quote = None
-    for kind, line_no, col in stack:
-        if kind in ("'", '"'):
-            open_quote = (line_no, col, kind)
-            break
-    return "\n".join(out), open_quote
+SUBSHELL = "\x01"  # stands for the first `(` of a `$((` / `((` that bash reads as subshells, `$((a) && (b))`
+_MAX_RETRIES = 32  # ${...} / $((...)) regions bash would only read at run time, per file
 
 
 def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
-    """Parse ``text``; syntax errors become diagnostics (RFTC100, RFTC101) and the tree is None."""
+    """Parse ``text``; syntax errors become diagnostics (RFTC100, RFTC101) on the line bash reports, and the tree
+    is None. bash reads the inside of ``${...}`` and of arithmetic only when it expands them, so one that the
+    grammar does not read is set aside (``Parsed.runtime``) for the evaluator to report, as bash would at run
+    time, and parsing goes on."""
     from lark.exceptions import LarkError, UnexpectedInput
 
     if "\r\n" in text:  # bash reads the \r as part of each line's last word: the script cannot run as is
@@ -198,30 +136,109 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
         diags.add("RFTC100", "the file has Windows line endings (CRLF): bash reads each \\r as part of the line's "
                   "last word", Span(filename, line, col, line, col + 1), hint="convert the file to LF line endings")
         return Parsed(None)
-    # the scanner is only needed for heredocs; an open quote is looked for once lark fails
-    stripped, open_quote = strip_heredocs(text) if "<<" in text else (text, None)
-    if open_quote:
-        _unterminated(open_quote, filename, diags)
-        return Parsed(None)
+    # the scanner is only needed for heredocs; an open quote is looked for once lark fails (bash may stop earlier)
+    stripped = strip_heredocs(text) if "<<" in text else text
     parser = _lark()
-    breaks: list = []
     src = stripped + "\n\n"  # a final newline, and one more for a trailing backslash
-    _watch.breaks, _watch.lines, _watch.length = breaks, src.split("\n"), len(src)
+    runtime: dict[tuple[int, int], tuple[str, str]] = {}
     try:
-        tree = parser.parse(src)
-    except UnexpectedInput as exc:
-        open_quote = strip_heredocs(text)[1]
-        if open_quote:
-            _unterminated(open_quote, filename, diags)
+        for _ in range(_MAX_RETRIES):
+            breaks: list = []
+            _watch.breaks, _watch.lines, _watch.length = breaks, src.split("\n"), len(src)
+            try:
+                tree = parser.parse(src)
+                break
+            except UnexpectedInput as exc:
+                region = _runtime_region(src, exc, runtime)
+                if region is None:
+                    _syntax_error(exc, src, text, filename, diags)
+                    return Parsed(None)
+                src = _set_aside(src, region, runtime)
         else:
-            _syntax_error(exc, src, filename, diags)
+            diags.add("RFTC100", f"cannot parse this script: more than {_MAX_RETRIES} expansions bash reads only "
+                      "when it runs", Span(filename, 1, 1))
+            return Parsed(None)
+    except Misplaced as exc:
+        tok = exc.token
+        diags.add("RFTC100", f"syntax error: unexpected `{tok.value}`", Span(filename, tok.line, tok.column, tok.line,
+                  tok.end_column), hint=f"`{tok.value}` closes a compound command that is not open here")
         return Parsed(None)
     except (LarkError, RecursionError) as exc:
         diags.add("RFTC100", f"cannot parse this script: {type(exc).__name__}", Span(filename, 1, 1))
         return Parsed(None)
     finally:
         _watch.breaks = None
-    return Parsed(tree, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks])
+    return Parsed(tree, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks], runtime)
+
+
+def _offset(src: str, exc) -> int:
+    tok = getattr(exc, "token", None)
+    if tok is not None and tok.type != "$END" and tok.start_pos is not None:
+        return tok.start_pos
+    pos = getattr(exc, "pos_in_stream", None)
+    return pos if pos is not None else len(src)
+
+
+def _runtime_region(src: str, exc, done: dict) -> tuple[int, int, str] | None:
+    """The innermost ${...} or arithmetic region around the parse error, when bash would read it only at run time;
+    or the first `$((` / `((` that bash reads as subshells (kind "subshell")."""
+    at = _offset(src, exc)
+    pairs = matched_pairs(src)
+    if pairs.subshells:
+        return pairs.subshells[0], pairs.subshells[0] + 1, "subshell"
+    inside = [r for r in pairs.regions if r[0] < at < r[1] and r[2] != "comsub" and _line_col(src, r[0]) not in done]
+    if not inside:
+        return None
+    return min(inside, key=lambda r: r[1] - r[0])
+
+
+def _line_col(src: str, at: int) -> tuple[int, int]:
+    return src.count("\n", 0, at) + 1, at - src.rfind("\n", 0, at)
+
+
+def _set_aside(src: str, region: tuple[int, int, str], runtime: dict) -> str:
+    """Replace a region by one the grammar reads, of the same length and line breaks: ``${...}`` by a variable
+    reference (or a quoted word, when it spans lines), the expression of ``$((...))`` / ``((...))`` by 0; record
+    what was there."""
+    start, end, kind = region
+    body = src[start:end]
+    if kind == "subshell":
+        return src[:start] + SUBSHELL + src[end:]  # the grammar reads it as the `(` of a subshell
+    if kind == "subst":
+        inner = body[2:-1]
+        if "\n" not in body[:5] and len(body) >= 6:
+            fill = "${_:-" + re.sub(r"[^\n]", "_", body[5:-1]) + "}"
+        elif "\n" not in body:
+            fill = "$" + "_" * (len(body) - 1) if len(body) <= 3 else "${" + "_" * (len(body) - 3) + "}"
+        elif not _in_double_quotes(src, start):
+            fill = "'" + re.sub(r"[^\n]", "_", body[1:-1]) + "'"
+        else:
+            return src  # cannot be laid out: the parse error stands
+    else:
+        open_len = 3 if body.startswith("$((") else 2
+        inner = body[open_len:-2]
+        parts = _arith_parts(src, start, inner)
+        fill = body[:open_len] + ";".join(_zero(p) for p in parts) + "))"
+    runtime[_line_col(src, start)] = (kind, inner)
+    return src[:start] + fill + src[end:]
+
+
+def _in_double_quotes(src: str, at: int) -> bool:
+    return any(kind == '"' for kind, _ in matched_pairs(src[:at]).open)
+
+
+def _arith_parts(src: str, start: int, inner: str) -> list[str]:
+    """The expression, or the three expressions of `for ((a; b; c))`, each kept at its place."""
+    if re.search(r"(?:^|[\s;&|(])for[ \t]*$", src[:start]) and inner.count(";") == 2:
+        return inner.split(";")
+    return [inner.replace(";", " ")]
+
+
+def _zero(part: str) -> str:
+    """``0`` followed by blanks (line breaks kept) in place of an expression; empty when it is."""
+    if not part.strip():
+        return part
+    return "0" + re.sub(r"[^\n]", " ", part[1:])
 
 
 def _unterminated(open_quote, filename: str, diags: Diagnostics) -> None:
@@ -246,27 +263,85 @@ _EXPECT_HINTS = {
 }
 
 
-def _syntax_error(exc, src: str, filename: str, diags: Diagnostics) -> None:
-    line, col = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
-    if line < 0 or col < 0:
-        line, col = max(1, src.count("\n")), 1
-    lines = src.split("\n")
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
+def _syntax_error(exc, src: str, original: str, filename: str, diags: Diagnostics) -> None:
+    """RFTC100 (or RFTC101 for a quote) where bash reports the error: see _reads_to_end and _token_line."""
     tok = getattr(exc, "token", None)
-    if tok is not None and tok.type == "$END":
-        what = "unexpected end of file"
-    elif tok is not None:
-        what = f"unexpected {_describe(tok)}"
+    pairs = matched_pairs(src)
+    at = _offset(src, exc)
+    while src[at:at + 1] in (" ", "\t"):
+        at += 1  # a blank lark stopped at: the word after it
+    if _reads_to_end(tok, at, pairs):
+        inner = _inner_error(src, pairs, at)
+        if inner is not None:
+            diags.add("RFTC100", inner.message, replace(inner.span, file=filename), hint=inner.hint)
+            return
+        if pairs.open_kind in ("'", '"'):
+            _unterminated((*_line_col(src, pairs.open_at), pairs.open_kind), filename, diags)
+            return
+        line, col = _end_of_file(src, original, pairs)
+        what = _EOF
     else:
-        ch = src[exc.pos_in_stream] if getattr(exc, "pos_in_stream", None) is not None and exc.pos_in_stream < len(src) else ""
-        what = f"unexpected character {ch!r}" if ch else "unexpected input"
+        line, col = _token_line(src, exc, at, pairs)
+        what = f"unexpected {_describe(tok)}" if tok is not None else f"unexpected character {src[at:at + 1]!r}"
     expected = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or set()
     hint = next((h for k, h in _EXPECT_HINTS.items() if k in expected), None)
-    where = text.strip()
-    near = f" in `{where[:60]}`" if tok is None or where != str(tok.value).strip() else ""
+    lines = src.split("\n")
+    where = (lines[line - 1] if 0 < line <= len(lines) else "").strip()
+    near = f" in `{where[:60]}`" if where and (tok is None or where != str(tok.value).strip()) else ""
     diags.add("RFTC100", f"syntax error: {what}{near}" + (f"; {hint}" if hint else ""),
               Span(filename, line, col, line, col + 1),
               hint="rftc reads the bash subset described in grammar/launch.lark" if hint is None else None)
+
+
+_EOF = "unexpected end of file"
+
+
+def _reads_to_end(tok, at: int, pairs) -> bool:
+    """Whether bash meets the end of the file before the error lark found: bash reads ${..} and arithmetic as one
+    piece of text, and a whole word (with its quotes and command substitutions) before parsing it, so inside one of
+    those that never closes, or at a word that opens one, the end of the file comes first."""
+    if tok is None or tok.type == "$END":
+        return True
+    opaque = next((start for kind, start in pairs.open if kind in ("${", "arith")), None)
+    if opaque is not None and at >= opaque:
+        return True
+    end = max(tok.end_pos or 0, at + 1)
+    return any(at <= start < end for kind, start in pairs.open if kind not in ("(", "=("))
+
+
+def _inner_error(src: str, pairs, at: int):
+    """bash parses the command substitutions in a word (or in ${..} and arithmetic) as commands when it reads them:
+    a syntax error there comes before the end of the file that the unclosed construct around them runs into."""
+    opaque = next((start for kind, start in pairs.open if kind in ("${", "arith")), at)
+    bodies = [(start, end - 1) for start, end, kind in pairs.regions if kind == "comsub" and start >= min(at, opaque)]
+    bodies += [(start, len(src)) for kind, start in pairs.open if kind == "$(" and start >= min(at, opaque)]
+    for start, end in sorted(bodies):
+        body = re.sub(r"[^\n]", " ", src[:start + 2]) + src[start + 2:end]  # same lines and columns
+        diags = Diagnostics()
+        parse(body, "", diags)
+        found = next((d for d in diags if d.code == "RFTC100" and _EOF not in d.message), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _token_line(src: str, exc, at: int, pairs) -> tuple[int, int]:
+    """bash names the line it has read up to: the last line of a word that spans lines."""
+    region = next((r for r in pairs.regions if r[0] == at), None)
+    if region is not None:
+        return _line_col(src, region[1] - 1)
+    tok = getattr(exc, "token", None)
+    if tok is not None and tok.start_pos is not None:  # operators carry the blanks (and continuations) before them
+        return _line_col(src, tok.start_pos + re.match(r"(?:[ \t]|\\\n)*", tok.value).end())
+    return getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+
+
+def _end_of_file(src: str, original: str, pairs) -> tuple[int, int]:
+    """Where bash reports an unexpected end of file: at the construct that never closes when bash reads it as one
+    piece of text (``${``, ``((``, ``a=(``, a backquote), else on the line after the last one."""
+    if pairs.open_kind not in (None, "(", "$("):
+        return _line_col(src, pairs.open_at)
+    return original.count("\n") + (1 if original.endswith("\n") else 2), 1
 
 
 def _describe(tok) -> str:

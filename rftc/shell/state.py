@@ -14,6 +14,7 @@ MAX_WHILE = 100  # iterations of one while/until loop
 MAX_DEPTH = 24  # nested function calls / sourced files / called scripts
 MAX_CALLS = 5000  # function calls and command substitutions per script
 MAX_VALUE = 1 << 20  # characters in one variable
+MAX_BRANCHES = 2000  # branches of undecidable conditions evaluated per analysis (rftc.shell.explore)
 
 
 class Exit(Exception):
@@ -43,14 +44,19 @@ class Var:
 
 
 class State:
-    """What a subshell copies: variables, functions, positional parameters, working directory."""
+    """What a subshell copies: variables, functions, positional parameters, working directory, and which variables
+    depend on a branch rftc could not decide."""
 
     def __init__(self):
         self.vars: dict[str, Var] = {}
         self.frames: list[dict[str, Var]] = []
         self.funcs: dict[str, tuple] = {}
         self.positional: list[Field] = []
+        # the script's own arguments were not given (no `--`): None, else how many `shift` dropped; $1.. are then
+        # unknown (the Nth argument), "$@" expands to nothing, $# is unknown
+        self.args_unknown: int | None = None
         self.cwd: list[Seg] | None = None
+        self.taints: dict[str, tuple] = {}  # variable -> Taint notes (rftc.shell.notes)
 
     def fork(self) -> "State":
         s = State()
@@ -58,7 +64,9 @@ class State:
         s.frames = [dict(f) for f in self.frames]
         s.funcs = dict(self.funcs)
         s.positional = list(self.positional)
+        s.args_unknown = self.args_unknown
         s.cwd = self.cwd
+        s.taints = dict(self.taints)
         return s
 
 
@@ -77,8 +85,16 @@ class Shared:
         self.exit_span: Span | None = None  # where the script stopped with `exit`, if it did
         self.calls = 0
         self.local_names: set[str] = set()  # see script_variables()
+        self.branches = 0  # branches of undecidable conditions evaluated (MAX_BRANCHES)
+        # (file, line, col) -> (kind, text) of each ${...} / arithmetic bash reads only when it expands it, and
+        # that the parser set aside (rftc.shell.parser.Parsed.runtime)
+        self.runtime: dict[tuple, tuple[str, str]] = {}
+        self.quiet = 0  # > 0 while a condition is decided again to find the --env that picks a branch
+        self.guards: set[Span] = set()  # conditions reported as guards (RFTC117), once each
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
+        if self.quiet:
+            return
         key = (code, span, message)
         if key not in self.seen:
             self.seen.add(key)

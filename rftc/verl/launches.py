@@ -21,6 +21,10 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
                    help="a value for an environment variable the script reads (repeatable)")
     g.add_argument("--use-env", action="store_true",
                    help="take environment variables the script reads from rftc's own environment")
+    g.add_argument("--cwd", metavar="DIR",
+                   help="the directory the launch starts in; the script's own cd's move from there, and a veRL "
+                   "checkout there is the one `python3 -m verl...` imports (default: not known to the script, whose "
+                   "$PWD stays ${oc.env:PWD}; a checkout is looked for where rftc runs)")
     g.add_argument("--verl-version", metavar="V",
                    help="check against this bundled verl release (default: the config of the verl the launch "
                    "imports, else the newest bundled release that has every key)")
@@ -78,7 +82,8 @@ def collect(args, paths: list[str]) -> Inputs:
     except ValueError as exc:
         out.usage_error = str(exc)
         return out
-    extra = list(getattr(args, "extra_args", []) or [])
+    given = getattr(args, "extra_args", None)  # the script's arguments, after --; None when -- is not given
+    extra = list(given or [])
     env = _env(args.env, out.diags)
     if env is None:
         out.usage_error = "--env takes NAME=VALUE"
@@ -109,16 +114,26 @@ def collect(args, paths: list[str]) -> Inputs:
         if read is None:
             continue
         name, text = read
-        result = analyze(text, name, env=env, use_env=args.use_env, extra_args=tuple(extra))
+        cwd = os.path.abspath(args.cwd) if getattr(args, "cwd", None) else None
+        result = analyze(text, name, env=env, use_env=args.use_env, extra_args=given, cwd=cwd)
         out.diags.extend(result.diagnostics)
         out.sources.update(result.sources)
         out.sources.setdefault(name, text)
-        for inv in result.invocations:
-            if args.invocation is not None and inv.index != args.invocation:
-                continue
+        for inv in _chosen(result.invocations, args):
             inv.script = inv.script or name
             out.launches.append(inv)
     return out
+
+
+def _chosen(invocations: list[Invocation], args) -> list[Invocation]:
+    """The launches a command works on: --invocation N's; with --list all of them; otherwise the script's
+    launches in the branches rftc takes where it cannot decide a condition, when one of those trains (another
+    branch's launch is an alternative: `--list` shows it, --invocation N picks it)."""
+    if args.invocation is not None:
+        return [inv for inv in invocations if inv.index == args.invocation]
+    if getattr(args, "list", False) or not any(inv.primary and inv.is_training for inv in invocations):
+        return invocations
+    return [inv for inv in invocations if inv.primary]
 
 
 def composable(inv: Invocation) -> bool:

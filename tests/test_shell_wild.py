@@ -1,0 +1,111 @@
+"""The shell stage on the wild corpus (../shared/corpus/wild: launch scripts users wrote in their own repositories,
+at their original paths; see its NOTICE.md). Each script is converted from its repository's root, as its author
+runs it. No script stops for want of a launch (RFTC312) or on a syntax error (RFTC100/RFTC101), except those listed
+here with the reason, which lies in the script: bash rejects it too, or it has no main_ppo launch. (Whether each
+launch converts is the veRL and mapping stages' matter.)"""
+
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rftc.cli import main
+
+WILD = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "wild"
+
+# script -> why it has no launch to convert
+EXPECTED = {
+    "aweakdog__ContinualCountdown/scripts/train_continual_countdown.sh":
+        "bash rejects it: a `done` at line 322 closes no loop (a pasted fragment of the loop above)",
+}
+
+
+def _scripts() -> list[Path]:
+    return sorted(WILD.glob("*/**/*.sh")) if WILD.is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    if not WILD.is_dir():
+        pytest.skip(f"the wild corpus is not at {WILD}")
+    out = tmp_path_factory.mktemp("wild")
+    rows = {}
+    for script in _scripts():
+        repo = WILD / script.relative_to(WILD).parts[0]
+        err = io.StringIO()
+        cwd = os.getcwd()
+        os.chdir(repo)
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                code = main(["convert", str(script.relative_to(repo)), "--out-dir", str(out / script.stem),
+                             "--format", "json"])
+        finally:
+            os.chdir(cwd)
+        text = err.getvalue()
+        rows[str(script.relative_to(WILD))] = (code, json.loads(text[text.index("["):]) if "[" in text else [])
+    return rows
+
+
+def test_every_script_is_read_and_its_launch_found(results):
+    assert len(results) == 78
+    stopped = {name: [d for d in diags if d["code"] in ("RFTC312", "RFTC100", "RFTC101", "RFTC002")]
+               for name, (_, diags) in results.items()}
+    stopped = {name: ds for name, ds in stopped.items() if ds}
+    assert sorted(stopped) == sorted(EXPECTED), {k: [d["message"] for d in v] for k, v in stopped.items()}
+    for name, (code, diags) in results.items():
+        assert code in (0, 1), (name, diags)  # never a usage error or a crash
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_the_syntax_errors_are_bash_s_own(results):
+    for name in EXPECTED:
+        proc = subprocess.run(["bash", "-n", str(WILD / name)], capture_output=True, text=True)
+        assert proc.returncode != 0
+        bash_line = int(re.search(r"line (\d+)", proc.stderr).group(1))
+        errors = [d for d in results[name][1] if d["code"] == "RFTC100"]
+        assert [d["line"] for d in errors] == [bash_line], errors
+
+
+def _codes(results, name: str) -> list[str]:
+    return [d["code"] for d in results[name][1]]
+
+
+def test_guards_on_what_the_running_machine_knows_are_assumed_passed(results):
+    # `MODEL_PATH=${MODEL_PATH:-}; if [ -z "$MODEL_PATH" ]; then ... exit 1`: the caller must set it
+    name = "SkyworkAI__Skywork-OR1/or1_scripts/train/32b_16k.sh"
+    guards = [d for d in results[name][1] if d["code"] == "RFTC117"]
+    assert [d["line"] for d in guards] == [35, 39] and "MODEL_PATH" in guards[0]["message"]
+    # `if [ ! -d "$BASE_MODEL" ]; then ...; exit 1`: a directory on the training machine
+    name = "aweakdog__ContinualCountdown/scripts/train_continual_countdown_1.5b.sh"
+    assert any(d["code"] == "RFTC117" and d["line"] == 29 for d in results[name][1])
+
+
+def test_a_launch_in_one_branch_of_an_undecidable_condition_is_the_script_s_launch(results):
+    # `if [ "$MASTER_IP" = "$CURR_IP" ]; then ray start --head ...; ray job submit -- python3 -m ...`
+    name = "Agent-RL__ReCall/scripts/train/train_multi_node.sh"
+    notes = [d for d in results[name][1] if d["code"] == "RFTC118"]
+    assert len(notes) == 1 and "`[ \"$MASTER_IP\" = \"$CURR_IP\" ]` (line 95)" in notes[0]["message"]
+    assert "RFTC312" not in _codes(results, name)
+
+
+def test_a_curriculum_loop_makes_one_launch_per_stage():
+    if not WILD.is_dir():
+        pytest.skip(f"the wild corpus is not at {WILD}")
+    repo = WILD / "aweakdog__ContinualCountdown"
+    out = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main(["convert", "--list", "scripts/train_continual_countdown_1.5b.sh"])
+    finally:
+        os.chdir(cwd)
+    rows = [line.split("\t") for line in out.getvalue().splitlines()]
+    stages = [row[5] for row in rows if row[4] == "verl.trainer.main_ppo"]
+    assert len(stages) == 12 and stages[0] == "round=1 group=plus" and stages[-1] == "round=3 group=plus_minus_mul_div"
