@@ -1,4 +1,4 @@
-"""The driver's explore/train/sync loop with stand-in actors (no Ray, vLLM or model): which weights each explorer
+"""The driver's explore/train/sync loop with stand-ins for the explorer actor and the trainer (no Ray, vLLM or model): which weights each explorer
 step runs on for Trinity's fixed schedule, and a schedule that can never sync is an error, not a quiet stop."""
 
 from types import SimpleNamespace
@@ -38,28 +38,28 @@ class Explorer:
 
 
 class Trainer:
+    """The trainer's interface as the driver calls it (it lives in the driver's process)."""
+
     def __init__(self, interval: int, offset: int):
         self.step, self.schedule = 0, FixedSchedule(interval, offset)
-        for name in ("train_step", "need_sync", "upload_state_dict", "need_save", "save_checkpoint", "wait_for_save"):
-            setattr(self, name, _Now(getattr(self, "_" + name)))
 
-    def _train_step(self, batch):
+    def train_step(self, batch):
         self.step += 1
         return {"train/step": self.step}
 
-    def _need_sync(self):
+    def need_sync(self):
         return self.schedule.trainer_needs_sync(self.step)
 
-    def _upload_state_dict(self):
+    def upload_state_dict(self):
         return self.step  # the weights' version stands for the weights
 
-    def _need_save(self):
+    def need_save(self):
         return False
 
-    def _save_checkpoint(self, **kw):
+    def save_checkpoint(self, **kw):
         return ""
 
-    def _wait_for_save(self):
+    def wait_for_save(self):
         return None
 
 

@@ -142,6 +142,14 @@ class Explorer:
         outs = self.llm.generate(ids, SamplingParams(temperature=0.0, max_tokens=max_tokens), use_tqdm=False)
         return [o.outputs[0].text for o in outs]
 
+    def describe(self) -> dict:
+        """What the engine was built with, read from vLLM's own config (the plan's words are checked against it)."""
+        config = self.llm.llm_engine.vllm_config
+        return {"engine": f"vllm.{type(self.llm).__name__}", "dtype": str(config.model_config.dtype).removeprefix(
+                    "torch."), "enforce_eager": config.model_config.enforce_eager,
+                "tensor_parallel_size": config.parallel_config.tensor_parallel_size,
+                "device": config.device_config.device_type}
+
     def shutdown(self) -> None:
         del self.llm
 
