@@ -111,7 +111,9 @@ def main() -> None:
             bare_step(gc)
             times.setdefault("bare loop" + label[gc], []).append(time.perf_counter() - t)
         t = time.perf_counter()
-        engine_batch(collate(exps, trainer.pad_id), ("old_log_probs", "advantages"))
+        batch = collate(exps, trainer.pad_id)
+        engine_batch({**batch, "old_log_probs": batch["rollout_log_probs"], "advantages": data["advantages"]},
+                     ("old_log_probs", "advantages"))
         times.setdefault("driver: collate + no-padding batch", []).append(time.perf_counter() - t)
     best = {k: min(v) for k, v in times.items()}
     tokens = int(data["attention_mask"].sum())

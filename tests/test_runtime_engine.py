@@ -77,6 +77,10 @@ def grpo(model, tmp_path_factory):
     trainer.shutdown()
 
 
+def test_the_installed_verl_and_torch_are_the_releases_the_cpu_patches_were_checked_with():
+    assert verl_cpu.check_versions() is None
+
+
 def test_the_plan_names_what_the_driver_builds(grpo):
     s, trainer, _ = grpo
     plan = trainer.plan

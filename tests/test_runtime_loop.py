@@ -15,24 +15,17 @@ from rftc_runtime.synchronizer import FixedSchedule  # noqa: E402
 from rftc_runtime.tasksets import Task  # noqa: E402
 
 
-class _Now:
-    """An actor method whose .remote() runs at once (the driver only calls ray.get on what it returns)."""
-
-    def __init__(self, fn):
-        self.remote = fn
-
-
 class Explorer:
+    """The explorer pool's interface: each call returns what ray.get resolves (here the value itself)."""
+
     def __init__(self):
         self.version, self.used = 0, []
-        self.explore = _Now(self._explore)
-        self.update_weights = _Now(self._update)
 
-    def _explore(self, batch, ts, reward_fn, base):
+    def explore(self, batch, ts, reward_fn, base):
         self.used.append(self.version)
         return [("exp", self.version)] * len(batch), {}
 
-    def _update(self, state, version):
+    def update_weights(self, state, version):
         self.version = state
         return 0.0
 
@@ -50,7 +43,7 @@ class Trainer:
     def need_sync(self):
         return self.schedule.trainer_needs_sync(self.step)
 
-    def upload_state_dict(self):
+    def upload_state_dict(self, path=None):
         return self.step  # the weights' version stands for the weights
 
     def need_save(self):
@@ -72,7 +65,8 @@ def _run(interval, offset, steps=6, train_batches=1):
     explorer, trainer = Explorer(), Trainer(interval, offset)
     monitor = SimpleNamespace(log=lambda step, metrics: None)
     ray = SimpleNamespace(get=lambda x: x)
-    result = driver._loop(ray, s, plan, tasks, {}, trainer, explorer, monitor, steps)
+    sync = driver.WeightSync("memory", trainer, explorer, "")
+    result = driver._loop(ray, s, plan, tasks, {}, trainer, explorer, sync, monitor, steps)
     return result, explorer.used
 
 

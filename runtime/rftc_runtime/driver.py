@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from rftc_runtime.errors import RuntimeFailure
 from rftc_runtime.plan import Plan, make_plan
-from rftc_runtime.synchronizer import FixedSchedule
+from rftc_runtime.synchronizer import FixedSchedule, WeightSync
 
 
 @dataclass
@@ -100,28 +100,37 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
         from rftc_runtime.trainer import Trainer
 
         explorer = None
-        if not sft:  # started first: its engine loads while the trainer's workers start
-            from rftc_runtime.explorer import Explorer
+        if not sft:  # started first: the engines load while the trainer's workers start
+            from rftc_runtime.explorer import Explorer, ExplorerPool
 
-            explorer = ray.remote(Explorer).options(
-                **_actor_options(plan.explorer_cpus, plan.explorer_gpus, plan.threads, "explorer")).remote(
-                settings.model_path, max_model_len=settings.max_model_len, dtype=plan.dtype, seed=settings.seed,
+            engines = settings.engine_num if plan.gpus else 1
+            explorer = ExplorerPool([ray.remote(Explorer).options(**_actor_options(
+                plan.explorer_cpus, settings.tensor_parallel_size if plan.gpus else 0, plan.threads,
+                f"explorer_{i}")).remote(
+                settings.model_path, max_model_len=settings.max_model_len, dtype=plan.dtype, seed=settings.seed + i,
                 enforce_eager=settings.enforce_eager or plan.gpus == 0,
                 tensor_parallel_size=settings.tensor_parallel_size,
                 gpu_memory_utilization=settings.gpu_memory_utilization,
-                max_prompt_tokens=settings.max_prompt_tokens, threads=plan.threads)
+                max_prompt_tokens=settings.max_prompt_tokens, threads=plan.threads) for i in range(engines)])
         trainer = _Guarded(Trainer(settings, plan, plan.total_train_steps), "trainer worker")
         resumed = trainer.prepare()
+        sync = None
         if explorer is not None:
-            _call(ray, "explorer actor", explorer.is_alive.remote())
+            _call(ray, "explorer actor", explorer.is_alive())
+            watch = _Watch(ray, explorer.actors)
+            sync = WeightSync(plan.sync_method, trainer, explorer, settings.checkpoint_job_dir,
+                              settings.tensor_parallel_size)
+            with _guard("trainer worker"):
+                sync.setup(len(explorer.actors))
         monitor = Monitor(settings.checkpoint_job_dir, total_steps, settings.monitor_type, stream, live)
         try:
             if sft:
                 result = _sft_loop(settings, plan, data, resumed, trainer, monitor, total_steps)
             else:
                 tasks, eval_sets = data
-                result = _loop(ray, settings, plan, tasks, resumed, trainer, explorer, monitor, total_steps,
-                               eval_sets)
+                with watch:
+                    result = _loop(ray, settings, plan, tasks, resumed, trainer, explorer, sync, monitor,
+                                   total_steps, eval_sets)
         finally:
             monitor.close()
         result.counts = dict(monitor.counts)
@@ -205,6 +214,54 @@ def _run_stages(settings, **kw) -> RunResult:
     return result
 
 
+class _Watch:
+    """While the driver waits on the trainer's workers, an explorer actor that dies is noticed at once, not at
+    the next call into it: a thread keeps a liveness call pending on each and, when one fails, signals the main
+    thread (SIGUSR1), whose handler raises RFTC500 wherever it waits, as a call into the dead actor would."""
+
+    def __init__(self, ray, actors):
+        import threading
+
+        self.ray, self.actors = ray, actors
+        self.died: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._main = threading.main_thread().ident
+
+    def _run(self) -> None:
+        from ray.exceptions import RayActorError
+
+        pending = [a.is_alive.remote() for a in self.actors]
+        while not self._stop.is_set():
+            ready, _ = self.ray.wait(pending, num_returns=len(pending), timeout=1.0)
+            for i, ref in enumerate(pending):
+                if ref not in ready:
+                    continue
+                try:
+                    self.ray.get(ref)
+                except RayActorError as exc:
+                    self.died = _first_line(exc)
+                    if not self._stop.is_set():
+                        signal.pthread_kill(self._main, signal.SIGUSR1)
+                    return
+                pending[i] = self.actors[i].is_alive.remote()
+            self._stop.wait(1.0)
+
+    def _raise(self, *_):
+        if self.died is not None and not self._stop.is_set():
+            raise RuntimeFailure("RFTC500", f"the explorer actor died: {self.died}",
+                                 "run the same command again: it resumes from the last checkpoint")
+
+    def __enter__(self):
+        signal.signal(signal.SIGUSR1, self._raise)  # stays a no-op after the block: a late signal is harmless
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        return False
+
+
 @contextlib.contextmanager
 def _guard(name: str):
     """A Ray actor's death in the block becomes RFTC500 and its exceptions RFTC501, naming ``name``."""
@@ -243,13 +300,13 @@ def _evaluate(ray, explorer, eval_sets) -> dict:
 
     metrics: dict = {}
     for ets, eval_tasks in eval_sets:
-        exps, m = _call(ray, "explorer actor", explorer.explore.remote(eval_tasks, ets, ets.reward_fn, 0))
+        exps, m = _call(ray, "explorer actor", explorer.explore(eval_tasks, ets, ets.reward_fn, 0))
         metrics.update(eval_metrics(ets.name, group_rewards(exps)))
         metrics[f"time/eval/{ets.name}"] = m["time/generate"] + m["time/reward"]
     return metrics
 
 
-def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps, eval_sets=()) -> RunResult:
+def _loop(ray, s, plan, tasks, resumed, trainer, explorer, sync, monitor, total_steps, eval_sets=()) -> RunResult:
     from rftc_runtime.tasksets import TaskReader
 
     ts = s.taskset
@@ -259,7 +316,7 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps,
     reader = TaskReader(tasks, s.batch_size, s.total_epochs, ts.selector, ts.seed,
                         position=int(resumed.get("reader_position", 0)))
     if train_step:  # resumed: the engine starts from the base model, give it the checkpoint's weights
-        _call(ray, "explorer actor", explorer.update_weights.remote(trainer.upload_state_dict(), train_step))
+        _call(ray, "explorer actor", sync.publish(train_step))
     pending: deque = deque()  # (explore_step, ObjectRef) in submission order
     blocked = False  # the last submitted explore step waits for a weight sync
     buffer: list = []
@@ -277,7 +334,7 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps,
             if batch is None:
                 return
             explore_step += 1
-            ref = explorer.explore.remote(batch, ts, ts.reward_fn, explore_step * 100000)
+            ref = explorer.explore(batch, ts, ts.reward_fn, explore_step * 100000)
             pending.append((explore_step, ref, reader.position))
             blocked = schedule.explorer_needs_sync(explore_step)
 
@@ -304,9 +361,8 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, monitor, total_steps,
             train_step = int(metrics["train/step"])
             if trainer.need_sync():
                 t = time.perf_counter()
-                state = trainer.upload_state_dict()
                 # The update is queued before any later explore call, so the next step uses these weights.
-                sync_ref = explorer.update_weights.remote(state, train_step)
+                sync_ref = sync.publish(train_step)
                 blocked = False
                 if not pending:  # on-policy: nothing runs meanwhile, so the sync time is what it costs
                     _call(ray, "explorer actor", sync_ref)

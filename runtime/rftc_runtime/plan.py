@@ -169,6 +169,8 @@ class Plan:
                 what = f"reference model; micro-batch {role.infer_micro_batch_size}"
             else:
                 what = self._critic_words(s.critic, role)
+            if not role.forward_only:
+                what += f"; gradient checkpointing {'on' if role.gradient_checkpointing else 'off'}"
             lines.append(f"    {role.name:<9} {self.engine_words(role)}: {what}")
         return lines
 
@@ -330,9 +332,9 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
 def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) -> tuple[str, int | None]:
     """Problems of the explorer's side (sync, taskset, reward function); (the sync method used, usable rows)."""
     sync_method = s.sync_method
-    if not gpus and sync_method != "memory":
-        infos.append(("RFTC509", f"sync_method {sync_method} needs GPUs; weights go through Ray's object "
-                         "store (memory) on CPU", "set synchronizer.sync_method: memory", "synchronizer.sync_method"))
+    if not gpus and sync_method == "nccl":
+        infos.append(("RFTC509", "sync_method nccl needs GPUs; weights go through Ray's object store (memory) on "
+                      "CPU", "set synchronizer.sync_method: memory (or checkpoint)", "synchronizer.sync_method"))
         sync_method = "memory"
     # Trinity 0.6 runs trainer_driven exactly as fixed unless the weights go over NCCL (its explorer and trainer
     # take the same need_sync branches for both), so that pair runs on the fixed schedule.

@@ -13,7 +13,9 @@ vocabulary (train_step, need_sync, upload_state_dict, need_save, save_checkpoint
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import time
 from functools import partial
 from pathlib import Path
@@ -62,7 +64,9 @@ class Trainer:
             role, self.s, self.plan, self.total_steps)) for role in self.plan.roles}
         pool = RayResourcePool(self.plan.trainer_nodes, use_gpu=self.plan.device == "cuda", max_colocate_count=1)
         threads = max(1, self.plan.threads // self.plan.trainer_ranks) if self.plan.device == "cpu" else 1
-        group = RayWorkerGroup(pool, create_colocated_worker_cls(classes), device_name=self.plan.device,
+        with contextlib.redirect_stdout(io.StringIO()):  # veRL prints the colocated class's base
+            colocated = create_colocated_worker_cls(classes)
+        group = RayWorkerGroup(pool, colocated, device_name=self.plan.device,
                                worker_env={"OMP_NUM_THREADS": str(threads)})
         self._pool, self._workers = pool, group.workers
         self.groups = group.spawn(prefix_set=classes.keys())
@@ -234,15 +238,31 @@ class Trainer:
     def need_sync(self) -> bool:
         return self.schedule.trainer_needs_sync(self._step)
 
-    def upload_state_dict(self):
+    def upload_state_dict(self, path: str | None = None):
         """The policy's weights for the explorer, in the rollout engine's dtype: every rank iterates the engine's
-        ``get_per_tensor_param`` (it gathers the shards); rank 0's full state dict stays in Ray's object store.
-        Returns that object's reference (the explorer takes it from there)."""
+        ``get_per_tensor_param`` (it gathers the shards); rank 0's full state dict stays in Ray's object store,
+        or is written to ``path``. Returns the reference to it (or to the path) for the explorer."""
         import ray
 
-        refs = self.groups["actor"].export_weights(self.plan.dtype)
+        refs = self.groups["actor"].export_weights(self.plan.dtype, path)
         ray.get(refs[1:])  # the other ranks only took part in the gather
         return refs[0]
+
+    def weight_group_address(self) -> tuple[str, str]:
+        """A free address on rank 0's node for the NCCL weight group (sync method nccl)."""
+        import ray
+
+        return tuple(ray.get(self._workers[0].get_available_master_addr_port.remote()))
+
+    def join_weight_group(self, host: str, port: int, world_size: int) -> None:
+        self.groups["actor"].join_weight_group(host, port, world_size)
+
+    def weight_specs(self) -> list:
+        return self.groups["actor"].weight_specs(self.plan.dtype)[0]
+
+    def broadcast_weights(self) -> None:
+        """Start the broadcast (the workers run it while the engines receive; later calls queue behind it)."""
+        self.groups["actor"].broadcast_weights(self.plan.dtype)
 
     # --- checkpoints ---------------------------------------------------------------------------------------
     def need_save(self) -> bool:

@@ -182,7 +182,11 @@ def _unpinned_offload() -> None:
 
 def use() -> None:
     """Select this platform in the current process (the driver): its environment for veRL and for the Ray
-    workers it starts, and veRL's platform singleton set to it should something have resolved it already."""
+    workers it starts, and veRL's platform singleton set to it should something have resolved it already.
+    Refuses verl and torch releases the patches were not checked with."""
+    problem = check_versions()
+    if problem:
+        raise RuntimeError(problem)
     os.environ.update(environment())
     from verl.plugin.platform import get_platform, set_platform
     from verl.plugin.platform.platform_manager import PlatformRegistry

@@ -21,17 +21,57 @@ class EngineWorker(TrainingWorker):
         verl_cpu.prepare_worker()
         super().__init__(config)
 
-    @register(dispatch_mode=Dispatch.ONE_TO_ALL, blocking=False)
-    def export_weights(self, dtype: str):
-        """The model's full state dict under its Hugging Face names, in ``dtype``, on rank 0 (None elsewhere).
-
-        ``get_per_tensor_param`` gathers every shard: every rank iterates it, so this runs on all of them."""
+    def _full_weights(self, dtype: str):
+        """(name, full tensor in ``dtype``) of every weight under its Hugging Face name. ``get_per_tensor_param``
+        gathers the shards: every rank iterates it, only rank 0 keeps what it yields."""
         import torch
 
         target = getattr(torch, dtype)
         params, _ = self.engine.get_per_tensor_param()
-        state = {name: tensor.detach().to("cpu", target) for name, tensor in params}
-        return state if self.rank == 0 else None
+        for name, tensor in params:
+            yield name, tensor.detach().to(dtype=target)
+
+    @register(dispatch_mode=Dispatch.ONE_TO_ALL, blocking=False)
+    def export_weights(self, dtype: str, path: str | None = None):
+        """The model's full state dict on rank 0 (None elsewhere): returned through Ray's object store (sync
+        method ``memory``), or written to ``path`` for the explorer to read (``checkpoint``)."""
+        state = {name: tensor.cpu() for name, tensor in self._full_weights(dtype)}
+        if self.rank != 0:
+            return None
+        if path is None:
+            return state
+        import os
+
+        import torch
+
+        torch.save(state, path + ".tmp")
+        os.replace(path + ".tmp", path)  # the explorer never reads a partial file
+        return path
+
+    @register(dispatch_mode=Dispatch.ONE_TO_ALL)
+    def weight_specs(self, dtype: str) -> list | None:
+        """(name, dtype, shape) of every weight in export order, on rank 0: what a receiver allocates."""
+        specs = [(name, dtype, tuple(t.shape)) for name, t in self._full_weights(dtype)]
+        return specs if self.rank == 0 else None
+
+    @register(dispatch_mode=Dispatch.ONE_TO_ALL)
+    def join_weight_group(self, host: str, port: int, world_size: int) -> None:
+        """Rank 0 joins the NCCL group it broadcasts weights in, as rank 0, beside the rollout engines' workers
+        (vLLM's StatelessProcessGroup and PyNcclCommunicator, vLLM's documented weight-update path)."""
+        if self.rank == 0:
+            from rftc_runtime.weight_group import join
+
+            self._weight_group = join(host, port, 0, world_size)
+
+    @register(dispatch_mode=Dispatch.ONE_TO_ALL, blocking=False)
+    def broadcast_weights(self, dtype: str) -> None:
+        """Sync method ``nccl``: every rank gathers the weights, rank 0 broadcasts each in :meth:`weight_specs`'
+        order to the rollout engines' workers, which load them as they arrive."""
+        import torch
+
+        for _, tensor in self._full_weights(dtype):
+            if self.rank == 0:
+                self._weight_group.broadcast(tensor.contiguous(), src=0, stream=torch.cuda.current_stream())
 
     @register(dispatch_mode=Dispatch.ONE_TO_ALL, blocking=False)
     def save(self, local_path: str, global_step: int, hf_model: bool) -> None:
