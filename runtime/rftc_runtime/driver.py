@@ -247,18 +247,25 @@ class _Watch:
                 pending[i] = self.actors[i].is_alive.remote()
             self._stop.wait(1.0)
 
+    def _failure(self) -> RuntimeFailure:
+        return RuntimeFailure("RFTC500", f"the explorer actor died: {self.died}",
+                              "run the same command again: it resumes from the last checkpoint")
+
     def _raise(self, *_):
         if self.died is not None and not self._stop.is_set():
-            raise RuntimeFailure("RFTC500", f"the explorer actor died: {self.died}",
-                                 "run the same command again: it resumes from the last checkpoint")
+            raise self._failure()
 
     def __enter__(self):
         signal.signal(signal.SIGUSR1, self._raise)  # stays a no-op after the block: a late signal is harmless
         self._thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         self._stop.set()
+        # Raised inside native code (Ray's), the handler's exception can reach here as another error (SystemError,
+        # or RFTC501 wrapping it): the death is what happened.
+        if self.died is not None and exc_type is not None and getattr(exc, "code", None) != "RFTC500":
+            raise self._failure() from None
         return False
 
 
