@@ -22,6 +22,7 @@ python3 -m verl.trainer.main_ppo \
     data.max_prompt_length=64 \
     data.max_response_length=10 \
     actor_rollout_ref.model.path=$MODEL \
+    actor_rollout_ref.model.enable_gradient_checkpointing=False \
     actor_rollout_ref.actor.optim.lr=5e-5 \
     actor_rollout_ref.actor.ppo_mini_batch_size=8 \
     actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=16 \
@@ -33,6 +34,7 @@ python3 -m verl.trainer.main_ppo \
     actor_rollout_ref.rollout.tensor_model_parallel_size=1 \
     actor_rollout_ref.rollout.temperature=1.0 \
     critic.optim.lr=1e-5 \
+    critic.model.enable_gradient_checkpointing=False \
     critic.ppo_micro_batch_size_per_gpu=16 \
     critic.cliprange_value=0.5 \
     reward.custom_reward_function.path=examples/arith_reward.py \

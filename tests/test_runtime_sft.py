@@ -41,21 +41,33 @@ def test_rows_without_usable_messages_stop_the_run_before_it_starts(tmp_path, ro
     assert err.value.code == "RFTC506" and "row 1: " in err.value.message and expected in err.value.message
 
 
-def test_the_loss_is_the_token_mean_nll_of_the_batch_accumulated_over_micro_batches():
+def test_the_sft_loss_mask_selects_the_response_tokens():
+    """veRL's sft_loss on the trainer's no-padding batch (its loss mask) is the token-mean negative log-likelihood
+    of exactly the response tokens, the ones the RL losses read (Trinity's sft loss, token-mean)."""
     import torch
-    from verl.trainer.ppo.core_algos import agg_loss
+    from verl.utils import tensordict_utils as tu
+    from verl.workers.utils.losses import sft_loss
+    from verl.workers.utils.padding import no_padding_2_padding
 
+    from rftc_runtime.batch import collate, engine_batch, sft_loss_mask
+    from rftc_runtime.experience import Experience
+
+    exps = [Experience(i, i, list(range(1, 2 + i % 3)), list(range(10, 11 + (i * 2) % 5)), [], 0.0)
+            for i in range(6)]
+    for e in exps:
+        e.logprobs = [0.0] * len(e.response_ids)
+    data = collate(exps, pad_id=0)
+    batch = engine_batch(data, ())
+    batch["loss_mask"] = sft_loss_mask(data, batch)
+    tokens = int(data["response_mask"].sum())
+    assert int(batch["loss_mask"].values().sum()) == tokens
     torch.manual_seed(0)
-    log_prob = -torch.rand(6, 5)
-    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 0, 0, 0, 0], [1, 1, 1, 1, 1],
-                         [1, 1, 0, 0, 0], [1, 1, 1, 1, 0], [1, 0, 0, 0, 0]], dtype=torch.float32)
-    tokens = int(mask.sum())
-    whole = sft.loss(log_prob, mask, tokens)
-    # Trinity's sft policy loss: aggregate_loss(-logprob, action_mask, "token-mean") over the batch
-    assert torch.allclose(whole, agg_loss(-log_prob, mask, "token-mean"))
-    assert torch.allclose(whole, -(log_prob * mask).sum() / mask.sum())
-    parts = sum(sft.loss(log_prob[i:i + 2], mask[i:i + 2], tokens) for i in range(0, 6, 2))
-    assert torch.allclose(parts, whole)  # micro-batches normalised by the whole batch add up to it
+    log_prob = torch.nested.nested_tensor_from_jagged(-torch.rand(batch["input_ids"].values().shape[0]),
+                                                      offsets=batch["input_ids"].offsets())
+    tu.assign_non_tensor(batch, dp_size=1, batch_num_tokens=tokens)
+    loss, _ = sft_loss(None, {"log_probs": log_prob}, batch)
+    responses = no_padding_2_padding(log_prob, batch)  # where the RL losses read each response token
+    torch.testing.assert_close(loss, -(responses * data["response_mask"]).sum() / tokens)
 
 
 MODEL = model_dir()

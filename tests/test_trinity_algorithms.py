@@ -2,13 +2,13 @@
 policy loss, as a converted config runs them in Trinity and in `rftc run`: the config goes through Trinity's
 load_config + check_and_update and its registries build rftc's advantage and loss classes
 (tests/trinity_ref/algorithms.py in .venv-trinity, with Trinity's verl 0.8.0); their advantages and loss on one
-batch must equal the runtime's, which calls veRL's own compute_advantage and policy loss (verl 0.9.1 here)."""
+batch must equal the runtime's: veRL's own compute_advantage and ppo_loss (verl 0.9.1 here)."""
 
 from __future__ import annotations
 
 import pytest
 
-from runtime_support import require
+from runtime_support import require, verl_ppo_loss
 from trinity_ref import reference
 
 require("verl", "torch")
@@ -50,7 +50,6 @@ def test_verl_estimator_runs_in_trinity_as_in_the_runtime(tmp_path, estimator):
     assert ours.abs().sum() > 0
     assert torch.allclose(ours, data.batch["advantages"], atol=1e-5), (ours, data.batch["advantages"])
 
-    mask = data.batch["response_mask"]
-    bound.actor_config.global_batch_info.update(**algorithm.global_batch_info(mask))
-    loss, _ = algorithm.actor_loss(bound, log_prob, log_prob.detach(), data.batch["advantages"], mask)
+    loss, _ = verl_ppo_loss(bound.actor_config, log_prob, log_prob.detach(), data.batch["advantages"],
+                            data.batch["response_mask"])
     assert trinity["loss"] == pytest.approx(float(loss), abs=1e-5)

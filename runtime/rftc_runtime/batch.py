@@ -35,3 +35,37 @@ def collate(exps, pad_id: int) -> dict:
         "token_level_scores": token_level_scores,
         "uid": np.array([str(e.group) for e in exps], dtype=object),
     }
+
+
+def engine_batch(data: dict, keys, **meta):
+    """The padded batch as veRL's trainer hands it to its workers: a TensorDict converted to the no-padding
+    layout by veRL's ``left_right_2_no_padding`` (nested input_ids/position_ids, ``prompts`` and
+    ``responses`` kept for cutting the responses out of the outputs), with ``meta`` as non-tensor data."""
+    from verl.utils import tensordict_utils as tu
+    from verl.workers.utils.padding import left_right_2_no_padding
+
+    prompt_len = data["input_ids"].shape[1] - data["responses"].shape[1]
+    tensors = {k: data[k] for k in ("input_ids", "attention_mask", "position_ids", "responses", "response_mask",
+                                    *keys)}
+    tensors["prompts"] = data["input_ids"][:, :prompt_len]
+    return left_right_2_no_padding(tu.get_tensordict(tensors, non_tensor_dict=meta))
+
+
+def response_values(output, key: str, batch):
+    """A per-token output of the workers (log-probs, values) cut back to the responses, (batch, R)."""
+    from verl.utils import tensordict_utils as tu
+    from verl.workers.utils.padding import no_padding_2_padding
+
+    return no_padding_2_padding(tu.get(output, key), batch).float()
+
+
+def sft_loss_mask(data: dict, batch):
+    """veRL's SFT loss mask in the no-padding layout: 1 on every response token of each sequence (the tokens
+    the loss predicts), 0 on the prompt."""
+    import torch
+
+    prompt_len = data["input_ids"].shape[1] - data["responses"].shape[1]
+    full = torch.cat([torch.zeros_like(data["attention_mask"][:, :prompt_len]),
+                      data["response_mask"].to(data["attention_mask"].dtype)], dim=1)
+    offsets = batch["input_ids"].offsets()
+    return torch.nested.nested_tensor_from_jagged(full[data["attention_mask"].bool()], offsets=offsets)

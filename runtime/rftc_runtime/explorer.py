@@ -32,6 +32,8 @@ class Explorer:
                       worker_extension_cls="rftc_runtime.engine_ext.WeightSyncExtension")
         if not on_cpu:
             kwargs["gpu_memory_utilization"] = gpu_memory_utilization
+            if tensor_parallel_size > 1:  # vLLM's own multiprocessing executor, on the GPUs Ray gave this actor
+                kwargs["distributed_executor_backend"] = "mp"
         self.llm = LLM(**kwargs)
         self.tokenizer = self.llm.get_tokenizer()
         self.max_prompt_tokens = max_prompt_tokens
@@ -119,9 +121,11 @@ class Explorer:
         return exps, metrics
 
     def update_weights(self, state, version: int) -> float:
-        """Load the trainer's weights into every engine worker through vLLM's reload path."""
+        """Load the trainer's weights into every engine worker through vLLM's reload path: a state dict (sync
+        method ``memory``) or the path of the file the trainer wrote (``checkpoint``)."""
         t0 = time.perf_counter()
-        if not self.in_process:  # tensors inside RPC arguments across processes arrive as lists: send bytes
+        if not self.in_process and not isinstance(state, str):  # tensors in RPC arguments across processes
+            # arrive as lists: send bytes
             import io
 
             import torch
@@ -130,6 +134,17 @@ class Explorer:
             torch.save(state, buf)
             state = buf.getvalue()
         self.llm.collective_rpc("rftc_load_state_dict", args=(state,))
+        self.weights_version = version
+        return time.perf_counter() - t0
+
+    def join_weight_group(self, host: str, port: int, rank_offset: int, world_size: int) -> None:
+        """Sync method ``nccl``: every engine worker joins the trainer's weight group (rftc_runtime.weight_group)."""
+        self.llm.collective_rpc("rftc_join_weight_group", args=(host, port, rank_offset, world_size))
+
+    def receive_weights(self, specs, version: int) -> float:
+        """Sync method ``nccl``: receive the trainer's broadcast of every weight in ``specs``' order."""
+        t0 = time.perf_counter()
+        self.llm.collective_rpc("rftc_receive_weights", args=(specs,))
         self.weights_version = version
         return time.perf_counter() - t0
 
@@ -142,6 +157,14 @@ class Explorer:
         outs = self.llm.generate(ids, SamplingParams(temperature=0.0, max_tokens=max_tokens), use_tqdm=False)
         return [o.outputs[0].text for o in outs]
 
+    def describe(self) -> dict:
+        """What the engine was built with, read from vLLM's own config (the plan's words are checked against it)."""
+        config = self.llm.llm_engine.vllm_config
+        return {"engine": f"vllm.{type(self.llm).__name__}", "dtype": str(config.model_config.dtype).removeprefix(
+                    "torch."), "enforce_eager": config.model_config.enforce_eager,
+                "tensor_parallel_size": config.parallel_config.tensor_parallel_size,
+                "device": config.device_config.device_type}
+
     def shutdown(self) -> None:
         del self.llm
 
@@ -153,3 +176,70 @@ def _has_cuda() -> bool:
         return torch.cuda.is_available()
     except ImportError:
         return False
+
+
+class ExplorerPool:
+    """``engine_num`` explorer actors behind one explorer's interface (each call returns one ObjectRef, as an
+    actor method's ``.remote`` does): a batch of tasks is split over the engines in order, the group ids stay
+    those of the whole batch, and the results are merged by a Ray task. Weight updates reach every engine."""
+
+    def __init__(self, actors: list):
+        import ray
+
+        self.actors = actors
+        self._merge, self._gather = ray.remote(_merge), ray.remote(_gather)
+
+    def explore(self, tasks: list, taskset, reward_fn_name, group_base: int):
+        n = len(self.actors)
+        size = -(-len(tasks) // n)
+        refs = [actor.explore.remote(tasks[i:i + size], taskset, reward_fn_name, group_base + i)
+                for actor, i in zip(self.actors, range(0, len(tasks), size))]
+        return refs[0] if len(refs) == 1 else self._merge.remote(*refs)
+
+    def update_weights(self, state, version: int):
+        return self._all([a.update_weights.remote(state, version) for a in self.actors])
+
+    def receive_weights(self, specs, version: int):
+        return self._all([a.receive_weights.remote(specs, version) for a in self.actors])
+
+    def join_weight_group(self, host: str, port: int, tensor_parallel_size: int, world_size: int):
+        return self._all([a.join_weight_group.remote(host, port, 1 + i * tensor_parallel_size, world_size)
+                          for i, a in enumerate(self.actors)])
+
+    def is_alive(self):
+        return self._all([a.is_alive.remote() for a in self.actors])
+
+    def describe(self):
+        return self._all([a.describe.remote() for a in self.actors])
+
+    def _all(self, refs: list):
+        return refs[0] if len(refs) == 1 else self._gather.remote(*refs)
+
+
+def _gather(*results):
+    return list(results)
+
+
+def _merge(*parts):
+    """One explore call's (experiences, metrics) from the engines' parts: counts and tokens added, means over
+    all responses, the slowest engine's times, the oldest weights version."""
+    exps = [e for part, _ in parts for e in part]
+    metrics = [m for _, m in parts]
+    n = [len(part) for part, _ in parts]
+    total = max(1, sum(n))
+    merged = {}
+    for key in metrics[0]:
+        values = [m[key] for m in metrics if key in m]
+        if key.endswith("_examples"):
+            merged[key] = [x for v in values for x in v][:3]
+        elif key.startswith("time/"):
+            merged[key] = max(values)
+        elif key == "rollout/weights_version":
+            merged[key] = min(values)
+        elif key == "rollout/reward_max":
+            merged[key] = max(values)
+        elif key.endswith("_mean"):
+            merged[key] = sum(v * k for v, k in zip(values, n)) / total
+        else:
+            merged[key] = sum(values)
+    return exps, merged

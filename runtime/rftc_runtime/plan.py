@@ -13,6 +13,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+@dataclass(frozen=True)
+class RoleSpec:
+    """One trainer role as the driver builds it: a veRL TrainingWorker (rftc_runtime.workers.EngineWorker)
+    hosting one FSDP engine, colocated with the other roles in one process per rank."""
+
+    name: str  # actor, ref, critic
+    engine: str  # the veRL engine class
+    forward_only: bool
+    micro_batch_size: int  # per rank, training
+    infer_micro_batch_size: int  # per rank, log-probs / values
+    gradient_checkpointing: bool
+
+
+def engine_words(engine: str, strategy: str, compute: str, weights: str, forward_only: bool) -> str:
+    return f"{engine} ({strategy}, {compute} compute, {weights} weights" + (", forward only)" if forward_only else ")")
+
+
+WORKER = "rftc_runtime.workers.EngineWorker"  # veRL's TrainingWorker with the CPU platform's preparation
+EXPLORER = "rftc_runtime.explorer.Explorer"
+
+
 @dataclass
 class Plan:
     cpus: int
@@ -29,7 +50,14 @@ class Plan:
     total_explore_steps: int | None
     total_train_steps: int
     sync_method: str
-    dtype: str  # the rollout engine's dtype (and the trainer's compute dtype)
+    dtype: str  # the rollout engine's dtype
+    device: str = "cpu"  # where the trainer's engines run: cuda or cpu
+    trainer_ranks: int = 1  # processes (one per GPU) in the trainer's worker group
+    trainer_nodes: list = field(default_factory=lambda: [1])  # the ranks on each node (veRL's process_on_nodes)
+    strategy: str = "fsdp2"  # the FSDP engine's strategy
+    train_dtype: str = "float32"  # the engines' compute (mixed precision param) dtype; master weights are fp32
+    roles: list = field(default_factory=list)  # RoleSpec per trainer role
+    seed: int = 42
     errors: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     infos: list = field(default_factory=list)
@@ -58,22 +86,17 @@ class Plan:
             f"resources     {self.cpus} CPU(s), {self.gpus} GPU(s)" + ("  (no GPU: every actor runs on CPU)"
                                                                         if not self.gpus else ""),
             "actors",
-            f"  explorer    {s.engine_num} vLLM engine(s) x TP {s.tensor_parallel_size}: "
-            f"{self.explorer_gpus} GPU(s), {self.explorer_cpus} CPU(s), {self.threads} thread(s)",
-            f"  trainer     {'veRL FSDP workers' if self.gpus else 'transformers model + veRL losses'}: "
-            f"{self.trainer_gpus} GPU(s), {self.trainer_cpus} CPU(s)"
-            + (", reference model" if a.needs_reference else "") + (", critic" if a.use_critic else ""),
-            *([self._critic_line(s.critic)] if s.critic is not None else []),
-            f"  precision   {self.dtype}" + ("" if self.dtype == s.dtype else
-                                             f" (config: {s.dtype}; this CPU has no native bfloat16)"),
+            self._explorer_line(s),
+            *self._trainer_lines(s, "veRL ppo_loss"),
+            f"  precision   rollout {self.dtype}, training {self.train_dtype}" + (
+                "" if self.dtype == s.dtype else f" (config: {s.dtype}; this CPU has no native bfloat16)"),
             f"  sync        {self.sync_method} every {s.sync_interval} step(s), offset {s.sync_offset} "
             f"({'on-policy' if s.sync_offset == 0 and s.sync_interval == 1 else 'off-policy by up to ' + str(s.sync_interval + s.sync_offset - 1) + ' step(s)'})",
             "per step",
             f"  explore     {s.batch_size} task(s) x {a.repeat_times} response(s) = "
             f"{self.experiences_per_explore_step} experiences",
             f"  train       {self.experiences_per_step} experiences -> {s.ppo_epochs} optimizer step(s) of "
-            f"{math.ceil(self.experiences_per_step / self.micro_batch_size)} micro-batch(es) of "
-            f"{self.micro_batch_size}",
+            f"{self._micro_batches()}",
             f"  steps       {self.total_train_steps} trainer step(s)"
             + (f" ({self.taskset_rows} task(s) x {s.total_epochs} epoch(s) / {s.batch_size})"
                if self.taskset_rows is not None and s.train_total_steps is None else ""),
@@ -94,13 +117,11 @@ class Plan:
             f"algorithm     sft: veRL's sft_loss (token-mean NLL of the response tokens), chat template applied",
             f"resources     {self.cpus} CPU(s), {self.gpus} GPU(s)",
             "actors",
-            f"  trainer     {'veRL FSDP workers' if self.gpus else 'transformers model + veRL losses'}: "
-            f"{self.trainer_gpus} GPU(s), {self.trainer_cpus} CPU(s); no explorer (mode train)",
+            *self._trainer_lines(s, "veRL sft_loss"),
+            "  explorer    none (mode train)",
             f"  data        {data}",
             "per step",
-            f"  train       {self.experiences_per_step} sample(s) -> 1 optimizer step of "
-            f"{math.ceil(self.experiences_per_step / self.micro_batch_size)} micro-batch(es) of "
-            f"{self.micro_batch_size}",
+            f"  train       {self.experiences_per_step} sample(s) -> 1 optimizer step of {self._micro_batches()}",
             f"  steps       {self.total_train_steps} trainer step(s)"
             + (f" ({self.taskset_rows} sample(s) x {s.total_epochs} epoch(s) / {self.experiences_per_step}, "
                "the last partial batch dropped)" if self.taskset_rows is not None and s.train_total_steps is None
@@ -112,13 +133,54 @@ class Plan:
         ]
         return "\n".join(lines)
 
-    def _critic_line(self, c) -> str:
+    def _micro_batches(self) -> str:
+        per_rank = self.experiences_per_step // self.trainer_ranks
+        return (f"{math.ceil(per_rank / self.micro_batch_size)} micro-batch(es) of {self.micro_batch_size}"
+                + (f" on each of {self.trainer_ranks} ranks" if self.trainer_ranks > 1 else ""))
+
+    def engine_words(self, role: RoleSpec) -> str:
+        """How the plan names a role's engine; the driver builds exactly this (tests/test_runtime_engine.py)."""
+        return engine_words(role.engine, self.strategy, self.train_dtype, "float32", role.forward_only)
+
+    def _explorer_line(self, s) -> str:
+        if self.gpus:
+            where = (f"vllm.LLM on {s.tensor_parallel_size} GPU(s) each"
+                     + (" (vLLM's multiprocessing executor for tensor parallelism)" if s.tensor_parallel_size > 1
+                        else "") + f", gpu_memory_utilization {s.gpu_memory_utilization:g}, "
+                     + ("eager (enforce_eager)" if s.enforce_eager else "CUDA graphs"))
+        else:
+            where = "vllm.LLM on vLLM's CPU backend, in the actor's process, eager"
+        return (f"  explorer    {EXPLORER} x {s.engine_num if self.gpus else 1}: {where}, {self.dtype}; "
+                f"{self.explorer_gpus} GPU(s), {self.explorer_cpus} CPU(s), {self.threads} thread(s)")
+
+    def _trainer_lines(self, s, loss: str) -> list[str]:
+        where = (f"{self.trainer_ranks} rank(s) on GPU, NCCL" if self.device == "cuda" else
+                 f"{self.trainer_ranks} rank(s) on CPU (veRL platform cpu), gloo, {self.threads} thread(s)")
+        lines = [f"  trainer     {WORKER} (veRL TrainingWorker) in a veRL RayWorkerGroup: {where}; each rank is "
+                 "one process holding every role (veRL's colocated WorkerDict)"
+                 + (f"; trainer_strategy {s.trainer_strategy} runs as {self.strategy} on a CPU"
+                    if s.trainer_strategy != self.strategy else "")]
+        for role in self.roles:
+            if role.name == "actor":
+                o = s.algorithm.optimizer
+                what = (f"{o.optimizer_type} lr {o.lr:g} {o.lr_scheduler_type}, grad clip {s.grad_clip:g}; loss "
+                        f"{loss}; micro-batch {role.micro_batch_size}, log-probs {role.infer_micro_batch_size}")
+            elif role.name == "ref":
+                what = f"reference model; micro-batch {role.infer_micro_batch_size}"
+            else:
+                what = self._critic_words(s.critic, role)
+            if not role.forward_only:
+                what += f"; gradient checkpointing {'on' if role.gradient_checkpointing else 'off'}"
+            lines.append(f"    {role.name:<9} {self.engine_words(role)}: {what}")
+        return lines
+
+    def _critic_words(self, c, role: RoleSpec) -> str:
         o = c.optimizer
-        micro = c.micro_batch_size or self.micro_batch_size
-        return (f"  critic      value model from {c.model_path} (token classification, 1 label): {o.optimizer_type} "
+        return (f"value model from {c.model_path} (token classification, 1 label): {o.optimizer_type} "
                 f"lr {o.lr:g} {o.lr_scheduler_type}, cliprange_value {c.cliprange_value:g}, loss_agg_mode "
-                f"{c.loss_agg_mode}, {c.ppo_epochs} epoch(s) of {math.ceil(self.experiences_per_step / micro)} "
-                f"micro-batch(es) of {micro}, grad clip {o.clip_grad:g}"
+                f"{c.loss_agg_mode}, {c.ppo_epochs} epoch(s) of "
+                f"{math.ceil(self.experiences_per_step / self.trainer_ranks / role.micro_batch_size)} "
+                f"micro-batch(es) of {role.micro_batch_size}, grad clip {o.clip_grad:g}"
                 + (f"; actor updated from step {c.warmup} (critic_warmup)" if c.warmup > 1 else ""))
 
 
@@ -270,9 +332,9 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
 def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) -> tuple[str, int | None]:
     """Problems of the explorer's side (sync, taskset, reward function); (the sync method used, usable rows)."""
     sync_method = s.sync_method
-    if not gpus and sync_method != "memory":
-        infos.append(("RFTC509", f"sync_method {sync_method} needs GPUs; weights go through Ray's object "
-                         "store (memory) on CPU", "set synchronizer.sync_method: memory", "synchronizer.sync_method"))
+    if not gpus and sync_method == "nccl":
+        infos.append(("RFTC509", "sync_method nccl needs GPUs; weights go through Ray's object store (memory) on "
+                      "CPU", "set synchronizer.sync_method: memory (or checkpoint)", "synchronizer.sync_method"))
         sync_method = "memory"
     # Trinity 0.6 runs trainer_driven exactly as fixed unless the weights go over NCCL (its explorer and trainer
     # take the same need_sync branches for both), so that pair runs on the fixed schedule.
@@ -359,14 +421,55 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
             train_steps = explore_steps * per_explore // per_step
         else:
             train_steps = 0
-    threads = cpus
-    return Plan(cpus=cpus, gpus=gpus, threads=threads, explorer_cpus=1 if cpus >= 2 else 0,
+    trainer_gpus = (gpus - explorer_gpus) if gpus else 0
+    ranks = trainer_gpus or 1  # on a CPU one rank: ranks sharing the cores only split the same compute
+    per_node = min(ranks, s.gpu_per_node or ranks)
+    if ranks % per_node:
+        errors.append(("RFTC509", f"the trainer's {ranks} GPU(s) are not whole nodes of {per_node}",
+                       "give the trainer whole nodes (cluster.gpu_per_node, explorer.rollout_model.engine_num)",
+                       "cluster.gpu_per_node"))
+    dtype = s.dtype if gpus or s.dtype != "bfloat16" or cpu_has_bf16() else "float32"
+    strategy = _strategy_checks(s, gpus, errors)
+    if per_step % ranks:
+        errors.append(("RFTC509", f"the trainer's {per_step} experiences per step do not split over its {ranks} "
+                       "GPU(s)", "make buffer.train_batch_size (or batch_size x repeat_times) a multiple of the "
+                       "trainer's GPU count, or change the explorer's share", "buffer.train_batch_size"))
+    return Plan(cpus=cpus, gpus=gpus, threads=cpus, explorer_cpus=1 if cpus >= 2 else 0,
                 explorer_gpus=explorer_gpus, trainer_cpus=1 if cpus >= 2 else 0,
-                trainer_gpus=(gpus - explorer_gpus) if gpus else 0, experiences_per_explore_step=per_explore,
+                trainer_gpus=trainer_gpus, experiences_per_explore_step=per_explore,
                 experiences_per_step=per_step, micro_batch_size=micro, taskset_rows=rows,
                 total_explore_steps=explore_steps, total_train_steps=train_steps, sync_method=sync_method,
-                dtype=s.dtype if gpus or s.dtype != "bfloat16" or cpu_has_bf16() else "float32",
+                dtype=dtype, device="cuda" if gpus else "cpu", trainer_ranks=ranks,
+                trainer_nodes=[per_node] * max(1, ranks // per_node), strategy=strategy,
+                # on a GPU veRL's mixed precision computes in bfloat16; on a CPU the rollout's dtype (no native
+                # bfloat16 makes it float32: emulated bfloat16 was about 2x slower)
+                train_dtype="bfloat16" if gpus else dtype, roles=_roles(s, micro), seed=s.seed,
                 errors=errors, warnings=warnings, infos=infos)
+
+
+def _strategy_checks(s, gpus: int, errors: list) -> str:
+    """The FSDP strategy the engines run: trainer.trainer_strategy, except that FSDP1 runs as FSDP2 on a CPU
+    (FSDP1 refuses CPU parameters with the sync_module_states veRL sets); megatron is refused."""
+    if s.trainer_strategy not in ("fsdp", "fsdp2"):
+        errors.append(("RFTC509", f"trainer_strategy {s.trainer_strategy} is not run by this runtime (veRL's FSDP "
+                       "engines: fsdp, fsdp2)", "set trainer.trainer_strategy: fsdp2, or run the config with "
+                       "Trinity-RFT itself (rftc run --engine trinity)", "trainer.trainer_strategy"))
+        return "fsdp2"
+    return s.trainer_strategy if gpus else "fsdp2"
+
+
+def _roles(s, micro: int) -> list[RoleSpec]:
+    """The trainer's roles in the order veRL's trainer builds them, with their micro-batch sizes (veRL's
+    per-GPU sizes: the log-prob passes take rollout.log_prob_micro_batch_size_per_gpu, the reference its own)."""
+    infer = int(s.log_prob_micro_batch_size or micro)
+    roles = [RoleSpec("actor", "FSDPEngineWithLMHead", False, micro, infer, s.gradient_checkpointing)]
+    if s.algorithm.needs_reference and s.algorithm.algorithm_type != "sft":
+        roles.append(RoleSpec("ref", "FSDPEngineWithLMHead", True, micro, int(s.ref_micro_batch_size or infer),
+                              s.gradient_checkpointing))
+    if s.critic is not None:
+        c = int(s.critic.micro_batch_size or micro)
+        roles.append(RoleSpec("critic", "FSDPEngineWithValueHead", False, c, c, s.critic.gradient_checkpointing))
+    return roles
 
 
 def _missing_prompt_rows(path: str, key: str) -> int:

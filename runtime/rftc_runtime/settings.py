@@ -96,6 +96,7 @@ class Critic:
     loss_scale_factor: int | None = None
     micro_batch_size: int | None = None
     warmup: int = 0  # trainer.critic_warmup: the actor is not updated while warmup > the step's number
+    gradient_checkpointing: bool = True  # trainer_config.critic.model.enable_gradient_checkpointing (veRL's default)
 
 
 @dataclass
@@ -172,6 +173,11 @@ class Settings:
     save_hf_checkpoint: str = "last"
     ppo_epochs: int = 1
     micro_batch_size: int | None = None
+    log_prob_micro_batch_size: int | None = None  # rollout.log_prob_micro_batch_size_per_gpu: old log-probs
+    ref_micro_batch_size: int | None = None  # ref.log_prob_micro_batch_size_per_gpu
+    trainer_strategy: str = "fsdp2"  # Trinity 0.6's default
+    use_remove_padding: bool = True
+    gradient_checkpointing: bool = True  # trainer_config.actor_rollout_ref.model.enable_gradient_checkpointing
     critic: Critic | None = None  # set exactly when the algorithm trains a critic
     sync_method: str = "nccl"
     sync_style: str = "fixed"
@@ -306,6 +312,7 @@ def _critic(model: dict, trainer: dict, tc: dict) -> Critic:
         loss_scale_factor=c.get("loss_scale_factor"),
         micro_batch_size=c.get("ppo_micro_batch_size_per_gpu"),
         warmup=int(trainer.get("critic_warmup") or 0),
+        gradient_checkpointing=_get(c, "model.enable_gradient_checkpointing", True) is not False,
     )
 
 
@@ -422,6 +429,11 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         save_hf_checkpoint=trainer.get("save_hf_checkpoint") or "last",
         ppo_epochs=int(actor.get("ppo_epochs") or 1),
         micro_batch_size=actor.get("ppo_micro_batch_size_per_gpu"),
+        log_prob_micro_batch_size=_get(tc, "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu"),
+        ref_micro_batch_size=_get(tc, "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu"),
+        trainer_strategy=str(trainer.get("trainer_strategy") or "fsdp2").lower(),
+        use_remove_padding=trainer.get("use_remove_padding", True) is not False,
+        gradient_checkpointing=_get(tc, "actor_rollout_ref.model.enable_gradient_checkpointing", True) is not False,
         critic=_critic(model, trainer, tc) if alg.use_critic else None,
         sync_method=_enum(sync.get("sync_method"), "nccl"),
         sync_style=_enum(sync.get("sync_style"), "fixed"),

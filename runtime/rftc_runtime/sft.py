@@ -1,4 +1,5 @@
-"""algorithm_type sft: the dataset as Trinity's sft formatter reads it, and veRL's SFT loss.
+"""algorithm_type sft: the dataset as Trinity's sft formatter reads it (the trainer trains on it with veRL's
+sft_loss).
 
 A row becomes chat messages (format.prompt_type ``messages``: the list under messages_key, a JSON string
 accepted; ``plaintext``: an optional system prompt, the prompt, and the response as the assistant's reply). As
@@ -87,17 +88,3 @@ def tokenize(tokenizer, msgs: list[dict]) -> tuple[list[int], list[int]]:
                              "use a model whose chat template renders turns independently")
     return prompt, full[len(prompt):]
 
-
-def loss(log_prob, response_mask, batch_num_tokens: int):
-    """veRL's sft_loss (verl.workers.utils.losses, right-padded data): the negative log-likelihood summed over
-    the micro-batch's response tokens and divided by the whole batch's token count, so the gradients of the
-    micro-batches add up to the token mean over the batch (Trinity's sft loss, loss_agg_mode token-mean)."""
-    from verl.utils import tensordict_utils as tu
-    from verl.utils.dataset.dataset_utils import DatasetPadMode
-    from verl.workers.utils.losses import sft_loss
-
-    data = tu.get_tensordict({"response_mask": response_mask},
-                             non_tensor_dict={"pad_mode": DatasetPadMode.RIGHT, "dp_size": 1,
-                                              "batch_num_tokens": batch_num_tokens})
-    value, _ = sft_loss(None, {"log_probs": log_prob}, data)
-    return value

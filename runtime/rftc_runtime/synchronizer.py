@@ -1,4 +1,4 @@
-"""When weights move from the trainer to the explorer: Trinity's ``sync_style: fixed`` (and ``trainer_driven``,
+"""When and how weights move from the trainer to the explorer. When: Trinity's ``sync_style: fixed`` (and ``trainer_driven``,
 which Trinity 0.6 runs the same way unless the weights go over NCCL).
 
 Trinity-RFT 0.6 defines, for explorer step s and trainer step t (both counted from 1):
@@ -12,6 +12,7 @@ the weights of the step before (on-policy); sync_offset k lets the explorer run 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 
@@ -28,3 +29,43 @@ class FixedSchedule:
 
     def trainer_needs_sync(self, train_step: int) -> bool:
         return train_step % self.sync_interval == 0
+
+
+class WeightSync:
+    """How the trainer's weights reach the explorer's engines (synchronizer.sync_method):
+
+    - ``memory``: rank 0's full state dict through Ray's object store into each engine's reload path;
+    - ``checkpoint``: the same state dict written to ``<job>/sync/weights.pt`` and read by each engine;
+    - ``nccl`` (GPUs): rank 0 broadcasts each weight over an NCCL group with the engines' workers
+      (rftc_runtime.weight_group), which load them as they arrive.
+
+    Every rank of the trainer takes part in gathering the weights (veRL's get_per_tensor_param). ``publish``
+    returns the reference the explorer side completes; later explorer calls queue behind it."""
+
+    def __init__(self, method: str, trainer, explorers, job_dir: str, tensor_parallel_size: int = 1):
+        self.method, self.trainer, self.explorers = method, trainer, explorers
+        self.path = os.path.join(job_dir, "sync", "weights.pt")
+        self.tensor_parallel_size = tensor_parallel_size
+        self.specs = None
+
+    def setup(self, engines: int) -> None:
+        if self.method == "checkpoint":
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        if self.method != "nccl":
+            return
+        import ray
+
+        host, port = self.trainer.weight_group_address()
+        world = 1 + engines * self.tensor_parallel_size
+        joined = self.explorers.join_weight_group(host, int(port), self.tensor_parallel_size, world)
+        self.trainer.join_weight_group(host, int(port), world)  # returns once every engine worker joined
+        ray.get(joined)
+        self.specs = self.trainer.weight_specs()
+
+    def publish(self, version: int):
+        if self.method == "nccl":
+            received = self.explorers.receive_weights(self.specs, version)
+            self.trainer.broadcast_weights()
+            return received
+        state = self.trainer.upload_state_dict(self.path if self.method == "checkpoint" else None)
+        return self.explorers.update_weights(state, version)

@@ -1,331 +1,295 @@
-"""The trainer: a training-engine wrapper with Trinity's vocabulary (prepare, train_step, train_step_num,
-need_sync / upload_state_dict, need_save / save_checkpoint / wait_for_save, shutdown, is_alive).
+"""The trainer: veRL's training workers, driven from this process as veRL's RayPPOTrainer drives them.
 
-On CPU the engine is a Hugging Face transformers model with a torch optimizer; every RL quantity (advantages,
-KL in the reward, policy loss, KL loss, entropy, loss aggregation, value loss, log-probs from logits, LR
-schedules) is computed by veRL's own functions (see :mod:`rftc_runtime.algorithm`). With a critic (PPO) a value
-model (:mod:`rftc_runtime.critic`) with its own optimizer is trained beside the actor, in veRL's order: values,
-advantages (GAE), critic update, then the actor update unless the critic is still warming up.
+The roles the plan places (actor, reference, critic; see :class:`rftc_runtime.plan.RoleSpec`) are veRL
+``TrainingWorker``\\ s (:class:`rftc_runtime.workers.EngineWorker`), each hosting one FSDP engine
+(``FSDPEngineWithLMHead``, ``FSDPEngineWithValueHead``), colocated by veRL's ``create_colocated_worker_cls`` in one
+process per rank of a ``RayWorkerGroup`` over a ``RayResourcePool``: GPUs with NCCL, or CPUs with gloo through
+the CPU platform (:mod:`rftc_runtime.verl_cpu`). A training step runs in veRL's order: reference and old
+log-probs, the critic's values (``infer_batch``), advantages on this process with veRL's ``compute_advantage``, the
+critic update, then the actor update once ``critic_warmup`` is reached (``train_mini_batch``, with veRL's
+``value_loss`` and ``ppo_loss``; SFT: ``train_batch`` with ``sft_loss``). The methods keep Trinity's trainer
+vocabulary (train_step, need_sync, upload_state_dict, need_save, save_checkpoint, ...).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import threading
+import io
 import time
+from functools import partial
 from pathlib import Path
 
 from rftc_runtime import checkpoints
 from rftc_runtime.synchronizer import FixedSchedule
 
 
-class HFTrainEngine:
-    def __init__(self, settings, total_steps: int, threads: int | None = None, dtype: str = "bfloat16"):
+class Trainer:
+    def __init__(self, settings, plan, total_steps: int):
         self.s = settings
-        self.dtype = dtype  # the rollout engine's dtype: the compute dtype of forward passes and synced weights
+        self.plan = plan
         self.total_steps = max(1, total_steps)
-        self.threads = threads
         self.schedule = FixedSchedule(settings.sync_interval, settings.sync_offset)
         self._step = 0
-        self._save_thread: threading.Thread | None = None
-        self.resumed_state: dict = {}
+        self._pending_save = None  # (worker refs, step, state) of a save still being written
+        self.groups: dict = {}
+        self._pool, self._workers = None, []
 
     # --- lifecycle -------------------------------------------------------------------------------------
     def prepare(self) -> dict:
-        """Load model, reference model and optimizer; resume from the latest checkpoint when configured.
-        Returns the state saved with that checkpoint (explorer position...) or {}."""
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        """Start the worker group, build every role's engine, set the losses and resume from the latest
+        checkpoint when configured. Returns the state saved with that checkpoint (explorer position...) or {}."""
+        import ray
+        from verl.single_controller.ray import (RayClassWithInitArgs, RayResourcePool, RayWorkerGroup,
+                                                create_colocated_worker_cls)
+        from verl.utils.tokenizer import hf_tokenizer
 
         from rftc_runtime import algorithm
+        from rftc_runtime.engine_configs import training_worker_config
+        from rftc_runtime.workers import EngineWorker
 
-        if self.threads:
-            torch.set_num_threads(self.threads)
-        torch.manual_seed(self.s.seed)
-        self.tokenizer = AutoTokenizer.from_pretrained(self.s.model_path)
-        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
-        self.model = AutoModelForCausalLM.from_pretrained(self.s.model_path, dtype=torch.float32)
-        self.model.config.use_cache = False
-        self.model.train()
-        self.ref_model = None
-        if self.s.algorithm.needs_reference:
-            self.ref_model = AutoModelForCausalLM.from_pretrained(self.s.model_path, dtype=getattr(torch, self.dtype)).eval()
-            self.ref_model.requires_grad_(False)
-        mini = self.s.experiences_per_step
-        micro = int(self.s.micro_batch_size or min(mini, 16))
-        self.micro = micro
-        self.critic = None  # (value model, optimizer, scheduler)
+        if self.plan.device == "cpu":
+            from rftc_runtime import verl_cpu
+
+            verl_cpu.use()
+        sft = self.s.algorithm.algorithm_type == "sft"
+        per_step = self.plan.experiences_per_step
         critic = self.s.critic
         if critic is not None:
-            from rftc_runtime.critic import load_value_model
+            critic = dataclasses.replace(critic, micro_batch_size=self._role("critic").micro_batch_size)
+        self.bound = None if sft else algorithm.bind(self.s.algorithm, per_step, self.plan.micro_batch_size,
+                                                     self.s.grad_clip, critic)
+        worker = ray.remote(EngineWorker)
+        classes = {role.name: RayClassWithInitArgs(worker, config=training_worker_config(
+            role, self.s, self.plan, self.total_steps)) for role in self.plan.roles}
+        pool = RayResourcePool(self.plan.trainer_nodes, use_gpu=self.plan.device == "cuda", max_colocate_count=1)
+        threads = max(1, self.plan.threads // self.plan.trainer_ranks) if self.plan.device == "cpu" else 1
+        with contextlib.redirect_stdout(io.StringIO()):  # veRL prints the colocated class's base
+            colocated = create_colocated_worker_cls(classes)
+        group = RayWorkerGroup(pool, colocated, device_name=self.plan.device,
+                               worker_env={"OMP_NUM_THREADS": str(threads)})
+        self._pool, self._workers = pool, group.workers
+        self.groups = group.spawn(prefix_set=classes.keys())
+        for name, wg in self.groups.items():  # veRL's order: build each engine, then give it its loss
+            wg.reset()
+            loss = self._loss(name, sft)
+            if loss is not None:
+                wg.set_loss_fn(loss)
+        tokenizer = hf_tokenizer(self.s.model_path)
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        self.tokenizer = tokenizer
+        latest = checkpoints.latest(Path(self.s.checkpoint_job_dir)) if self.s.continue_from_checkpoint else None
+        if latest is None:
+            return {}
+        for name in self._trained_roles():
+            problem = checkpoints.missing_role(latest, name, self.plan.trainer_ranks)
+            if problem:
+                raise ValueError(problem)
+        for name in self._trained_roles():
+            self.groups[name].load_checkpoint(str(latest / name), del_local_after_load=False)
+        state = checkpoints.state(latest)
+        self._step = int(state["train_step"])
+        return state
 
-            critic = dataclasses.replace(critic, micro_batch_size=int(critic.micro_batch_size or micro))
-            value_model = load_value_model(critic.model_path)
-            value_model.train()
-            self.critic = (value_model, *self._optimizer(value_model, critic.optimizer))
-        self.critic_micro = critic.micro_batch_size if critic is not None else micro
-        # sft has no advantage or policy loss to bind: sft_step uses veRL's sft_loss
-        sft = self.s.algorithm.algorithm_type == "sft"
-        self.bound = None if sft else algorithm.bind(self.s.algorithm, mini, micro, self.s.grad_clip, critic)
-        self.optimizer, self.scheduler = self._optimizer(self.model, self.s.algorithm.optimizer)
-        job = Path(self.s.checkpoint_job_dir)
-        latest = checkpoints.latest(job) if self.s.continue_from_checkpoint else None
-        if latest is not None:
-            state = checkpoints.load(latest, self.model, self.optimizer, self.scheduler, critic=self.critic)
-            self._step = int(state["train_step"])
-            self.resumed_state = state
-        return dict(self.resumed_state)
+    def _role(self, name: str):
+        return next(r for r in self.plan.roles if r.name == name)
 
-    def _optimizer(self, model, o):
-        """Optimizer and LR schedule for ``model`` from a settings.Optimizer, as veRL's FSDP engine builds them."""
-        import torch
-        from verl.utils.torch_functional import get_constant_schedule_with_warmup, get_cosine_schedule_with_warmup
+    def _trained_roles(self) -> list[str]:
+        return [r.name for r in self.plan.roles if not r.forward_only]
 
-        params = [p for p in model.parameters() if p.requires_grad]
-        if o.optimizer_type in ("adam", "adamw"):  # veRL's FSDP workers map both to AdamW
-            opt = torch.optim.AdamW(params, lr=o.lr, betas=tuple(o.betas), weight_decay=o.weight_decay)
-        elif o.optimizer_type == "sgd":
-            opt = torch.optim.SGD(params, lr=o.lr, weight_decay=o.weight_decay)
-        else:
-            raise ValueError(f"optimizer_type {o.optimizer_type!r} is not supported on CPU (adam, adamw, sgd)")
-        warmup = o.lr_warmup_steps if o.lr_warmup_steps >= 0 else int(o.lr_warmup_steps_ratio * self.total_steps)
-        if o.lr_scheduler_type == "cosine":
-            sched = get_cosine_schedule_with_warmup(opt, num_warmup_steps=warmup, num_training_steps=self.total_steps,
-                                                    min_lr_ratio=o.min_lr_ratio)
-        else:
-            sched = get_constant_schedule_with_warmup(opt, num_warmup_steps=warmup)
-        return opt, sched
+    def _loss(self, role: str, sft: bool):
+        from verl.workers.utils.losses import ppo_loss, sft_loss, value_loss
 
-    def is_alive(self) -> bool:
-        return True
+        if role == "actor":
+            return partial(sft_loss, config=None) if sft else partial(ppo_loss, config=self.bound.actor_config)
+        if role == "critic":
+            return partial(value_loss, config=self.bound.critic_config)
+        return None  # the reference model only infers
 
-    @property
-    def train_step_num(self) -> int:
-        return self._step
+    def describe(self) -> dict:
+        """What each role's worker built (engine class, strategy, dtypes, device, ranks), per rank."""
+        return {name: wg.describe() for name, wg in self.groups.items()}
 
-    def get_train_step_num(self) -> int:  # properties are not callable through a Ray actor handle
-        return self._step
+    def shutdown(self) -> None:
+        """End the worker processes and free their resources (ray.shutdown does it for a whole run)."""
+        import ray
+        from ray.util import remove_placement_group
+
+        self.wait_for_save()
+        for worker in self._workers:
+            ray.kill(worker)
+        for pg in self._pool.pgs or []:
+            remove_placement_group(pg)
+        self.groups = {}
 
     # --- one step --------------------------------------------------------------------------------------
-    def _log_probs(self, model, mb: dict, temperature: float, with_entropy: bool):
-        import torch
-        from verl.utils.torch_functional import entropy_from_logits, logprobs_from_logits
+    def _temperature(self) -> float:
+        return float(self.s.taskset.temperature) if self.s.taskset else 1.0
 
-        R = mb["responses"].shape[1]
-        # fp32 master weights; forward passes in the engine's dtype where it is lower (autocast).
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.dtype == "bfloat16"):
-            # Responses are the last R columns: only their R+1 logits are needed (skips most of the LM head).
-            out = model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"],
-                        position_ids=mb["position_ids"], use_cache=False, logits_to_keep=R + 1)
-        logits = out.logits[:, :-1, :].float() / temperature  # veRL scales by the rollout temperature
-        log_prob = logprobs_from_logits(logits, mb["responses"])
-        entropy = entropy_from_logits(logits) if with_entropy else None
-        return log_prob, entropy
+    def _infer(self, role: str, data: dict, key: str, **meta):
+        """A forward pass of ``role`` over the batch; its per-token ``key`` output cut to the responses."""
+        from rftc_runtime.batch import engine_batch, response_values
 
-    def _micro_batches(self, data: dict, keys, size: int | None = None):
-        n = data["input_ids"].shape[0]
-        size = size or self.micro
-        for i in range(0, n, size):
-            yield {k: data[k][i:i + size] for k in keys}
+        batch = engine_batch(data, (), temperature=self._temperature(), compute_loss=False, **meta)
+        return response_values(self.groups[role].infer_batch(batch).get(), key, batch)
 
-    def _epoch(self, model, optimizer, clip: float, batches, loss_fn) -> tuple[dict, float]:
-        """One optimizer step over a mini-batch: gradients accumulated over its micro-batches, clipped, and the
-        update skipped when their norm is not finite (veRL's optimizer_step). Returns the micro-batches'
-        metrics (lists) and the gradient norm."""
-        import torch
+    def _train(self, role: str, data: dict, keys, epochs: int, **meta) -> dict:
+        """veRL's train_mini_batch: the step's experiences as one mini-batch, ``epochs`` passes, the LR schedule
+        stepped once at the end; the metrics reduced and named as veRL's trainer names them."""
+        from verl.utils import tensordict_utils as tu
+        from verl.utils.metric import reduce_metrics
+        from verl.utils.py_functional import rename_dict
 
-        optimizer.zero_grad(set_to_none=True)
-        metrics: dict[str, list] = {}
-        for mb in batches:
-            loss, m = loss_fn(mb)
-            loss.backward()
-            for k, v in m.items():
-                metrics.setdefault(k, []).append(v)
-        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        if torch.isfinite(grad_norm):
-            optimizer.step()
-        return metrics, float(grad_norm)
+        from rftc_runtime.batch import engine_batch
 
-    def _update_critic(self, data: dict, seq_keys) -> dict:
-        """veRL's critic update: ppo_epochs passes over the batch as one mini-batch, the LR schedule stepped once
-        per update (TrainingWorker.train_mini_batch). Metrics as veRL reduces them: the loss summed over
-        micro-batches (each is normalised by the whole mini-batch), everything averaged over epochs."""
-        from rftc_runtime import algorithm
-        from rftc_runtime.critic import values
-
-        model, optimizer, scheduler = self.critic
-        cfg = self.bound.critic_config
-        info = algorithm.global_batch_info(data["response_mask"])
-        bf16 = self.dtype == "bfloat16"
-
-        def loss_fn(mb):
-            vpreds = values(model, mb, bf16)
-            return algorithm.value_loss(self.bound, vpreds, mb["values"], mb["returns"], mb["response_mask"].bool(),
-                                        info)
-
-        keys = seq_keys + ("response_mask", "values", "returns")
-        per_epoch: dict[str, list] = {}
-        for _ in range(cfg.ppo_epochs):
-            m, grad_norm = self._epoch(model, optimizer, cfg.optim.clip_grad,
-                                       self._micro_batches(data, keys, self.critic_micro), loss_fn)
-            m = {k: sum(v) if k == "critic/vf_loss" else sum(v) / len(v) for k, v in m.items()}
-            for k, v in {**m, "critic/grad_norm": grad_norm}.items():
-                per_epoch.setdefault(k, []).append(v)
-        scheduler.step()
-        return {**{k: sum(v) / len(v) for k, v in per_epoch.items()}, "critic/lr": scheduler.get_last_lr()[0]}
+        n = self.plan.experiences_per_step
+        batch = engine_batch(data, keys, temperature=self._temperature(), global_batch_size=n, mini_batch_size=n,
+                             epochs=epochs, seed=self.s.seed, dataloader_kwargs={"shuffle": False},
+                             compute_loss=True, **meta)
+        metrics = tu.get(self.groups[role].train_mini_batch(batch).get(), "metrics")
+        metrics = rename_dict(reduce_metrics(metrics), f"{role}/")
+        metrics[f"perf/mfu/{role}"] = metrics.pop(f"{role}/mfu", 0.0)
+        if self.plan.device == "cpu":  # the CPU platform has no device memory to report: veRL reads 0
+            for key in ("max_memory_allocated_gb", "max_memory_reserved_gb"):
+                metrics.pop(f"{role}/perf/{key}", None)
+        return metrics
 
     def train_step(self, exps: list) -> dict:
-        import torch
         from verl import DataProto
 
         from rftc_runtime import algorithm
         from rftc_runtime.batch import collate
 
+        self.wait_for_save()
         t0 = time.perf_counter()
-        temperature = float(self.s.taskset.temperature) if self.s.taskset else 1.0
         data = collate(exps, self.pad_id)
-        seq_keys = ("input_ids", "attention_mask", "position_ids", "responses")
         timings = {}
-        if self.ref_model is not None:
+        if "ref" in self.groups:
             t = time.perf_counter()
-            with torch.no_grad():
-                data["ref_log_prob"] = torch.cat([self._log_probs(self.ref_model, mb, temperature, False)[0]
-                                                  for mb in self._micro_batches(data, seq_keys)])
+            data["ref_log_prob"] = self._infer("ref", data, "log_probs", calculate_entropy=False)
             timings["time/ref"] = time.perf_counter() - t
         t = time.perf_counter()
         if self.s.raw.get("algorithm", {}).get("bypass_old_logprobs", True) is False:
-            with torch.no_grad():
-                data["old_log_probs"] = torch.cat([self._log_probs(self.model, mb, temperature, False)[0]
-                                                   for mb in self._micro_batches(data, seq_keys)])
+            data["old_log_probs"] = self._infer("actor", data, "log_probs", calculate_entropy=False)
         else:  # Trinity's default: the rollout's log-probs are the old log-probs
             data["old_log_probs"] = data["rollout_log_probs"]
         timings["time/old_logprob"] = time.perf_counter() - t
-
         proto_keys = ["token_level_scores", "response_mask", "old_log_probs", "responses"]
         if "ref_log_prob" in data:
             proto_keys.append("ref_log_prob")
-        if self.critic is not None:
-            from rftc_runtime.critic import values
-
+        if "critic" in self.groups:
             t = time.perf_counter()
-            with torch.no_grad():
-                data["values"] = torch.cat([values(self.critic[0], mb, self.dtype == "bfloat16")
-                                            for mb in self._micro_batches(data, seq_keys + ("response_mask",),
-                                                                          self.critic_micro)])
+            data["values"] = self._infer("critic", data, "values")
             timings["time/critic"] = time.perf_counter() - t
             proto_keys.append("values")
         proto = DataProto.from_dict(tensors={k: data[k] for k in proto_keys}, non_tensors={"uid": data["uid"]})
-        metrics = algorithm.advantages(self.bound, proto)
+        metrics = algorithm.advantages(self.bound, proto)  # on this process, as veRL's trainer computes them
         data["advantages"] = proto.batch["advantages"]
         mask = data["response_mask"]
-        step_metrics: dict[str, float] = {}
-        if self.critic is not None:
+        if "critic" in self.groups:
             t = time.perf_counter()
             data["returns"] = proto.batch["returns"]
-            step_metrics.update(self._update_critic(data, seq_keys))
+            metrics.update(self._train("critic", data, ("values", "returns"), self.s.critic.ppo_epochs))
             timings["time/critic"] += time.perf_counter() - t
             ret = data["returns"][mask.bool()]
-            step_metrics["critic/returns_mean"] = float(ret.mean()) if ret.numel() else 0.0
-
+            metrics["critic/returns_mean"] = float(ret.mean()) if ret.numel() else 0.0
         # veRL and Trinity update the actor once the step's number reaches trainer.critic_warmup.
         if self.s.critic is None or self.s.critic.warmup <= self._step + 1:
             t = time.perf_counter()
-            step_metrics.update(self._update_actor(data, seq_keys, temperature))
+            keys = ("old_log_probs", "advantages") + (("ref_log_prob",) if self.bound.use_kl_loss else ())
+            metrics.update(self._train("actor", data, keys, self.s.ppo_epochs,
+                                       calculate_entropy=self.bound.entropy_coef != 0.0))
             timings["time/update"] = time.perf_counter() - t
         self._step += 1
         adv = data["advantages"][mask.bool()]
-        return {**metrics, **step_metrics, **timings, "train/step": self._step,
-                "train/experiences": len(exps), "train/response_tokens": int(mask.sum().item()),
+        return {**metrics, **timings, "train/step": self._step, "train/experiences": len(exps),
+                "train/response_tokens": int(mask.sum().item()),
                 "train/advantage_mean": float(adv.mean()) if adv.numel() else 0.0,
                 "time/train_step": time.perf_counter() - t0}
 
     def sft_step(self, conversations: list[list[dict]]) -> dict:
-        """One SFT step (algorithm_type sft) on a batch of chat conversations: veRL's SFT loss on the response
-        tokens, accumulated over micro-batches, one optimizer step."""
+        """One SFT step (algorithm_type sft) on a batch of chat conversations, as veRL's SFT trainer runs one:
+        ``train_batch`` with veRL's sft_loss on the response tokens, one optimizer step, the LR schedule stepped."""
+        from tensordict.tensorclass import NonTensorData
+        from verl.utils import tensordict_utils as tu
+
         from rftc_runtime import sft
-        from rftc_runtime.batch import collate
+        from rftc_runtime.batch import collate, engine_batch, sft_loss_mask
         from rftc_runtime.experience import Experience
 
+        self.wait_for_save()
         t0 = time.perf_counter()
         exps = []
         for i, msgs in enumerate(conversations):
             prompt, response = sft.tokenize(self.tokenizer, msgs)
             exps.append(Experience(i, i, prompt, response, [0.0] * len(response), 0.0))
         data = collate(exps, self.pad_id)
-        tokens = int(data["response_mask"].sum().item())
-        keys = ("input_ids", "attention_mask", "position_ids", "responses", "response_mask")
-
-        def loss_fn(mb):
-            log_prob, _ = self._log_probs(self.model, mb, 1.0, False)
-            value = sft.loss(log_prob, mb["response_mask"], tokens)
-            return value, {"actor/sft_loss": float(value.detach())}
-
-        m, grad_norm = self._epoch(self.model, self.optimizer, self.s.grad_clip,
-                                   self._micro_batches(data, keys), loss_fn)
-        self.scheduler.step()
+        batch = engine_batch(data, (), temperature=1.0, global_batch_size=len(exps), update_lr_scheduler=True)
+        batch["loss_mask"] = sft_loss_mask(data, batch)
+        tu.assign_non_tensor(batch, global_token_num=NonTensorData(batch["input_ids"].offsets().diff().tolist()))
+        m = tu.get(self.groups["actor"].train_batch(batch).get(), "metrics")
         self._step += 1
-        return {"actor/sft_loss": sum(m["actor/sft_loss"]), "actor/grad_norm": grad_norm,
-                "actor/lr": self.scheduler.get_last_lr()[0], "train/step": self._step,
-                "train/experiences": len(exps), "train/response_tokens": tokens,
+        return {"actor/sft_loss": float(m["loss"]), "actor/grad_norm": float(m["grad_norm"]),
+                "actor/lr": float(m["lr"]), "perf/mfu/actor": float(m.get("mfu", 0.0)), "train/step": self._step,
+                "train/experiences": len(exps), "train/response_tokens": int(data["response_mask"].sum().item()),
                 "time/train_step": time.perf_counter() - t0}
-
-    def _update_actor(self, data: dict, seq_keys, temperature: float) -> dict:
-        from rftc_runtime import algorithm
-
-        cfg = self.bound.actor_config
-        cfg.global_batch_info.update(**algorithm.global_batch_info(data["response_mask"]),
-                                     loss_scale_factor=cfg.loss_scale_factor)
-        want_entropy = self.bound.entropy_coef != 0.0
-        loss_keys = seq_keys + ("response_mask", "old_log_probs", "advantages") + (
-            ("ref_log_prob",) if "ref_log_prob" in data else ())
-
-        def loss_fn(mb):
-            log_prob, entropy = self._log_probs(self.model, mb, temperature, want_entropy)
-            return algorithm.actor_loss(self.bound, log_prob, mb["old_log_probs"], mb["advantages"],
-                                        mb["response_mask"].bool(), mb.get("ref_log_prob"), entropy)
-
-        step_metrics: dict[str, float] = {}
-        for _ in range(self.s.ppo_epochs):
-            m, grad_norm = self._epoch(self.model, self.optimizer, self.s.grad_clip,
-                                       self._micro_batches(data, loss_keys), loss_fn)
-            step_metrics = {**{k: sum(v) for k, v in m.items()}, "actor/grad_norm": grad_norm}
-        self.scheduler.step()  # once per training step whatever ppo_epochs is, as veRL's engine worker does
-        return {**step_metrics, "actor/lr": self.scheduler.get_last_lr()[0]}
 
     # --- weights -----------------------------------------------------------------------------------------
     def need_sync(self) -> bool:
         return self.schedule.trainer_needs_sync(self._step)
 
-    def upload_state_dict(self):
-        """The weights for the `memory` sync method, in the rollout engine's dtype (Ray puts them in its
-        object store; the explorer's workers load them through vLLM's reload path)."""
-        import torch
+    def upload_state_dict(self, path: str | None = None):
+        """The policy's weights for the explorer, in the rollout engine's dtype: every rank iterates the engine's
+        ``get_per_tensor_param`` (it gathers the shards); rank 0's full state dict stays in Ray's object store,
+        or is written to ``path``. Returns the reference to it (or to the path) for the explorer."""
+        import ray
 
-        dtype = getattr(torch, self.dtype)
-        return {k: v.detach().to(dtype).clone() for k, v in self.model.state_dict().items()}
+        refs = self.groups["actor"].export_weights(self.plan.dtype, path)
+        ray.get(refs[1:])  # the other ranks only took part in the gather
+        return refs[0]
+
+    def weight_group_address(self) -> tuple[str, str]:
+        """A free address on rank 0's node for the NCCL weight group (sync method nccl)."""
+        import ray
+
+        return tuple(ray.get(self._workers[0].get_available_master_addr_port.remote()))
+
+    def join_weight_group(self, host: str, port: int, world_size: int) -> None:
+        self.groups["actor"].join_weight_group(host, port, world_size)
+
+    def weight_specs(self) -> list:
+        return self.groups["actor"].weight_specs(self.plan.dtype)[0]
+
+    def broadcast_weights(self) -> None:
+        """Start the broadcast (the workers run it while the engines receive; later calls queue behind it)."""
+        self.groups["actor"].broadcast_weights(self.plan.dtype)
 
     # --- checkpoints ---------------------------------------------------------------------------------------
     def need_save(self) -> bool:
         return self.s.save_interval > 0 and self._step % self.s.save_interval == 0
 
     def save_checkpoint(self, block_until_saved: bool = False, save_as_hf: bool = False, extra: dict | None = None):
-        """Snapshot model, optimizer and counters now; write them in the background."""
+        """Every trained role's engine saves itself (model, optimizer, LR schedule, RNG) into the step's staging
+        folder, the policy also as a Hugging Face model when ``save_as_hf``; the step is committed once all have
+        finished (at the next call into the trainer, or now with ``block_until_saved``)."""
         self.wait_for_save()
-        snapshot = checkpoints.snapshot(self.model, self.optimizer, self.scheduler, critic=self.critic)
-        state = {"train_step": self._step, **(extra or {})}
-        target = Path(self.s.checkpoint_job_dir)
-        args = (target, self._step, snapshot, state, self.model if save_as_hf else None, self.tokenizer)
-        self._save_thread = threading.Thread(target=checkpoints.write, args=args, daemon=False)
-        self._save_thread.start()
+        job = Path(self.s.checkpoint_job_dir)
+        tmp = checkpoints.staging_dir(job, self._step)
+        refs = []
+        for name in self._trained_roles():
+            refs += self.groups[name].save(str(tmp / name), self._step, save_as_hf and name == "actor")
+        self._pending_save = (refs, self._step, {"train_step": self._step, **(extra or {})})
         if block_until_saved:
             self.wait_for_save()
-        return str(checkpoints.step_dir(target, self._step))
+        return str(checkpoints.step_dir(job, self._step))
 
     def wait_for_save(self) -> None:
-        if self._save_thread is not None:
-            self._save_thread.join()
-            self._save_thread = None
+        if self._pending_save is None:
+            return
+        import ray
 
-    def shutdown(self) -> None:
-        self.wait_for_save()
+        refs, step, state = self._pending_save
+        self._pending_save = None
+        ray.get(refs)
+        checkpoints.commit(Path(self.s.checkpoint_job_dir), step, state)
 
