@@ -24,7 +24,7 @@ def length_reward(data_source, solution_str, ground_truth, extra_info=None) -> f
     return float(len(solution_str))
 
 
-def test_sync_changes_the_engines_generations(tmp_path):
+def test_sync_changes_the_engines_generations(tmp_path, monkeypatch):
     """The trainer's workers export the policy's weights; the explorer's engine loads them through vLLM's reload
     path and generates differently, and the original weights give the original text back. The explorer is what
     the plan names."""
@@ -54,7 +54,8 @@ def test_sync_changes_the_engines_generations(tmp_path):
     exps, metrics = explorer.explore(tasks, s.taskset, f"{__name__}:length_reward", group_base=0)
     assert len(exps) == 8 and metrics["rollout/reward_fn_errors"] == 0
     assert all(e.response_ids and len(e.logprobs) == len(e.response_ids) for e in exps)
-    os.environ.update(verl_cpu.environment())
+    for name, value in verl_cpu.environment().items():  # for this test only: later subprocesses import no plugin
+        monkeypatch.setenv(name, value)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False,
              runtime_env={"env_vars": {**verl_cpu.environment(), "PYTHONPATH": os.pathsep.join(sys.path)}})
     try:

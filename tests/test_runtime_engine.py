@@ -35,11 +35,14 @@ from rftc_runtime.trainer import Trainer  # noqa: E402
 def model(tmp_path_factory):
     path = tiny_model(tmp_path_factory.mktemp("tiny"))
     env = {**verl_cpu.environment(), "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "OMP_NUM_THREADS": "1"}
+    saved = dict(os.environ)
     os.environ.update(verl_cpu.environment())
     # a slot per rank: the one-rank trainer, a two-rank one beside it
     ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
     yield path
     ray.shutdown()
+    os.environ.clear()  # later tests' subprocesses (Trinity's own verl among them) must not load the CPU plugin
+    os.environ.update(saved)
 
 
 def _settings(model, job, algorithm="grpo", **extra):
