@@ -13,7 +13,7 @@ import pytest
 
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Arg, Invocation
-from rftc.verl import effective_config, reference, release, source
+from rftc.verl import effective_config, reference, release, schema, source
 from rftc.verl.folder import FolderSchema
 from verl_checkout import FORK, write_checkout
 from trinity_ref.reference import LAUNCH
@@ -112,7 +112,7 @@ def test_verl_source_names_a_folder_its_verl_or_its_src_verl(tmp_path):
 
 def _release(tmp_path, version, keys_of, name="c") -> release.Release:
     package = write_checkout(tmp_path / name, version=version, release=keys_of, fork=False)
-    keys = release.paths(FolderSchema.of(source.from_dir(package)).compose("ppo_trainer").tree)
+    keys = schema.key_paths(FolderSchema.of(source.from_dir(package)).compose("ppo_trainer").tree)
     return release.identify(package, keys)
 
 

@@ -40,7 +40,7 @@ def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Ove
             return None
     base_tree = base.tree if base is not None else None
     # which release the checkout is: the keys of its ppo_trainer (else of the config composed)
-    rel = release.identify(source.package, _config_keys(folder, "ppo_trainer") or release.paths(base_tree or {}))
+    rel = release.identify(source.package, _config_keys(folder, "ppo_trainer") or schema.key_paths(base_tree or {}))
     applied = Applied({})
     configdir.layered(applied, primary, base_tree)
     if base is not None:
@@ -110,14 +110,14 @@ def _in_other_config(folder: FolderSchema, base: str | None, d):
 def _config_keys(folder: FolderSchema, name: str) -> frozenset[str]:
     """The keys of a config of the checkout composed with its default choices (none when it does not compose)."""
     try:
-        return release.paths(folder.compose(name).tree)
+        return schema.key_paths(folder.compose(name).tree)
     except (KeyError, ComposeError):
         return frozenset()
 
 
 def _fork_keys(tree: dict) -> frozenset[str]:
     """The leaves of ``tree`` no upstream release's config has: the keys a fork adds."""
-    added = release.paths(tree) - release.upstream_keys()
+    added = schema.key_paths(tree) - release.upstream_keys()
     return frozenset(k for k in added if not any(p.startswith(k + ".") for p in added))
 
 

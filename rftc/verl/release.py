@@ -72,25 +72,7 @@ def declared_version(package: Path) -> tuple[str, str] | None:
 @lru_cache(maxsize=1)
 def upstream_keys() -> frozenset[str]:
     """Every dotted key (containers included) of every bundled release's composed configs."""
-    out: set[str] = set()
-    for v in schema.versions():
-        for tree in schema.load(v).trees:
-            _paths(tree, "", out)
-    return frozenset(out)
-
-
-def paths(tree: dict) -> frozenset[str]:
-    out: set[str] = set()
-    _paths(tree, "", out)
-    return frozenset(out)
-
-
-def _paths(node, prefix: str, out: set) -> None:
-    if isinstance(node, dict):
-        for k, v in node.items():
-            p = f"{prefix}.{k}" if prefix else str(k)
-            out.add(p)
-            _paths(v, p, out)
+    return frozenset().union(*(schema.key_paths(tree) for v in schema.versions() for tree in schema.load(v).trees))
 
 
 def _share(keys: frozenset[str], version: str, config_name: str) -> float:

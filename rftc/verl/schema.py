@@ -63,9 +63,8 @@ def load(version: str) -> VersionSchema:
     return VersionSchema(data["version"], data["groups"], data["configs"], data["trees"], data["tree_choices"])
 
 
-@lru_cache(maxsize=None)
-def leaf_paths(version: str, config_name: str, choice: str | None = None) -> frozenset[str]:
-    """Every dotted key of a tree, containers included (for 'does this key exist in that version')."""
+def key_paths(tree: dict) -> frozenset[str]:
+    """Every dotted key of a tree, containers included (for 'does this key exist in that config')."""
     out: set[str] = set()
 
     def walk(node, prefix):
@@ -75,11 +74,16 @@ def leaf_paths(version: str, config_name: str, choice: str | None = None) -> fro
                 out.add(p)
                 walk(v, p)
 
-    walk(load(version).tree(config_name, choice), "")
+    walk(tree, "")
     return frozenset(out)
 
 
 @lru_cache(maxsize=None)
+def leaf_paths(version: str, config_name: str, choice: str | None = None) -> frozenset[str]:
+    """key_paths of a bundled release's config (under an engine choice)."""
+    return key_paths(load(version).tree(config_name, choice))
+
+
 def all_paths(version: str, config_name: str) -> frozenset[str]:
     """leaf_paths of a config under every engine choice together."""
     paths = set(leaf_paths(version, config_name))

@@ -278,13 +278,7 @@ def inert(sem: Semantics, get, keys) -> list[tuple[str, str]]:
 def of(eff) -> Semantics:
     """The semantics an EffectiveConfig follows: its ``release``; a config that is not that release's bundled
     schema (a checkout's or fork's own) is a snapshot, placed by its own keys."""
+    from rftc.verl import schema
+
     snapshot = bool(eff.source) or eff.release != eff.verl_version
-    return resolve(eff.release, snapshot=snapshot, keys=frozenset(_keys(eff.values)) if snapshot else frozenset())
-
-
-def _keys(node, prefix: str = ""):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            key = f"{prefix}.{k}" if prefix else str(k)
-            yield key
-            yield from _keys(v, key)
+    return resolve(eff.release, snapshot=snapshot, keys=schema.key_paths(eff.values) if snapshot else frozenset())
