@@ -333,9 +333,12 @@ def _checkout_case(root: Path, launches, monkeypatch) -> tuple[int, list[str], i
         found = sources.find(inv)
         if found is None:
             continue
-        theirs = reference.hydra_effective(inv, source=found)
         diags = Diagnostics()
         eff = effective_config(inv, diags=diags)
+        # where the checkout lacks its entry module, rftc names the config it chose by the launch's keys (RFTC231):
+        # Hydra composes that one, as the module would name it
+        chosen = eff.config_name if any(d.code == "RFTC231" for d in diags) else None
+        theirs = reference.hydra_effective(inv, source=found, config_name=chosen)
         errors = [d for d in diags.errors if d.code.startswith("RFTC2")]
         where = f"{inv.script}:{inv.span.line} on {found.display()}"
         if theirs is None:

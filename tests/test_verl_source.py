@@ -236,6 +236,77 @@ def test_a_relative_config_path_resolves_against_the_entry_module_in_the_checkou
     assert eff.get("max_turns") == 9 and eff.user_set("max_turns")
 
 
+def _multi_turn(package: Path) -> None:
+    """A second config of the fork, with a key its ppo_trainer lacks."""
+    (package / "trainer" / "config" / "ppo_trainer_mt.yaml").write_text(
+        "defaults:\n  - ppo_trainer\n  - _self_\nmulti_turn_rounds: 3\n")
+
+
+MAIN_PY = """import hydra
+from hydra import main as hydra_main
+
+
+@hydra_main(config_path={path!r}, config_name={name}, version_base=None)
+def main(config):
+    run_ppo(config)
+"""
+
+
+@pytest.mark.parametrize("path,name", [("config", "'ppo_trainer_mt'"), (None, "'ppo_trainer_mt'"),
+                                       ("./config", "\"ppo_trainer_mt\"")])
+def test_the_checkout_s_entry_module_names_the_config_it_composes(tmp_path, path, name):
+    package = write_checkout(tmp_path)
+    _multi_turn(package)
+    main_py = package / "trainer" / "main_ppo.py"
+    main_py.write_text(MAIN_PY.format(path=path, name=name))
+    diags = Diagnostics()
+    eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path), diags=diags)
+    assert not diags.has_errors, [d.message for d in diags.errors]
+    assert eff.get("multi_turn_rounds") == 3  # ppo_trainer_mt, though the launch names no config
+    info = next(d for d in diags if d.code == "RFTC230")
+    assert "'ppo_trainer_mt' (named by" in info.message and "main_ppo.py:5's @hydra.main" in info.message
+    assert not any(d.code == "RFTC231" for d in diags)
+    named = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path, config_name="ppo_trainer"),
+                             diags=Diagnostics())
+    assert named.get("multi_turn_rounds", None) is None  # --config-name on the command line wins, as in Hydra
+
+
+def test_without_the_entry_module_the_only_config_with_the_launch_s_keys_is_composed_with_a_warning(tmp_path):
+    package = write_checkout(tmp_path)
+    _multi_turn(package)
+    overrides = ["actor_rollout_ref.rollout.name=vllm", "multi_turn_rounds=5"]
+    diags = Diagnostics()
+    eff = effective_config(_inv(overrides, cwd=tmp_path), diags=diags)
+    assert not diags.has_errors, [d.message for d in diags.errors]
+    assert eff.get("multi_turn_rounds") == 5 and eff.config_name == "ppo_trainer_mt"
+    warn = next(d for d in diags if d.code == "RFTC231")
+    assert "'ppo_trainer' lacks multi_turn_rounds" in warn.message and "no verl/trainer/main_ppo.py" in warn.message
+    assert warn.hint.startswith("name it with --config-name ppo_trainer_mt")
+    # a launch ppo_trainer accepts composes ppo_trainer, without a warning
+    plain = Diagnostics()
+    assert effective_config(_inv(overrides[:1], cwd=tmp_path), diags=plain).config_name == "ppo_trainer"
+    assert not any(d.code == "RFTC231" for d in plain)
+    # two configs with the key: nothing is chosen, the error names one of them
+    (package / "trainer" / "config" / "ppo_trainer_mt2.yaml").write_text(
+        "defaults:\n  - ppo_trainer\n  - _self_\nmulti_turn_rounds: 4\n")
+    both = Diagnostics()
+    assert effective_config(_inv(overrides, cwd=tmp_path), diags=both) is None or both.has_errors
+    err = next(d for d in both if d.code == "RFTC203")
+    assert "--config-name ppo_trainer_mt" in err.hint and not any(d.code == "RFTC231" for d in both)
+
+
+def test_an_entry_module_that_names_its_config_by_a_variable_is_not_read(tmp_path):
+    package = write_checkout(tmp_path)
+    _multi_turn(package)
+    (package / "trainer" / "main_ppo.py").write_text(MAIN_PY.format(path="config", name="CONFIG_NAME"))
+    diags = Diagnostics()
+    eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm", "multi_turn_rounds=5"], cwd=tmp_path),
+                           diags=diags)
+    assert eff.config_name == "ppo_trainer_mt"
+    assert "verl/trainer/main_ppo.py has no @hydra.main rftc can read" in next(
+        d for d in diags if d.code == "RFTC231").message
+
+
 # ---- the conversion of a fork's launch --------------------------------------------------------------------------
 
 def test_a_fork_s_keys_are_reported_once_each_and_the_conversion_goes_on(tmp_path):
@@ -260,3 +331,19 @@ def test_without_the_fork_s_config_its_keys_stay_errors(tmp_path):
     script.write_text(LAUNCH + " max_turns=5\n")
     proc = _rftc("convert", "run.sh", "-o", "out.yaml", "--format", "concise", cwd=tmp_path)
     assert proc.returncode == 1 and "error[RFTC203] unknown key 'max_turns'" in proc.stderr
+
+
+def test_hydra_main_is_read_from_the_source_without_importing_it(tmp_path):
+    from rftc.verl import entry
+
+    f = tmp_path / "m.py"
+    f.write_text("import hydra\nimport no_such_module\n\n@hydra.main('cfg', 'mine', None)\ndef main(c): ...\n")
+    got = entry.declared(f)
+    assert (got.config_path, got.config_name, got.literal, got.line) == ("cfg", "mine", True, 4)
+    f.write_text("import hydra\nNAME = 'x'\n@hydra.main(config_path='config', config_name=NAME)\ndef main(c): ...\n")
+    assert entry.declared(f).literal is False
+    f.write_text("def main(:\n")
+    assert entry.declared(f) is None  # a file Python cannot parse: nothing is read from it
+    assert entry.declared(tmp_path / "absent.py") is None
+    f.write_text("from omegaconf import main\n@main(config_name='x')\ndef run(c): ...\n")
+    assert entry.declared(f) is None  # not hydra's

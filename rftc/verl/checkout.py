@@ -5,6 +5,7 @@ the release it is (rftc.verl.release), the keys it adds, and the values its conf
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from pathlib import Path
 
@@ -51,11 +52,23 @@ def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Ove
                               lambda: folder.positions(primary.base, base))
     found = Diagnostics()
     apply(applied.tree, config_ovs, found, applied=applied)
+    if primary.assumed and _unknown(found):
+        fit = _only_fit(folder, primary.base, config_ovs, group_ovs)
+        if fit is not None:
+            keys = sorted({d.key for d in found if d.code in UNKNOWN and d.key})
+            lacking = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
+            diags.add("RFTC231", f"composed '{fit}', the only config of the veRL at {source.display()} that has "
+                      f"every key the launch sets ('{primary.base}' lacks {lacking}): {primary.assumed}, so the "
+                      "config its @hydra.main names is not known", inv.span,
+                      hint=f"name it with --config-name {fit} (or run rftc in the whole checkout)")
+            named = replace(primary, base=fit, name=fit, assumed="")
+            return compose(inv, folder, named, config_ovs, group_ovs, diags)
     diags.extend(_in_other_config(folder, primary.base, d) if d.code == "RFTC203" else d for d in found)
     added = _fork_keys(base_tree or {})
     choices = "".join(f", {o.text}" for o in group_ovs)
-    diags.add("RFTC230", f"composed '{primary.name}{choices}' from the config of the veRL at {source.display()} "
-              f"({source.how}): {rel.describe()}", inv.span, notes=_fork_notes(added, applied))
+    named = f" (named by {primary.named_by}'s @hydra.main)" if primary.named_by else ""
+    diags.add("RFTC230", f"composed '{primary.name}{choices}'{named} from the config of the veRL at "
+              f"{source.display()} ({source.how}): {rel.describe()}", inv.span, notes=_fork_notes(added, applied))
     eff = EffectiveConfig(rel.upstream, primary.name + (f" ({choices[2:]})" if choices else ""), {}, {}, inv,
                           rel.describe(), release=rel.release, source=source.display(), fork_keys=added)
     return applied, eff
@@ -92,6 +105,31 @@ def _changed_defaults(applied: Applied, tree: dict, upstream: dict, positions) -
             span = where.get(key)
             applied.provenance[key] = Provenance("config-file", span, f"{Path(span.file).name if span else 'config'}"
                                                  f": {key}")
+
+
+UNKNOWN = ("RFTC203", "RFTC204")  # a key the config lacks; a `+` on a key it has
+
+
+def _unknown(found: Diagnostics) -> bool:
+    return any(d.code in UNKNOWN for d in found)
+
+
+def _only_fit(folder: FolderSchema, base: str | None, config_ovs: list[Override], group_ovs: list[Override]):
+    """The one config of the checkout, other than ``base``, on which every override of the launch applies (its
+    keys exist, its `+` keys do not); None when none or several do."""
+    fits = []
+    for name in sorted(folder.configs):
+        if name == base:
+            continue
+        try:
+            tree = folder.compose(name, tuple(o.text for o in group_ovs)).tree
+        except (KeyError, ComposeError):
+            continue
+        trial = Diagnostics()
+        apply(copy.deepcopy(tree), config_ovs, trial)
+        if not _unknown(trial):
+            fits.append(name)
+    return fits[0] if len(fits) == 1 else None
 
 
 def _in_other_config(folder: FolderSchema, base: str | None, d):

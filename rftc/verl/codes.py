@@ -139,4 +139,14 @@ CODES = [
          "startup checks) the conversion follows; the note lists the keys the fork adds. To check against a "
          "bundled release instead, pass --verl-source bundled or --verl-version.",
          "rftc convert scripts/train.sh   # in a fork's checkout, beside its verl/trainer/config/", "cli"),
+    Code("RFTC231", "config-chosen-by-keys", W, "The checkout's entry module is missing: the config was chosen by "
+         "the launch's keys.",
+         "Hydra composes the config that the entry module's @hydra.main names, and a fork may name its own "
+         "(`config_name='ppo_trainer_mt'`). rftc reads that decorator from the checkout's copy of the module; where "
+         "the copy is missing (only the config folder is there) or names the config through a variable, it tries "
+         "upstream's name, and when that config lacks keys the launch sets while exactly one other config of the "
+         "folder has them all, it composes that one and says so. Name the config with --config-name, or run rftc "
+         "in the whole checkout, to make it certain.",
+         "rftc convert train.sh   # beside a verl/trainer/config/ whose ppo_trainer_mt.yaml has the launch's "
+         "keys, without verl/trainer/main_ppo.py", "cli"),
 ]

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Arg, Invocation
+from rftc.verl import entry as entry_module
 from rftc.verl.effective import Provenance
 from rftc.verl.schema import MISSING
 
@@ -53,6 +54,8 @@ class Primary:
     hydra: list = field(default_factory=list)  # hydra: sections of the files (recorded, not applied)
     group_choices: list = field(default_factory=list)  # "override group: option" of the files, as "group=option"
     directory: Path | None = None  # the script-local config directory, when there is one
+    named_by: str = ""  # the checkout's entry module that names the config ("file:line"), when it does
+    assumed: str = ""  # why the checkout's own entry module could not say: the name is upstream's
 
 
 def _arg_text(arg: Arg | None) -> str | None:
@@ -74,6 +77,8 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path
                       hint="pass the variable's value with --env NAME=VALUE (or the script's arguments after --)")
             return None
     path_arg = inv.config_path
+    if path_arg is None and name is None and entry is not None and root is not None:
+        return _declared(inv, entry, root, bundled, diags, where, any_group)
     if path_arg is None:
         if entry is None:
             return None  # an entry point without a bundled config and no --config-name: nothing to compose
@@ -106,6 +111,38 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path
     if not _compose_file(directory, name, "", primary, bundled, inv.config_name or path_arg.span, diags, True,
                          any_group):
         return None
+    return primary
+
+
+def _declared(inv: Invocation, entry: tuple[str, str], root: Path, bundled: set[str], diags: Diagnostics,
+              where: str, any_group: bool) -> Primary | None:
+    """The config the checkout's own copy of the entry module names in its @hydra.main (rftc.verl.entry); where
+    that copy is missing or names it by a variable, upstream's name, marked as assumed."""
+    path = entry_module.module_file(root, inv.module)
+    own = entry_module.declared(path)
+    shown = str(path.relative_to(root))  # as the veRL it is in names its files
+    if own is None or not own.literal or not own.config_name:
+        why = (f"the checkout has no {shown}" if not path.is_file() else
+               f"{shown} has no @hydra.main rftc can read" if own is None or not own.literal else
+               f"{shown}'s @hydra.main names no config")
+        primary = _bundled(entry[1], bundled, inv.span, diags, where)
+        if primary is not None:
+            primary.assumed = why
+        return primary
+    by = f"{shown}:{own.line}"
+    rel = _normalize(str(PurePosixPath(entry[0]) / (own.config_path or ".")))
+    if own.config_path is None or rel in BUNDLED_DIRS:
+        primary = _bundled(own.config_name, bundled, inv.span, diags, f"{where} (named by {by})")
+    elif (root / rel).is_dir():
+        primary = Primary(None, [], name=own.config_name, directory=root / rel)
+        if not _compose_file(root / rel, own.config_name, "", primary, bundled, inv.span, diags, True, any_group):
+            return None
+    else:
+        diags.add("RFTC210", f"cannot find the config directory '{own.config_path}' that {by} names", inv.span,
+                  hint="run rftc where the checkout is whole, or name the config with --config-path/--config-name")
+        return None
+    if primary is not None:
+        primary.named_by = by
     return primary
 
 

@@ -59,9 +59,10 @@ def corpus_launches(root: Path) -> list:
     return out
 
 
-def hydra_effective(inv, version: str | None = None, source=None) -> dict | None:
+def hydra_effective(inv, version: str | None = None, source=None, config_name: str | None = None) -> dict | None:
     """What Hydra composes for ``inv`` on the wheel's config files of ``version``, or on the config folder of the
-    checkout ``source`` (a VerlSource); None: Hydra rejects the launch, or its config directory cannot be found."""
+    checkout ``source`` (a VerlSource); None: Hydra rejects the launch, or its config directory cannot be found.
+    ``config_name``: the config the entry module names, where the checkout lacks the module (RFTC231)."""
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
@@ -84,6 +85,7 @@ def hydra_effective(inv, version: str | None = None, source=None) -> dict | None
     if directory is None:
         return None
     try:
-        return compose(directory, primary.name, [a.text for a in inv.overrides], version, search=search)
+        return compose(directory, config_name or primary.name, [a.text for a in inv.overrides], version,
+                       search=search)
     except (HydraException, OmegaConfBaseException, TypeError, ValueError):  # Hydra crashes on some input
         return None
