@@ -52,10 +52,10 @@ def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Ove
                               lambda: folder.positions(primary.base, base))
     found = Diagnostics()
     apply(applied.tree, config_ovs, found, applied=applied)
-    if primary.assumed and _unknown(found):
+    if primary.assumed and any(d.code == "RFTC203" for d in found):  # keys it lacks (a `+` clash is Hydra's)
         fit = _only_fit(folder, primary.base, config_ovs, group_ovs)
         if fit is not None:
-            keys = sorted({d.key for d in found if d.code in UNKNOWN and d.key})
+            keys = sorted({d.key for d in found if d.code == "RFTC203" and d.key})
             lacking = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
             diags.add("RFTC231", f"composed '{fit}', the only config of the veRL at {source.display()} that has "
                       f"every key the launch sets ('{primary.base}' lacks {lacking}): {primary.assumed}, so the "
@@ -107,13 +107,6 @@ def _changed_defaults(applied: Applied, tree: dict, upstream: dict, positions) -
                                                  f": {key}")
 
 
-UNKNOWN = ("RFTC203", "RFTC204")  # a key the config lacks; a `+` on a key it has
-
-
-def _unknown(found: Diagnostics) -> bool:
-    return any(d.code in UNKNOWN for d in found)
-
-
 def _only_fit(folder: FolderSchema, base: str | None, config_ovs: list[Override], group_ovs: list[Override]):
     """The one config of the checkout, other than ``base``, on which every override of the launch applies (its
     keys exist, its `+` keys do not); None when none or several do."""
@@ -127,7 +120,7 @@ def _only_fit(folder: FolderSchema, base: str | None, config_ovs: list[Override]
             continue
         trial = Diagnostics()
         apply(copy.deepcopy(tree), config_ovs, trial)
-        if not _unknown(trial):
+        if not any(d.code in ("RFTC203", "RFTC204") for d in trial):  # a key it lacks; a `+` on a key it has
             fits.append(name)
     return fits[0] if len(fits) == 1 else None
 
