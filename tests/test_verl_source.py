@@ -347,3 +347,12 @@ def test_hydra_main_is_read_from_the_source_without_importing_it(tmp_path):
     assert entry.declared(tmp_path / "absent.py") is None
     f.write_text("from omegaconf import main\n@main(config_name='x')\ndef run(c): ...\n")
     assert entry.declared(f) is None  # not hydra's
+
+
+def test_a_launch_naming_only_the_config_path_takes_the_name_from_the_checkout_s_entry_module(tmp_path):
+    package = write_checkout(tmp_path)
+    _multi_turn(package)
+    (package / "trainer" / "main_ppo.py").write_text(MAIN_PY.format(path="config", name="'ppo_trainer_mt'"))
+    eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path, config_path="config"),
+                           diags=Diagnostics())
+    assert eff.get("multi_turn_rounds") == 3  # as Hydra: --config-path alone keeps the decorator's config_name

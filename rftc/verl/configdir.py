@@ -67,7 +67,7 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path
     """Find the primary config of ``inv``; ``bundled`` is the set of config names verl's config folders have
     (``where``): the bundled schemas', or those of the checkout whose package directory is below ``root``.
     ``any_group``: the files' config group choices are all composed (Hydra has the folder), not only
-    model_engine's."""
+    model_engine's. What the launch does not name, the entry module's @hydra.main does (``_Defaults``)."""
     entry = ENTRY_POINTS.get(inv.module)
     name = _arg_text(inv.config_name)
     if name is not None:
@@ -76,48 +76,30 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path
             diags.add("RFTC210", f"the config name '{name}' is not known statically", inv.config_name.span,
                       hint="pass the variable's value with --env NAME=VALUE (or the script's arguments after --)")
             return None
-    path_arg = inv.config_path
-    if path_arg is None and name is None and entry is not None and root is not None:
-        return _declared(inv, entry, root, bundled, diags, where, any_group)
-    if path_arg is None:
-        if entry is None:
-            return None  # an entry point without a bundled config and no --config-name: nothing to compose
-        name = name or entry[1]
-        return _bundled(name, bundled, inv.config_name or inv.span, diags, where)
-    raw = path_arg.text
-    directory = None
-    if entry is not None and not raw.startswith("/") and not _SYMBOLIC.search(raw):
-        rel = str(PurePosixPath(entry[0]) / raw)
-        if _normalize(rel) in BUNDLED_DIRS:
-            return _bundled(name or entry[1], bundled, inv.config_name or path_arg.span, diags, where)
-        if root is not None and (root / _normalize(rel)).is_dir():
-            directory = root / _normalize(rel)  # relative to the entry module in the checkout
-    if _normalize(_SYMBOLIC.sub("", raw)).endswith("verl/trainer/config"):
-        return _bundled(name or entry[1] if entry else name or "ppo_trainer", bundled, path_arg.span, diags, where)
-    directory = directory or _find_dir(inv, raw)
-    if directory is None:
-        # a path the script spells out (BASEDIR=base_dir) is not changed by --env: the script's assignment wins
-        hint = ("pass the values of the variables it uses with --env NAME=VALUE, or run rftc where the directory "
-                "exists" if _SYMBOLIC.search(raw) else "it is not under the launch's directory, the script's "
-                "folder or their parents: fix the path in the script (a placeholder?), or run rftc where it exists")
-        notes = tuple(f"its value is set at {os.path.basename(v.file)}:{v.line}" for v in path_arg.via[:2])
-        diags.add("RFTC210", f"cannot find the config directory '{raw}' of this launch", path_arg.span,
-                  hint=hint, notes=notes)
-        return None
-    name = name or (entry[1] if entry else None)
-    if name is None:
-        return None  # the entry point's own config name is not known
-    primary = Primary(None, [], name=name, directory=directory)
-    if not _compose_file(directory, name, "", primary, bundled, inv.config_name or path_arg.span, diags, True,
-                         any_group):
-        return None
+    own = _defaults(inv, entry, root)
+    if own.named_by and name is None:
+        where = f"{where} (named by {own.named_by})"
+    primary = _locate(inv, entry, name, own, bundled, diags, where, any_group, root)
+    if primary is not None and name is None:
+        primary.named_by = own.named_by
+        primary.assumed = own.assumed if inv.config_path is None else ""
     return primary
 
 
-def _declared(inv: Invocation, entry: tuple[str, str], root: Path, bundled: set[str], diags: Diagnostics,
-              where: str, any_group: bool) -> Primary | None:
-    """The config the checkout's own copy of the entry module names in its @hydra.main (rftc.verl.entry); where
-    that copy is missing or names it by a variable, upstream's name, marked as assumed."""
+@dataclass(frozen=True)
+class _Defaults:
+    """What the entry module's @hydra.main gives where the launch names nothing: upstream's module's, or the
+    checkout's own copy's (rftc.verl.entry) when it is there and readable."""
+
+    name: str | None  # config_name
+    path: str | None  # config_path, relative to the module (None: its trainer's config folder)
+    named_by: str = ""  # the checkout's module that names them ("file:line")
+    assumed: str = ""  # why the checkout's module could not say: the values are upstream's
+
+
+def _defaults(inv: Invocation, entry: tuple[str, str] | None, root: Path | None) -> _Defaults:
+    if entry is None or root is None:
+        return _Defaults(entry[1] if entry else None, None)
     path = entry_module.module_file(root, inv.module)
     own = entry_module.declared(path)
     shown = str(path.relative_to(root))  # as the veRL it is in names its files
@@ -125,24 +107,44 @@ def _declared(inv: Invocation, entry: tuple[str, str], root: Path, bundled: set[
         why = (f"the checkout has no {shown}" if not path.is_file() else
                f"{shown} has no @hydra.main rftc can read" if own is None or not own.literal else
                f"{shown}'s @hydra.main names no config")
-        primary = _bundled(entry[1], bundled, inv.span, diags, where)
-        if primary is not None:
-            primary.assumed = why
-        return primary
-    by = f"{shown}:{own.line}"
-    rel = _normalize(str(PurePosixPath(entry[0]) / (own.config_path or ".")))
-    if own.config_path is None or rel in BUNDLED_DIRS:
-        primary = _bundled(own.config_name, bundled, inv.span, diags, f"{where} (named by {by})")
-    elif (root / rel).is_dir():
-        primary = Primary(None, [], name=own.config_name, directory=root / rel)
-        if not _compose_file(root / rel, own.config_name, "", primary, bundled, inv.span, diags, True, any_group):
-            return None
-    else:
-        diags.add("RFTC210", f"cannot find the config directory '{own.config_path}' that {by} names", inv.span,
-                  hint="run rftc where the checkout is whole, or name the config with --config-path/--config-name")
+        return _Defaults(entry[1], None, assumed=why)
+    return _Defaults(own.config_name, own.config_path, named_by=f"{shown}:{own.line}")
+
+
+def _locate(inv: Invocation, entry: tuple[str, str] | None, name: str | None, own: _Defaults, bundled: set[str],
+            diags: Diagnostics, where: str, any_group: bool, root: Path | None) -> Primary | None:
+    path_arg = inv.config_path
+    if path_arg is None and own.path is None:
+        if entry is None:
+            return None  # an entry point without a bundled config and no --config-name: nothing to compose
+        return _bundled(name or own.name, bundled, inv.config_name or inv.span, diags, where)
+    raw, span = (path_arg.text, path_arg.span) if path_arg is not None else (own.path, inv.span)
+    directory = None
+    if entry is not None and not raw.startswith("/") and not _SYMBOLIC.search(raw):
+        rel = str(PurePosixPath(entry[0]) / raw)
+        if _normalize(rel) in BUNDLED_DIRS:
+            return _bundled(name or own.name, bundled, inv.config_name or span, diags, where)
+        if root is not None and (root / _normalize(rel)).is_dir():
+            directory = root / _normalize(rel)  # relative to the entry module in the checkout
+    if _normalize(_SYMBOLIC.sub("", raw)).endswith("verl/trainer/config"):
+        return _bundled(name or own.name or "ppo_trainer", bundled, span, diags, where)
+    directory = directory or _find_dir(inv, raw)
+    if directory is None:
+        # a path the script spells out (BASEDIR=base_dir) is not changed by --env: the script's assignment wins
+        hint = ("pass the values of the variables it uses with --env NAME=VALUE, or run rftc where the directory "
+                "exists" if _SYMBOLIC.search(raw) else "it is not under the launch's directory, the script's "
+                "folder or their parents: fix the path in the script (a placeholder?), or run rftc where it exists")
+        via = path_arg.via if path_arg is not None else ()
+        notes = tuple(f"its value is set at {os.path.basename(v.file)}:{v.line}" for v in via[:2])
+        diags.add("RFTC210", f"cannot find the config directory '{raw}' of this launch", span, hint=hint,
+                  notes=notes)
         return None
-    if primary is not None:
-        primary.named_by = by
+    name = name or own.name
+    if name is None:
+        return None  # the entry point's own config name is not known
+    primary = Primary(None, [], name=name, directory=directory)
+    if not _compose_file(directory, name, "", primary, bundled, inv.config_name or span, diags, True, any_group):
+        return None
     return primary
 
 

@@ -14,7 +14,6 @@ _PARAMS = ("config_path", "config_name", "version_base")
 
 @dataclass(frozen=True)
 class Declared:
-    file: Path  # the module's source file
     line: int  # the decorator's line
     config_path: str | None  # as written (None: Hydra's default, or not a literal)
     config_name: str | None
@@ -41,10 +40,9 @@ def declared(path: Path) -> Declared | None:
             if isinstance(deco, ast.Call) and _is_hydra_main(deco.func, names):
                 args = {p: a for p, a in zip(_PARAMS, deco.args)}
                 args.update({k.arg: k.value for k in deco.keywords if k.arg in _PARAMS})
-                values = {p: _literal(args.get(p)) for p in _PARAMS[:2]}
-                literal = all(v is not _UNKNOWN for v in values.values())
-                return Declared(path, deco.lineno, *(None if v is _UNKNOWN else v for v in values.values()),
-                                literal=literal)
+                values = [_literal(args.get(p)) for p in _PARAMS[:2]]
+                return Declared(deco.lineno, *(None if v is _UNKNOWN else v for v in values),
+                                literal=_UNKNOWN not in values)
     return None
 
 
