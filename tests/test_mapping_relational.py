@@ -166,6 +166,28 @@ def test_gpu_count_given_on_the_command_line_is_not_assumed():
     assert m.ok and "RFTC318" not in codes(m) and m.config["cluster"]["gpu_per_node"] == 4
 
 
+def test_rollout_tensor_parallel_size_only_the_environment_knows_is_assumed_loudly():
+    tp = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+    m = convert(*GUIDE_GRPO, f"{tp}=${{oc.env:ROLLOUT_TP_SIZE}}")
+    assert m.ok and codes(m) == ["RFTC318"]
+    (d,) = m.diagnostics
+    assert "veRL's default 2" in d.message and "rollout engines' size" in d.message
+    assert d.hint == "pass --rollout-tp N, or --env ROLLOUT_TP_SIZE=N, or --use-env"
+    assert m.config["explorer"]["rollout_model"]["tensor_parallel_size"] == 2
+    assert m.origins["explorer.rollout_model.tensor_parallel_size"].note == "2 assumed for $ROLLOUT_TP_SIZE (RFTC318)"
+    # the engine count rests on it, and says so
+    assert m.origins["explorer.rollout_model.engine_num"].note.endswith("2 assumed for $ROLLOUT_TP_SIZE (RFTC318)")
+    # on one GPU veRL's default cannot run: the assumption is the one GPU there is (Trinity's colocate mode)
+    m = convert(*GUIDE_GRPO, f"{tp}=${{oc.env:TP}}", "trainer.n_gpus_per_node=1")
+    assert m.ok and "RFTC306" not in codes(m) and m.config["mode"] == "colocate"
+    assert "assumes 1, as veRL's default 2 needs more GPUs than the job has" in m.diagnostics[0].message
+    # --rollout-tp gives it
+    m = convert(*GUIDE_GRPO, f"{tp}=${{oc.env:TP}}", fixed={tp: 4})
+    assert m.ok and "RFTC318" not in codes(m)
+    assert m.config["explorer"]["rollout_model"]["tensor_parallel_size"] == 4
+    assert m.origins["explorer.rollout_model.tensor_parallel_size"].note == "--rollout-tp"
+
+
 def test_values_that_change_training_are_never_assumed():
     m = convert(*GUIDE_GRPO, "data.train_batch_size=${oc.env:BATCH}")
     assert codes(m) == ["RFTC311"] and not m.ok

@@ -90,3 +90,24 @@ def test_convert_out_dir_writes_only_the_launches_without_errors(tmp_path):
     # an error the user disables no longer stops the config, as with -o
     p = rftc("convert", str(tmp_path / "typo.sh"), "--out-dir", str(out), "--disable", "RFTC203")
     assert p.returncode == 0 and (out / "typo.yaml").is_file()
+
+
+def test_convert_cluster_options_give_what_only_the_environment_knows(tmp_path):
+    script = tmp_path / "tiny.sh"
+    script.write_text("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_files=/d/train.parquet "
+                      "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=4 "
+                      "actor_rollout_ref.actor.use_dynamic_bsz=True "
+                      "actor_rollout_ref.rollout.tensor_model_parallel_size=$ROLLOUT_TP_SIZE "
+                      "trainer.n_gpus_per_node=$N_GPUS trainer.nnodes=$NODES\n")
+    p = rftc("convert", str(script), "--format", "concise")
+    assert p.returncode == 0 and p.stderr.count("warning[RFTC318]") == 3  # assumed, loudly
+    c = yaml.safe_load(p.stdout)
+    assert c["cluster"] == {"node_num": 1, "gpu_per_node": 8}
+    assert c["explorer"]["rollout_model"]["tensor_parallel_size"] == 2
+    p = rftc("convert", str(script), "--format", "concise", "--nodes", "2", "--gpus-per-node", "4", "--rollout-tp", "1")
+    assert p.returncode == 0 and "RFTC318" not in p.stderr
+    c = yaml.safe_load(p.stdout)
+    assert c["cluster"] == {"node_num": 2, "gpu_per_node": 4}
+    assert c["explorer"]["rollout_model"]["tensor_parallel_size"] == 1
+    assert rftc("convert", str(script), "--rollout-tp", "0").returncode == 2
+    assert rftc("convert", str(script), "--werror").returncode == 1  # an assumption is an error under --werror

@@ -44,6 +44,8 @@ def add_arguments(p) -> None:
     m.add_argument("--nodes", type=int, metavar="N",
                    help="trainer.nnodes, when the script reads it from the environment (e.g. $SLURM_JOB_NUM_NODES)")
     m.add_argument("--gpus-per-node", type=int, metavar="N", help="trainer.n_gpus_per_node, likewise")
+    m.add_argument("--rollout-tp", type=int, metavar="N",
+                   help="actor_rollout_ref.rollout.tensor_model_parallel_size, likewise (e.g. $ROLLOUT_TP_SIZE)")
     add_report_options(p)
 
 
@@ -60,7 +62,7 @@ def run(args) -> int:
 
     if args.output and args.out_dir:
         return _usage("give -o or --out-dir, not both")
-    for name in ("explorer_gpus", "dataset_size", "total_steps", "nodes", "gpus_per_node"):
+    for name in ("explorer_gpus", "dataset_size", "total_steps", "nodes", "gpus_per_node", "rollout_tp"):
         v = getattr(args, name)
         if v is not None and v <= 0:
             return _usage(f"--{name.replace('_', '-')} must be positive")
@@ -144,7 +146,7 @@ def _jobs(args, inputs, diags: Diagnostics):
 
 
 def options_for(inv, args):
-    from rftc.mapping.draft import Options
+    from rftc.mapping.draft import CLUSTER_OPTIONS, Options
 
     env = dict(os.environ) if args.use_env else {}
     for item in args.env:
@@ -152,8 +154,8 @@ def options_for(inv, args):
         env[k] = v
     cwd = inv.cwd or (os.path.dirname(os.path.abspath(inv.script)) if inv.script and os.path.isfile(inv.script)
                       else None)
-    fixed = {key: v for key, v in (("trainer.nnodes", args.nodes), ("trainer.n_gpus_per_node", args.gpus_per_node))
-             if v is not None}
+    given = {"--nodes": args.nodes, "--gpus-per-node": args.gpus_per_node, "--rollout-tp": args.rollout_tp}
+    fixed = {key: given[option] for key, option in CLUSTER_OPTIONS.items() if given[option] is not None}
     return Options(sync_offset=args.sync_offset, explorer_gpus=args.explorer_gpus, dataset_size=args.dataset_size,
                    total_steps=args.total_steps, env=env, cwd=cwd, fixed=fixed)
 

@@ -104,12 +104,15 @@ CODES = [
          "the nodes, lower the rollout tensor parallel size or pass --explorer-gpus N to choose the explorer's size.",
          "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=2 actor_rollout_ref.rollout.tensor_model_parallel_size=2"),
     Code("RFTC318", "cluster-size-assumed", W, "A GPU count only the environment knows is assumed to be veRL's default.",
-         "trainer.nnodes or trainer.n_gpus_per_node comes from a variable the script never sets (for example "
-         "$SLURM_JOB_NUM_NODES). The size of the cluster does not change what is trained (veRL's batch sizes are "
-         "global), but Trinity's config needs it for cluster.node_num / cluster.gpu_per_node and the split of the "
-         "GPUs between explorer and trainer. The conversion assumes veRL's default (1 node, 8 GPUs per node), "
-         "and every value computed from it says so in its comment. Pass --nodes N / --gpus-per-node N, or the "
-         "variable with --env NAME=N (or --use-env); --werror makes this an error.",
+         "trainer.nnodes, trainer.n_gpus_per_node or actor_rollout_ref.rollout.tensor_model_parallel_size comes "
+         "from a variable the script never sets (for example $SLURM_JOB_NUM_NODES, or $ROLLOUT_TP_SIZE that "
+         "TinyZero-style scripts leave to the caller). The cluster's layout does not change what is trained "
+         "(veRL's batch sizes are global; tensor parallelism only shards the inference engine), but Trinity's "
+         "config needs it for cluster.node_num / cluster.gpu_per_node, the rollout engines' size and the split of "
+         "the GPUs between explorer and trainer. The conversion assumes veRL's default (1 node, 8 GPUs per node, "
+         "rollout tensor parallel size 2), and every value computed from it says so in its comment. Pass --nodes "
+         "N / --gpus-per-node N / --rollout-tp N, or the variable with --env NAME=N (or --use-env); --werror "
+         "makes this an error.",
          "python3 -m verl.trainer.main_ppo trainer.nnodes=$SLURM_JOB_NUM_NODES"),
     Code("RFTC325", "mini-batch-is-the-batch", W, "ppo_mini_batch_size is larger than the train batch.",
          "The mini-batch holds more responses than one train batch has (data.train_batch_size x rollout.n; "

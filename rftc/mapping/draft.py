@@ -78,24 +78,32 @@ class Draft:
             self._assume_cluster_size(key)
 
     def _assume_cluster_size(self, key: str) -> None:
-        """A GPU count that only the environment knows (``trainer.n_gpus_per_node=$GPUS`` with $GPUS never set)
-        is a property of the cluster, not of the training: veRL's batch sizes are global, so the job trains the
-        same on any count. The conversion assumes veRL's default for it, like a missing dataset size, and says
-        so loudly (RFTC318, an error under --werror) with the fix; every value computed from it says so too."""
+        """A GPU count or rollout engine size that only the environment knows (``trainer.n_gpus_per_node=$GPUS``,
+        ``rollout.tensor_model_parallel_size=$ROLLOUT_TP_SIZE`` with the variable never set) is a property of the
+        cluster, not of the training: veRL's batch sizes are global and tensor parallelism only shards the
+        inference engine, so the job trains the same on any value. The conversion assumes veRL's default for it,
+        like a missing dataset size, and says so loudly (RFTC318, an error under --werror) with the fix; every
+        value computed from it says so too."""
         if key in self.opt.fixed:
             return
         v = self.cfg.get(key, _ABSENT)
         m = _ENV_ONLY.fullmatch(v) if isinstance(v, str) else None
         if m is None:
             return
-        default = VERL_DEFAULTS[key]
+        default, assumed = VERL_DEFAULTS[key], f"veRL's default {VERL_DEFAULTS[key]}"
+        what = "cluster size"
+        if key == ROLLOUT_TP:  # the cluster keys come first: the GPU count is known or assumed by now
+            what = "rollout engines' size"
+            counts = [self.val(k) for k in ("trainer.nnodes", "trainer.n_gpus_per_node")]
+            gpus = counts[0] * counts[1] if all(type(c) is int for c in counts) else None
+            if gpus is not None and 0 < gpus < default:
+                default, assumed = gpus, f"{gpus}, as veRL's default {default} needs more GPUs than the job has"
         name = m.group(1)
         self.assumed[key] = (default, name)
         knows, fix = ((f"the script's argument ${name}, which rftc is not given", ARGS_HINT.replace("pass", "or pass", 1))
                       if name.isdigit() else ("which only the environment knows", f"or --env {name}=N, or --use-env"))
-        self.report("RFTC318", f"{key} is {v!r}, {knows}; the conversion assumes veRL's default {default} (cluster "
-                    "size and GPU split are computed with it)", key, hint=f"pass {CLUSTER_OPTIONS[key]} N, {fix}",
-                    settles=False)
+        self.report("RFTC318", f"{key} is {v!r}, {knows}; the conversion assumes {assumed} ({what} and GPU split "
+                    "are computed with it)", key, hint=f"pass {CLUSTER_OPTIONS[key]} N, {fix}", settles=False)
 
     # ---- reading the veRL config -------------------------------------------------------------------
     def val(self, key: str, default: Any = None) -> Any:
@@ -273,7 +281,10 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-CLUSTER_OPTIONS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gpus-per-node"}
+ROLLOUT_TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+# the cluster's layout, which does not change what is trained: veRL key -> rftc convert's option for it
+CLUSTER_OPTIONS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gpus-per-node",
+                   ROLLOUT_TP: "--rollout-tp"}
 
 
 def _env_hint(v: str, key: str | None = None) -> str:

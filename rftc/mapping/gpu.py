@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rftc.mapping.draft import Draft
+from rftc.mapping.draft import CLUSTER_OPTIONS, ROLLOUT_TP, Draft
 
 DECODE_COST = 4
 R = "actor_rollout_ref.rollout"
@@ -140,7 +140,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     (``aux`` = [(GPUs per engine, veRL key)]), or mode colocate for one GPU; RFTC306 when no split is valid."""
     nodes = d.number("trainer.nnodes", positive=True)
     gpn = d.number("trainer.n_gpus_per_node", positive=True)
-    tp_key = f"{R}.tensor_model_parallel_size"
+    tp_key = ROLLOUT_TP
     tp = d.number(tp_key, positive=True)
     dp = d.number(f"{R}.data_parallel_size", positive=True) or 1
     pp = d.number(f"{R}.pipeline_model_parallel_size", positive=True) or 1
@@ -148,7 +148,8 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
         return
     total = nodes * gpn
     d.set("explorer.rollout_model.tensor_parallel_size", tp, tp_key,
-          note="" if d.user(tp_key) else "veRL default (Trinity's is 1)")
+          note=CLUSTER_OPTIONS[tp_key] if tp_key in d.opt.fixed else
+          "" if d.user(tp_key) else "veRL default (Trinity's is 1)")
     if megatron:
         sp = 1
         for k in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size"):
@@ -207,8 +208,9 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     rollout = split.rollout_engines * w.engine_gpus
     summary = (f"GPU split: rollout {rollout}" + "".join(f" + aux {split.aux_engines * a}" for a in w.aux_gpus)
                + f" + trainer {split.trainer} = {total}")
+    assumed_tp = (tp_key,) if tp_key in d.assumed else ()  # the engine count rests on it: its comment says so
     d.set("explorer.rollout_model.engine_num", split.rollout_engines, "trainer.n_gpus_per_node", "trainer.nnodes",
-          note=summary + (" (--explorer-gpus)" if forced else ""))
+          *assumed_tp, note=summary + (" (--explorer-gpus)" if forced else ""))
     for i, (_, key) in enumerate(aux):
         d.set(f"explorer.auxiliary_models[{i}].engine_num", split.aux_engines, key, note=summary)
 
