@@ -30,6 +30,12 @@ def codes(script, **kw):
     ('srun --overlap --nodes=2 --ntasks=1 -w "node1" python -m verl.trainer.main_ppo a=1', "srun",
      "verl.trainer.main_ppo"),
     ("uv run --frozen --extra gpu python3 -m verl.trainer.main_ppo a=1", "uv run", "verl.trainer.main_ppo"),
+    ("conda run --no-capture-output -n verl python3 -m verl.trainer.main_ppo a=1", "conda run",
+     "verl.trainer.main_ppo"),
+    ("pixi run python -m verl.trainer.main_ppo a=1", "pixi run", "verl.trainer.main_ppo"),
+    ("singularity exec --nv --bind /data:/data verl.sif python3 -m verl.trainer.main_ppo a=1", "singularity exec",
+     "verl.trainer.main_ppo"),
+    ("docker exec -it trainer python3 -m verl.trainer.main_ppo a=1", "docker exec", "verl.trainer.main_ppo"),
     ("nohup python3 -m verl.trainer.main_ppo a=1 > log 2>&1 &", "python", "verl.trainer.main_ppo"),
     ("env HYDRA_FULL_ERROR=1 python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
     ("exec python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
@@ -228,6 +234,14 @@ def test_an_undecidable_condition_takes_the_first_viable_branch_and_names_the_en
     assert (d.code, d.span.line) == ("RFTC109", 2)
     assert "$N depends on `[ -n \"$MEGATRON\" ]` (line 1)" in d.message and "--env MEGATRON='' takes the `else`" in d.message
     assert launch(script, env={"MEGATRON": ""}).args[0].text == "n=ppo_trainer"
+
+
+def test_an_environment_runner_without_python_runs_no_launch():
+    for script in ("conda run -n verl echo python3 -m verl.trainer.main_ppo",  # echo prints it
+                   "srun -N 2 bash launch.sh python3 -m verl.trainer.main_ppo",  # launch.sh gets it as arguments
+                   "singularity exec verl.sif echo python3 -m verl.trainer.main_ppo",
+                   "conda run -n verl pip install verl"):
+        assert codes(script) == ["RFTC112"], script
 
 
 def test_loops_not_evaluable_are_skipped_with_a_warning():

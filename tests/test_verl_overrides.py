@@ -25,6 +25,7 @@ def _parse(text):
     ("a=", "change", "a", ""),
     ("a=null", "change", "a", None),
     ("hydra.run.dir=x", "hydra", "hydra.run.dir", "x"),
+    ("hydra/job_logging=disabled", "hydra", "hydra/job_logging", "disabled"),  # Hydra's own config group
     ("actor@actor_rollout_ref.actor=mlite", "group", "actor", "mlite"),
 ], ids=lambda v: str(v))
 def test_parses_like_hydra(text, kind, key, value):

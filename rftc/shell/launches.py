@@ -1,6 +1,6 @@
 """Recognising a python launch in an expanded command: the launcher chain in front of it (env, nohup, exec,
-ray job submit, srun, uv run, torchrun, a launcher array or variable), the entry module, its kind, and the
-Hydra flags and overrides among its arguments.
+ray job submit, srun, uv/conda/pixi/poetry run, singularity/apptainer/docker exec, torchrun, a launcher array or
+variable), the entry module, its kind, and the Hydra flags and overrides among its arguments.
 
 The entry is a module (`-m verl.trainer.main_ppo`), a fork's copy of it under another package
 (`-m mypkg.verl.trainer.main_ppo`) or its file (`python3 verl/trainer/main_ppo.py`, `python3 $entry_file`): the
@@ -19,6 +19,11 @@ _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 _WRAPPERS = {"nohup": (), "exec": ("-a",), "time": (), "command": (), "nice": ("-n",), "stdbuf": (),
              "numactl": (), "timeout": ()}
 _PY_OPTS_WITH_VALUE = ("-W", "-X", "-Q")
+# commands that run a program, given after their own options, in an environment or a container
+_RUNNERS = {("uv", "run"), ("conda", "run"), ("mamba", "run"), ("micromamba", "run"), ("pixi", "run"),
+            ("poetry", "run"), ("pipenv", "run"), ("hatch", "run"), ("singularity", "exec"), ("apptainer", "exec"),
+            ("docker", "exec"), ("docker", "run"), ("podman", "exec"), ("podman", "run")}
+_CONTAINERS = ("singularity", "apptainer", "docker", "podman")  # the image or container comes before the program
 
 _HYDRA_FLAGS = {"--config-path": "path", "-cp": "path", "--config-dir": "path", "-cd": "path",
                 "--config-name": "name", "-cn": "name"}
@@ -71,11 +76,20 @@ def _base(text: str) -> str:
     return text.rstrip("/").rsplit("/", 1)[-1]
 
 
-def _find_python(fields: list[Field], start: int) -> int | None:
+def _find_python(fields: list[Field], start: int, positional: int = 0) -> int | None:
+    """The interpreter a launcher runs: the first python (torchrun, uv, env) among its arguments, unless another
+    program comes first: a word that is not an option, not after one (the option's value, maybe) and not one of
+    the ``positional`` words the launcher takes before the program (a container's image)."""
     for j in range(start, len(fields)):
-        b = _base(fields[j].text)
+        t = fields[j].text
+        b = _base(t)
         if _PYTHON.fullmatch(b) or b in ("torchrun", "uv", "env"):
             return j
+        if t.startswith("-") or (j > start and fields[j - 1].text.startswith("-") and "=" not in fields[j - 1].text):
+            continue
+        if not positional:
+            return None
+        positional -= 1
     return None
 
 
@@ -136,9 +150,9 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
                 return None
             i = j
             continue
-        if b == "uv" and i + 1 < len(fields) and fields[i + 1].text == "run":
-            launchers.append("uv run")
-            j = _find_python(fields, i + 2)
+        if i + 1 < len(fields) and (b, fields[i + 1].text) in _RUNNERS:
+            launchers.append(f"{b} {fields[i + 1].text}")
+            j = _find_python(fields, i + 2, positional=1 if b in _CONTAINERS else 0)
             if j is None:
                 return None
             i = j

@@ -134,7 +134,7 @@ def parse_text(text: str) -> tuple:
     key = o.key_or_group
     if o.is_sweep_override():
         return ("sweep",)
-    if key == "hydra" or key.startswith("hydra."):
+    if key == "hydra" or key.startswith(("hydra.", "hydra/")):  # Hydra's own settings and groups (job_logging)
         return "override", "hydra", key, o.value(), True, None
     if o.package is not None:
         return "override", "group", key, o.value(), True, o.package
