@@ -193,6 +193,10 @@ def test_trainer_settings():
     assert cfg["monitor"]["monitor_type"] == "wandb" and codes(c) == ["RFTC309"]
     assert cfg["checkpoint_root_dir"] == "/ck" and cfg["continue_from_checkpoint"] is False
     assert cfg["explorer"]["eval_on_startup"] is False and cfg["trainer"]["max_checkpoints_to_keep"] == 2
+    # an empty folder: veRL writes its global_step_N folders where it runs
+    m = convert("trainer.default_local_dir=''")
+    assert m.config["checkpoint_root_dir"] == "." and not codes(m)
+    assert m.ledger["trainer.default_local_dir"].status == "mapped"
 
 
 def test_symbolic_and_invalid_values():

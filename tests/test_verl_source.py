@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Arg, Invocation
@@ -188,6 +189,13 @@ def test_what_a_group_choice_or_the_checkout_changes_is_the_launch_s_to_map(tmp_
     assert changed.span.file.endswith("dp_actor.yaml") and actor.read_text().splitlines()[changed.span.line - 1] \
         .strip() == "clip_ratio: 0.3"
     assert not eff.user_set("actor_rollout_ref.actor.ppo_epochs")  # as upstream's: left to the defaults
+    trainer = package / "trainer" / "config" / "ppo_trainer.yaml"
+    moved = yaml.safe_load(trainer.read_text())
+    moved["critic"]["_target_"] = "verl.workers.config.FSDPCriticConfig"  # the class moved, no setting changed
+    trainer.write_text(yaml.safe_dump(moved, sort_keys=False))
+    eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path), diags=Diagnostics())
+    assert eff.get("critic._target_") == "verl.workers.config.FSDPCriticConfig"
+    assert not eff.user_set("critic._target_")
 
 
 def test_an_unknown_key_on_a_bundled_release_names_verl_source(tmp_path):

@@ -112,6 +112,9 @@ def _checkpoints(d: Draft) -> None:
                 break
         d.set("checkpoint_root_dir", _without_hydra(d, key, root, DEFAULT_ROOT, "folder"), key,
               note="Trinity appends <project>/<name>" + ("" if stripped else "; veRL wrote here directly"))
+    elif d.user(key) and d.val(key) == "":
+        d.set("checkpoint_root_dir", ".", key, note="empty: veRL writes global_step_N into the directory it runs in; "
+              "Trinity appends <project>/<name>")
     else:
         d.set("checkpoint_root_dir", DEFAULT_ROOT, note="veRL's default checkpoints/<project>/<experiment>")
     key = f"{T}.resume_mode"

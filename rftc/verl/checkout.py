@@ -89,11 +89,12 @@ def _chosen(applied: Applied, chosen: dict, default: dict, group_ovs: list[Overr
 def _changed_defaults(applied: Applied, tree: dict, upstream: dict, positions) -> None:
     """A checkout's default that differs from its release's upstream default (resolved) is set by the checkout's
     config, at the line of its YAML file that sets it: the mapping writes it, as it writes what a launch sets, and
-    Trinity does not fall back to upstream's value."""
+    Trinity does not fall back to upstream's value. A `_target_` is not a setting: it names the class veRL's code
+    builds the section as, and classes move between a snapshot and its release."""
     mine, theirs, where = Resolver(tree), Resolver(upstream), None
     up = dict(leaves(upstream, ""))
     for key, value in leaves(tree, ""):
-        if key in applied.provenance or key not in up or up[key] == value:
+        if key in applied.provenance or key not in up or up[key] == value or key.rsplit(".", 1)[-1] == "_target_":
             continue
         try:
             changed = (mine.resolve_key(key) if has_interpolation(value) else value) != (
