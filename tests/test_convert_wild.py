@@ -34,7 +34,8 @@ ESTIMATOR = "an advantage estimator of the fork that Trinity cannot run"
 NOT_IN_ITS_VERL = "a key the config of the veRL it runs does not have: Hydra rejects it too"
 UNSET_IN_ITS_VERL = "a value its veRL's config needs and the script leaves unset: veRL fails resolving it"
 VERL_SPLIT = "a batch veRL itself cannot split over the script's GPUs"
-BROKEN_LINE = "a line continuation bash cuts: the launch runs without the overrides after it, and veRL refuses it"
+BROKEN_LINE = ("a line continuation bash cuts (`\\ # TODO`): the launch gets words Hydra cannot parse and runs without "
+               "the overrides after it, which veRL's checks need")
 BASH_SYNTAX = "a syntax error bash also reports (bash -n): bash runs nothing of the script"
 SPLITS_GROUP = ("a mini-batch that splits a prompt's group under the release its veRL declares (Trinity explores a "
                 "group as one task); the diagnostic names the other reading of a development snapshot")
@@ -53,7 +54,8 @@ SHOWS = {
     NOT_IN_ITS_VERL: lambda first, diags: first["code"] == "RFTC203" and _own_config(diags),
     UNSET_IN_ITS_VERL: lambda first, diags: first["code"] == "RFTC214" and _own_config(diags),
     VERL_SPLIT: lambda first, diags: first["code"] == "RFTC306" and "even the trainer on all" in first["message"],
-    BROKEN_LINE: lambda first, diags: first["code"] == "RFTC221" and any(d["code"] == "RFTC105" for d in diags),
+    BROKEN_LINE: lambda first, diags: first["code"] == "RFTC221" and {"RFTC105", "RFTC200"} <= {
+        d["code"] for d in diags},
     BASH_SYNTAX: lambda first, diags: any(d["code"] == "RFTC100" for d in diags),
     SPLITS_GROUP: lambda first, diags: first["code"] == "RFTC302" and "split a prompt's" in first["message"] and any(
         "development snapshot" in n for n in first.get("notes", ())),

@@ -111,3 +111,15 @@ def test_convert_cluster_options_give_what_only_the_environment_knows(tmp_path):
     assert c["explorer"]["rollout_model"]["tensor_parallel_size"] == 1
     assert rftc("convert", str(script), "--rollout-tp", "0").returncode == 2
     assert rftc("convert", str(script), "--werror").returncode == 1  # an assumption is an error under --werror
+
+
+def test_a_stray_word_after_a_broken_continuation_is_hydra_s_parse_error(tmp_path):
+    # `\ # TODO` escapes the blank: bash passes ' #', 'TODO', ... to the launch, which Hydra cannot parse
+    script = tmp_path / "run.sh"
+    script.write_text("python3 -m verl.trainer.main_ppo \\\n    data.train_files=/d/train.parquet \\ # TODO fix\n"
+                      "    actor_rollout_ref.rollout.n=4\n")
+    p = rftc("convert", str(script), "--format", "concise")
+    assert p.returncode == 1
+    assert f"{script}:2:39: error[RFTC200] Hydra cannot parse the override ' #'" in p.stderr
+    assert "error[RFTC200] Hydra cannot parse the override 'TODO'" in p.stderr
+    assert "warning[RFTC105]" in p.stderr  # the line after it runs on its own

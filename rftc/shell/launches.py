@@ -27,7 +27,6 @@ _CONTAINERS = ("singularity", "apptainer", "docker", "podman")  # the image or c
 
 _HYDRA_FLAGS = {"--config-path": "path", "-cp": "path", "--config-dir": "path", "-cd": "path",
                 "--config-name": "name", "-cn": "name"}
-_OVERRIDE = re.compile(r"(?:~|\+\+?)?[A-Za-z_$][\w.@/\-$]*(?:\[[^\]]*\])?=|~[A-Za-z_][\w.@/\-]*$", re.S)
 # a command line that is really a stray override: a key with dots (or +/~ prefix) and a value
 ORPHAN = re.compile(r"(?:\+\+?|~)?[A-Za-z_][\w\-]*(?:\.[\w@\-]+)+=|(?:\+\+?|~)[A-Za-z_][\w.\-]*=", re.S)
 
@@ -243,8 +242,8 @@ def hydra_split(args: list[Arg]) -> tuple[list[Arg], Arg | None, Arg | None]:
         if t.startswith("-") and "=" in t and t.split("=", 1)[0] in _HYDRA_FLAGS:
             k, v = t.split("=", 1)
             flags[_HYDRA_FLAGS[k]] = Arg(v, a.span, a.via, a.symbolic)
-        elif _OVERRIDE.match(t):
-            overrides.append(a)
+        elif not t.startswith("-"):  # Hydra parses every positional argument as an override (and rejects a stray
+            overrides.append(a)      # word: `\ # TODO` passes ' #', 'TODO', ...)
         j += 1
     return overrides, flags["path"], flags["name"]
 
