@@ -103,7 +103,8 @@ CODES = [
          "batch splits) and puts the rollout engines on extra nodes: cluster.node_num grows. If you cannot add "
          "the nodes, lower the rollout tensor parallel size or pass --explorer-gpus N to choose the explorer's size.",
          "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=2 actor_rollout_ref.rollout.tensor_model_parallel_size=2"),
-    Code("RFTC318", "cluster-size-assumed", W, "A GPU count only the environment knows is assumed to be veRL's default.",
+    Code("RFTC318", "cluster-size-assumed", W, "A GPU count or rollout engine size only the environment knows is assumed to be "
+         "veRL's default.",
          "trainer.nnodes, trainer.n_gpus_per_node or actor_rollout_ref.rollout.tensor_model_parallel_size comes "
          "from a variable the script never sets (for example $SLURM_JOB_NUM_NODES, or $ROLLOUT_TP_SIZE that "
          "TinyZero-style scripts leave to the caller). The cluster's layout does not change what is trained "
