@@ -58,11 +58,12 @@ def _usage(msg: str) -> int:
 
 
 def run(args) -> int:
+    from rftc.mapping.draft import CLUSTER_OPTIONS
     from rftc.verl.launches import collect
 
     if args.output and args.out_dir:
         return _usage("give -o or --out-dir, not both")
-    for name in ("explorer_gpus", "dataset_size", "total_steps", "nodes", "gpus_per_node", "rollout_tp"):
+    for name in ("explorer_gpus", "dataset_size", "total_steps", *map(_dest, CLUSTER_OPTIONS.values())):
         v = getattr(args, name)
         if v is not None and v <= 0:
             return _usage(f"--{name.replace('_', '-')} must be positive")
@@ -145,6 +146,10 @@ def _jobs(args, inputs, diags: Diagnostics):
     return jobs
 
 
+def _dest(option: str) -> str:
+    return option[2:].replace("-", "_")  # --gpus-per-node -> args.gpus_per_node
+
+
 def options_for(inv, args):
     from rftc.mapping.draft import CLUSTER_OPTIONS, Options
 
@@ -154,8 +159,8 @@ def options_for(inv, args):
         env[k] = v
     cwd = inv.cwd or (os.path.dirname(os.path.abspath(inv.script)) if inv.script and os.path.isfile(inv.script)
                       else None)
-    given = {"--nodes": args.nodes, "--gpus-per-node": args.gpus_per_node, "--rollout-tp": args.rollout_tp}
-    fixed = {key: given[option] for key, option in CLUSTER_OPTIONS.items() if given[option] is not None}
+    given = {key: getattr(args, _dest(option)) for key, option in CLUSTER_OPTIONS.items()}
+    fixed = {key: v for key, v in given.items() if v is not None}
     return Options(sync_offset=args.sync_offset, explorer_gpus=args.explorer_gpus, dataset_size=args.dataset_size,
                    total_steps=args.total_steps, env=env, cwd=cwd, fixed=fixed)
 

@@ -119,6 +119,10 @@ class Draft:
     def user(self, key: str) -> bool:
         return self.cfg.user_set(key)
 
+    def given_by(self, key: str) -> str:
+        """The rftc option that gave ``key``'s value (``--nodes``), or ""."""
+        return CLUSTER_OPTIONS[key] if key in self.opt.fixed else ""
+
     def span(self, key: str) -> Span | None:
         p = self.cfg.prov(key)
         if p.span is None and p.kind == "derived" and p.source_key and p.source_key != key:

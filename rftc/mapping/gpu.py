@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rftc.mapping.draft import CLUSTER_OPTIONS, ROLLOUT_TP, Draft
+from rftc.mapping.draft import ROLLOUT_TP, Draft
 
 DECODE_COST = 4
 R = "actor_rollout_ref.rollout"
@@ -148,8 +148,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
         return
     total = nodes * gpn
     d.set("explorer.rollout_model.tensor_parallel_size", tp, tp_key,
-          note=CLUSTER_OPTIONS[tp_key] if tp_key in d.opt.fixed else
-          "" if d.user(tp_key) else "veRL default (Trinity's is 1)")
+          note=d.given_by(tp_key) or ("" if d.user(tp_key) else "veRL default (Trinity's is 1)"))
     if megatron:
         sp = 1
         for k in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rftc.mapping.draft import CLUSTER_OPTIONS, Draft
+from rftc.mapping.draft import Draft
 
 T = "trainer"
 MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
@@ -30,8 +30,8 @@ def map_trainer(d: Draft) -> None:
     for verl, trinity in (("nnodes", "cluster.node_num"), ("n_gpus_per_node", "cluster.gpu_per_node")):
         n = d.number(f"{T}.{verl}", positive=True)
         if n is not None:
-            option = CLUSTER_OPTIONS.get(f"{T}.{verl}") if f"{T}.{verl}" in d.opt.fixed else None
-            d.set(trinity, n, f"{T}.{verl}", note=option or ("" if d.user(f"{T}.{verl}") else "veRL default"))
+            d.set(trinity, n, f"{T}.{verl}", note=d.given_by(f"{T}.{verl}") or (
+                "" if d.user(f"{T}.{verl}") else "veRL default"))
     _monitor(d)
     _checkpoints(d)
     key = f"{T}.val_before_train"

@@ -38,7 +38,8 @@ CODES = [
          "OmegaConf environment interpolation `${oc.env:NAME}` and resolved when the config is loaded. Pass "
          "`--env NAME=value` to rftc to fix the value at compile time. The script's own arguments (`$1`, `$#`) are "
          "named as such when they are not given after `--`: a value made from one is never written into the "
-         "config as an environment variable (a GPU count or rollout tensor parallel size is assumed, RFTC318; any other value is RFTC311).",
+         "config as an environment variable (a GPU count or rollout tensor parallel size is assumed, RFTC318; any "
+         "other value is RFTC311).",
          "python3 -m verl.trainer.main_ppo data.train_files=$HOME/data/train.parquet\n"),
     Code("RFTC107", "dynamic-command-substitution", I, "A command substitution whose value is only known at run time.",
          "`$(date ...)`, `$(nproc)`, `$(nvidia-smi ... | wc -l)` and `$(hostname)` are not evaluated. A date "
