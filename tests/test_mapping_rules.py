@@ -27,6 +27,14 @@ def test_unknown_estimator_lists_the_supported_ones():
     assert all(e in d.message for e in ESTIMATORS) and "reward_baselines" in d.message and not m.ok
 
 
+def test_a_fork_s_own_estimator_is_named_so_with_trinity_s_namesake():
+    m = convert("algorithm.adv_estimator=raft")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC304"]
+    assert "no veRL release has it" in d.message and "algorithm_type raft" in d.hint and not m.ok
+    (d,) = [d for d in convert("algorithm.adv_estimator=my_adv").diagnostics if d.code == "RFTC304"]
+    assert "no veRL release has it" in d.message and "opmd" in d.hint
+
+
 @pytest.mark.parametrize("est", VERL_ESTIMATORS)
 def test_verl_estimators_trinity_lacks_run_in_rftcs_class(est):
     # computed in the trainer on the whole batch (reinforceplusplus's flags), by veRL's own function

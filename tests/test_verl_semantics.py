@@ -10,6 +10,7 @@ import types
 
 import pytest
 
+from rftc.mapping.algorithm import ESTIMATORS, UNAVAILABLE
 from rftc.verl import schema, semantics
 from verl_wheel_code import (advantage_estimator, calls, compose, conditions, define, first_source, function, holds,
                              require, run, source, statements, stores, uses_reference, utils)
@@ -220,6 +221,23 @@ def test_critic_used(release, estimator, enable):
     expected = enable if enable is not None else estimator == "gae"
     assert used == expected
     assert _sem(release).value("critic_used") == ("enable_or_gae" if "need_critic" in utils(release) else "gae")
+
+
+# -- advantage estimators ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_mapping_knows_every_estimator_of_every_release(release):
+    """RFTC304 calls a name outside ESTIMATORS and UNAVAILABLE a fork's own: no release may have it."""
+    require(release)
+    found = advantage_estimator(release)
+    if found is not None:
+        names = {e.value for e in found}
+    else:  # before the enum: the trainer compares strings
+        tree = ast.parse(source(release, "verl/trainer/ppo/ray_trainer.py"))
+        names = {c.value for n in ast.walk(tree) if isinstance(n, ast.Compare) and "adv_estimator" in ast.unparse(n)
+                 for c in [n.left, *n.comparators] if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    assert "gae" in names
+    assert names <= set(ESTIMATORS) | set(UNAVAILABLE), names - set(ESTIMATORS) - set(UNAVAILABLE)
 
 
 # -- development snapshots ---------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rftc.mapping.draft import Draft
 from rftc.verl import semantics
 from rftc.trinity.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
+from rftc.trinity.registry import ALGORITHMS
 
 A = "actor_rollout_ref.actor"
 
@@ -78,10 +79,18 @@ def map_algorithm(d: Draft) -> str | None:
     key = "algorithm.adv_estimator"
     est = str(d.val(key))
     if est not in ESTIMATORS:
-        why = f" ({UNAVAILABLE[est]})" if est in UNAVAILABLE else ""
+        if est in UNAVAILABLE:
+            why = f" ({UNAVAILABLE[est]})"
+        else:  # ESTIMATORS and UNAVAILABLE hold every release's estimators (tests/test_verl_semantics.py)
+            why = (" (no veRL release has it: the veRL copy the launch runs defines it in its own Python, which is "
+                   "not part of the config)")
+        hint = "Trinity also offers opmd, asymre, rec, topr and on_policy_distill, which are not veRL estimators"
+        if est in ALGORITHMS:
+            hint = (f"Trinity-RFT 0.6 has an algorithm_type {est} of its own (policy_loss_fn "
+                    f"{ALGORITHMS[est].default('policy_loss_fn')}); it is another implementation, so compare it with "
+                    "the fork's code before choosing it")
         d.report("RFTC304", f"{key}={est} has no Trinity-RFT 0.6 equivalent{why}; supported: {', '.join(ESTIMATORS)}",
-                 key,
-                 hint="Trinity also offers opmd, asymre, rec, topr and on_policy_distill, which are not veRL estimators")
+                 key, hint=hint)
         return None
     adv, algo = ESTIMATORS[est]
     mode_key = f"{A}.policy_loss.loss_mode"
