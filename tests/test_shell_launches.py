@@ -46,6 +46,19 @@ def codes(script, **kw):
     ('COMMAND="python3 -m verl.trainer.main_ppo"\n$COMMAND a=1', "var:COMMAND", "verl.trainer.main_ppo"),
     ('target_module=verl.trainer.main_ppo\npython3 -m "${target_module}" a=1', "python", "verl.trainer.main_ppo"),
     ("time python3 -m verl.trainer.main_ppo a=1 | tee log", "python", "verl.trainer.main_ppo"),
+    # wrappers, with their options and the words they read before the command
+    ("taskset -c 0-31 python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("taskset 0xff python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("timeout -k 10 -s INT 24h python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("sudo -E -u ml python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("env -u CUDA_VISIBLE_DEVICES python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("setsid nohup python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("numactl -N 0 -m 0 stdbuf -o L python3 -m verl.trainer.main_ppo a=1", "python", "verl.trainer.main_ppo"),
+    ("xvfb-run -a -s '-screen 0 640x480x24' python3 -m verl.trainer.main_ppo a=1", "python",
+     "verl.trainer.main_ppo"),
+    # torchrun as the module it is
+    ("python3 -m torch.distributed.run --nproc_per_node 8 -m verl.trainer.fsdp_sft_trainer a=1", "torchrun",
+     "verl.trainer.fsdp_sft_trainer"),
 ])
 def test_launchers(script, launcher, module):
     inv = launch(script)
@@ -240,7 +253,9 @@ def test_an_environment_runner_without_python_runs_no_launch():
     for script in ("conda run -n verl echo python3 -m verl.trainer.main_ppo",  # echo prints it
                    "srun -N 2 bash launch.sh python3 -m verl.trainer.main_ppo",  # launch.sh gets it as arguments
                    "singularity exec verl.sif echo python3 -m verl.trainer.main_ppo",
-                   "conda run -n verl pip install verl"):
+                   "conda run -n verl pip install verl",
+                   "taskset -c 0-7 echo python3 -m verl.trainer.main_ppo",  # the CPU list, then the program
+                   "timeout 1h echo python3 -m verl.trainer.main_ppo"):
         assert codes(script) == ["RFTC112"], script
 
 

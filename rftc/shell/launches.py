@@ -1,6 +1,6 @@
-"""Recognising a python launch in an expanded command: the launcher chain in front of it (env, nohup, exec,
-ray job submit, srun, uv/conda/pixi/poetry run, singularity/apptainer/docker exec, torchrun, a launcher array or
-variable), the entry module, its kind, and the Hydra flags and overrides among its arguments.
+"""Recognising a python launch in an expanded command: the launcher chain in front of it (env, nohup, exec, timeout,
+taskset, sudo ..., ray job submit, srun, uv/conda/pixi/poetry run, singularity/apptainer/docker exec, torchrun, a
+launcher array or variable), the entry module, its kind, and the Hydra flags and overrides among its arguments.
 
 The entry is a module (`-m verl.trainer.main_ppo`), a fork's copy of it under another package
 (`-m mypkg.verl.trainer.main_ppo`) or its file (`python3 verl/trainer/main_ppo.py`, `python3 $entry_file`): the
@@ -15,10 +15,16 @@ from rftc.shell.expand import Field
 from rftc.shell.invocation import Arg, Invocation
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
-# wrappers that run the rest of the line as a command; value-taking options of each are listed
-_WRAPPERS = {"nohup": (), "exec": ("-a",), "time": (), "command": (), "nice": ("-n",), "stdbuf": (),
-             "numactl": (), "timeout": ()}
+# wrappers that run the rest of the line as a command: name -> (the options that take a value as the next word,
+# the words the wrapper reads after its options before the command: timeout's duration, taskset's CPU mask)
+_WRAPPERS = {"nohup": ((), 0), "exec": (("-a",), 0), "time": (("-f", "-o"), 0), "command": ((), 0),
+             "nice": (("-n",), 0), "stdbuf": (("-i", "-o", "-e"), 0), "numactl": (("-N", "-m", "-C", "-i", "-p"), 0),
+             "timeout": (("-s", "-k"), 1), "taskset": ((), 1), "setsid": ((), 0), "unbuffer": ((), 0),
+             "ionice": (("-c", "-n", "-p"), 0), "xvfb-run": (("-n", "-s", "-e", "-f", "-p", "-w"), 0),
+             "sudo": (("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"), 0)}
+_ENV_OPTS_WITH_VALUE = ("-u", "-C")
 _PY_OPTS_WITH_VALUE = ("-W", "-X", "-Q")
+_TORCHRUN_MODULES = ("torch.distributed.run", "torch.distributed.launch")  # what `torchrun` runs
 # commands that run a program, given after their own options, in an environment or a container
 _RUNNERS = {("uv", "run"), ("conda", "run"), ("mamba", "run"), ("micromamba", "run"), ("pixi", "run"),
             ("poetry", "run"), ("pipenv", "run"), ("hatch", "run"), ("singularity", "exec"), ("apptainer", "exec"),
@@ -97,20 +103,32 @@ def unwrap(fields: list[Field], i: int, env: dict[str, str]) -> int:
     while i < len(fields):
         b = _base(fields[i].text)
         if b == "env":
-            i += 1
-            while i < len(fields) and (fields[i].text.startswith("-") or re.match(r"[A-Za-z_]\w*=", fields[i].text)):
-                if "=" in fields[i].text and not fields[i].text.startswith("-"):
-                    k, v = fields[i].text.split("=", 1)
-                    env[k] = v
-                i += 1
+            i = _assignments(fields, _options(fields, i + 1, _ENV_OPTS_WITH_VALUE), env)
         elif b in _WRAPPERS:
-            i += 1
-            while i < len(fields) and fields[i].text.startswith("-"):
-                i += 2 if fields[i].text in _WRAPPERS[b] else 1
-            if b == "timeout" and i < len(fields):
-                i += 1  # the duration
+            with_value, positional = _WRAPPERS[b]
+            i = min(_options(fields, i + 1, with_value) + positional, len(fields))
+            if b == "sudo":
+                i = _assignments(fields, i, env)  # `sudo -E VAR=1 python3 ...`
         else:
             return i
+    return i
+
+
+def _options(fields: list[Field], i: int, with_value: tuple[str, ...]) -> int:
+    """The index after the options at ``fields[i]`` (and the value of each in ``with_value``)."""
+    while i < len(fields) and fields[i].text.startswith("-"):
+        if fields[i].text == "--":
+            return i + 1
+        i += 2 if fields[i].text in with_value else 1
+    return i
+
+
+def _assignments(fields: list[Field], i: int, env: dict[str, str]) -> int:
+    """`K=V` words before a command (env, sudo): into ``env``; the index after them."""
+    while i < len(fields) and re.match(r"[A-Za-z_]\w*=", fields[i].text):
+        k, v = fields[i].text.split("=", 1)
+        env[k] = v
+        i += 1
     return i
 
 
@@ -162,7 +180,12 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
         if _PYTHON.fullmatch(b) or _runs_entry(fields, i):
             if not launchers:
                 launchers.append("python")
-            return _module_args(fields, i + 1, launchers, env, first)
+            parts = _module_args(fields, i + 1, launchers, env, first)
+            if parts is not None and parts["module"] in _TORCHRUN_MODULES:  # torchrun's own module
+                launchers[-1] = "torchrun"
+                j = next(k for k, f in enumerate(fields) if f is parts["args"][0]) if parts["args"] else len(fields)
+                return _module_args(fields, j, launchers, env, first, torchrun=True)
+            return parts
         if f.symbolic and i == 0 and f.origin:
             return {"launcher": f.origin, "module": "", "script": "", "args": fields[1:], "env": env,
                     "target_unknown": f, "span_start": first}
