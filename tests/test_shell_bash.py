@@ -188,3 +188,36 @@ def test_extra_arguments_replace_dollar_at():
     script = 'python3 -m m a=1 "$@"\npython3 -m m $@ ${1:-none} $#\n'
     args = ("trainer.nnodes=2", "x=a b")
     assert rftc_launches(script, args) == bash_launches(script, args)
+
+
+# bash reads and runs a script one top-level command at a time: the commands before a syntax error run
+STOPS = {
+    "stray_closer": "python3 -m m a\nfor i in 1 2; do\n  python3 -m loop $i\ndone\npython3 -m same_line; done\n"
+                    "python3 -m never\n",
+    "inside_a_compound": "f() {\n  python3 -m in_f\n}\nf\nif true; then\n  python3 -m never\n  done\nfi\n",
+    "after_continuations_and_heredoc": "python3 -m a \\\n  x=1\ncat <<EOT >/dev/null\ndone\nEOT\npython3 -m b\n"
+                                       "python3 -m never x=\"open\n",
+    "unclosed_at_the_end": "python3 -m a\nif true; then\n  python3 -m never\n",
+    "sourced_file_stops_the_file_only": "python3 -m a\nsource ./inc.sh\npython3 -m b\n",
+    "nothing_before": "if true; then\n  python3 -m never\n  done\nfi\n",
+}
+INCLUDED = "python3 -m inc\ndone\npython3 -m never\n"
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@pytest.mark.parametrize("name", sorted(STOPS))
+def test_a_syntax_error_stops_bash_where_it_stands(name, tmp_path):
+    (tmp_path / "inc.sh").write_text(INCLUDED)
+    (tmp_path / "run.sh").write_text(STOPS[name])
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3").write_text("#!/bin/sh\n" + FAKE.split("{", 1)[1].rsplit("}", 1)[0] + "\n")
+    (tmp_path / "bin" / "python3").chmod(0o755)
+    proc = subprocess.run([BASH, "run.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=20,
+                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
+    assert proc.returncode == 2 or "syntax error" in proc.stderr, proc.stderr
+    ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
+    r = analyze((tmp_path / "run.sh").read_text(), str(tmp_path / "run.sh"), cwd=str(tmp_path))
+    assert [["-m", i.module] + [a.text for a in i.args] for i in r.invocations] == ran
+    codes = [d.code for d in r.diagnostics if d.code in ("RFTC100", "RFTC101", "RFTC121")]
+    assert codes == (["RFTC121"] if ran else ["RFTC100"]), r.diagnostics  # a warning once the launch ran
+    assert bool([d for d in r.diagnostics if d.severity.label == "error"]) == (not ran)

@@ -163,6 +163,24 @@ def test_broken_scripts_fail_where_bash_fails(text, data):
     agree("\n".join(lines) + "\n")
 
 
+@SETTINGS
+@given(_script, st.data())
+def test_what_bash_runs_before_a_syntax_error_is_whole_commands(text, data):
+    """parse(partial=True) stops where the plain parse reports the error, and the lines it keeps (what bash runs
+    before it) are a script `bash -n` accepts."""
+    lines = text.split("\n")
+    lines.insert(data.draw(st.integers(1, len(lines))), data.draw(st.sampled_from(_BREAKERS)))
+    broken = "\n".join(lines) + "\n"
+    diags = Diagnostics()
+    parsed = parse(broken, "t.sh", diags, partial=True)
+    if parsed.stop is None:
+        return
+    error, kept = parsed.stop
+    assert error.span.line == rftc_verdict(broken) and kept < error.span.line
+    head = "".join(broken.splitlines(keepends=True)[:kept])
+    assert bash_verdict(head) is None, head
+
+
 @pytest.mark.parametrize("text", [
     "python3 -m m \\\n  a=1 \\\n  # a comment ends the command\n  b=2\n",   # the rest runs as its own command
     "(( a = 1 +\n  2 ))\n",                                                     # arithmetic over lines

@@ -59,13 +59,16 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     from rftc.shell.parser import parse
 
     diags = result.diagnostics
-    parsed = parse(text, filename, diags)
+    parsed = parse(text, filename, diags, partial=True)
     if parsed.tree is None:
         return
+    before = len(diags)
     script_path = os.path.abspath(filename) if filename and os.path.isfile(filename) else filename
     g = Shared(diags, result.sources, env, use_env, script_path)
     g.local_names = script_variables(parsed.tree)
     g.runtime = {(filename, *at): v for at, v in parsed.runtime.items()}
+    if parsed.stop is not None:
+        g.stops[parsed.stop[0].span] = parsed.stop
     for kind, s in parsed.breaks:
         report_break(g, kind, Span(filename, s.line, s.col, s.end_line, s.end_col), text.split("\n"))
     st = State()
@@ -86,7 +89,24 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     except Exit:
         pass
     result.invocations = g.invocations
-    _summarize(result, filename, g.exit_span)
+    if parsed.stop is not None and not g.invocations:  # as if the script were not read: the error is the news
+        del diags[before:]
+    _report_stops(g, diags)
+    if parsed.stop is None or g.invocations:
+        _summarize(result, filename, g.exit_span)
+
+
+def _report_stops(g, diags) -> None:
+    """A syntax error bash meets after it ran a launch is a warning (RFTC121): the launch happened. Without a launch
+    it is the error it is."""
+    for error, lines in g.stops.values():
+        if not g.invocations:
+            diags.append(error)
+            continue
+        file = error.span.file if error.span else "the script"
+        ran = "line 1" if lines == 1 else f"lines 1-{lines}"
+        diags.add("RFTC121", f"{error.message}; bash first runs the commands before it ({ran}) and stops reading "
+                  f"{file} here: rftc converts the launches that run", error.span, hint=error.hint)
 
 
 def _summarize(result: ScriptResult, filename: str, exit_span: Span | None) -> None:

@@ -9,9 +9,10 @@ E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 CODES = [
     Code("RFTC100", "shell-syntax-error", E, "The script is not valid bash (in the subset rftc reads).",
-         "bash would refuse to run this line too, or it uses a construct outside grammar/launch.lark. Nothing "
-         "after the error can be read, so no launch is compiled. Fix the line (the message shows the token "
-         "where reading stopped and what was expected there).",
+         "bash would refuse to run this line too, or it uses a construct outside grammar/launch.lark. bash runs "
+         "the commands before the error and stops there; when no launch comes before it, there is nothing to "
+         "compile (one that does is RFTC121). Fix the line (the message shows the token where reading stopped and "
+         "what was expected there).",
          "if [ \"$X\" = y ]; then\n  python3 -m verl.trainer.main_ppo\n"),
     Code("RFTC101", "unterminated-quote", E, "A quote is opened and never closed.",
          "bash would read everything up to the end of the file as one word (or refuse to run). The launch cannot "
@@ -118,4 +119,10 @@ CODES = [
          "the command fails when the script runs (the file `your_path` does not exist) and sets nothing. Replace "
          "the placeholder with the real value.",
          "export PYTHONPATH=<your_path>/verl:$PYTHONPATH\n"),
+    Code("RFTC121", "syntax-error-after-launch", W, "A syntax error that bash meets only after the launch ran.",
+         "bash reads and runs a script one top-level command at a time (a loop or an `if` with all its lines), so "
+         "the commands before a syntax error run, the launch among them, and bash stops (exit status 2) when it "
+         "reaches the error; `bash -n` rejects the whole file. rftc converts the launches that run and reports "
+         "the error here. Fix the line: the script fails after training.",
+         "python3 -m verl.trainer.main_ppo trainer.nnodes=1\ndone\n"),
 ]

@@ -792,9 +792,11 @@ class Evaluator(Builtins, Explorer):
             self.g.add("RFTC114", f"`{path}` not read: files nested deeper than {MAX_DEPTH}", span)
             return
         self.g.sources[path] = text
-        parsed = parse(text, path, self.g.diags)
+        parsed = parse(text, path, self.g.diags, partial=True)
         if parsed.tree is None:
             return
+        if parsed.stop is not None:
+            self.g.stops.setdefault(parsed.stop[0].span, parsed.stop)
         for kind, s in parsed.breaks:
             report_break(self.g, kind, replace(s, file=path), text.split("\n"))
         self.g.local_names |= script_variables(parsed.tree)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.model import Diagnostic, Diagnostics, Span
 from rftc.shell.scan import matched_pairs, strip_heredocs
 
 
@@ -30,6 +30,9 @@ class Parsed:
     breaks: list[tuple[str, Span]] = field(default_factory=list)  # ("comment"|"blank"|"space", span)
     # (line, col) of each ${...} / $((...)) / ((...)) the grammar does not read -> ("subst" | "arith", its text)
     runtime: dict = field(default_factory=dict)
+    # parse(..., partial=True) on a script with a syntax error: the error (not yet reported) and the number of
+    # lines before it that bash runs, `tree` being those lines
+    stop: tuple[Diagnostic, int] | None = None
 
 
 @lru_cache(maxsize=1)
@@ -122,11 +125,14 @@ SUBSHELL = "\x01"  # stands for the first `(` of a `$((` / `((` that bash reads 
 _MAX_RETRIES = 32  # ${...} / $((...)) regions bash would only read at run time, per file
 
 
-def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
+def parse(text: str, filename: str, diags: Diagnostics, *, partial: bool = False) -> Parsed:
     """Parse ``text``; syntax errors become diagnostics (RFTC100, RFTC101) on the line bash reports, and the tree
     is None. bash reads the inside of ``${...}`` and of arithmetic only when it expands them, so one that the
     grammar does not read is set aside (``Parsed.runtime``) for the evaluator to report, as bash would at run
-    time, and parsing goes on."""
+    time, and parsing goes on.
+
+    With ``partial``, a syntax error is not reported but returned (``Parsed.stop``) with the tree of the commands
+    bash runs before it: bash reads and runs a script one top-level command at a time (see _runs_before)."""
     from lark.exceptions import LarkError, UnexpectedInput
 
     if "\r\n" in text:  # bash reads the \r as part of each line's last word: the script cannot run as is
@@ -141,6 +147,8 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
     parser = _lark()
     src = stripped + "\n\n"  # a final newline, and one more for a trailing backslash
     runtime: dict[tuple[int, int], tuple[str, str]] = {}
+    error = Diagnostics()  # the syntax error, and the offset in src where bash meets it
+    at = 0
     try:
         for _ in range(_MAX_RETRIES):
             breaks: list = []
@@ -151,8 +159,9 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
             except UnexpectedInput as exc:
                 region = _runtime_region(src, exc, runtime)
                 if region is None:
-                    _syntax_error(exc, src, text, filename, diags)
-                    return Parsed(None)
+                    _syntax_error(exc, src, text, filename, error)
+                    at = _offset(src, exc)
+                    break
                 src = _set_aside(src, region, runtime)
         else:
             diags.add("RFTC100", f"cannot parse this script: more than {_MAX_RETRIES} expansions bash reads only "
@@ -160,15 +169,59 @@ def parse(text: str, filename: str, diags: Diagnostics) -> Parsed:
             return Parsed(None)
     except Misplaced as exc:
         tok = exc.token
-        diags.add("RFTC100", f"syntax error: unexpected `{tok.value}`", Span(filename, tok.line, tok.column, tok.line,
+        error.add("RFTC100", f"syntax error: unexpected `{tok.value}`", Span(filename, tok.line, tok.column, tok.line,
                   tok.end_column), hint=f"`{tok.value}` closes a compound command that is not open here")
-        return Parsed(None)
+        at = tok.start_pos
     except (LarkError, RecursionError) as exc:
         diags.add("RFTC100", f"cannot parse this script: {type(exc).__name__}", Span(filename, 1, 1))
         return Parsed(None)
     finally:
         _watch.breaks = None
+    if error:
+        return _stopped(text, src, at, filename, error[0], diags) if partial else _failed(error, diags)
     return Parsed(tree, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks], runtime)
+
+
+def _failed(error: Diagnostics, diags: Diagnostics) -> Parsed:
+    diags.extend(error)
+    return Parsed(None)
+
+
+def _stopped(text: str, src: str, at: int, filename: str, error: Diagnostic, diags: Diagnostics) -> Parsed:
+    """The commands of ``text`` that bash runs before the syntax error at ``at`` (an offset in ``src``, the text as
+    lark read it), parsed, with the error as ``stop``; or the error reported, when bash runs none."""
+    pairs = matched_pairs(src)
+    lines = src.count("\n", 0, _runs_before(src, min([at] + [start for _, start in pairs.open])))
+    if lines:
+        head = "".join(text.splitlines(keepends=True)[:lines])
+        parsed = parse(head, filename, Diagnostics())
+        if parsed.tree is not None:
+            return replace(parsed, stop=(error, lines))
+    return _failed(Diagnostics([error]), diags)
+
+
+def _runs_before(src: str, at: int) -> int:
+    """The offset in ``src`` where the commands that bash runs before a syntax error at ``at`` end. bash parses one
+    top-level command line at a time (a compound command with all its lines, up to the newline after it) and runs
+    it before it reads the next, so everything up to the last newline before ``at`` at which the script read so far
+    is complete runs; the line with the error, or the compound command around it, does not."""
+    from lark.exceptions import LarkError
+
+    ip = _lark().parse_interactive(src)
+    end = 0
+    try:
+        for tok in ip.iter_parse():
+            if tok.start_pos is None or tok.start_pos >= at:
+                break
+            if tok.type == "_NL":
+                try:
+                    ip.copy(deepcopy_values=False).feed_eof()
+                    end = tok.end_pos
+                except LarkError:
+                    pass  # inside a command: the newline does not end it
+    except (LarkError, Misplaced):
+        pass
+    return end
 
 
 def _offset(src: str, exc) -> int:

@@ -91,6 +91,8 @@ class Shared:
         self.runtime: dict[tuple, tuple[str, str]] = {}
         self.quiet = 0  # > 0 while a condition is decided again to find the --env that picks a branch
         self.guards: set[Span] = set()  # conditions reported as guards (RFTC117), once each
+        # syntax errors bash stops reading a file at, after running the lines before them: (error, lines run)
+        self.stops: dict[Span | None, tuple] = {}
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
         if self.quiet:
