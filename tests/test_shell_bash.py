@@ -146,6 +146,14 @@ esac
 set -- a b c d
 python3 -m m "${@:2}" "${@:2:2}" $(( (5 << 2) | 1 )) $(( 6 & 3 ^ 1 )) $(( ~0 )) > >(cat)
 """,
+    "eval": """N=4; Q="a b"
+CMD="python3 -m m n=$N files='[x, y]' name=\\"$Q\\" \\$N h=$HOME/d"
+eval "$CMD"
+eval $CMD extra=1
+eval 'python3 -m m2 "$Q"' ';' P=1
+f() { eval "python3 -m m3 $1=\\$2 p=\\$P"; }
+f k v
+""",
     "bash_reads_at_run_time": """x=ab; pre_a=1; pre_b=2; arr=(5 6 7)
 python3 -m m ${x@U} ${x@Q} "${!pre_*}" $(( 1, 2 + 3 )) $((16#ff)) $((2#101)) $((arr[1] * 2)) $(( ))
 [[ a < b && ( -n $x || -z $x ) ]] && python3 -m m lt
@@ -221,3 +229,18 @@ def test_a_syntax_error_stops_bash_where_it_stands(name, tmp_path):
     codes = [d.code for d in r.diagnostics if d.code in ("RFTC100", "RFTC101", "RFTC121")]
     assert codes == (["RFTC121"] if ran else ["RFTC100"]), r.diagnostics  # a warning once the launch ran
     assert bool([d for d in r.diagnostics if d.severity.label == "error"]) == (not ran)
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_bash_c_runs_its_code_in_a_new_shell(tmp_path):
+    script = ("N=4; export E=e\nbash -c \"python3 -m m x=\\$1 y=$N e=\\$E\" name 7\n"
+              "sh -c 'python3 -m m \"$0\" \"$@\"' a b 'c d'\nbash -x -c 'python3 -m m q=\"$HOME\"'\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3").write_text("#!/bin/sh\n" + FAKE.split("{", 1)[1].rsplit("}", 1)[0] + "\n")
+    (tmp_path / "bin" / "python3").chmod(0o755)
+    proc = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=20,
+                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "HOME": "/home/u"})
+    ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
+    assert rftc_launches(script) == ran and len(ran) == 3
+    inv = analyze(script, "run.sh").invocations[0]
+    assert inv.script == "run.sh" and inv.args[0].span.file == "run.sh:2 (bash -c)"  # its file; the code's text

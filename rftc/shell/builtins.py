@@ -268,8 +268,11 @@ class Builtins:
         raise Continue(parse_int(fields[1].text) or 1 if len(fields) > 1 else 1)
 
     def b_eval(self, fields, span, redirects, words) -> int:
-        self.g.add("RFTC114", "`eval` is not evaluated: what it runs or sets stays unknown", span,
-                   hint="write the command out instead of building it as a string")
+        """bash joins the arguments with blanks and runs the text as commands of this shell."""
+        if len(fields) > 1:
+            text, held = self.code_text(fields[1:])
+            self.st.vars.update(held)
+            self.run_file(self.code_name(span, "eval"), text, span)
         return 0
 
     def b_read(self, fields, span, redirects, words) -> int:

@@ -81,10 +81,11 @@ CODES = [
          "(main_ppo, a recipe, an experimental trainer or SFT) unless told otherwise. Check that it is the one "
          "you mean.", "python3 -m verl.trainer.main_ppo trainer.nnodes=1\npython3 -m verl.model_merger merge\n"),
     Code("RFTC114", "unsupported-construct", W, "A bash construct rftc does not evaluate.",
-         "`eval`, functions nested or called too often, command substitutions nested too deeply, and values that "
+         "Functions nested or called too often, command substitutions or files nested too deeply, and values that "
          "grow without bound are not evaluated. Anything they would set stays unknown. Rewrite the part that "
-         "matters for the launch without them.",
-         "eval \"export NNODES=2\"\n"),
+         "matters for the launch without them. (`eval` and `bash -c` are evaluated: their text is read as bash "
+         "reads it, and spans inside it name the command, e.g. `run.sh:12 (eval)`.)",
+         "retry() { retry; }\nretry\n"),
     Code("RFTC115", "launch-target-unknown", W, "A launch whose program is not known statically.",
          "The command that starts python comes from a variable that is not set (`$COMMAND`), or the module name "
          "`-m` is not known. The launch cannot be classified or compiled. Set the variable in the script or with "

@@ -89,6 +89,8 @@ class Evaluator(Builtins, Explorer):
             return ((v.span,) if v.span else (), v.segs) if v.segs is not None else None
         if name.isdigit():
             i = int(name)
+            if i == 0 and self.st.zero is not None:
+                return (), self.st.zero
             if i == 0:
                 return (), [Seg(self.g.script_path, span.file, span.line, span.col, span.last_line,
                                 span.end_col or span.col)]
@@ -627,7 +629,11 @@ class Evaluator(Builtins, Explorer):
             args = rest[1:]
             while args and args[0].text.startswith("-") and args[0].text != "-c":
                 args = args[1:]  # bash -x run.sh
-            self.call_script(args, inline, span)
+            if args and args[0].text == "-c":
+                if len(args) > 1:
+                    self.call_code(args[1:], inline, span)
+            else:
+                self.call_script(args, inline, span)
         elif prog.endswith(".sh"):
             self.call_script(rest, inline, span)
         if base == "exec" and len(fields) > 1:
@@ -655,7 +661,8 @@ class Evaluator(Builtins, Explorer):
         cwd = None
         if self.st.cwd is not None:
             cwd = "".join(s.text for s in self.st.cwd)
-        inv = launches.build(parts, index=len(self.g.invocations), span=span, cwd=cwd, script=self.file,
+        inv = launches.build(parts, index=len(self.g.invocations), span=span, cwd=cwd,
+                             script=self.g.origins.get(self.file, self.file),
                              exported=exported)
         inv.loop = {name: "".join(s.text for s in (self._var(name).segs or [])) for name in self.loops
                     if self._var(name) is not None and self._var(name).segs is not None}
@@ -818,24 +825,65 @@ class Evaluator(Builtins, Explorer):
         if read is None:
             return True
         path, text = read
+        saved_path = self.g.script_path
+        self.g.script_path = os.path.abspath(path) if os.path.exists(path) else path
+        try:
+            self._new_shell(path, text, {}, fields[1:], prefix, span)
+        finally:
+            self.g.script_path = saved_path
+        return True
+
+    def call_code(self, fields: list[Field], prefix: dict, span: Span) -> None:
+        """`bash -c CODE [NAME [ARGS...]]`: a new shell running CODE, with NAME as $0 and ARGS as $1..."""
+        text, held = self.code_text(fields[:1])
+        zero = fields[1].segs if len(fields) > 1 else [self._seg("bash", span)]
+        self._new_shell(self.code_name(span, "bash -c"), text, held, fields[2:], prefix, span, zero=zero)
+
+    def _new_shell(self, path: str, text: str, held: dict, args: list[Field], prefix: dict, span: Span, *,
+                   zero: list | None = None) -> None:
         st = State()
+        st.zero = zero
         for k, v in self.st.vars.items():
             if v.exported:
                 st.vars[k] = v
         for k, v in prefix.items():
             st.vars[k] = Var([self._seg(v, span)], None, span, True)
-        st.positional = [Field(anchored(a.segs, a.span), a.span) for a in fields[1:]]
+        st.vars.update(held)
+        st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args]
         st.cwd = self.st.cwd
         sub = Evaluator(self.g, st, path, text, depth=self.depth + 1)
-        saved_path = self.g.script_path
-        self.g.script_path = os.path.abspath(path) if os.path.exists(path) else path
         try:
             sub.run_file(path, text, span)
         except Exit:
             pass
-        finally:
-            self.g.script_path = saved_path
-        return True
+
+    def code_name(self, span: Span, what: str) -> str:
+        """The name spans give the text `eval` or `bash -c` runs: the file and line of the command."""
+        name = f"{span.file}:{span.line} ({what})"
+        self.g.origins[name] = self.g.origins.get(span.file, span.file)
+        return name
+
+    def code_text(self, fields: list[Field]) -> tuple[str, dict[str, Var]]:
+        """The commands `eval ARGS` and `bash -c CODE` run: the words joined by blanks, as bash joins them. A value
+        rftc does not know is read back through a variable that holds it (returned, to be set where the code runs),
+        so that it stays what it was (`${oc.env:HOME}`, with its origin); inside single quotes the quote is closed
+        around it, as its literal text would have stayed inside."""
+        from rftc.shell.scan import matched_pairs
+
+        out: list[str] = []
+        held: dict[str, Var] = {}
+        for f in fields:
+            for seg in f.segs:
+                if not seg.unknowns:
+                    out.append(seg.text)
+                    continue
+                name = f"RFTC_HELD_{len(held)}"
+                held[name] = Var([seg], None, f.word_span)
+                ref = "${" + name + "}"
+                opened = matched_pairs("".join(out)).open
+                out.append(f"'\"{ref}\"'" if opened and opened[-1][0] == "'" else ref)
+            out.append(" ")
+        return "".join(out[:-1]), held
 
     # --- declarations (export / local / readonly / declare)
     def run_decl(self, node) -> int:

@@ -57,6 +57,7 @@ class State:
         self.args_unknown: int | None = None
         self.cwd: list[Seg] | None = None
         self.taints: dict[str, tuple] = {}  # variable -> Taint notes (rftc.shell.notes)
+        self.zero: list | None = None  # $0 when it is not the script's path: `bash -c CODE NAME` (segs)
 
     def fork(self) -> "State":
         s = State()
@@ -67,6 +68,7 @@ class State:
         s.args_unknown = self.args_unknown
         s.cwd = self.cwd
         s.taints = dict(self.taints)
+        s.zero = self.zero
         return s
 
 
@@ -93,6 +95,7 @@ class Shared:
         self.guards: set[Span] = set()  # conditions reported as guards (RFTC117), once each
         # syntax errors bash stops reading a file at, after running the lines before them: (error, lines run)
         self.stops: dict[Span | None, tuple] = {}
+        self.origins: dict[str, str] = {}  # the text `eval` or `bash -c` runs (its name in spans) -> the file it is in
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
         if self.quiet:

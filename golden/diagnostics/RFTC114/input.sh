@@ -1,3 +1,4 @@
 #!/bin/bash
-eval "export NODES=2"
+retry() { retry; }
+retry
 python3 -m mypkg.train run.steps=10
