@@ -243,4 +243,12 @@ def test_bash_c_runs_its_code_in_a_new_shell(tmp_path):
     ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
     assert rftc_launches(script) == ran and len(ran) == 3
     inv = analyze(script, "run.sh").invocations[0]
-    assert inv.script == "run.sh" and inv.args[0].span.file == "run.sh:2 (bash -c)"  # its file; the code's text
+    assert inv.script == "run.sh" and (inv.args[1].span.file, inv.args[1].span.line) == ("run.sh", 2)
+
+
+def test_a_launch_eval_runs_is_placed_where_its_words_were_written():
+    script = 'N=2\nARGS="a.b=64 c.d=$N"\nCMD="python3 -m verl.trainer.main_ppo e.f=$N $ARGS"\n$CMD\neval $CMD\n'
+    plain, evaluated = analyze(script, "run.sh").invocations
+    assert evaluated.script == "run.sh" and [a.text for a in evaluated.args] == [a.text for a in plain.args]
+    assert [(a.span, a.via) for a in evaluated.args] == [(a.span, a.via) for a in plain.args]
+    assert (evaluated.span.line, plain.span.line) == (3, 4)  # where `python3` was written; the line that runs it

@@ -120,3 +120,7 @@ def test_nested_undecidable_conditions_guards_and_loops_are_explored_within_boun
         assert inv.kind == "main_ppo" and all(isinstance(c, str) for c in inv.conditions)
     # every launch of a branch rftc does not take is reported with its condition
     assert all(inv.conditions for inv in r.invocations if not inv.primary)
+
+
+def test_found_by_fuzzing():
+    check("local python3 -m verl.trainer.main_ppo")  # `local` outside a function: bash refuses, sets nothing

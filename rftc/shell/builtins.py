@@ -270,9 +270,9 @@ class Builtins:
     def b_eval(self, fields, span, redirects, words) -> int:
         """bash joins the arguments with blanks and runs the text as commands of this shell."""
         if len(fields) > 1:
-            text, held = self.code_text(fields[1:])
+            name, text, held = self.code_text(fields[1:], span, "eval")
             self.st.vars.update(held)
-            self.run_file(self.code_name(span, "eval"), text, span)
+            self.run_file(name, text, span)
         return 0
 
     def b_read(self, fields, span, redirects, words) -> int:

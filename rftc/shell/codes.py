@@ -84,7 +84,7 @@ CODES = [
          "Functions nested or called too often, command substitutions or files nested too deeply, and values that "
          "grow without bound are not evaluated. Anything they would set stays unknown. Rewrite the part that "
          "matters for the launch without them. (`eval` and `bash -c` are evaluated: their text is read as bash "
-         "reads it, and spans inside it name the command, e.g. `run.sh:12 (eval)`.)",
+         "reads it; a diagnostic inside it names the command, e.g. `run.sh:12 (eval)`.)",
          "retry() { retry; }\nretry\n"),
     Code("RFTC115", "launch-target-unknown", W, "A launch whose program is not known statically.",
          "The command that starts python comes from a variable that is not set (`$COMMAND`), or the module name "

@@ -34,7 +34,7 @@ from dataclasses import replace
 from rftc.diagnostics.model import Span
 from rftc.shell import launches
 from rftc.shell.arith import ArithError, ArithUnknown, evaluate as arith_eval, parse_int
-from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, arith_expr, node_span, tok_span
+from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, arith_expr, cut, node_span, tok_span
 from rftc.shell.builtins import BUILTINS, Builtins, date_format, redirect_targets, to_devnull
 from rftc.shell.explore import Explorer, ordinal
 from rftc.shell.notes import Choice, Taint
@@ -661,6 +661,10 @@ class Evaluator(Builtins, Explorer):
         cwd = None
         if self.st.cwd is not None:
             cwd = "".join(s.text for s in self.st.cwd)
+        if self.file in self.g.code_pieces:  # eval / bash -c: where the words were written
+            parts = dict(parts, args=[self.traced(f) for f in parts["args"]])
+            if parts.get("span_start") is not None:
+                span = self.traced(parts["span_start"]).span
         inv = launches.build(parts, index=len(self.g.invocations), span=span, cwd=cwd,
                              script=self.g.origins.get(self.file, self.file),
                              exported=exported)
@@ -835,9 +839,9 @@ class Evaluator(Builtins, Explorer):
 
     def call_code(self, fields: list[Field], prefix: dict, span: Span) -> None:
         """`bash -c CODE [NAME [ARGS...]]`: a new shell running CODE, with NAME as $0 and ARGS as $1..."""
-        text, held = self.code_text(fields[:1])
+        name, text, held = self.code_text(fields[:1], span, "bash -c")
         zero = fields[1].segs if len(fields) > 1 else [self._seg("bash", span)]
-        self._new_shell(self.code_name(span, "bash -c"), text, held, fields[2:], prefix, span, zero=zero)
+        self._new_shell(name, text, held, fields[2:], prefix, span, zero=zero)
 
     def _new_shell(self, path: str, text: str, held: dict, args: list[Field], prefix: dict, span: Span, *,
                    zero: list | None = None) -> None:
@@ -857,37 +861,68 @@ class Evaluator(Builtins, Explorer):
         except Exit:
             pass
 
-    def code_name(self, span: Span, what: str) -> str:
-        """The name spans give the text `eval` or `bash -c` runs: the file and line of the command."""
-        name = f"{span.file}:{span.line} ({what})"
-        self.g.origins[name] = self.g.origins.get(span.file, span.file)
-        return name
-
-    def code_text(self, fields: list[Field]) -> tuple[str, dict[str, Var]]:
-        """The commands `eval ARGS` and `bash -c CODE` run: the words joined by blanks, as bash joins them. A value
-        rftc does not know is read back through a variable that holds it (returned, to be set where the code runs),
-        so that it stays what it was (`${oc.env:HOME}`, with its origin); inside single quotes the quote is closed
-        around it, as its literal text would have stayed inside."""
+    def code_text(self, fields: list[Field], span: Span, what: str) -> tuple[str, str, dict[str, Var]]:
+        """The commands `eval ARGS` and `bash -c CODE` run: (the name spans give them, the words joined by blanks
+        as bash joins them, variables to set where they run). A value rftc does not know is read back through a
+        variable that holds it, so that it stays what it was (`${oc.env:HOME}`, with its origin); inside single
+        quotes the quote is closed around it, as its literal text would have stayed inside. Where each piece of the
+        text comes from is kept for ``traced``."""
         from rftc.shell.scan import matched_pairs
 
+        name = f"{span.file}:{span.line} ({what})"
+        self.g.origins[name] = self.g.origins.get(span.file, span.file)
         out: list[str] = []
+        pieces: list[tuple[int, Seg]] = []  # (offset in the text, the piece of a word it was)
         held: dict[str, Var] = {}
+        at = 0
         for f in fields:
             for seg in f.segs:
-                if not seg.unknowns:
-                    out.append(seg.text)
-                    continue
-                name = f"RFTC_HELD_{len(held)}"
-                held[name] = Var([seg], None, f.word_span)
-                ref = "${" + name + "}"
-                opened = matched_pairs("".join(out)).open
-                out.append(f"'\"{ref}\"'" if opened and opened[-1][0] == "'" else ref)
+                if seg.unknowns:
+                    var = f"RFTC_HELD_{len(held)}"
+                    held[var] = Var([seg])  # no span: it is no assignment the value went through
+                    ref = "${" + var + "}"
+                    opened = matched_pairs("".join(out)).open
+                    text = f"'\"{ref}\"'" if opened and opened[-1][0] == "'" else ref
+                else:
+                    pieces.append((at, seg))
+                    text = seg.text
+                out.append(text)
+                at += len(text)
             out.append(" ")
-        return "".join(out[:-1]), held
+            at += 1
+        text = "".join(out[:-1])
+        self.g.code_pieces[name] = (text.split("\n"), pieces)
+        return name, text, held
+
+    def traced(self, field: Field) -> Field:
+        """A word of a launch in the text of `eval` / `bash -c`, placed where its pieces were written (with the
+        assignments they went through), as the same word written out in the script would be."""
+        found = self.g.code_pieces.get(field.segs[0].file if field.segs else "")
+        if found is None:
+            return field
+        lines, pieces = found
+        segs = []
+        for seg in field.segs:
+            if seg.file in self.g.code_pieces and seg.exact:
+                at = sum(len(x) + 1 for x in lines[:seg.line - 1]) + seg.col - 1
+                end = at + max(len(seg.text), 1)
+                over = [(p, o) for p, o in pieces if p < end and at < p + len(o.text)]  # the pieces it spans
+                if over:
+                    (start, first), (last_at, last) = over[0], over[-1]
+                    o = cut(first, max(at - start, 0), min(end - start, len(first.text)))
+                    e = cut(last, max(at - last_at, 0), min(end - last_at, len(last.text)))
+                    e = e if e.file == o.file else o
+                    via = tuple(dict.fromkeys(v for _, p in over for v in p.via))
+                    seg = replace(seg, file=o.file, line=o.line, col=o.col, end_line=e.end_line, end_col=e.end_col,
+                                  exact=o.exact and len(over) == 1, via=via + seg.via)
+            segs.append(seg)
+        return Field(segs, None, field.origin)
 
     # --- declarations (export / local / readonly / declare)
     def run_decl(self, node) -> int:
         kw = node.children[0].value
+        if kw == "local" and not self.st.frames:
+            return 1  # bash: "local: can only be used in a function", and nothing is set
         local = kw in ("local",) or (kw in ("declare", "typeset") and bool(self.st.frames))
         export = kw == "export"
         flags = ""

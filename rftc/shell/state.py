@@ -96,6 +96,7 @@ class Shared:
         # syntax errors bash stops reading a file at, after running the lines before them: (error, lines run)
         self.stops: dict[Span | None, tuple] = {}
         self.origins: dict[str, str] = {}  # the text `eval` or `bash -c` runs (its name in spans) -> the file it is in
+        self.code_pieces: dict[str, tuple] = {}  # and -> (its lines, where its pieces come from): Evaluator.traced
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
         if self.quiet:
