@@ -91,21 +91,21 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     result.invocations = g.invocations
     if parsed.stop is not None and not g.invocations:  # as if the script were not read: the error is the news
         del diags[before:]
-    _report_stops(g, diags)
+    _report_stops(g)
     if parsed.stop is None or g.invocations:
         _summarize(result, filename, g.exit_span)
 
 
-def _report_stops(g, diags) -> None:
+def _report_stops(g) -> None:
     """A syntax error bash meets after it ran a launch is a warning (RFTC121): the launch happened. Without a launch
     it is the error it is."""
     for error, lines in g.stops.values():
         if not g.invocations:
-            diags.append(error)
+            g.diags.append(error)
             continue
         file = error.span.file if error.span else "the script"
         ran = "line 1" if lines == 1 else f"lines 1-{lines}"
-        diags.add("RFTC121", f"{error.message}; bash first runs the commands before it ({ran}) and stops reading "
+        g.diags.add("RFTC121", f"{error.message}; bash first runs the commands before it ({ran}) and stops reading "
                   f"{file} here: rftc converts the launches that run", error.span, hint=error.hint)
 
 

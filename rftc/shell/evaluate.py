@@ -39,7 +39,7 @@ from rftc.shell.builtins import BUILTINS, Builtins, date_format, redirect_target
 from rftc.shell.explore import Explorer, ordinal
 from rftc.shell.notes import Choice, Taint
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_VALUE, MAX_WHILE, Break, Continue, Exit, \
-    Return, Shared, State, Var
+    Code, Return, Shared, State, Var
 
 
 class Evaluator(Builtins, Explorer):
@@ -661,13 +661,13 @@ class Evaluator(Builtins, Explorer):
         cwd = None
         if self.st.cwd is not None:
             cwd = "".join(s.text for s in self.st.cwd)
-        if self.file in self.g.code_pieces:  # eval / bash -c: where the words were written
+        code = self.g.code.get(self.file)
+        if code is not None:  # eval / bash -c: where the words were written
             parts = dict(parts, args=[self.traced(f) for f in parts["args"]])
             if parts.get("span_start") is not None:
                 span = self.traced(parts["span_start"]).span
         inv = launches.build(parts, index=len(self.g.invocations), span=span, cwd=cwd,
-                             script=self.g.origins.get(self.file, self.file),
-                             exported=exported)
+                             script=code.origin if code else self.file, exported=exported)
         inv.loop = {name: "".join(s.text for s in (self._var(name).segs or [])) for name in self.loops
                     if self._var(name) is not None and self._var(name).segs is not None}
         target = parts.get("target_unknown")
@@ -870,7 +870,6 @@ class Evaluator(Builtins, Explorer):
         from rftc.shell.scan import matched_pairs
 
         name = f"{span.file}:{span.line} ({what})"
-        self.g.origins[name] = self.g.origins.get(span.file, span.file)
         out: list[str] = []
         pieces: list[tuple[int, Seg]] = []  # (offset in the text, the piece of a word it was)
         held: dict[str, Var] = {}
@@ -891,22 +890,20 @@ class Evaluator(Builtins, Explorer):
             out.append(" ")
             at += 1
         text = "".join(out[:-1])
-        self.g.code_pieces[name] = (text.split("\n"), pieces)
+        outer = self.g.code.get(span.file)
+        self.g.code[name] = Code(outer.origin if outer else span.file, text.split("\n"), pieces)
         return name, text, held
 
     def traced(self, field: Field) -> Field:
         """A word of a launch in the text of `eval` / `bash -c`, placed where its pieces were written (with the
         assignments they went through), as the same word written out in the script would be."""
-        found = self.g.code_pieces.get(field.segs[0].file if field.segs else "")
-        if found is None:
-            return field
-        lines, pieces = found
         segs = []
         for seg in field.segs:
-            if seg.file in self.g.code_pieces and seg.exact:
-                at = sum(len(x) + 1 for x in lines[:seg.line - 1]) + seg.col - 1
+            code = self.g.code.get(seg.file)
+            if code is not None and seg.exact:
+                at = sum(len(x) + 1 for x in code.lines[:seg.line - 1]) + seg.col - 1
                 end = at + max(len(seg.text), 1)
-                over = [(p, o) for p, o in pieces if p < end and at < p + len(o.text)]  # the pieces it spans
+                over = [(p, o) for p, o in code.pieces if p < end and at < p + len(o.text)]  # the pieces it spans
                 if over:
                     (start, first), (last_at, last) = over[0], over[-1]
                     o = cut(first, max(at - start, 0), min(end - start, len(first.text)))

@@ -16,13 +16,15 @@ from rftc.shell.invocation import Arg, Invocation
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 # wrappers that run the rest of the line as a command: name -> (the options that take a value as the next word,
-# the words the wrapper reads after its options before the command: timeout's duration, taskset's CPU mask)
-_WRAPPERS = {"nohup": ((), 0), "exec": (("-a",), 0), "time": (("-f", "-o"), 0), "command": ((), 0),
-             "nice": (("-n",), 0), "stdbuf": (("-i", "-o", "-e"), 0), "numactl": (("-N", "-m", "-C", "-i", "-p"), 0),
-             "timeout": (("-s", "-k"), 1), "taskset": ((), 1), "setsid": ((), 0), "unbuffer": ((), 0),
-             "ionice": (("-c", "-n", "-p"), 0), "xvfb-run": (("-n", "-s", "-e", "-f", "-p", "-w"), 0),
-             "sudo": (("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"), 0)}
-_ENV_OPTS_WITH_VALUE = ("-u", "-C")
+# the words the wrapper reads after its options before the command: timeout's duration, taskset's CPU mask,
+# whether `K=V` words may come before the command: env, sudo)
+_WRAPPERS = {"nohup": ((), 0, False), "exec": (("-a",), 0, False), "time": (("-f", "-o"), 0, False),
+             "command": ((), 0, False), "nice": (("-n",), 0, False), "stdbuf": (("-i", "-o", "-e"), 0, False),
+             "numactl": (("-N", "-m", "-C", "-i", "-p"), 0, False), "timeout": (("-s", "-k"), 1, False),
+             "taskset": ((), 1, False), "setsid": ((), 0, False), "unbuffer": ((), 0, False),
+             "ionice": (("-c", "-n", "-p"), 0, False), "xvfb-run": (("-n", "-s", "-e", "-f", "-p", "-w"), 0, False),
+             "env": (("-u", "-C"), 0, True),
+             "sudo": (("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"), 0, True)}
 _PY_OPTS_WITH_VALUE = ("-W", "-X", "-Q")
 _TORCHRUN_MODULES = ("torch.distributed.run", "torch.distributed.launch")  # what `torchrun` runs
 # commands that run a program, given after their own options, in an environment or a container
@@ -102,15 +104,12 @@ def unwrap(fields: list[Field], i: int, env: dict[str, str]) -> int:
     """Skip the wrappers at ``fields[i]`` (env K=V, nohup, exec, time, ...); inline K=V go into ``env``."""
     while i < len(fields):
         b = _base(fields[i].text)
-        if b == "env":
-            i = _assignments(fields, _options(fields, i + 1, _ENV_OPTS_WITH_VALUE), env)
-        elif b in _WRAPPERS:
-            with_value, positional = _WRAPPERS[b]
-            i = min(_options(fields, i + 1, with_value) + positional, len(fields))
-            if b == "sudo":
-                i = _assignments(fields, i, env)  # `sudo -E VAR=1 python3 ...`
-        else:
+        if b not in _WRAPPERS:
             return i
+        with_value, positional, assigns = _WRAPPERS[b]
+        i = min(_options(fields, i + 1, with_value) + positional, len(fields))
+        if assigns:
+            i = _assignments(fields, i, env)
     return i
 
 
@@ -183,8 +182,7 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
             parts = _module_args(fields, i + 1, launchers, env, first)
             if parts is not None and parts["module"] in _TORCHRUN_MODULES:  # torchrun's own module
                 launchers[-1] = "torchrun"
-                j = next(k for k, f in enumerate(fields) if f is parts["args"][0]) if parts["args"] else len(fields)
-                return _module_args(fields, j, launchers, env, first, torchrun=True)
+                return _module_args(fields, len(fields) - len(parts["args"]), launchers, env, first, torchrun=True)
             return parts
         if f.symbolic and i == 0 and f.origin:
             return {"launcher": f.origin, "module": "", "script": "", "args": fields[1:], "env": env,

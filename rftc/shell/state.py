@@ -43,6 +43,15 @@ class Var:
     exported: bool = False
 
 
+@dataclass(frozen=True)
+class Code:
+    """Text that `eval` or `bash -c` runs (see Evaluator.code_text)."""
+
+    origin: str  # the file the command is in
+    lines: list  # the text's lines
+    pieces: list  # (offset in the text, the Seg of a word it was), for Evaluator.traced
+
+
 class State:
     """What a subshell copies: variables, functions, positional parameters, working directory, and which variables
     depend on a branch rftc could not decide."""
@@ -95,8 +104,7 @@ class Shared:
         self.guards: set[Span] = set()  # conditions reported as guards (RFTC117), once each
         # syntax errors bash stops reading a file at, after running the lines before them: (error, lines run)
         self.stops: dict[Span | None, tuple] = {}
-        self.origins: dict[str, str] = {}  # the text `eval` or `bash -c` runs (its name in spans) -> the file it is in
-        self.code_pieces: dict[str, tuple] = {}  # and -> (its lines, where its pieces come from): Evaluator.traced
+        self.code: dict[str, Code] = {}  # the text `eval` or `bash -c` runs, by the name its spans give it
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
         if self.quiet:
