@@ -40,6 +40,16 @@ def commit(job: Path, step: int, state: dict) -> Path:
     return final
 
 
+def retain(saved: list[Path], new: Path, keep: int) -> None:
+    """Trinity's ``trainer.max_checkpoints_to_keep``: add the step just committed to ``saved`` (the steps this run
+    saved, oldest first; a step saved again counts once) and delete the oldest beyond the newest ``keep``; 0 keeps
+    all. Steps of earlier runs are not counted, as in Trinity, whose trainer registers only what it saved itself."""
+    if not saved or saved[-1] != new:
+        saved.append(new)
+    while keep > 0 and len(saved) > keep:
+        shutil.rmtree(saved.pop(0), ignore_errors=True)
+
+
 def latest(job: Path) -> Path | None:
     marker = Path(job) / LATEST
     try:

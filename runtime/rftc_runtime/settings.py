@@ -171,6 +171,7 @@ class Settings:
     train_total_steps: int | None = None
     grad_clip: float = 1.0
     save_hf_checkpoint: str = "last"
+    max_checkpoints_to_keep: int = 0  # 0 keeps every saved step
     ppo_epochs: int = 1
     micro_batch_size: int | None = None
     log_prob_micro_batch_size: int | None = None  # rollout.log_prob_micro_batch_size_per_gpu: old log-probs
@@ -427,6 +428,7 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         train_total_steps=trainer.get("total_steps"),
         grad_clip=float(_first(trainer.get("grad_clip"), 1.0)),
         save_hf_checkpoint=trainer.get("save_hf_checkpoint") or "last",
+        max_checkpoints_to_keep=int(trainer.get("max_checkpoints_to_keep") or 0),
         ppo_epochs=int(actor.get("ppo_epochs") or 1),
         micro_batch_size=actor.get("ppo_micro_batch_size_per_gpu"),
         log_prob_micro_batch_size=_get(tc, "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu"),

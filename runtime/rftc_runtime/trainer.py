@@ -32,6 +32,7 @@ class Trainer:
         self.schedule = FixedSchedule(settings.sync_interval, settings.sync_offset)
         self._step = 0
         self._pending_save = None  # (worker refs, step, state) of a save still being written
+        self._saved: list[Path] = []  # the steps this run committed, oldest first (for max_checkpoints_to_keep)
         self.groups: dict = {}
         self._pool, self._workers = None, []
 
@@ -291,5 +292,6 @@ class Trainer:
         refs, step, state = self._pending_save
         self._pending_save = None
         ray.get(refs)
-        checkpoints.commit(Path(self.s.checkpoint_job_dir), step, state)
+        checkpoints.retain(self._saved, checkpoints.commit(Path(self.s.checkpoint_job_dir), step, state),
+                           self.s.max_checkpoints_to_keep)
 
