@@ -251,7 +251,6 @@ def test_an_undecidable_condition_takes_the_first_viable_branch_and_names_the_en
 
 def test_an_environment_runner_without_python_runs_no_launch():
     for script in ("conda run -n verl echo python3 -m verl.trainer.main_ppo",  # echo prints it
-                   "srun -N 2 bash launch.sh python3 -m verl.trainer.main_ppo",  # launch.sh gets it as arguments
                    "singularity exec verl.sif echo python3 -m verl.trainer.main_ppo",
                    "conda run -n verl pip install verl",
                    "taskset -c 0-7 echo python3 -m verl.trainer.main_ppo",  # the CPU list, then the program
@@ -332,3 +331,18 @@ def test_called_scripts_through_wrappers(tmp_path: Path):
                      'python3 -m never.reached\n')
     r = analyze(outer.read_text(), str(outer))
     assert [[a.text for a in i.args] for i in r.invocations] == [["x=1", "a=1"], ["x=2", "b=2"]]
+
+
+def test_launchers_that_run_a_shell_script_are_followed(tmp_path: Path):
+    (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo x=$X "$@"\n')
+    outer = tmp_path / "outer.sh"
+    outer.write_text('cd "$(dirname "$0")"\n'
+                     'srun -N 2 --gres=gpu:8 -o log.txt bash inner.sh a=1\n'  # srun's options, then the program
+                     'ray job submit --address=http://h:8265 -- X=2 bash -c "bash inner.sh b=2"\n'
+                     'uv run --with ray ./inner.sh c=3\n'
+                     'srun -N 2 launch.sh python3 -m verl.trainer.main_ppo d=4\n')  # a missing file gets the launch
+    r = analyze(outer.read_text(), str(outer))
+    assert [[a.text for a in i.args] for i in r.invocations] == [["x=${oc.env:X}", "a=1"], ["x=2", "b=2"],
+                                                                 ["x=${oc.env:X}", "c=3"]]
+    [missing] = [d for d in r.diagnostics if d.code == "RFTC111"]
+    assert missing.span.line == 5 and "launch.sh" in missing.message

@@ -623,7 +623,8 @@ class Evaluator(Builtins, Explorer):
                 raise Exit()
             return 0
         inline = dict(prefix)
-        rest = fields[launches.unwrap(fields, 0, inline):]  # `exec bash x.sh`, `nohup ./x.sh &`
+        at = launches.program(fields, inline)  # `exec bash x.sh`, `nohup ./x.sh &`, `srun -N2 bash x.sh`
+        rest = fields[at:] if at is not None else []
         prog = rest[0].text.rsplit("/", 1)[-1] if rest else ""
         if prog in ("bash", "sh"):
             args = rest[1:]
@@ -638,7 +639,7 @@ class Evaluator(Builtins, Explorer):
             self.call_script(rest, inline, span)
         if base == "exec" and len(fields) > 1:
             raise Exit()
-        if rest and rest[0] is not fields[0] or prog in ("bash", "sh") or prog.endswith(".sh"):
+        if rest and rest[0] is not fields[0] or launches.is_shell(prog):
             return 0
         if launches.ORPHAN.match(name) and not fields[0].symbolic:
             n = sum(1 for f in fields if launches.ORPHAN.match(f.text) or re.match(r"[\w.+~]+=", f.text))

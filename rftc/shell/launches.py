@@ -83,14 +83,15 @@ def _base(text: str) -> str:
     return text.rstrip("/").rsplit("/", 1)[-1]
 
 
-def _find_python(fields: list[Field], start: int, positional: int = 0) -> int | None:
-    """The interpreter a launcher runs: the first python (torchrun, uv, env) among its arguments, unless another
-    program comes first: a word that is not an option, not after one (the option's value, maybe) and not one of
-    the ``positional`` words the launcher takes before the program (a container's image)."""
+def _find_program(fields: list[Field], start: int, positional: int = 0) -> int | None:
+    """The program a launcher runs: the first python (torchrun, uv, env) or shell (bash, sh, a .sh file) among its
+    arguments, unless another program comes first: a word that is not an option, not after one (the option's
+    value, maybe) and not one of the ``positional`` words the launcher takes before the program (a container's
+    image)."""
     for j in range(start, len(fields)):
         t = fields[j].text
         b = _base(t)
-        if _PYTHON.fullmatch(b) or b in ("torchrun", "uv", "env"):
+        if _PYTHON.fullmatch(b) or b in ("torchrun", "uv", "env") or is_shell(t):
             return j
         if t.startswith("-") or (j > start and fields[j - 1].text.startswith("-") and "=" not in fields[j - 1].text):
             continue
@@ -98,6 +99,12 @@ def _find_python(fields: list[Field], start: int, positional: int = 0) -> int | 
             return None
         positional -= 1
     return None
+
+
+def is_shell(program: str) -> bool:
+    """bash, sh, or a .sh file: a program rftc reads as a script of its own."""
+    b = _base(program)
+    return b in ("bash", "sh") or b.endswith(".sh")
 
 
 def unwrap(fields: list[Field], i: int, env: dict[str, str]) -> int:
@@ -139,55 +146,58 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
     assignments given through ``env``), and target_unknown (the program comes from an unset variable)."""
     env = dict(env)
     launchers: list[str] = []
-    i = 0
     first = fields[0] if fields else None
+    i = program(fields, env, launchers)
+    if i is None:
+        return None
+    f = fields[i]
+    b = _base(f.text)
+    if b == "torchrun":
+        launchers.append("torchrun")
+        return _module_args(fields, i + 1, launchers, env, first, torchrun=True)
+    if _PYTHON.fullmatch(b) or _runs_entry(fields, i):
+        if not launchers:
+            launchers.append("python")
+        parts = _module_args(fields, i + 1, launchers, env, first)
+        if parts is not None and parts["module"] in _TORCHRUN_MODULES:  # torchrun's own module
+            launchers[-1] = "torchrun"
+            return _module_args(fields, len(fields) - len(parts["args"]), launchers, env, first, torchrun=True)
+        return parts
+    if f.symbolic and i == 0 and f.origin:
+        return {"launcher": f.origin, "module": "", "script": "", "args": fields[1:], "env": env,
+                "target_unknown": f, "span_start": first}
+    return None
+
+
+def program(fields: list[Field], env: dict[str, str], launchers: list[str] | None = None) -> int | None:
+    """The index of the program a command line runs, past wrappers (env K=V, nohup, ...; inline K=V go into
+    ``env``) and launchers (ray job submit -- ..., srun, uv run, a container's exec; each named into
+    ``launchers``); None when a launcher's program cannot be told or there is none."""
+    launchers = [] if launchers is None else launchers
+    i = 0
     while i < len(fields):
         j = unwrap(fields, i, env)
         if j != i:
             i = j
             continue
-        f = fields[i]
-        b = _base(f.text)
+        b = _base(fields[i].text)
         if b == "ray" and [x.text for x in fields[i + 1:i + 3]] == ["job", "submit"]:
             launchers.append("ray job submit")
             sep = next((j for j in range(i + 3, len(fields)) if fields[j].text == "--"), None)
             if sep is None:
                 return None
-            i = sep + 1
-            while i < len(fields) and re.match(r"[A-Za-z_]\w*=", fields[i].text):  # the entrypoint runs in a shell:
-                k, v = fields[i].text.split("=", 1)                               # `-- PYTHONUNBUFFERED=1 python3`
-                env[k] = v
-                i += 1
+            i = _assignments(fields, sep + 1, env)  # the entrypoint runs in a shell: `-- PYTHONUNBUFFERED=1 python3`
             continue
         if b in ("srun", "mpirun", "deepspeed"):
             launchers.append(b)
-            j = _find_python(fields, i + 1)
-            if j is None:
-                return None
-            i = j
-            continue
-        if i + 1 < len(fields) and (b, fields[i + 1].text) in _RUNNERS:
+            i = _find_program(fields, i + 1)
+        elif i + 1 < len(fields) and (b, fields[i + 1].text) in _RUNNERS:
             launchers.append(f"{b} {fields[i + 1].text}")
-            j = _find_python(fields, i + 2, positional=1 if b in _CONTAINERS else 0)
-            if j is None:
-                return None
-            i = j
-            continue
-        if b == "torchrun":
-            launchers.append("torchrun")
-            return _module_args(fields, i + 1, launchers, env, first, torchrun=True)
-        if _PYTHON.fullmatch(b) or _runs_entry(fields, i):
-            if not launchers:
-                launchers.append("python")
-            parts = _module_args(fields, i + 1, launchers, env, first)
-            if parts is not None and parts["module"] in _TORCHRUN_MODULES:  # torchrun's own module
-                launchers[-1] = "torchrun"
-                return _module_args(fields, len(fields) - len(parts["args"]), launchers, env, first, torchrun=True)
-            return parts
-        if f.symbolic and i == 0 and f.origin:
-            return {"launcher": f.origin, "module": "", "script": "", "args": fields[1:], "env": env,
-                    "target_unknown": f, "span_start": first}
-        return None
+            i = _find_program(fields, i + 2, positional=1 if b in _CONTAINERS else 0)
+        else:
+            return i
+        if i is None:
+            return None
     return None
 
 
