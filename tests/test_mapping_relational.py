@@ -139,6 +139,31 @@ def test_rollout_spanning_every_gpu_gets_extra_nodes():
     assert "even the trainer on all 8 GPUs" in extra_nodes(_w(engine=8, exp=12))[2]
 
 
+def test_micro_batches_that_only_rule_out_every_split_are_fitted_to_the_trainers_share():
+    from rftc.mapping.convert import map_config
+
+    from test_mapping_support import cfg
+
+    job = ("trainer.n_gpus_per_node=4", "data.train_batch_size=220", "actor_rollout_ref.actor.ppo_mini_batch_size=220",
+           "actor_rollout_ref.rollout.n=5", "actor_rollout_ref.rollout.tensor_model_parallel_size=2")
+    tc = "trainer_config"
+    # verl 0.3 cuts a smaller last micro-batch: the 2 trainer GPUs take 550 experiences each; 8 -> 5, 12 -> 11,
+    # and the reference model's size, derived from the rollout's, follows it
+    m = map_config(cfg(*job, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
+                       "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=12", release="0.3.0.post1"))
+    assert m.ok and codes(m).count("RFTC319") == 2, m.diagnostics
+    arr = m.config["trainer"][tc]["actor_rollout_ref"]
+    assert (arr["actor"]["ppo_micro_batch_size_per_gpu"], arr["rollout"]["log_prob_micro_batch_size_per_gpu"],
+            arr["ref"]["log_prob_micro_batch_size_per_gpu"]) == (5, 11, 11)
+    assert m.config["explorer"]["rollout_model"]["engine_num"] == 1  # rollout 2 + trainer 2
+    # sizes a split accepts are kept: 10 divides 550
+    m = map_config(cfg(*job, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=10", release="0.3.0.post1"))
+    assert m.ok and "RFTC319" not in codes(m)
+    # verl 0.9.1 needs 8 to divide its own share (275 on 4 GPUs): the script's error, nothing fitted
+    m = map_config(cfg(*job, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8"))
+    assert codes(m) == ["RFTC306"] and "even the trainer on all 4 GPUs" in m.diagnostics[0].message
+
+
 def test_single_gpu_is_colocate():
     m = convert("trainer.n_gpus_per_node=1", "actor_rollout_ref.rollout.tensor_model_parallel_size=1")
     assert m.config["mode"] == "colocate" and codes(m) == ["RFTC315"] and m.ok

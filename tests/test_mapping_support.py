@@ -34,7 +34,7 @@ def parse_value(text: str):
     return t
 
 
-def cfg(*overrides: str, file: str = "run.sh") -> EffectiveConfig:
+def cfg(*overrides: str, file: str = "run.sh", release: str = "0.9.1") -> EffectiveConfig:
     values: dict = {}
     prov: dict = {}
     for line, ov in enumerate(overrides, start=1):
@@ -46,7 +46,7 @@ def cfg(*overrides: str, file: str = "run.sh") -> EffectiveConfig:
             node = node.setdefault(p, {})
         node[parts[-1]] = parse_value(text)
         prov[key] = Provenance("override", Span(file, line, 5, line, 5 + len(ov)), ov)
-    return EffectiveConfig("0.9.1", "ppo_trainer", values, prov)
+    return EffectiveConfig(release, "ppo_trainer", values, prov)
 
 
 def convert(*overrides: str, **options):

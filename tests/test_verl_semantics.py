@@ -6,6 +6,7 @@ reading of development snapshots (what a checkout's or fork's verl/version/versi
 from __future__ import annotations
 
 import ast
+import re
 import types
 
 import pytest
@@ -293,3 +294,32 @@ def test_every_fact_starts_at_the_first_release_and_changes_in_order():
         lines = [semantics._line(c.since) for c in changes]
         assert lines == sorted(lines) and len(set(lines)) == len(lines), fact
         assert all(c.since in RELEASES for c in changes), fact
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_micro_batch_remainder(release):
+    """Whether a per-GPU micro-batch size must divide a GPU's share. The legacy workers cut with split(), the last
+    piece smaller, and assert divisibility in __init__ only for the global ppo_micro_batch_size (under `if
+    ppo_micro_batch_size is not None`) until 0.4.0, which asserts it for the per-GPU size of the update too;
+    from 0.8.0 the engine's prepare_micro_batches asserts it for every micro-batch (the log-probs' too)."""
+    require(release)
+    _, workers = first_source(release, "verl/trainer/ppo/workers/fsdp_workers.py", "verl/workers/fsdp_workers.py")
+
+    def divides(n) -> bool:
+        return isinstance(n, ast.Assert) and "%" in ast.unparse(n.test) and "micro_batch_size" in ast.unparse(n.test)
+
+    if workers is None:
+        engine = function(source(release, "verl/workers/engine/utils.py"), "prepare_micro_batches")
+        assert statements(engine, divides), f"verl {release}: prepare_micro_batches asserts no divisibility"
+        train = log_prob = "exact"
+    else:
+        guards = conditions(function(workers, "__init__", "ActorRolloutRefWorker"), divides)
+        only_global = all(any(inside and "ppo_micro_batch_size is not None" in ast.unparse(test)
+                              for test, inside in g) for g in guards)
+        _, actor = first_source(release, "verl/trainer/ppo/actor/dp_actor.py", "verl/workers/actor/dp_actor.py")
+        for method in ("update_policy", "compute_log_prob"):
+            body = ast.unparse(function(actor, method, "DataParallelPPOActor"))
+            assert re.search(r"\.split\(", body), f"verl {release}: {method} does not split()"
+        train, log_prob = ("smaller_last" if only_global else "exact"), "smaller_last"
+    sem = _sem(release)
+    assert (train, log_prob) == (sem.value("train_micro_remainder"), sem.value("log_prob_micro_remainder"))

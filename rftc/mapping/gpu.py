@@ -30,13 +30,14 @@ remains for jobs where even veRL's own world size breaks a rule (the numbers say
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from rftc.mapping.draft import ROLLOUT_TP, Draft
+from rftc.mapping.draft import PASSED, ROLLOUT_TP, Draft, Origin
 
 DECODE_COST = 4
 R = "actor_rollout_ref.rollout"
 A = "actor_rollout_ref.actor"
+REF_MICRO = "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu"
 
 
 @dataclass
@@ -161,7 +162,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     micro: list[tuple[str, int]] = []
     if not d.flag(f"{A}.use_dynamic_bsz"):
         keys = [f"{A}.ppo_micro_batch_size_per_gpu", f"{R}.log_prob_micro_batch_size_per_gpu"]
-        keys += ["actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu"] if ref else []
+        keys += [REF_MICRO] if ref else []
         keys += ["critic.ppo_micro_batch_size_per_gpu"] if critic else []
         for k in keys:
             v = d.val(k)
@@ -178,12 +179,26 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
                  f"rollout engine needs (tensor x data x pipeline parallel)", tp_key if d.user(tp_key) else None)
         return
     split, reasons = solve(w, forced)
+    # micro-batch sizes are memory and speed, not what is trained: a split that only they rule out is taken with
+    # sizes that divide its share (RFTC319) rather than none, or extra nodes
+    loose = replace(w, micro=[])
+    adapt = False
+    # where the script's release cuts a GPU's share exactly, a size that does not divide its own share is the
+    # script's error: no split is fitted then
+    fits = all(_remainder(d, key) == "smaller_last" or why_invalid(replace(w, micro=[(key, m)]), w.total) is None
+               for key, m in w.micro)
+    if split is None and w.micro and fits:
+        split = solve(loose, forced)[0]
+        adapt = split is not None
     added = 0
     if split is None:
         shown = "; ".join(reasons[:4]) + ("; ..." if len(reasons) > 4 else "")
         where = (f"{total} GPUs ({nodes}x{gpn}) between rollout ({w.engine_gpus} per engine)"
                  f"{' and auxiliary models' if aux else ''} and the trainer")
         split, added, why = extra_nodes(w, forced)
+        if split is None and w.micro and fits:
+            split, added, _ = extra_nodes(loose, forced)
+            adapt = split is not None
         if split is None:
             # when veRL's own world size breaks a rule, no explorer size helps: the GPU count must change
             hint = (f"run the job on a GPU count where the rule holds (--gpus-per-node N, --nodes N), or change the "
@@ -204,6 +219,8 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
         d.set("cluster.node_num", nodes + added, "trainer.nnodes",
               note=f"{nodes} for the trainer + {added} for the explorer (RFTC317)")
         total += extra
+    if adapt:
+        _fit_micro(d, w, split.trainer)
     rollout = split.rollout_engines * w.engine_gpus
     summary = (f"GPU split: rollout {rollout}" + "".join(f" + aux {split.aux_engines * a}" for a in w.aux_gpus)
                + f" + trainer {split.trainer} = {total}")
@@ -212,6 +229,38 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
           *assumed_tp, note=summary + (" (--explorer-gpus)" if forced else ""))
     for i, (_, key) in enumerate(aux):
         d.set(f"explorer.auxiliary_models[{i}].engine_num", split.aux_engines, key, note=summary)
+
+
+def _remainder(d: Draft, key: str) -> str:
+    """How the script's release cuts a GPU's share into micro-batches of ``key``: smaller_last or exact."""
+    return d.sem.value("log_prob_micro_remainder" if "log_prob" in key else "train_micro_remainder")
+
+
+def _fit_micro(d: Draft, w: Workload, trainer: int) -> None:
+    """Each micro-batch size that does not divide the experiences a trainer GPU takes per step becomes the largest
+    size that does, no larger than the script's (so no more memory): Trinity's trainer splits a GPU's share into
+    micro-batches of exactly that size (its worker asserts it), where older veRL releases take a smaller last
+    one (semantics: train_micro_remainder, log_prob_micro_remainder) and the others need it to divide only
+    veRL's own share, on all the script's GPUs. The reference model's size, when derived from one of them
+    (models.ref_micro_batch), follows."""
+    per = w.experiences // (trainer // w.sp)
+    ref = f"trainer.trainer_config.{REF_MICRO}"
+    derived = d.origins.get(ref)  # before the loop, which may set the reference model's own size
+    fitted: dict[str, int] = {}
+    for key, m in w.micro:
+        if per % m:
+            why = (f"verl {d.sem.release} takes a smaller last micro-batch" if _remainder(d, key) == "smaller_last"
+                   else f"it divides veRL's share on all {w.total} GPUs")
+            fitted[key] = max(x for x in range(1, m + 1) if per % x == 0)
+            d.set(f"trainer.trainer_config.{key}", fitted[key], key, status=PASSED,
+                  note=f"the script's {m}, lowered to divide the {per} experiences per trainer GPU (RFTC319)")
+            d.report("RFTC319", f"{key} {m} becomes {fitted[key]}: Trinity's trainer splits the {per} experiences "
+                     f"each of its {trainer} GPUs takes per step into micro-batches of exactly this size, and {m} "
+                     f"does not divide them ({why})", key, settles=False,
+                     hint="set a micro-batch size that divides the per-GPU share, or use_dynamic_bsz=True")
+    if derived is not None and derived.keys and derived.keys[0] in fitted:
+        d.set(ref, fitted[derived.keys[0]])
+        d.origins[ref] = Origin(derived.keys, derived.note + f"; {derived.keys[0]} as fitted (RFTC319)")
 
 
 def _colocate(d: Draft, tp: int, other: int, aux, sp: int) -> None:

@@ -91,6 +91,17 @@ CHANGES: tuple[Change, ...] = (
     Change("critic_used", FIRST, "gae", f"{TRAINER} RayPPOTrainer.init_workers: a critic for adv_estimator gae"),
     Change("critic_used", "0.6.0", "enable_or_gae", "verl/trainer/ppo/utils.py need_critic: critic.enable, "
            "else adv_estimator gae"),
+    # -- how a GPU's share is cut into micro-batches: the update's (ppo_micro_batch_size_per_gpu, actor and critic)
+    # and the log-probs' (log_prob_micro_batch_size_per_gpu, rollout and ref)
+    Change("train_micro_remainder", FIRST, "smaller_last", "verl/trainer/ppo/actor/dp_actor.py "
+           "DataParallelPPOActor.update_policy: split(micro batch size), the last piece smaller (the workers "
+           "assert divisibility only for the global ppo_micro_batch_size)"),
+    Change("train_micro_remainder", "0.4.0", "exact", f"{FSDP_WORKERS} ActorRolloutRefWorker.__init__, "
+           "CriticWorker.__init__: assert ppo_mini_batch_size % ppo_micro_batch_size_per_gpu == 0"),
+    Change("log_prob_micro_remainder", FIRST, "smaller_last", "verl/trainer/ppo/actor/dp_actor.py "
+           "DataParallelPPOActor.compute_log_prob: split(micro batch size), the last piece smaller"),
+    Change("log_prob_micro_remainder", "0.8.0", "exact", "verl/workers/engine/utils.py prepare_micro_batches: "
+           "assert total_data_size % (force_group_size * micro_batch_size_per_gpu) == 0 (no legacy workers)"),
     # -- which startup checks run (rftc/verl/startup.py)
     Change("startup_checks", FIRST, None, "verl 0.1 validates no config"),
     Change("startup_checks", "0.2", "trainer", f"{TRAINER} RayPPOTrainer._validate_config",
