@@ -7,7 +7,8 @@ Rules a split must satisfy (Trinity 0.6 validator and veRL's workers):
   trainer GPUs = total - rollout - auxiliary >= 1, whole nodes when more than one node's worth
   trainer GPUs divisible by the sequence-parallel size (megatron: TP x PP x CP)
   buffer.train_batch_size (experiences) divisible by trainer GPUs / SP, and, without dynamic batch sizes,
-  the per-GPU share divisible by every micro batch size
+  the per-GPU share divisible by every micro batch size (when only that rules every split out, and veRL
+  itself would run the sizes, they are lowered to divide the chosen split's share: RFTC319)
 
 Heuristic among valid splits: give rollout the share of the non-auxiliary GPUs that its work has, with
 
