@@ -1,8 +1,9 @@
 """Golden tests of the relational rules (batch, steps, sync, GPU split): each formula on known numbers."""
 
-from test_mapping_support import codes, convert
+from test_mapping_support import cfg, codes, convert
 
 from rftc.mapping.batch import nearest_divisible, sync_interval
+from rftc.mapping.convert import map_config
 from rftc.mapping.gpu import Split, Workload, extra_nodes, rollout_share, solve, why_invalid
 
 GUIDE_GRPO = ("algorithm.adv_estimator=grpo", "data.train_batch_size=1024", "data.max_prompt_length=512",
@@ -140,10 +141,6 @@ def test_rollout_spanning_every_gpu_gets_extra_nodes():
 
 
 def test_micro_batches_that_only_rule_out_every_split_are_fitted_to_the_trainers_share():
-    from rftc.mapping.convert import map_config
-
-    from test_mapping_support import cfg
-
     job = ("trainer.n_gpus_per_node=4", "data.train_batch_size=220", "actor_rollout_ref.actor.ppo_mini_batch_size=220",
            "actor_rollout_ref.rollout.n=5", "actor_rollout_ref.rollout.tensor_model_parallel_size=2")
     tc = "trainer_config"

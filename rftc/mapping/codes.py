@@ -122,11 +122,10 @@ CODES = [
          "took a smaller last micro-batch (the update's until 0.4.0, the log-probs' until 0.8.0), so scripts "
          "often set sizes that do not divide, and the trainer's share on the GPUs Trinity leaves it differs from "
          "veRL's anyway (where the script's release needs the size to divide its own share too, one that does "
-         "not is the script's error, RFTC306). The converted "
-         "config uses the largest size that divides the share and is no larger than the script's: the same "
-         "gradients (each micro-batch's loss is weighted by its share of the batch), no more memory, a little "
-         "slower. Set a size that divides "
-         "the share, or actor_rollout_ref.actor.use_dynamic_bsz=True, to choose yourself.",
+         "not is the script's error, RFTC306). The converted config uses the largest size that divides the "
+         "share and is no larger than the script's: the same gradients (each micro-batch's loss is weighted by "
+         "its share of the batch), no more memory, a little slower. Set a size that divides the share, or "
+         "actor_rollout_ref.actor.use_dynamic_bsz=True, to choose yourself.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=220 actor_rollout_ref.rollout.n=5 "
          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8 trainer.n_gpus_per_node=4  # --verl-version 0.3.0.post1"),
     Code("RFTC325", "mini-batch-is-the-batch", W, "ppo_mini_batch_size is larger than the train batch.",

@@ -181,14 +181,13 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
         return
     split, reasons = solve(w, forced)
     # micro-batch sizes are memory and speed, not what is trained: a split that only they rule out is taken with
-    # sizes that divide its share (RFTC319) rather than none, or extra nodes
-    loose = replace(w, micro=[])
+    # sizes that divide its share (RFTC319) rather than none, or extra nodes. Where the script's release cuts a
+    # GPU's share exactly, a size that does not divide its own share is the script's error: nothing is fitted.
+    loose = replace(w, micro=[]) if w.micro and all(
+        _remainder(d, key) == "smaller_last" or why_invalid(replace(w, micro=[(key, m)]), w.total) is None
+        for key, m in w.micro) else None
     adapt = False
-    # where the script's release cuts a GPU's share exactly, a size that does not divide its own share is the
-    # script's error: no split is fitted then
-    fits = all(_remainder(d, key) == "smaller_last" or why_invalid(replace(w, micro=[(key, m)]), w.total) is None
-               for key, m in w.micro)
-    if split is None and w.micro and fits:
+    if split is None and loose is not None:
         split = solve(loose, forced)[0]
         adapt = split is not None
     added = 0
@@ -197,7 +196,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
         where = (f"{total} GPUs ({nodes}x{gpn}) between rollout ({w.engine_gpus} per engine)"
                  f"{' and auxiliary models' if aux else ''} and the trainer")
         split, added, why = extra_nodes(w, forced)
-        if split is None and w.micro and fits:
+        if split is None and loose is not None:
             split, added, _ = extra_nodes(loose, forced)
             adapt = split is not None
         if split is None:
