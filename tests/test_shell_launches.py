@@ -346,3 +346,17 @@ def test_launchers_that_run_a_shell_script_are_followed(tmp_path: Path):
                                                                  ["x=${oc.env:X}", "c=3"]]
     [missing] = [d for d in r.diagnostics if d.code == "RFTC111"]
     assert missing.span.line == 5 and "launch.sh" in missing.message
+
+
+def test_a_program_only_the_running_shell_knows_is_named_as_the_script_wrote_it():
+    # `eval "$(conda shell.bash hook)"` runs whatever conda prints: the warning and the launch listing name the
+    # command substitution at the script's own line, not the text rftc evaluates in its place
+    r = analyze('eval "$(conda shell.bash hook)"\npython3 -m verl.trainer.main_ppo a=1\n', "run.sh")
+    unknown = next(d for d in r.diagnostics if d.code == "RFTC115")
+    assert "$(conda shell.bash hook)" in unknown.message and "only known when the script runs" in unknown.message
+    assert (unknown.span.file, unknown.span.line, unknown.span.col) == ("run.sh", 1, 7)
+    assert "--env RFTC_SUBST_CONDA=" in unknown.hint
+    listing = next(d for d in r.diagnostics if d.code == "RFTC113")
+    assert "#0 $(conda shell.bash hook) (line 1)" in listing.message and "RFTC_HELD" not in listing.message
+    unset = next(d for d in analyze("$RUNNER a=1\n", "run.sh").diagnostics if d.code == "RFTC115")
+    assert "$RUNNER, which is not set" in unset.message and "--env RUNNER=" in unset.hint

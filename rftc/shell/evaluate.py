@@ -650,9 +650,8 @@ class Evaluator(Builtins, Explorer):
                        f"{verb} the launch", span,
                        hint="a broken backslash continuation above cut them off; rejoin them to the launch command")
         if fields[0].symbolic and fields[0].origin:
-            unknown = ", ".join(sorted({"$" + u.name for u in fields[0].unknowns}))
-            self.g.add("RFTC115", f"the command comes from {unknown}, which is not set; what it runs is unknown",
-                       span, hint="set the variable in the script or pass --env NAME=value")
+            self.g.add("RFTC115", f"the command comes from {fields[0].written}, {_unknown_why(fields[0])}; what it "
+                       "runs is unknown", self.written_at(fields[0], span), hint=_unknown_hint(fields[0]))
         return 0
 
     def add_launch(self, parts: dict, span: Span) -> None:
@@ -673,9 +672,8 @@ class Evaluator(Builtins, Explorer):
                     if self._var(name) is not None and self._var(name).segs is not None}
         target = parts.get("target_unknown")
         if target is not None:
-            names = ", ".join(sorted({"$" + u.name for u in target.unknowns}))
-            self.g.add("RFTC115", f"the launched program comes from {names}, which is not set; the launch cannot be "
-                       "classified", target.span, hint="set the variable in the script or pass --env NAME=value")
+            self.g.add("RFTC115", f"the launched program comes from {target.written}, {_unknown_why(target)}; the "
+                       "launch cannot be classified", self.written_at(target), hint=_unknown_hint(target))
         reported: set = set()
         for n in parts["span_start"].notes if parts.get("span_start") is not None else ():
             reported.add(n)  # the program itself (`$PYTHON -m ...`)
@@ -895,6 +893,14 @@ class Evaluator(Builtins, Explorer):
         self.g.code[name] = Code(outer.origin if outer else span.file, text.split("\n"), pieces)
         return name, text, held
 
+    def written_at(self, field: Field, span: Span | None = None) -> Span:
+        """Where a word rftc cannot know was written: in the text of `eval` / `bash -c`, where its unknown part was
+        (the script's own line, not the generated text); else ``span``, or the word's own."""
+        span = span or field.span
+        if span.file in self.g.code and field.unknowns:
+            return field.unknowns[0].span
+        return span
+
     def traced(self, field: Field) -> Field:
         """A word of a launch in the text of `eval` / `bash -c`, placed where its pieces were written (with the
         assignments they went through), as the same word written out in the script would be."""
@@ -988,3 +994,18 @@ def report_break(g: Shared, kind: str, span: Span, lines: list[str]) -> None:
         g.add("RFTC104", f"blank line after a backslash continuation: the command ends at line {span.line - 1}; "
               "the arguments after it are not part of it", span,
               hint="remove the blank line (or the trailing backslash)")
+
+
+def _unknown_why(field: Field) -> str:
+    if all(u.kind == "var" for u in field.unknowns):
+        return "which is not set"
+    return "which is only known when the script runs"
+
+
+def _unknown_hint(field: Field) -> str:
+    """How to give rftc a word it cannot know: the script's arguments, or --env for each value it stands for."""
+    if any(u.kind == "var" and (u.name.isdigit() or u.name in ("#", "@", "*")) for u in field.unknowns):
+        return "pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)"
+    knobs = [m.group(1) if (m := re.search(r"oc\.env:(\w+)", u.name)) else u.name for u in field.unknowns]
+    return "set it in the script, or pass " + ", ".join(f"--env {k}=..." for k in dict.fromkeys(knobs)) + \
+        " with the value it stands for"

@@ -29,6 +29,15 @@ class Unknown:
     span: Span  # where it is used
     detail: str = ""  # for "cmd": the command text
 
+    @property
+    def written(self) -> str:
+        """How the script wrote it: `$NAME`, `$(command)`, `$((expression))`."""
+        if self.kind in ("var", "alt"):
+            return f"${self.name}"
+        if self.kind == "arith":  # the detail is "`$((...))` (why)"
+            return self.detail.split("` (", 1)[0].strip("`")
+        return self.detail if self.detail.startswith("$") else f"$({self.detail})"
+
 
 @dataclass(slots=True)
 class Seg:
@@ -96,6 +105,11 @@ class Field:
         for s in self.segs:
             out += [u for u in s.unknowns if u not in out]
         return out
+
+    @property
+    def written(self) -> str:
+        """The unknown parts of the word as the script wrote them, for messages: `$NAME`, `$(command)`."""
+        return ", ".join(dict.fromkeys(u.written for u in self.unknowns))
 
     @property
     def via(self) -> tuple:

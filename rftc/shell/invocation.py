@@ -23,7 +23,7 @@ class Invocation:
     index: int  # 0-based position among the launches found in the file
     module: str  # entry module, e.g. "verl.trainer.main_ppo" ("" when a script path is run instead)
     kind: str  # "main_ppo" | "recipe" | "experimental" | "sft" | "generation" | "eval" | "model_merger" | "other"
-    launcher: str  # "python" | "ray job submit" | "torchrun" | "srun" | "uv run" | "array:LAUNCH" | ...
+    launcher: str  # "python" | "ray job submit" | "torchrun" | "srun" | "uv run" | "array:LAUNCH" | "$CMD" (unset)
     span: Span  # the whole command
     args: list[Arg]  # every argument after the module, in order (module "": the script path or -c first)
     overrides: list[Arg] = field(default_factory=list)  # the Hydra overrides among args, in order

@@ -164,7 +164,7 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
             return _module_args(fields, len(fields) - len(parts["args"]), launchers, env, first, torchrun=True)
         return parts
     if f.symbolic and i == 0 and f.origin:
-        return {"launcher": f.origin, "module": "", "script": "", "args": fields[1:], "env": env,
+        return {"launcher": f.written, "module": "", "script": "", "args": fields[1:], "env": env,
                 "target_unknown": f, "span_start": first}
     return None
 
