@@ -57,6 +57,7 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     from rftc.shell.evaluate import Evaluator, Shared, State, Exit, report_break, script_variables
     from rftc.shell.expand import Field, Seg
     from rftc.shell.parser import parse
+    from rftc.shell import slurm
 
     diags = result.diagnostics
     parsed = parse(text, filename, diags, partial=True)
@@ -66,6 +67,7 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     script_path = os.path.abspath(filename) if filename and os.path.isfile(filename) else filename
     g = Shared(diags, result.sources, env, use_env, script_path)
     g.local_names = script_variables(parsed.tree)
+    g.slurm = slurm.environment(text, filename)
     g.runtime = {(filename, *at): v for at, v in parsed.runtime.items()}
     if parsed.stop is not None:
         g.stops[parsed.stop[0].span] = parsed.stop

@@ -2,7 +2,8 @@
 Nothing is executed.
 
 Where values come from: assignments in the script (and files it sources), then the ``env`` the caller
-gives, then ``os.environ`` only with ``use_env``. Anything else is unknown and stays symbolic as
+gives, then ``os.environ`` only with ``use_env``, then what sbatch sets from a batch script's own ``#SBATCH``
+directives (rftc.shell.slurm). Anything else is unknown and stays symbolic as
 ``${oc.env:NAME}``; ``${X:-d}`` with X unknown takes the default, as bash does with X unset.
 
 Working directory: veRL scripts are run from the repository root, which rftc cannot see. The caller may
@@ -110,6 +111,12 @@ class Evaluator(Builtins, Explorer):
             value = os.environ.get(name)
         if value is not None:
             return (), [self._seg(value, span)]
+        if name in self.g.slurm:  # what sbatch sets from the script's own directives
+            setting = self.g.slurm[name]
+            self.g.add("RFTC122", f"${name} is {setting.value}: the script is a Slurm batch job, and sbatch sets it "
+                       f"from `{setting.directive}`", setting.span,
+                       hint=f"submitted with other options, pass --env {name}=value")
+            return (setting.span,), [self._seg(setting.value, span)]
         if name in self.g.local_names:
             return (), []  # a script variable read before it is set: empty, as bash has it
         return None
