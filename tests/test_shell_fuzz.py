@@ -17,11 +17,14 @@ FRAGMENTS = [
     "<<-'E'\n", "<<<", ">", ">>", "2>&1", "/dev/null", "x.y=1", "+a.b=2", "~k", "--config-name=c", "-m", "torchrun",
     "ray job submit --", "srun", "uv run", "nohup", "env A=1", "\"${LAUNCH[@]}\"", "$HOME", "$(pwd)", "$(date +%s)",
     "`echo x`", "$'a\\tb'", "true", "false", "test", "-n", "-z", "-eq", "!", "0", "-1", "A", "a_b", "f",
+    "#SBATCH ", "--nodes=", "-N", "--gres=gpu:", "--gpus", "2-4", "$SLURM_JOB_NUM_NODES", "${SLURM_GPUS_ON_NODE:-8}",
 ]
 
 SEEDS = list(CASES.values()) + [
     "#!/bin/bash\nset -xeuo pipefail\nN=${N:-8}\nARGS=(\n  a=1 # c\n  \"b=$((N*2))\"\n)\n"
     "python3 -m verl.trainer.main_ppo \"${ARGS[@]}\" \\\n    trainer.nnodes=$N \"$@\"\n",
+    "#!/bin/bash\n#SBATCH -N 2 --gres=gpu:a100:8 # two nodes\n#SBATCH --gpus=4 -J 'a b'\n"
+    "python3 -m verl.trainer.main_ppo trainer.nnodes=$SLURM_NNODES trainer.n_gpus_per_node=$SLURM_GPUS_ON_NODE\n",
 ]
 
 FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

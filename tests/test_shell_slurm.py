@@ -3,6 +3,8 @@ read as sbatch reads them (only before the first command, trailing comments, sho
 wins), only the variables a directive decides, below --env and the process environment."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rftc.shell import analyze
 from rftc.shell.slurm import environment
@@ -67,3 +69,13 @@ def test_env_and_the_process_environment_come_first(monkeypatch):
 
 def test_without_directives_the_variables_stay_unknown():
     assert overrides(LAUNCH) == {"trainer.nnodes": "${oc.env:SLURM_JOB_NUM_NODES}", "trainer.n_gpus_per_node": "1"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["#SBATCH", " ", "\n", "--nodes", "=", "-N", "2", "-", "4", "--gres", "gpu", ":",
+                                 "a100", ",", "(S:0)", "--gpus", "--gpus-per-node", "-J", "'", '"', "#", "x", "\\",
+                                 "--ntasks-per-node", "-c", "set -x"]), max_size=40))
+def test_any_directive_text_reads_without_error(parts):
+    for name, setting in environment("".join(parts), "run.sh").items():
+        assert name.startswith("SLURM_") and setting.span.line >= 1
+        assert setting.value.isdigit() or name in ("SLURM_JOB_NAME", "SLURM_JOB_PARTITION")

@@ -123,3 +123,28 @@ def test_a_stray_word_after_a_broken_continuation_is_hydra_s_parse_error(tmp_pat
     assert f"{script}:2:39: error[RFTC200] Hydra cannot parse the override ' #'" in p.stderr
     assert "error[RFTC200] Hydra cannot parse the override 'TODO'" in p.stderr
     assert "warning[RFTC105]" in p.stderr  # the line after it runs on its own
+
+
+def test_one_config_of_a_script_that_trains_several_times_is_its_first_launch(tmp_path):
+    script = tmp_path / "sweep.sh"
+    script.write_text("for lr in 1e-6 2e-6 5e-6; do\n  python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo "
+                      "data.train_files=/d/train.parquet actor_rollout_ref.rollout.name=vllm "
+                      "actor_rollout_ref.rollout.n=4 actor_rollout_ref.actor.use_dynamic_bsz=True "
+                      "trainer.n_gpus_per_node=4 actor_rollout_ref.actor.optim.lr=$lr\ndone\n")
+    p = rftc("convert", str(script), "--format", "concise")
+    assert p.returncode == 0, p.stderr
+    assert ("sweep.sh:2:3: warning[RFTC232] the script launches training 3 times: #0 (line 2, lr=1e-6), "
+            "#1 (line 2, lr=2e-6), #2 (line 2, lr=5e-6); this config is #0's, the first it runs") in p.stderr
+    assert p.stdout.startswith("# Trinity-RFT 0.6.0 config compiled by rftc from sweep.sh (launch at line 2, lr=1e-6)")
+    assert "    lr: 1e-06 " in p.stdout
+    p = rftc("convert", str(script), "--invocation", "2", "--format", "concise")
+    assert p.returncode == 0 and "RFTC232" not in p.stderr and "    lr: 5e-06 " in p.stdout
+    p = rftc("verl-config", str(script), "--diagnostics-format", "concise")
+    assert p.returncode == 0 and "RFTC232" in p.stderr and "      lr: 1e-06  # actor_rollout_ref.actor.optim.lr=1e-6" in p.stdout
+    out = tmp_path / "out"
+    p = rftc("convert", str(script), "--out-dir", str(out))
+    assert p.returncode == 0 and "RFTC232" not in p.stderr and len(list(out.iterdir())) == 3
+    # several scripts have no one config
+    script.with_name("other.sh").write_text(script.read_text().replace("1e-6 2e-6 5e-6", "1e-5"))
+    p = rftc("convert", str(script), str(script.with_name("other.sh")))
+    assert p.returncode == 2 and "use --out-dir DIR" in p.stderr

@@ -80,13 +80,13 @@ def run(args) -> int:
             print(f"{inv.script or '<overrides>'}\t{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}\t"
                   f"{circumstances(inv, inputs.launches)}".rstrip("\t"))
         return exit_code(report(diags, inputs.sources, args))
-    jobs = _jobs(args, inputs, diags)
-    if isinstance(jobs, str):
-        return _usage(jobs)
+    todo = jobs(args, inputs, diags)
+    if isinstance(todo, str):
+        return _usage(todo)
     outputs: list[tuple[str | None, str]] = []
     reports = []
     read = len(diags)  # the diagnostics of reading the scripts; each launch's own follow
-    for inv, target in jobs:
+    for inv, target in todo:
         start = len(diags)
         result = convert_launch(inv, args, diags)
         if result is None:
@@ -110,10 +110,10 @@ def run(args) -> int:
     return code
 
 
-def _jobs(args, inputs, diags: Diagnostics):
+def jobs(args, inputs, diags: Diagnostics):
     """The launches to convert and where each goes (None = stdout), or a usage error."""
     from rftc.sources import STDIN, expand_paths
-    from rftc.verl.launches import composable
+    from rftc.verl.launches import composable, first_launch
 
     by_script: dict[str, list] = {}
     for inv in inputs.launches:
@@ -130,20 +130,27 @@ def _jobs(args, inputs, diags: Diagnostics):
         name = "<stdin>" if p == STDIN else p  # the name read_text gives stdin
         if name in inputs.sources and name not in by_script:
             diags.add("RFTC312", "no training launch found in the script", Span(name, 1, 1))
-    jobs = []
-    total = sum(len(v) for v in scripts.values())
-    if not args.out_dir and total > 1:
-        where = "; ".join(f"{s}: {', '.join(str(i.index) for i in v)}" for s, v in scripts.items() if v)
-        return (f"{total} launches to convert ({where}); choose one with --invocation N, or use --out-dir DIR")
+    todo = []
+    if not args.out_dir:  # one config: of one script, its first training launch
+        given = [s for s, v in scripts.items() if v]
+        if len(given) > 1:
+            return f"{len(given)} scripts to convert into one config; give one, or use --out-dir DIR"
+        scripts = {s: [first_launch(v, diags)] if v else v for s, v in scripts.items()}
     for s, invs in scripts.items():
         for inv in invs:
             if args.out_dir:
                 stem = Path(s).stem if s not in ("<overrides>", "-", "<stdin>") else "overrides"
                 name = f"{stem}.yaml" if len(invs) == 1 else f"{stem}.{inv.index}.yaml"
-                jobs.append((inv, os.path.join(args.out_dir, name)))
+                todo.append((inv, os.path.join(args.out_dir, name)))
             else:
-                jobs.append((inv, args.output))
-    return jobs
+                todo.append((inv, args.output))
+    return todo
+
+
+def _launch_named(inv) -> str:
+    """"launch at line 30", with the loop values of this iteration when a loop launches it."""
+    loop = " ".join(f"{k}={v}" for k, v in inv.loop.items())
+    return f"launch at line {inv.span.line}" + (f", {loop}" if loop else "")
 
 
 def _dest(option: str) -> str:
@@ -184,7 +191,7 @@ def convert_launch(inv, args, diags: Diagnostics):
     ok = validate(mapped, diags)
     source = inv.script or "<overrides>"
     text = emit(mapped.config, mapped.origins, eff, source=os.path.basename(source) if source else "<overrides>",
-                launch_line=inv.span.line if inv.script else None)
+                launch=_launch_named(inv) if inv.script else None)
     return (text, mapped) if ok else None
 
 

@@ -58,10 +58,10 @@ def _compile_script(path: str, args, diags):
     cargs.extra_args = getattr(args, "extra_args", None)  # after --: the script's arguments (None: not given)
     inputs = collect(cargs, cargs.paths)
     diags.extend(inputs.diags)
-    launches = [inv for inv in inputs.launches if inv.kind != "unknown"] or inputs.launches
-    if not launches:
+    jobs = convert.jobs(cargs, inputs, diags)  # its main_ppo launch (the first it runs: RFTC232), or RFTC312
+    if not jobs:
         return None, inputs.sources
-    result = convert.convert_launch(launches[0], cargs, diags)
+    result = convert.convert_launch(jobs[0][0], cargs, diags)
     return (result[0] if result else None), inputs.sources
 
 

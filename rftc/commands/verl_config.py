@@ -39,7 +39,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from rftc.verl import effective_config
-    from rftc.verl.launches import collect, composable, report_no_schema, source_of
+    from rftc.verl.launches import collect, composable, first_launch, report_no_schema, source_of
     from rftc.verl.startup import check_startup
 
     if len(args.paths) > 1:
@@ -58,10 +58,6 @@ def run(args) -> int:
                   f"{circumstances(inv, inputs.launches)}".rstrip("\t"))
         return _report(diags, inputs.sources, args)
     launches = [inv for inv in inputs.launches if composable(inv)]
-    if len(launches) > 1 and args.invocation is None:
-        print(f"rftc verl-config: the script has {len(launches)} training launches; choose one with "
-              f"--invocation N ({', '.join(str(i.index) for i in launches)}); see --list", file=sys.stderr)
-        return 2
     if not launches:
         for inv in inputs.launches:
             if inv.is_training:
@@ -71,7 +67,7 @@ def run(args) -> int:
             "no training launch found"
         print(f"rftc verl-config: {which}", file=sys.stderr)
         return max(code, 1)
-    eff = effective_config(launches[0], verl_version=args.verl_version, source=source_of(args), diags=diags)
+    eff = effective_config(first_launch(launches, diags), verl_version=args.verl_version, source=source_of(args), diags=diags)
     if eff is not None:
         check_startup(eff, diags)
     code = _report(diags, inputs.sources, args)

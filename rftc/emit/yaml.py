@@ -87,8 +87,8 @@ def _plugins(value) -> set[str]:
     return {value.rpartition(".")[2]} if isinstance(value, str) and value.startswith(PREFIX) else set()
 
 
-def header(source: str, cfg, launch_line: int | None, config: dict | None = None) -> str:
-    where = f"{source}" + (f" (launch at line {launch_line})" if launch_line else "")
+def header(source: str, cfg, launch: str | None, config: dict | None = None) -> str:
+    where = f"{source}" + (f" ({launch})" if launch else "")
     version = cfg.verl_version + (f" ({cfg.config_name})" if cfg.config_name else "")
     schema = f"veRL config: {cfg.config_name} of {cfg.source}" if cfg.source else f"veRL schema: {version}"
     lines = [f"Trinity-RFT {TRINITY_VERSION} config compiled by rftc from {where}",
@@ -201,9 +201,9 @@ def fast_body(config: dict, origins: dict, cfg) -> str:
     return "\n".join(out) + "\n"
 
 
-def emit(config: dict, origins: dict, cfg, *, source: str, launch_line: int | None = None) -> str:
+def emit(config: dict, origins: dict, cfg, *, source: str, launch: str | None = None) -> str:
     try:
         body = fast_body(config, origins, cfg)
     except _Unusual:
         body = ruamel_body(config, origins, cfg)
-    return header(source, cfg, launch_line, config) + body
+    return header(source, cfg, launch, config) + body

@@ -136,6 +136,22 @@ def _chosen(invocations: list[Invocation], args) -> list[Invocation]:
     return [inv for inv in invocations if inv.primary]
 
 
+def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
+    """The launch one config is made of when a script trains several times: the first it runs (RFTC232 names the
+    others and how to pick one)."""
+    from rftc.shell.invocation import circumstances
+
+    first = launches[0]
+    if len(launches) > 1:
+        shown = [f"#{i.index} (line {i.span.line}" + (f", {c}" if (c := circumstances(i, launches)) else "") + ")"
+                 for i in launches]
+        listing = ", ".join(shown[:6]) + (f" and {len(shown) - 6} more" if len(shown) > 6 else "")
+        diags.add("RFTC232", f"the script launches training {len(launches)} times: {listing}; this config is "
+                  f"#{first.index}'s, the first it runs", first.span,
+                  hint="--invocation N converts another; --out-dir DIR writes one config per launch")
+    return first
+
+
 def composable(inv: Invocation) -> bool:
     """Launches whose config the veRL stage composes: the verl trainers, and any launch naming a config."""
     return inv.module in ENTRY_POINTS or (inv.is_training and inv.config_name is not None)
