@@ -13,6 +13,30 @@ BASH = shutil.which("bash")
 FAKE = 'python3() { printf "\\1"; for a in "$@"; do printf "%s\\0" "$a"; done; }\n'
 
 CASES = {
+    "read": """X=0,1,2,3
+IFS=',' read -ra GPUS <<< "$X"
+read -ra k <<< "a,b c"
+read -r w1 w2 <<< "  one two   three  "
+IFS=: read -r p q <<< "x:y:z:"
+IFS=: read -r u v <<< "x:y:"
+read -a arr <<< 'a\\ b c'
+read -r line <<< '  keep  spaces  '
+read <<< "  reply text "
+IFS=', ' read -ra m <<< "a , b,,c"
+read -d , first <<< "u,v"
+read -r none <<< ""
+read -r x1 x2 x3 <<< "only"
+IFS=, read -ra t <<< "a,,"
+read bs <<< 'back\\slash\\'
+python3 -m m "$x1" "$x2" "$x3" "${t[@]}" "$bs"
+python3 -m m ${#GPUS[@]} "${GPUS[@]}" "${k[@]}" "$w1" "$w2" "$p" "$q" "$u" "$v" "${arr[@]}" "$line" "$REPLY" \\
+  "${m[@]}" "$first" "[$none]"
+""",
+    "prefix_assignments": """f() { G="set in f with X=$X"; X=changed; }
+X=1 f
+X=outer; Y=1 X=2 f
+python3 -m m "$G" "${X-unset}" "${Y-unset}"
+""",
     "quoting": """a=1
 python3 -m m x"$a"'$a'y \\$a "a b" '' "" $'t\\tu' "q\\"uote" 'it'\\''s' a\\ b
 """,

@@ -276,11 +276,38 @@ class Builtins:
         return 0
 
     def b_read(self, fields, span, redirects, words) -> int:
-        names = [a.text for a in fields[1:] if re.fullmatch(r"[A-Za-z_]\w*", a.text)]
-        for n in names:  # values read at run time: unknown
-            self.assign_segs(n, [self._seg(f"${{oc.env:{n}}}", span, unknowns=(Unknown("var", n, span),))], span)
-        self.note_uncertain([], span, "read")
-        return 0
+        """read [-r] [-a ARRAY] [-d DELIM] [NAME...]: a here-string's line, split on IFS as bash splits it; what
+        comes from elsewhere (the terminal, a file, a pipe) is read at run time: unknown."""
+        options, names = read_options([f.text for f in fields[1:]])
+        line = self._here_string(redirects)
+        ifs = self._var("IFS")
+        ifs_text = " \t\n" if ifs is None else "".join(x.text for x in ifs.segs or []) if ifs.segs is not None else None
+        if line is None or ifs_text is None or (ifs is not None and any(x.unknowns for x in ifs.segs or [])):
+            for n in ([options["a"]] if "a" in options else []) + names:
+                self.assign_segs(n, [self._seg(f"${{oc.env:{n}}}", span, unknowns=(Unknown("var", n, span),))], span)
+            self.note_uncertain([], span, "read")
+            return 0
+        delim = options.get("d", "\n")[:1] or "\0"
+        line, found = (line.split(delim, 1)[0], True) if delim in line else (line, False)
+        raw = "r" in options
+        if "a" in options:
+            self.assign_items(options["a"], [[self._seg(v, span)] for v in ifs_split(line, ifs_text, raw=raw)], span)
+        else:
+            values = ifs_split(line, ifs_text, len(names), raw=raw) if names else [
+                (ifs_split(line, "", raw=raw) or [""])[0]]
+            for n, v in zip(names or ["REPLY"], values + [""] * len(names)):
+                self.assign_segs(n, [self._seg(v, span)], span)
+        return 0 if found else 1
+
+    def _here_string(self, redirects) -> str | None:
+        """The text a `<<< word` gives the command's input (the word expanded, unsplit, and a newline); None when
+        the input is anything else or not known."""
+        for r in redirects:
+            head = r.children[0]
+            if getattr(head, "type", "") == "HERESTR" and len(r.children) > 1:
+                text, unknowns = self.exp.text(r.children[1])
+                return None if unknowns else text + "\n"
+        return None
 
     def b_test(self, fields, span, redirects, words) -> int:
         args = fields[1:]
@@ -322,6 +349,84 @@ def _whole(choice: Choice, out: list, span: Span, source: str) -> Choice:
     after = "".join(s.text for s in out[next(i for i, s in enumerate(out) if choice in s.notes) + 1:])
     return replace(choice, options=tuple(dict.fromkeys((before + o + after).rstrip("\n") for o in choice.options)),
                    span=span, source=source)
+
+
+def read_options(args: list[str]) -> tuple[dict[str, str], list[str]]:
+    """`read`'s options (flag -> its value, "" for -r/-s/-e) and the names after them."""
+    options: dict[str, str] = {}
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] not in ("-", "--"):
+        opt, i, j = args[i], i + 1, 1
+        while j < len(opt):
+            flag, j = opt[j], j + 1
+            if flag in "adinNptu":  # these take a value: the rest of the word, or the next word
+                value = opt[j:] if j < len(opt) else (args[i] if i < len(args) else "")
+                i += 0 if j < len(opt) else 1
+                options[flag], j = value, len(opt)
+            else:
+                options[flag] = ""
+    if i < len(args) and args[i] == "--":
+        i += 1
+    return options, args[i:]
+
+
+def ifs_split(line: str, ifs: str, names: int | None = None, *, raw: bool = True) -> list[str]:
+    """The fields `read` splits a line into: IFS blanks around the line are dropped and runs of them delimit, each
+    other IFS character delimits once (with the blanks around it); a backslash escapes a character unless ``raw``
+    (-r). With ``names`` the last one takes the rest of the line, less one delimiter that only ends it."""
+    chars: list[str] = []
+    escaped: list[bool] = []
+    i = 0
+    while i < len(line):
+        if not raw and line[i] == "\\":
+            if i + 1 < len(line) and line[i + 1] != "\n":
+                chars.append(line[i + 1])
+                escaped.append(True)
+            i += 2  # backslash-newline joins lines; a last backslash is dropped
+            continue
+        chars.append(line[i])
+        escaped.append(False)
+        i += 1
+    blanks = set(ifs) & set(" \t\n")
+    others = set(ifs) - blanks
+
+    def blank(k: int) -> bool:
+        return not escaped[k] and chars[k] in blanks
+
+    start, end = 0, len(chars)
+    while start < end and blank(start):
+        start += 1
+    while end > start and blank(end - 1):
+        end -= 1
+
+    def delimiter(k: int) -> int | None:
+        """Where the delimiter starting at k ends, or None when there is none at k."""
+        j = k
+        while j < end and blank(j):
+            j += 1
+        if j < end and not escaped[j] and chars[j] in others:
+            j += 1
+            while j < end and blank(j):
+                j += 1
+        return j if j > k else None
+
+    fields: list[str] = []
+    pos = k = start
+    while k < end:
+        if names is not None and len(fields) == names - 1:
+            j = k
+            while j < end and delimiter(j) is None:
+                j += 1
+            return fields + ["".join(chars[pos:j if j < end and delimiter(j) == end else end])]
+        stop = delimiter(k)
+        if stop is None:
+            k += 1
+            continue
+        fields.append("".join(chars[pos:k]))
+        pos = k = stop
+    if pos < end:
+        fields.append("".join(chars[pos:end]))
+    return fields
 
 
 def redirect_targets(redirects) -> list[tuple[str, str]]:

@@ -590,17 +590,26 @@ class Evaluator(Builtins, Explorer):
             return 0
         prefix: dict[str, str] = {}
         if assigns:
-            # VAR=x cmd: the assignments are the command's environment only
-            saved = self.st
-            self.st = self.st.fork()
+            # VAR=x cmd: the assignments hold for the command only; what the command itself sets stays, as in
+            # bash (`IFS=, read -ra GPUS <<< "$X"` sets GPUS; a function's globals; a `cd`)
+            before: dict[str, tuple] = {}
             for a in assigns:
-                name = self.do_assign(a, exported=True)
+                name = re.match(r"[A-Za-z_]\w*", a.children[0].value).group()
+                before.setdefault(name, (self._var(name), self.st.taints.get(name)))
+                self.do_assign(a, exported=True)
                 v = self._var(name)
                 prefix[name] = "".join(s.text for s in (v.segs or []))
             try:
                 return self.run_fields(fields, prefix, node, redirects, words)
             finally:
-                self.st = saved
+                for name, (var, taint) in before.items():
+                    scope = self._scope_of(name)
+                    scope.pop(name, None)
+                    self.st.taints.pop(name, None)
+                    if var is not None:
+                        scope[name] = var
+                    if taint is not None:
+                        self.st.taints[name] = taint
         return self.run_fields(fields, prefix, node, redirects, words)
 
     def run_fields(self, fields: list[Field], prefix: dict, node, redirects, words) -> int:
