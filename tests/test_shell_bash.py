@@ -32,6 +32,19 @@ python3 -m m "$x1" "$x2" "$x3" "${t[@]}" "$bs"
 python3 -m m ${#GPUS[@]} "${GPUS[@]}" "${k[@]}" "$w1" "$w2" "$p" "$q" "$u" "$v" "${arr[@]}" "$line" "$REPLY" \\
   "${m[@]}" "$first" "[$none]"
 """,
+    "filters": r"""export CUDA_VISIBLE_DEVICES=0,1,2,3
+model=Qwen/Qwen2.5-Math-7B.v1
+python3 -m m "$(echo $CUDA_VISIBLE_DEVICES | tr ',' '\n' | wc -l)" \
+  "$(echo "$CUDA_VISIBLE_DEVICES" | awk -F',' '{print NF}')" \
+  "$(( $(echo $CUDA_VISIBLE_DEVICES | tr -cd ',' | wc -c) + 1 ))" \
+  "$(echo "${model#*/}" | sed 's/[.-]/_/g' | tr '[:upper:]' '[:lower:]')" \
+  "$(echo $model | cut -d/ -f2)" "$(echo $model | cut -d / -f1,2)" "$(echo abc | cut -c2-)" \
+  "$(printf 'a\nb\nc\n' | head -n 2 | tail -1)" "$(printf 'a b c\n' | awk '{print $2, $NF}')" \
+  "$(echo a-b-c | sed -E 's/(a)-(b)/\2+\1/')" "$(echo aaa | sed 's/a/x/')" "$(echo 'x.y' | sed 's/\./-/g')" \
+  "$(echo hello | tr a-y b-z)" "$(echo 'a  b' | tr -s ' ')" "$(printf '1\n2\n3\n' | tail -n +2 | wc -l)" \
+  "$(echo 'a:b' | sed 's/\(a\):\(b\)/\2\1/')" "$(echo one two | wc -w)" "$(echo a,b | cut -d, -f3)" \
+  "$(echo 'a+b' | sed 's/a+/X/')" "$(echo 'x&y' | sed 's/&/and/; s/x/[&]/')" "$(echo abc | head -c 2)"
+""",
     "prefix_assignments": """f() { G="set in f with X=$X"; X=changed; }
 X=1 f
 X=outer; Y=1 X=2 f

@@ -127,3 +127,16 @@ def test_nested_undecidable_conditions_guards_and_loops_are_explored_within_boun
 
 def test_found_by_fuzzing():
     check("local python3 -m verl.trainer.main_ppo")  # `local` outside a function: bash refuses, sets nothing
+
+
+@FUZZ
+@given(st.sampled_from(["tr", "wc", "cut", "head", "tail", "awk", "sed"]),
+       st.lists(st.sampled_from(["-d", "-c", "-s", "-f", "-n", "-l", "-w", "-F", "-E", "-e", ",", "/", "1", "2-",
+                                 "-3", "+2", "[:upper:]", "a-z", "\\n", "{print NF}", "{print $2, $NF}",
+                                 "s/a/b/g", "s/\\(a\\)/\\1/", "s/[/x/", "s|a|b|", "x"]), max_size=4),
+       st.text(max_size=30))
+def test_text_filters_never_fail(program, args, text):
+    from rftc.shell.filters import run
+
+    out = run([program, *args], text)
+    assert out is None or isinstance(out, str)

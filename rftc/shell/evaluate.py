@@ -12,7 +12,7 @@ symbolic), and ``cd`` moves relative to it. ``$0`` and ``${BASH_SOURCE[0]}`` are
 path when the file exists, so ``$(cd "$(dirname "$0")" && pwd)`` is the real script directory.
 
 Command substitution is evaluated for pure commands only (pwd, cd, dirname, basename, realpath,
-readlink -f, echo, printf); ``$(date +F)`` becomes Hydra's ``${now:F}``; any other command's output is the
+readlink -f, echo, printf), and their output piped through text filters (rftc.shell.filters); ``$(date +F)`` becomes Hydra's ``${now:F}``; any other command's output is the
 placeholder ``${oc.env:NAME}`` (RFTC_NUM_GPUS for nvidia-smi, RFTC_NPROC for nproc, HOSTNAME for hostname,
 RFTC_SUBST_<CMD> otherwise), which the caller can set through ``env``.
 
@@ -33,7 +33,7 @@ import re
 from dataclasses import replace
 
 from rftc.diagnostics.model import Span
-from rftc.shell import launches
+from rftc.shell import filters, launches
 from rftc.shell.arith import ArithError, ArithUnknown, evaluate as arith_eval, parse_int
 from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, arith_expr, cut, node_span, tok_span
 from rftc.shell.builtins import BUILTINS, Builtins, date_format, redirect_targets, to_devnull
@@ -383,12 +383,40 @@ class Evaluator(Builtins, Explorer):
         cmds = [c for c in ch if not hasattr(c, "type")]
         if len(cmds) == 1:
             status = self.run_command(cmds[0])
+        elif self.capture is not None and (piped := self.piped(cmds, node)) is not None:
+            status = piped
         else:
             status = 0
             for c in cmds:  # each part of a pipeline runs in a subshell
                 status = self.subshell(lambda ev, c=c: ev.run_command(c))
         self.status = (0 if status else 1) if negate else status
         return self.status
+
+    def piped(self, cmds: list, node) -> int | None:
+        """A pipeline whose output a substitution takes: the first command's output through the filters rftc
+        computes (rftc.shell.filters: tr, wc, cut, head, tail, awk's print, sed's s///); None when any part is
+        something else or reads what rftc does not know, and the pipeline runs as any other."""
+        out: list[Seg] = []
+        ev = self.child(self.st.fork(), capture=out)
+        try:
+            status = ev.run_command(cmds[0])
+        except (Exit, Return, Break, Continue):
+            status = ev.status
+        if ev.capture_unknown or any(s.unknowns for s in out):
+            return None
+        text: str | None = "".join(s.text for s in out)
+        for c in cmds[1:]:
+            if c.data != "simple_command" or any(part.data != "word" for part in c.children):
+                return None
+            fields = [f for w in c.children for f in self.exp.fields(w)]
+            if not fields or any(f.symbolic for f in fields):
+                return None
+            text = filters.run([f.text for f in fields], text)
+            if text is None:
+                return None
+            status = 0
+        self.emit([self._seg(text, node_span(self.file, node))], newline=False)
+        return status
 
     def subshell(self, fn) -> int:
         ev = self.child(self.st.fork(), capture=self.capture)
