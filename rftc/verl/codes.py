@@ -152,8 +152,8 @@ CODES = [
     Code("RFTC232", "first-of-several-launches", W, "The script trains several times; one config is the first "
          "launch's.",
          "A script that launches training more than once (a loop over curriculum stages or learning rates, a "
-         "retry, a launch in each branch of a condition rftc cannot decide) runs them one after the other, and "
-         "each has a config of its own. Where one config is asked for (stdout, -o FILE) rftc writes the one of "
+         "retry after a failure, one launch after another) runs them one after the other, and each has a config "
+         "of its own. Where one config is asked for (stdout, -o FILE) rftc writes the one of "
          "the launch the script runs first and names the others. `--invocation N` converts another; "
          "`--out-dir DIR` writes one config per launch; `--list` shows them.",
          "for lr in 1e-6 2e-6; do\n  python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.optim.lr=$lr\ndone\n"),
