@@ -45,6 +45,12 @@ python3 -m m "$(echo $CUDA_VISIBLE_DEVICES | tr ',' '\n' | wc -l)" \
   "$(echo 'a:b' | sed 's/\(a\):\(b\)/\2\1/')" "$(echo one two | wc -w)" "$(echo a,b | cut -d, -f3)" \
   "$(echo 'a+b' | sed 's/a+/X/')" "$(echo 'x&y' | sed 's/&/and/; s/x/[&]/')" "$(echo abc | head -c 2)"
 """,
+    "expr": r"""A=512; B=1024
+python3 -m m "$(expr $A + $B + 1000)" "$(expr $A \* 2)" "$(expr \( $A + 1 \) / 3)" "$(expr $B % 7)" \
+  "$(expr abc = abc)" "$(expr 10 \< 9)" "$(expr 0 \| 4)" "$(expr -7 / 2)" `expr $A - 12` "$(expr b \> a)" \
+  "$(expr 3 \& 0)" "$(expr 2 + 3 \* 4)"
+if expr $A \> 100 >/dev/null; then python3 -m m big; fi
+""",
     "prefix_assignments": """f() { G="set in f with X=$X"; X=changed; }
 X=1 f
 X=outer; Y=1 X=2 f

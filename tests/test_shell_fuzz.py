@@ -17,7 +17,7 @@ FRAGMENTS = [
     "<<-'E'\n", "<<<", ">", ">>", "2>&1", "/dev/null", "x.y=1", "+a.b=2", "~k", "--config-name=c", "-m", "torchrun",
     "ray job submit --", "srun", "uv run", "nohup", "env A=1", "\"${LAUNCH[@]}\"", "$HOME", "$(pwd)", "$(date +%s)",
     "`echo x`", "$'a\\tb'", "true", "false", "test", "-n", "-z", "-eq", "!", "0", "-1", "A", "a_b", "f",
-    "#SBATCH ", "--nodes=", "-N", "--gres=gpu:", "--gpus", "2-4", "$SLURM_JOB_NUM_NODES", "${SLURM_GPUS_ON_NODE:-8}",
+    "expr", "\\*", "#SBATCH ", "--nodes=", "-N", "--gres=gpu:", "--gpus", "2-4", "$SLURM_JOB_NUM_NODES", "${SLURM_GPUS_ON_NODE:-8}",
 ]
 
 SEEDS = list(CASES.values()) + [

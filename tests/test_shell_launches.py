@@ -228,6 +228,8 @@ def test_a_pipeline_of_filters_rftc_does_not_compute_stays_unknown():
                                           "c=${oc.env:RFTC_SUBST_TR}", "d=${oc.env:RFTC_SUBST_WC}",
                                           "e=${oc.env:RFTC_SUBST_SED}"]
     assert launch("python3 -m m c=$(echo $GPUS | tr , '\\n' | wc -l)", env={"GPUS": "0,1"}).args[0].text == "c=2"
+    inv = launch("python3 -m m f=$(expr length abc) g=$(expr $N + 1) h=$(expr 1 / 0)")
+    assert [a.text for a in inv.args] == [f"{k}=${{oc.env:RFTC_SUBST_EXPR}}" for k in "fgh"]
 
 
 def test_date_placeholder_splits_where_the_date_would():

@@ -119,3 +119,55 @@ def evaluate(node, ev) -> int:
     # a parenthesised group: A_LPAR expr RPAREN
     inner = [c for c in ch if not hasattr(c, "type") or c.type == "VAR"]
     return evaluate(inner[0], ev)
+
+
+_EXPR_LEVELS = (("|",), ("&",), ("<", "<=", "=", "==", "!=", ">=", ">"), ("+", "-"), ("*", "/", "%"))
+
+
+def expr(args: list[str]) -> str | None:
+    """What `expr ARGS` prints (without the newline), as GNU expr computes it: `|`, `&`, comparisons (as integers
+    when both sides are, else as strings), + - * / % on decimal integers, parentheses. None for its string
+    operators (`:`, match, substr, index, length), a non-integer operand of arithmetic, a division by zero, or
+    a malformed expression: left to run time."""
+    pos = 0
+
+    def integer(v: str) -> int | None:
+        return int(v) if v.lstrip("+-").isdigit() and v[:1] != "+" else None
+
+    def level(n: int) -> str | None:
+        nonlocal pos
+        if n == len(_EXPR_LEVELS):
+            if pos < len(args) and args[pos] == "(":
+                pos += 1
+                value = level(0)
+                if pos >= len(args) or args[pos] != ")":
+                    return None
+                pos += 1
+                return value
+            if pos >= len(args) or args[pos] in (":", "match", "substr", "index", "length", "+", ")"):
+                return None
+            pos += 1
+            return args[pos - 1]
+        left = level(n + 1)
+        while left is not None and pos < len(args) and args[pos] in _EXPR_LEVELS[n]:
+            op = args[pos]
+            pos += 1
+            right = level(n + 1)
+            if right is None:
+                return None
+            a, b = integer(left), integer(right)
+            if op == "|":
+                left = left if left not in ("", "0") else right if right not in ("", "0") else "0"
+            elif op == "&":
+                left = left if left not in ("", "0") and right not in ("", "0") else "0"
+            elif n == 2:
+                op = "==" if op == "=" else op
+                left = str(_BIN[op](a, b) if a is not None and b is not None else _BIN[op](left, right))
+            elif a is None or b is None or (op in "/%" and b == 0):
+                return None
+            else:
+                left = str(_BIN[op](a, b))
+        return left
+
+    value = level(0) if args else None
+    return value if pos == len(args) else None

@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from rftc.diagnostics.model import Diagnostics, Span
-from rftc.shell.arith import parse_int
+from rftc.shell.arith import expr, parse_int
 from rftc.shell.conditions import test_words
 from rftc.shell.expand import Field, Seg, Unknown, anchored, notes_of
 from rftc.shell.notes import Choice
@@ -143,6 +143,16 @@ class Builtins:
                 continue
             self.emit([self._seg(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via, notes=a.notes)])
         return 0
+
+    def b_expr(self, fields, span, redirects, words) -> int:
+        """expr's arithmetic, comparisons, `|` and `&` (rftc.shell.arith.expr); its string operators (`:`, match,
+        substr, ...) and unknown operands are left to run time."""
+        result = None if any(a.symbolic for a in fields[1:]) else expr([a.text for a in fields[1:]])
+        if result is None:
+            self.capture_unknown.append(("expr", self.source_text(span), None))
+            return 0
+        self.emit([self._seg(result, span)])
+        return 1 if result in ("", "0") else 0
 
     def b_seq(self, fields, span, redirects, words) -> int:
         """seq [first [step]] last: integers only; anything else is left to run time."""
@@ -339,7 +349,7 @@ BUILTINS = {
     "cd": "cd", "pushd": "cd", "source": "source", ".": "source", "set": "set", "shift": "shift",
     "unset": "unset", "exit": "exit", "return": "return", "break": "break", "continue": "continue",
     "eval": "eval", "trap": "_noop", "read": "read", "[": "test", "test": "test", "wait": "_noop",
-    "sleep": "_noop", "seq": "seq", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
+    "sleep": "_noop", "seq": "seq", "expr": "expr", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
 }
 
 
