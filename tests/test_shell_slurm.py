@@ -37,6 +37,8 @@ LAUNCH = "python3 -m verl.trainer.main_ppo trainer.nnodes=$SLURM_JOB_NUM_NODES "
     # --gpus over several nodes is not split evenly by rule; a node range leaves the count to the scheduler
     ("#SBATCH --nodes=2 --gpus=16\n", {"SLURM_JOB_NUM_NODES": "2", "SLURM_NNODES": "2", "SLURM_GPUS": "16"}),
     ("#SBATCH --nodes=2-4 --gres=gpu\n", {"SLURM_GPUS_ON_NODE": "1"}),
+    ("#SBATCH --ntasks-per-node=2 --gpus-per-task=4\n", {"SLURM_NTASKS_PER_NODE": "2", "SLURM_GPUS_PER_TASK": "4",
+                                                          "SLURM_GPUS_ON_NODE": "8"}),
     ('#SBATCH -J "grpo run" -p main\n', {"SLURM_JOB_NAME": "grpo run", "SLURM_JOB_PARTITION": "main"}),
     ("#SBATCH --nodes=1\n#SBATCH --nodes=3\n", {"SLURM_JOB_NUM_NODES": "3", "SLURM_NNODES": "3"}),  # the last wins
     ("##SBATCH --nodes=2\n# SBATCH --nodes=2\n  #SBATCH --nodes=2\n", {}),  # not at the line start: not directives

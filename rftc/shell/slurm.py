@@ -108,11 +108,15 @@ def environment(text: str, filename: str) -> dict[str, Setting]:
     for name, option in (("SLURM_JOB_NAME", "--job-name"), ("SLURM_JOB_PARTITION", "--partition")):
         if option in given:
             put(name, option, given[option][0])
-    # the GPUs of this node: per node (--gres, --gpus-per-node), or the job's --gpus on a single node
+    # the GPUs of this node: per node (--gres, --gpus-per-node), the job's --gpus on a single node, or per task
+    # times the tasks of a node
     if "--gpus-per-node" in given:
         put("SLURM_GPUS_ON_NODE", "--gpus-per-node", _count(given["--gpus-per-node"][0]))
     elif "--gres" in given:
         put("SLURM_GPUS_ON_NODE", "--gres", _gres_gpus(given["--gres"][0]))
     elif "--gpus" in given and "SLURM_JOB_NUM_NODES" in env and env["SLURM_JOB_NUM_NODES"].value == "1":
         put("SLURM_GPUS_ON_NODE", "--gpus", _count(given["--gpus"][0]))
+    elif "--gpus-per-task" in given and "--ntasks-per-node" in given:
+        per_task, tasks = _count(given["--gpus-per-task"][0]), _count(given["--ntasks-per-node"][0])
+        put("SLURM_GPUS_ON_NODE", "--gpus-per-task", per_task * tasks if per_task and tasks else None)
     return env
