@@ -373,3 +373,14 @@ def test_a_program_only_the_running_shell_knows_is_named_as_the_script_wrote_it(
     assert "#0 $(conda shell.bash hook) (line 1)" in listing.message and "RFTC_HELD" not in listing.message
     unset = next(d for d in analyze("$RUNNER a=1\n", "run.sh").diagnostics if d.code == "RFTC115")
     assert "$RUNNER, which is not set" in unset.message and "--env RUNNER=" in unset.hint
+
+
+def test_the_length_of_a_value_only_the_run_knows_is_a_placeholder_of_its_own():
+    # ${#HOME} is not $HOME; an array with an unquoted unknown element has as many elements as that value has words
+    inv = launch('read -ra GPUS < gpus.txt\narr=($X "$Y")\nb=("$X" "$Y")\n'
+                 'python3 -m m h=${#HOME} n=${#GPUS[@]} a=${#arr[@]} b=${#b[@]} s=${#SET}', env={"SET": "abc"})
+    assert [a.text for a in inv.args] == ["h=${oc.env:RFTC_LENGTH_HOME}", "n=${oc.env:RFTC_LENGTH_GPUS}",
+                                          "a=${oc.env:RFTC_LENGTH_ARR}", "b=2", "s=3"]
+    assert "`${#HOME}` is a length only known at run time" in " ".join(
+        d.message for d in analyze("python3 -m m h=${#HOME}", "run.sh").diagnostics)
+    assert launch("python3 -m m h=${#HOME}", env={"RFTC_LENGTH_HOME": "9"}).args[0].text == "h=9"

@@ -290,13 +290,14 @@ class Builtins:
         comes from elsewhere (the terminal, a file, a pipe) is read at run time: unknown."""
         options, names = read_options([f.text for f in fields[1:]])
         line = self._here_string(redirects)
-        ifs = self._var("IFS")
-        ifs_text = " \t\n" if ifs is None else "".join(x.text for x in ifs.segs or []) if ifs.segs is not None else None
-        if line is None or ifs_text is None or (ifs is not None and any(x.unknowns for x in ifs.segs or [])):
+        ifs = self._var("IFS")  # unset: bash splits as with the default
+        known_ifs = ifs is None or (ifs.segs is not None and not any(x.unknowns for x in ifs.segs))
+        if line is None or not known_ifs or {"n", "N", "u"} & options.keys():  # a count of characters, another fd
             for n in ([options["a"]] if "a" in options else []) + names:
                 self.assign_segs(n, [self._seg(f"${{oc.env:{n}}}", span, unknowns=(Unknown("var", n, span),))], span)
             self.note_uncertain([], span, "read")
             return 0
+        ifs_text = " \t\n" if ifs is None else "".join(x.text for x in ifs.segs)
         delim = options.get("d", "\n")[:1] or "\0"
         line, found = (line.split(delim, 1)[0], True) if delim in line else (line, False)
         raw = "r" in options

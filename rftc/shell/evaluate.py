@@ -763,6 +763,9 @@ class Evaluator(Builtins, Explorer):
                        f"as ${{oc.env:{u.name}}}, so the alternative is used as if it were {assumed} (bash leaves "
                        "it out otherwise)", u.span,
                        hint=f"pass --env {u.name}=value (--env {u.name}= for empty) to decide it at compile time")
+        elif u.kind == "length":
+            self.g.add("RFTC108", f"`{u.detail}` is a length only known at run time; kept as "
+                       f"${{oc.env:{u.name}}}", u.span, hint=f"pass --env {u.name}=value, or set the variable")
         elif u.kind == "arith":
             self.g.add("RFTC108", f"arithmetic {u.detail} is not evaluated; kept as ${{oc.env:{u.name}}}", u.span,
                        hint=f"pass --env {u.name}=value, or write the value into the script")

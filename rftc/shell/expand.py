@@ -24,7 +24,8 @@ from rftc.shell.notes import Choice, Default
 class Unknown:
     """Something a value depends on that is not known statically."""
 
-    kind: str  # "var" (environment variable) | "cmd" / "dyn" (command substitution) | "arith" (arithmetic)
+    kind: str  # "var" (environment variable) | "cmd" / "dyn" (command substitution) | "arith" (arithmetic) |
+    #            "length" (`${#NAME}` of an unknown value)
     name: str  # variable name, or the placeholder name of a command substitution
     span: Span  # where it is used
     detail: str = ""  # for "cmd": the command text
@@ -369,6 +370,17 @@ class Expander:
     def _unknown(self, name: str, span: Span, in_dq: bool, detail: str = "", extra: tuple = ()) -> Seg:
         return _unknown_var(self.ev.unknown_name(name), span, in_dq, detail, extra)
 
+    def _unknown_length(self, name: str, idx: str | None, span: Span, in_dq: bool, needs: tuple) -> Seg:
+        """`${#NAME}` of a value only the run knows: a placeholder of its own (--env RFTC_LENGTH_NAME gives it),
+        never the value's."""
+        knob = "RFTC_LENGTH_" + re.sub(r"\W", "_", name).upper()
+        value = self.ev.g.env.get(knob)
+        if value is not None:
+            return _synth(value, span, in_dq)
+        written = f"${{#{name}" + (f"[{idx}]" if idx else "") + "}"
+        return Seg(f"${{oc.env:{knob}}}", span.file, span.line, span.col, span.last_line, span.end_col or span.col,
+                   quoted=in_dq, unknowns=(Unknown("length", knob, span, written),) + needs)
+
     def _taint(self, name: str, out: list, start: int, span: Span) -> None:
         """A variable whose value depends on an undecidable branch: what it expands to carries that (Taint notes);
         an expansion to nothing still carries it, in an empty piece that field splitting drops with it."""
@@ -539,16 +551,21 @@ class Expander:
         if prefix is not None and prefix.value == "#":  # length
             if idx in ("@", "*"):
                 elems = ev.lookup_array(name, span)
+                split = [s for e in (elems[1] if elems else []) for s in e if s.unknowns and not s.quoted]
+                if split:  # an element bash splits into words only the run knows
+                    out.append(self._unknown_length(name, idx, span, in_dq, _unk(split)))
+                    return
                 n = len(elems[1]) if elems else 0
                 out.append(_synth(str(n), span, in_dq, elems[0] if elems else ()))
                 return
             val = self.lookup_value(name, idx, span)
             if val is None:
-                out.append(_synth("0", span, in_dq) if ev.unset_mode else self._unknown(name, span, in_dq, "length"))
+                out.append(_synth("0", span, in_dq) if ev.unset_mode else
+                           self._unknown_length(name, idx, span, in_dq, (Unknown("var", name, span),)))
                 return
             via, segs = val
             if any(s.unknowns for s in segs):
-                out.append(self._unknown(name, span, in_dq, "length", _unk(segs)))
+                out.append(self._unknown_length(name, idx, span, in_dq, _unk(segs)))
                 return
             out.append(_synth(str(len("".join(s.text for s in segs))), span, in_dq, via, notes_of(segs)))
             return
