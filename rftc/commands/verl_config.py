@@ -67,7 +67,8 @@ def run(args) -> int:
             "no training launch found"
         print(f"rftc verl-config: {which}", file=sys.stderr)
         return max(code, 1)
-    eff = effective_config(first_launch(launches, diags), verl_version=args.verl_version, source=source_of(args), diags=diags)
+    eff = effective_config(first_launch(launches, diags), verl_version=args.verl_version, source=source_of(args),
+                           diags=diags)
     if eff is not None:
         check_startup(eff, diags)
     code = _report(diags, inputs.sources, args)

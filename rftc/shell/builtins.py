@@ -350,7 +350,8 @@ BUILTINS = {
     "cd": "cd", "pushd": "cd", "source": "source", ".": "source", "set": "set", "shift": "shift",
     "unset": "unset", "exit": "exit", "return": "return", "break": "break", "continue": "continue",
     "eval": "eval", "trap": "_noop", "read": "read", "[": "test", "test": "test", "wait": "_noop",
-    "sleep": "_noop", "seq": "seq", "expr": "expr", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop", "popd": "_noop", "hash": "_noop",
+    "sleep": "_noop", "seq": "seq", "expr": "expr", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop",
+    "popd": "_noop", "hash": "_noop",
 }
 
 

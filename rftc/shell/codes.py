@@ -129,10 +129,11 @@ CODES = [
     Code("RFTC122", "slurm-directive", I, "A SLURM_* variable is read from the batch script's own #SBATCH directives.",
          "A script with `#SBATCH` lines before its first command is a Slurm batch job: sbatch allocates what they "
          "ask for and sets SLURM_JOB_NUM_NODES / SLURM_NNODES (--nodes), SLURM_GPUS_ON_NODE (--gres=gpu:N, "
-         "--gpus-per-node, --gpus on one node, or --gpus-per-task times --ntasks-per-node), SLURM_NTASKS, SLURM_NTASKS_PER_NODE, SLURM_CPUS_PER_TASK, "
-         "SLURM_GPUS_PER_NODE, SLURM_GPUS_PER_TASK, SLURM_GPUS, SLURM_JOB_NAME and SLURM_JOB_PARTITION in the job's "
-         "environment. rftc reads them as the job `sbatch run.sh` starts has them; options given on sbatch's "
-         "command line override the directives: pass them with --env NAME=value.",
+         "--gpus-per-node, --gpus on one node, or --gpus-per-task times --ntasks-per-node), SLURM_NTASKS, "
+         "SLURM_NTASKS_PER_NODE, SLURM_CPUS_PER_TASK, SLURM_GPUS_PER_NODE, SLURM_GPUS_PER_TASK, SLURM_GPUS, "
+         "SLURM_JOB_NAME and SLURM_JOB_PARTITION in the job's environment. rftc reads them as the job `sbatch "
+         "run.sh` starts has them; options given on sbatch's command line override the directives: pass them with "
+         "--env NAME=value.",
          "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:8\npython3 -m verl.trainer.main_ppo "
          "trainer.nnodes=$SLURM_JOB_NUM_NODES trainer.n_gpus_per_node=$SLURM_GPUS_ON_NODE\n"),
 ]
