@@ -10,7 +10,7 @@ from dataclasses import replace
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.arith import expr, parse_int
 from rftc.shell.conditions import test_words
-from rftc.shell.expand import Field, Seg, Unknown, anchored, notes_of
+from rftc.shell.expand import Field, Seg, Unknown, anchored, env_knob, notes_of
 from rftc.shell.notes import Choice
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, Break, Continue, Exit, Return
 
@@ -76,7 +76,7 @@ class Builtins:
             # would, and each word is a whole Hydra interpolation.
             placeholder = re.sub(r"[^ \t\n]+", lambda m: f"${{now:{m.group()}}}", date_format)
             return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
-        env_name = _DYNAMIC.get(name) or "RFTC_SUBST_" + re.sub(r"\W", "_", name).upper()
+        env_name = _DYNAMIC.get(name) or env_knob("RFTC_SUBST", name)
         value = self.g.env.get(env_name)
         if value is not None:
             return value, [], []

@@ -398,11 +398,7 @@ class Evaluator(Builtins, Explorer):
         computes (rftc.shell.filters: tr, wc, cut, head, tail, awk's print, sed's s///); None when any part is
         something else or reads what rftc does not know, and the pipeline runs as any other."""
         out: list[Seg] = []
-        ev = self.child(self.st.fork(), capture=out)
-        try:
-            status = ev.run_command(cmds[0])
-        except (Exit, Return, Break, Continue):
-            status = ev.status
+        status, ev = self.forked(lambda ev: ev.run_command(cmds[0]), out)
         if ev.capture_unknown or any(s.unknowns for s in out):
             return None
         text: str | None = "".join(s.text for s in out)
@@ -420,16 +416,18 @@ class Evaluator(Builtins, Explorer):
         return status
 
     def subshell(self, fn) -> int:
-        ev = self.child(self.st.fork(), capture=self.capture)
+        status, ev = self.forked(fn, self.capture)
+        self.capture_unknown += ev.capture_unknown
+        return status
+
+    def forked(self, fn, capture: list | None) -> tuple[int, "Evaluator"]:
+        """Run ``fn`` on a copy of this shell whose output goes to ``capture``: (its status, the copy)."""
+        ev = self.child(self.st.fork(), capture=capture)
         try:
             status = fn(ev)
-        except Exit:
+        except (Exit, Return, Break, Continue):
             status = ev.status
-        except (Return, Break, Continue):
-            status = ev.status
-        if ev.capture_unknown:
-            self.capture_unknown += ev.capture_unknown
-        return status
+        return status, ev
 
     def run_command(self, node) -> int:
         kind = node.data

@@ -62,6 +62,11 @@ class Seg:
 BREAK = object()  # a forced field boundary ("${a[@]}", "$@")
 
 
+def env_knob(prefix: str, *names: str) -> str:
+    """The --env name that gives a value rftc cannot compute: RFTC_SUBST_GIT, RFTC_ARITH_N_GPUS, RFTC_LENGTH_X."""
+    return "_".join([prefix] + [re.sub(r"\W", "_", n).upper() for n in names])
+
+
 def advance(line: int, col: int, text: str) -> tuple[int, int]:
     n = text.count("\n")
     if n:
@@ -373,7 +378,7 @@ class Expander:
     def _unknown_length(self, name: str, idx: str | None, span: Span, in_dq: bool, needs: tuple) -> Seg:
         """`${#NAME}` of a value only the run knows: a placeholder of its own (--env RFTC_LENGTH_NAME gives it),
         never the value's."""
-        knob = "RFTC_LENGTH_" + re.sub(r"\W", "_", name).upper()
+        knob = env_knob("RFTC_LENGTH", name)
         value = self.ev.g.env.get(knob)
         if value is not None:
             return _synth(value, span, in_dq)
@@ -401,7 +406,7 @@ class Expander:
         inner = re.sub(r"^\$\(\(\s*|\s*\)\)$", "", source or "").strip().lstrip("$").strip("{}")
         if len(unknowns) == 1 and names and inner == names[0]:
             return f"${{oc.env:{names[0]}}}", unknowns
-        env_name = "_".join(["RFTC_ARITH"] + [re.sub(r"\W", "_", n).upper() for n in names])
+        env_name = env_knob("RFTC_ARITH", *names)
         value = self.ev.g.env.get(env_name)
         if value is not None:
             return value, []
@@ -561,7 +566,7 @@ class Expander:
             val = self.lookup_value(name, idx, span)
             if val is None:
                 out.append(_synth("0", span, in_dq) if ev.unset_mode else
-                           self._unknown_length(name, idx, span, in_dq, (Unknown("var", name, span),)))
+                           self._unknown_length(name, idx, span, in_dq, self._unknown(name, span, in_dq).unknowns))
                 return
             via, segs = val
             if any(s.unknowns for s in segs):

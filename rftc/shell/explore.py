@@ -33,7 +33,7 @@ from typing import Callable
 
 from rftc.diagnostics.model import Span
 from rftc.shell.conditions import test_words
-from rftc.shell.expand import Seg, Unknown, defaulted, node_span, notes_of
+from rftc.shell.expand import Seg, Unknown, defaulted, env_knob, node_span, notes_of
 from rftc.shell.notes import Choice, Default, Taint
 from rftc.shell.state import MAX_BRANCHES, Break, Continue, Exit, Return, State, Var
 
@@ -536,8 +536,8 @@ class Explorer:
         if len(outputs) < 2:
             return list(chosen.capture)
         command = decision.commands[0] if decision.commands else "cmd"
-        knob = "RFTC_SUBST_" + re.sub(r"\W", "_", command.rsplit("/", 1)[-1]).upper()
-        choice = Choice(tuple(outputs), knob, decision.span, decision.text)
+        command = command.rsplit("/", 1)[-1]
+        choice = Choice(tuple(outputs), env_knob("RFTC_SUBST", command), decision.span, decision.text)
         text = "".join(s.text for s in chosen.capture)
         span = decision.span
         return [Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col,

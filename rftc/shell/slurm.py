@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rftc.diagnostics.model import Span
 
@@ -32,10 +32,9 @@ class Setting:
     directive: str  # the option as written, e.g. "#SBATCH --gres=gpu:4"
 
 
-def directives(text: str, filename: str) -> dict[str, tuple[str, Span, str]]:
-    """The options the directives give: long name -> (value, where, the directive's text); a later one wins, as
-    sbatch has it."""
-    found: dict[str, tuple[str, Span, str]] = {}
+def directives(text: str, filename: str) -> dict[str, Setting]:
+    """The options the directives give, by long name; a later one wins, as sbatch has it."""
+    found: dict[str, Setting] = {}
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
@@ -64,7 +63,7 @@ def directives(text: str, filename: str) -> dict[str, tuple[str, Span, str]]:
             if value is not None:
                 shown = shlex.join(words[start:i])
                 col = line.find(words[start], line.index("#SBATCH")) + 1
-                found[name] = (value, Span(filename, number, col, number, col + len(shown)), "#SBATCH " + shown)
+                found[name] = Setting(value, Span(filename, number, col, number, col + len(shown)), "#SBATCH " + shown)
     return found
 
 
@@ -90,11 +89,10 @@ def environment(text: str, filename: str) -> dict[str, Setting]:
 
     def put(name: str, option: str, value: int | str | None) -> None:
         if value is not None:
-            _, span, directive = given[option]
-            env[name] = Setting(str(value), span, directive)
+            env[name] = replace(given[option], value=str(value))
 
     if "--nodes" in given:
-        nodes = given["--nodes"][0]
+        nodes = given["--nodes"].value
         low, _, high = nodes.partition("-")
         if low.isdigit() and (not high or high == low):  # a range leaves the count to the scheduler
             put("SLURM_JOB_NUM_NODES", "--nodes", int(low))
@@ -104,19 +102,19 @@ def environment(text: str, filename: str) -> dict[str, Setting]:
                          ("SLURM_GPUS_PER_NODE", "--gpus-per-node"), ("SLURM_GPUS_PER_TASK", "--gpus-per-task"),
                          ("SLURM_GPUS", "--gpus")):
         if option in given:
-            put(name, option, _count(given[option][0]))
+            put(name, option, _count(given[option].value))
     for name, option in (("SLURM_JOB_NAME", "--job-name"), ("SLURM_JOB_PARTITION", "--partition")):
         if option in given:
-            put(name, option, given[option][0])
+            put(name, option, given[option].value)
     # the GPUs of this node: per node (--gres, --gpus-per-node), the job's --gpus on a single node, or per task
     # times the tasks of a node
     if "--gpus-per-node" in given:
-        put("SLURM_GPUS_ON_NODE", "--gpus-per-node", _count(given["--gpus-per-node"][0]))
+        put("SLURM_GPUS_ON_NODE", "--gpus-per-node", _count(given["--gpus-per-node"].value))
     elif "--gres" in given:
-        put("SLURM_GPUS_ON_NODE", "--gres", _gres_gpus(given["--gres"][0]))
+        put("SLURM_GPUS_ON_NODE", "--gres", _gres_gpus(given["--gres"].value))
     elif "--gpus" in given and "SLURM_JOB_NUM_NODES" in env and env["SLURM_JOB_NUM_NODES"].value == "1":
-        put("SLURM_GPUS_ON_NODE", "--gpus", _count(given["--gpus"][0]))
+        put("SLURM_GPUS_ON_NODE", "--gpus", _count(given["--gpus"].value))
     elif "--gpus-per-task" in given and "--ntasks-per-node" in given:
-        per_task, tasks = _count(given["--gpus-per-task"][0]), _count(given["--ntasks-per-node"][0])
+        per_task, tasks = _count(given["--gpus-per-task"].value), _count(given["--ntasks-per-node"].value)
         put("SLURM_GPUS_ON_NODE", "--gpus-per-task", per_task * tasks if per_task and tasks else None)
     return env
