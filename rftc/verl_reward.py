@@ -53,6 +53,7 @@ class VerlReward:
         manager = args.get("reward_manager") or "naive"
         if manager not in ("naive", "dapo"):
             raise ValueError(f"reward_manager {manager!r}: the veRL reward implements naive and dapo")
+        self.manager = manager
         buf = dict(args.get("overlong_buffer_cfg") or {}) if manager == "dapo" else {}
         self.overlong = bool(buf.get("enable"))
         self.max_resp_len = args.get("max_resp_len")
@@ -82,18 +83,21 @@ class VerlReward:
                 self._fn = default_compute_score
         return self._fn
 
-    def __call__(self, row: dict, solution_str: str, response_length: int) -> dict[str, float]:
-        """``{'score': reward, ...}`` with the function's other numeric entries and, under the dapo manager,
-        ``overlong_reward`` / ``overlong``. ``response_length`` is the response's token count, EOS included."""
+    def __call__(self, row: dict, solution_str: str, response_length: int) -> tuple[float, dict[str, float]]:
+        """(reward, extra): the response's reward, and the numeric entries veRL's reward manager records for it
+        in reward_extra_info (the entries of the function's dict, its raw ``score`` included; under the dapo
+        manager ``acc`` for a plain number, and ``overlong_reward`` / ``overlong`` when the buffer is on).
+        ``response_length`` is the response's token count, EOS included."""
         result = self._function()(data_source=row.get(self.key), solution_str=solution_str,
                                   ground_truth=ground_truth(row), extra_info=row.get("extra_info"))
         if isinstance(result, dict):
-            out = {k: float(v) for k, v in result.items() if isinstance(v, (bool, int, float))}
-            out["score"] = float(result["score"])
+            extra = {k: float(v) for k, v in result.items() if isinstance(v, (bool, int, float))}
+            reward = float(result["score"])
         else:
-            out = {"score": float(result)}
+            reward = float(result)
+            extra = {"acc": reward} if self.manager == "dapo" else {}
         if self.overlong:
             penalty = overlong_penalty(response_length, self.max_resp_len, self.buffer_len, self.penalty_factor)
-            out["score"] += penalty
-            out["overlong_reward"], out["overlong"] = float(penalty), float(penalty < 0)
-        return out
+            reward += penalty
+            extra["overlong_reward"], extra["overlong"] = float(penalty), float(penalty < 0)
+        return reward, extra

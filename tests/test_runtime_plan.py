@@ -155,6 +155,15 @@ def test_what_still_cannot_run_is_refused(tmp_path, algorithm, expected):
     assert [(c, m) for c, m, *_ in plan.errors] == [("RFTC505", f"this runtime cannot run {expected}")]
 
 
+def test_experience_operators_are_refused_not_skipped(tmp_path):
+    """The runtime trains every explored experience: a filter (the DAPO recipe's dynamic sampling) it would skip."""
+    ops = {"experience_pipeline": {"operators": [{"name": "rftc.trinity.verl_operators.VerlFilterGroups",
+                                                  "args": {"metric": "acc"}}]}}
+    plan = make_plan(from_mapping(_cfg(tmp_path, data_processor=ops)), gpus=0)
+    assert [(c, k) for c, _, _, k in plan.errors] == [("RFTC505", "data_processor.experience_pipeline.operators")]
+    assert "VerlFilterGroups" in plan.errors[0][1]
+
+
 @pytest.mark.parametrize("reward,args,expected", [
     ("math_dapo_reward", {"enable_overlong_penalty": True, "penalty_factor": 1.0},
      "enable_overlong_penalty needs max_response_length, cache_length"),

@@ -148,7 +148,7 @@ def test_verl_workflow_reward_equals_verls_dapo_manager(factor):
 
     cfg = {"enable": True, "len": 8, "penalty_factor": factor, "log": True}
     reward = VerlReward({"reward_manager": "dapo", "overlong_buffer_cfg": cfg, "max_resp_len": 20})
-    ours = [reward({"data_source": "math_dapo", "reward_model": {"ground_truth": g}}, t, len(_tokens(t, eos)))["score"]
+    ours = [reward({"data_source": "math_dapo", "reward_model": {"ground_truth": g}}, t, len(_tokens(t, eos)))[0]
             for t, g, eos in CASES]
     theirs = _verl_rewards([_tokens(t, eos) for t, _, eos in CASES], [g for _, g, _ in CASES], 20,
                            OmegaConf.create(cfg))

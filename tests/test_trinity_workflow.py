@@ -5,6 +5,9 @@ are compared with what veRL's reward manager computes on the same row and respon
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from trinity_ref import reference
@@ -52,3 +55,23 @@ def test_custom_reward_function_file_is_loaded_with_its_kwargs(tmp_path):
                            "custom_reward_function.name=score", "+custom_reward_function.reward_kwargs.bonus=0.5")
     assert got["rewards"] == [1.5, 1.5, 0.5, 0.5]
     assert [m["length"] for m in got["metrics"]] == [len(r) for r in RESPONSES]
+
+
+DAPO_CHECKOUT = Path(__file__).resolve().parents[1] / "golden" / "convert" / "recipe" / "recipe"
+
+
+@pytest.mark.parametrize("metric", ["acc", "seq_reward"])
+def test_dapo_recipe_dynamic_sampling_keeps_groups_whose_metric_varies(tmp_path, metric):
+    """recipe.dapo.main_dapo with filter_groups: the converted config's operator, built by Trinity from the config,
+    keeps a task's responses when some are right and drops them when all are (RayDAPOTrainer: np.std of the
+    metric > 0), on the entries veRL's dapo reward manager records (math_dapo's acc) or the reward."""
+    shutil.copytree(DAPO_CHECKOUT, tmp_path / "recipe")
+    _data(tmp_path, "math_dapo")
+    out = reference.convert_launch(tmp_path, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=3",
+                                   f"data.train_files={tmp_path}/data/train.parquet",
+                                   "algorithm.filter_groups.enable=True", f"algorithm.filter_groups.metric={metric}",
+                                   module="recipe.dapo.main_dapo")
+    mixed = reference.harness("workflow.py", str(out), "Answer: 72", "Answer: 71", "Answer: 72", cwd=tmp_path)
+    same = reference.harness("workflow.py", str(out), "Answer: 72", "Answer: 72", "Answer: 72", cwd=tmp_path)
+    assert mixed["rewards"] == [1.0, -1.0, 1.0] and [m["acc"] for m in mixed["metrics"]] == [1.0, 0.0, 1.0]
+    assert mixed["kept"] == 3 and same["kept"] == 0

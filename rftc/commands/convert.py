@@ -9,6 +9,7 @@ from pathlib import Path
 from rftc.commands.common import add_report_options, disabled_codes, exit_code, report
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.diagnostics.render import apply_policy
+from rftc.verl.trainers import CONVERTED
 
 DESCRIPTION = """Compile a veRL launch script into a Trinity-RFT 0.6.0 config. The script is evaluated statically
 (never run); the effective veRL config is mapped rule by rule, checked as Trinity would check it, and written
@@ -47,9 +48,6 @@ def add_arguments(p) -> None:
     m.add_argument("--rollout-tp", type=int, metavar="N",
                    help="actor_rollout_ref.rollout.tensor_model_parallel_size, likewise (e.g. $ROLLOUT_TP_SIZE)")
     add_report_options(p)
-
-
-MAIN_PPO = "verl.trainer.main_ppo"
 
 
 def _usage(msg: str) -> int:
@@ -118,12 +116,13 @@ def jobs(args, inputs, diags: Diagnostics):
     by_script: dict[str, list] = {}
     for inv in inputs.launches:
         by_script.setdefault(inv.script or "<overrides>", []).append(inv)
-    scripts = {s: [i for i in invs if i.module == MAIN_PPO and composable(i)] for s, invs in by_script.items()}
+    scripts = {s: [i for i in invs if i.module in CONVERTED and composable(i)] for s, invs in by_script.items()}
     for s, invs in by_script.items():
         if not scripts[s]:
             found = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
-            diags.add("RFTC312", f"no {MAIN_PPO} launch to convert (found {found}); other trainers (recipes, "
-                      "asynchronous and SFT trainers) have their own semantics", invs[0].span)
+            diags.add("RFTC312", f"no launch of {' or '.join(CONVERTED[:2])} to convert (found {found}); other "
+                      "trainers (asynchronous and SFT trainers, other recipes) have their own semantics",
+                      invs[0].span)
     # a script with no launch at all has nothing to convert, whatever else it reported (e.g. RFTC112's warning);
     # one that could not be read has its RFTC001 already
     for p in expand_paths(args.paths, (".sh",)):

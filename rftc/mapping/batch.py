@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.mapping.draft import Draft
+from rftc.verl.trainers import is_dapo
 
 B, MINI, N = "data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n"
+GEN, FILTER = "data.gen_batch_size", "algorithm.filter_groups.enable"
 
 
 @dataclass(frozen=True)
@@ -17,6 +19,7 @@ class Batch:
     mini: int  # prompts per optimizer step (Trinity tasks per step)
     n: int  # rollout.n
     sync_interval: int  # mini-batches (Trinity steps) per veRL step
+    loader_batch: int | None = None  # prompts a dataloader batch, when not train_batch (DAPO's gen_batch_size)
 
     @property
     def experiences(self) -> int:
@@ -50,6 +53,16 @@ def responses_per_step(mini: int, n: int, unit: str) -> int:
     return mini * n if unit == "prompts" else mini
 
 
+def prompts_key(d: Draft) -> str:
+    """The key counting the prompts one veRL step trains on: data.train_batch_size, except under the DAPO recipe's
+    trainer without dynamic sampling, which trains on each dataloader batch of data.gen_batch_size prompts
+    (rftc.mapping.sampling)."""
+    module = d.cfg.invocation.module if d.cfg.invocation else None
+    if is_dapo(module) and d.cfg.has(GEN) and d.val(GEN) != d.val(B) and d.flag(FILTER) is False:
+        return GEN
+    return B
+
+
 def map_batch(d: Draft) -> Batch | None:
     """m = the prompts one optimizer step takes (ppo_mini_batch_size, or ppo_mini_batch_size / n where the release
     counts it in responses: verl 0.1, and the Megatron worker before 0.3.0.post0); buffer.batch_size = m;
@@ -61,7 +74,8 @@ def map_batch(d: Draft) -> Batch | None:
     A mini-batch larger than the batch, where the release accepts one (before its startup check, or with
     dynamic batch sizes), holds the whole batch (RFTC325).
     """
-    tb = d.number(B, positive=True)
+    bk = prompts_key(d)
+    tb = d.number(bk, positive=True)
     mini = d.number(MINI, positive=True)
     n = d.number(N, positive=True)
     if tb is None or mini is None or n is None:
@@ -74,15 +88,15 @@ def map_batch(d: Draft) -> Batch | None:
     if responses > total and not (d.sem.value("check_mini_within_batch")
                                   and d.flag("actor_rollout_ref.actor.use_dynamic_bsz") is False):
         d.report("RFTC325", f"{MINI}={mini} ({mini * n if unit == 'prompts' else mini} responses) exceeds the "
-                 f"train batch ({B}={tb} x {N}={n} = {total} responses): verl {rel} trains each batch as one "
+                 f"train batch ({bk}={tb} x {N}={n} = {total} responses): verl {rel} trains each batch as one "
                  f"mini-batch, so Trinity takes {total} experiences per trainer step", MINI, settles=False,
                  notes=("veRL divides each micro-batch's loss by the configured mini-batch's gradient accumulation "
                         f"steps, so its gradient is {total}/{responses} of Trinity's; Adam's update hardly depends "
                         "on that scale, gradient clipping does",),
-                 extra_keys=(B,))
+                 extra_keys=(bk,))
         responses = total
     if total % responses or responses % n:
-        _not_divisible(d, tb, mini, n, unit, responses, total)
+        _not_divisible(d, bk, tb, mini, n, unit, responses, total)
         return None
     m = responses // n
     si = total // responses
@@ -92,19 +106,20 @@ def map_batch(d: Draft) -> Batch | None:
     d.set("algorithm.repeat_times", n, N, note="" if d.user(N) else "veRL default")
     d.set("buffer.batch_size", m, MINI, note=note)
     d.set("buffer.train_batch_size", responses, MINI, N, note=f"{m}*{n}")
-    d.set("synchronizer.sync_interval", si, B, MINI, note=f"{tb}/{m}")
+    d.set("synchronizer.sync_interval", si, bk, MINI, note=f"{tb}/{m}")
     return Batch(tb, m, n, si)
 
 
-def _not_divisible(d: Draft, tb: int, mini: int, n: int, unit: str, responses: int, total: int) -> None:
+def _not_divisible(d: Draft, bk: str, tb: int, mini: int, n: int, unit: str, responses: int,
+                   total: int) -> None:
     if unit == "prompts" or total % responses:
         what = "" if unit == "prompts" else \
-            f" (verl {d.sem.release} counts it in responses: {B} x {N} = {total} responses)"
+            f" (verl {d.sem.release} counts it in responses: {bk} x {N} = {total} responses)"
         base, step = (tb, mini) if unit == "prompts" else (total, responses)
         batches, minis = nearest_divisible(base, step)
-        choices = ([f"{B}={b}" for b in batches] if unit == "prompts" else []) + [f"{MINI}={x}" for x in minis]
-        d.report("RFTC302", f"{B} ({tb}) is not a multiple of {MINI} ({mini}){what}: {base}/{step} = "
-                 f"{base / step:.4g} mini-batches per step", B, hint="nearest valid choices: " + ", ".join(choices),
+        choices = ([f"{bk}={b}" for b in batches] if unit == "prompts" else []) + [f"{MINI}={x}" for x in minis]
+        d.report("RFTC302", f"{bk} ({tb}) is not a multiple of {MINI} ({mini}){what}: {base}/{step} = "
+                 f"{base / step:.4g} mini-batches per step", bk, hint="nearest valid choices: " + ", ".join(choices),
                  extra_keys=(MINI,))
         return
     near = sorted({x for x in (mini - mini % n, mini - mini % n + n) if x >= n and total % x == 0})

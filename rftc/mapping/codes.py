@@ -73,10 +73,11 @@ CODES = [
          "(batch sizes, GPU counts, step counts). Nothing is written. Pass it with `--env NAME=VALUE`, use "
          "`--use-env`, or append the override after `--`.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=$BATCH"),
-    Code("RFTC312", "no-main-ppo-launch", E, "The script has no verl.trainer.main_ppo launch to convert.",
-         "rftc converts launches of veRL's main_ppo trainer (directly, through ray job submit, torchrun, srun or "
-         "uv run). Recipe trainers, SFT and generation have other configs. Nothing is written. Use "
-         "`rftc convert --list` to see the launches found, and `--invocation N` to pick one.",
+    Code("RFTC312", "no-main-ppo-launch", E, "The script has no launch of a trainer rftc converts.",
+         "rftc converts launches of veRL's main_ppo trainer and of the DAPO recipe's main_dapo (directly, "
+         "through ray job submit, torchrun, srun or uv run). SFT, generation, the asynchronous trainers and "
+         "other recipes have other configs and semantics. Nothing is written. Use `rftc convert --list` to see "
+         "the launches found, and `--invocation N` to pick one.",
          "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=x.parquet"),
     Code("RFTC313", "invalid-value", E, "A setting has a value of the wrong type or range for the conversion.",
          "The mapping needs a number (or a boolean, or a list) here and the script gives something else, or a "
@@ -153,4 +154,10 @@ CODES = [
          "runs the job must implement the feature, or the training differs from the fork's. --report lists "
          "every such key.",
          "python3 -m verl.trainer.main_ppo max_turns=4   # run from a fork whose config adds max_turns"),
+    Code("RFTC328", "not-read-by-trainer", W, "The launch sets a key its trainer composes but never reads.",
+         "veRL's main_ppo composes algorithm.filter_groups (its AlgoConfig has the section since 0.5) but only the "
+         "DAPO recipe's trainer (recipe.dapo.main_dapo) samples dynamically with it, so the launch trains on "
+         "every prompt, and so does the converted config. Launch the recipe's trainer to filter groups (rftc "
+         "converts it), or drop the key.",
+         "python3 -m verl.trainer.main_ppo algorithm.filter_groups.enable=True"),
 ]

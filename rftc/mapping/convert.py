@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.model import Diagnostics
-from rftc.mapping import algorithm, batch, data, gpu, models, rewards, steps, sync, trainer
+from rftc.mapping import algorithm, batch, data, gpu, models, rewards, sampling, steps, sync, trainer
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
@@ -33,6 +33,7 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     trainer.map_trainer(d)
     b = batch.map_batch(d)
     algo = algorithm.map_algorithm(d)
+    b = sampling.map_dynamic_sampling(d, b)
     critic = algo == "ppo"
     if not critic:
         for k in d.user_keys_under("critic"):

@@ -5,6 +5,7 @@ which scores as veRL's reward manager does (rftc/verl_reward.py)."""
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft
+from rftc.verl.trainers import is_dapo
 
 # legacy (<= 0.8) and 0.9 spellings of the same settings
 RM_ENABLE = ("reward_model.enable", "reward.reward_model.enable")
@@ -101,6 +102,8 @@ def _dapo(d: Draft, tasksets: list[str]) -> None:
         return
     for at in tasksets:
         d.set(f"{at}.workflow_args.reward_manager", "dapo", mk)
+    if is_dapo(d.cfg.invocation.module if d.cfg.invocation else None):
+        _recipe_buffer(d, tasksets)
     for prefix in KWARGS:
         for k in d.user_keys_under(prefix):
             sub = k[len(prefix) + 1:]
@@ -109,6 +112,23 @@ def _dapo(d: Draft, tasksets: list[str]) -> None:
             elif sub in DAPO_ARGS:
                 for at in tasksets:
                     d.set(f"{at}.workflow_args.{sub}", d.val(k), k)
+
+
+def _recipe_buffer(d: Draft, tasksets: list[str]) -> None:
+    """The DAPO recipe's trainer builds the dapo manager with overlong_buffer_cfg=reward_model.overlong_buffer and
+    max_resp_len=data.max_response_length (reward_kwargs are not read for these)."""
+    buf = "reward_model.overlong_buffer"
+    if not d.flag(f"{buf}.enable"):
+        for k in d.user_keys_under(buf):
+            d.implied(k, "the overlong buffer is off")
+        return
+    for at in tasksets:
+        for sub in ("enable", "len", "penalty_factor"):
+            d.set(f"{at}.workflow_args.overlong_buffer_cfg.{sub}", d.val(f"{buf}.{sub}"), f"{buf}.{sub}")
+        d.set(f"{at}.workflow_args.max_resp_len", d.val("data.max_response_length"), "data.max_response_length",
+              note="the recipe's trainer passes data.max_response_length")
+    if d.user(f"{buf}.log"):
+        d.implied(f"{buf}.log", "logging only: the workflow always reports the penalty")
 
 
 def _rest(d: Draft, enabled: bool) -> None:

@@ -87,9 +87,9 @@ RULES: list[Rule] = [
     ]],
     Rule("algorithm.rollout_correction.*", "map", "algorithm.rollout_correction",
          "passed to veRL's policy_loss.rollout_correction by Trinity"),
-    Rule("algorithm.filter_groups.*", "none", "",
-         "DAPO dynamic sampling is an experience operator in Trinity: add `dapo_dynamic_sampling` to "
-         "data_processor.experience_pipeline.operators"),
+    Rule("algorithm.filter_groups.*", "rule", "sampling.map_dynamic_sampling",
+         "the DAPO recipe's dynamic sampling -> rftc's VerlFilterGroups in "
+         "data_processor.experience_pipeline.operators (main_ppo ignores it)"),
     Rule("algorithm.use_pf_ppo", "none", "", "preference-feedback PPO resampling has no Trinity equivalent"),
     Rule("algorithm.pf_ppo.*", "none", "", "preference-feedback PPO resampling has no Trinity equivalent"),
     # ---- data (rftc/mapping/data.py)
@@ -126,7 +126,8 @@ RULES: list[Rule] = [
     Rule(f"{D}.custom_cls.*", "none", "", "a custom dataset class becomes a Trinity workflow or task pipeline"),
     Rule(f"{D}.sampler.*", "none", "", "use a Trinity data_selector (difficulty_based, offline_easy2hard, ...)"),
     Rule(f"{D}.datagen.*", "none", "", "dynamic data generation has no Trinity 0.6 equivalent"),
-    Rule(f"{D}.gen_batch_size", "none", "", "Trinity generates buffer.batch_size tasks per explorer step"),
+    Rule(f"{D}.gen_batch_size", "rule", "sampling.map_dynamic_sampling",
+         "the DAPO recipe's prompts per generation round (main_ppo: no equivalent)"),
     Rule(f"{D}.tool_config_path", "none", "", "tools are part of a Trinity workflow (tool_call_workflow)"),
     # ---- model, optimizer, actor (rftc/mapping/models.py for the relational parts)
     Rule(f"{M}.path", "map", "model.model_path", explicit=True),

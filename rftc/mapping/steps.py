@@ -123,13 +123,15 @@ def _horizon(d: Draft, batch: Batch, epochs: int | None, key: str, reason: str) 
     else:
         rows, source = dataset_rows(d)
     if rows is not None and epochs is not None:
-        spe = steps_per_epoch(rows, batch.train_batch)
+        size, size_key = (batch.loader_batch, "data.gen_batch_size") if batch.loader_batch else \
+            (batch.train_batch, "data.train_batch_size")
+        spe = steps_per_epoch(rows, size)
         if spe == 0:
-            d.report("RFTC313", f"the training data has {rows} rows, fewer than data.train_batch_size "
-                     f"({batch.train_batch}): veRL's dataloader would be empty", "data.train_batch_size")
+            d.report("RFTC313", f"the training data has {rows} rows, fewer than {size_key} ({size}): veRL's "
+                     "dataloader would be empty", size_key)
             return
         d.set("trainer.total_steps", spe * epochs * si, "data.train_files", "trainer.total_epochs",
-              note=f"LR horizon for {reason}: {source}: {rows}//{batch.train_batch}*{epochs}*{si}")
+              note=f"LR horizon for {reason}: {source}: {rows}//{size}*{epochs}*{si}")
         return
     d.report("RFTC303", f"the learning-rate schedule ({reason}) needs trainer.total_steps, but the number of "
              f"training steps is unknown ({source}); without it Trinity-RFT 0.6 uses sys.maxsize, so warmup never "

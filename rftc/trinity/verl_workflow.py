@@ -33,8 +33,7 @@ class VerlRewardWorkflow(SimpleWorkflow):
         responses = self.model.chat(self.chat, **self.rollout_args)
         for i, response in enumerate(responses):
             length = len(response.tokens) - response.prompt_length if response.tokens is not None else 0
-            scored = self.reward(self.raw_task, response.response_text or "", length)
-            response.metrics = {**(response.metrics or {}), **scored}
-            response.reward = scored["score"]
+            response.reward, extra = self.reward(self.raw_task, response.response_text or "", length)
+            response.metrics = {**(response.metrics or {}), **extra}
             response.eid.run = i + self.run_id_base
         return responses

@@ -92,7 +92,7 @@ CODES = [
          "The launch runs a trainer (a recipe, or another entry module) whose veRL config rftc does not bundle "
          "and that names no config of its own, so its overrides are not checked and no effective config is "
          "computed. Give --config-path/--config-name when the trainer uses a config folder next to it.",
-         "python3 -m recipe.dapo.main_dapo trainer.nnodes=2", "sh"),
+         "python3 -m recipe.prime.main_prime trainer.nnodes=2", "sh"),
     Code("RFTC219", "version-choice", I, "Which verl version the overrides were checked against, and why.",
          "Without --verl-version, rftc uses the newest bundled verl release under which every key the launch "
          "sets exists, unless a key the launch sets has no effect there but does in an older release where "

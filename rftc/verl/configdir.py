@@ -20,6 +20,7 @@ from rftc.shell.invocation import Arg, Invocation
 from rftc.verl import entry as entry_module
 from rftc.verl.effective import Provenance
 from rftc.verl.schema import MISSING
+from rftc.verl.trainers import RECIPE_CONFIG_PATH, RECIPES
 
 # Entry module -> (its directory inside the verl package, the config_name its @hydra.main declares).
 ENTRY_POINTS = {
@@ -68,7 +69,7 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path
     (``where``): the bundled schemas', or those of the checkout whose package directory is below ``root``.
     ``any_group``: the files' config group choices are all composed (Hydra has the folder), not only
     model_engine's. What the launch does not name, the entry module's @hydra.main does (``_Defaults``)."""
-    entry = ENTRY_POINTS.get(inv.module)
+    entry = ENTRY_POINTS.get(inv.module) or RECIPES.get(inv.module)
     name = _arg_text(inv.config_name)
     if name is not None:
         name = name[:-5] if name.endswith(".yaml") else name
@@ -98,16 +99,17 @@ class _Defaults:
 
 
 def _defaults(inv: Invocation, entry: tuple[str, str] | None, root: Path | None) -> _Defaults:
+    path = RECIPE_CONFIG_PATH if inv.module in RECIPES else None  # a recipe's config folder is beside it
     if entry is None or root is None:
-        return _Defaults(entry[1] if entry else None, None)
-    path = entry_module.module_file(root, inv.module)
-    own = entry_module.declared(path)
-    shown = str(path.relative_to(root))  # as the veRL it is in names its files
+        return _Defaults(entry[1] if entry else None, path)
+    file = entry_module.module_file(root, inv.module)
+    own = entry_module.declared(file)
+    shown = str(file.relative_to(root))  # as the veRL it is in names its files
     if own is None or not own.literal or not own.config_name:
-        why = (f"the checkout has no {shown}" if not path.is_file() else
+        why = (f"the checkout has no {shown}" if not file.is_file() else
                f"{shown} has no @hydra.main rftc can read" if own is None or not own.literal else
                f"{shown}'s @hydra.main names no config")
-        return _Defaults(entry[1], None, assumed=why)
+        return _Defaults(entry[1], path, assumed=why)
     return _Defaults(own.config_name, own.config_path, named_by=f"{shown}:{own.line}")
 
 
@@ -136,6 +138,10 @@ def _locate(inv: Invocation, entry: tuple[str, str] | None, name: str | None, ow
                 "folder or their parents: fix the path in the script (a placeholder?), or run rftc where it exists")
         via = path_arg.via if path_arg is not None else ()
         notes = tuple(f"its value is set at {os.path.basename(v.file)}:{v.line}" for v in via[:2])
+        if path_arg is None and inv.module in RECIPES:  # the recipe's own folder, beside the verl package
+            raw = f"{entry[0]}/{raw}"
+            hint = ("the recipe is not in the verl wheels: run rftc in the veRL checkout the job runs from "
+                    "(--cwd DIR), or name it with --verl-source DIR")
         diags.add("RFTC210", f"cannot find the config directory '{raw}' of this launch", span, hint=hint,
                   notes=notes)
         return None

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl.overrides import OVERRIDES_FILE, split_text
+from rftc.verl.trainers import MAIN_PPO
 
-MAIN_PPO = "verl.trainer.main_ppo"
 _FLAGS = {"--config-path": "config_path", "-cp": "config_path", "--config-dir": "config_path",
           "--config-name": "config_name", "-cn": "config_name"}
 

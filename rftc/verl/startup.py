@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rftc.diagnostics.model import Diagnostics
 from rftc.verl import semantics
 from rftc.verl.effective import EffectiveConfig
-from rftc.verl.invocations import MAIN_PPO
+from rftc.verl.trainers import CONVERTED
 
 ACTOR, REF, ROLLOUT = "actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout"
 FSDP = {"fsdp", "fsdp2"}
@@ -123,8 +123,8 @@ def _micro(eff: EffectiveConfig, pair: MicroPair, say: _Report) -> None:
 
 def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     """Report what veRL's startup validation of ``eff`` refuses (RFTC221), notices (RFTC222) and warns (RFTC223)."""
-    if eff.invocation is not None and eff.invocation.module != MAIN_PPO:
-        return  # other entry points (recipes, asynchronous trainers) validate in their own way
+    if eff.invocation is not None and eff.invocation.module not in CONVERTED:
+        return  # other entry points (asynchronous trainers, other recipes) validate in their own way
     sem = semantics.of(eff)
     if sem.value("startup_checks") is None or sem.doubt("startup_checks") is not None:
         return  # verl 0.1 validates nothing (nor may a snapshot declaring it)

@@ -34,14 +34,16 @@ CODES = [
          "kept in training. Many truncations mean max_tokens (model.max_response_tokens or the taskset's "
          "rollout_args.max_tokens) is too small for the task.",
          "rollout_args: {max_tokens: 4}", "yaml"),
-    Code("RFTC505", "algorithm-unsupported", E, "The algorithm section names a function this runtime cannot run.",
+    Code("RFTC505", "algorithm-unsupported", E, "The config names a function or operator this runtime cannot run.",
          "The runtime computes advantages, losses and KL with veRL's core_algos and supports the names they "
          "implement (algorithm_type ppo, grpo, grpo_verl, dapo, reinforceplusplus, rloo, sft; advantage_fn ppo, grpo, "
          "rloo, reinforceplusplus; policy_loss_fn ppo, gspo, sapo, cispo; KL k1, k2, k3, low_var_kl, abs). "
          "advantage_fn ppo is GAE over a critic's values, so it needs algorithm_type ppo, the one that trains a "
          "critic. algorithm_type sft runs in mode train with buffer.train_batch_size and veRL's token-mean SFT "
-         "loss; every other algorithm in mode both. Running anything else would silently train a different "
-         "objective, so the run does not start. "
+         "loss; every other algorithm in mode both. It trains every explored experience: a config with "
+         "data_processor.experience_pipeline operators (a filter such as the DAPO recipe's dynamic sampling) "
+         "is refused. Running anything else would silently train a different objective, so the run does not "
+         "start. "
          "Use a supported name, or run the config with Trinity-RFT itself.",
          "algorithm: {algorithm_type: opmd}", "yaml"),
     Code("RFTC506", "taskset-unreadable", E, "The training taskset is missing or cannot be read.",

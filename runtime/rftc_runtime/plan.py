@@ -392,6 +392,12 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
                        f"supported: algorithm_type {'/'.join(ALGORITHM_DEFAULTS)}; advantage_fn {'/'.join(ADVANTAGE)} "
                        f"(ppo: GAE with the critic of algorithm_type ppo); policy_loss_fn {'/'.join(POLICY_LOSS)}; "
                        f"KL {'/'.join(KL)}", key))
+    ops = ((s.raw.get("data_processor") or {}).get("experience_pipeline") or {}).get("operators") or []
+    if ops:
+        names = ", ".join(str(o.get("name") if isinstance(o, dict) else o) for o in ops)
+        errors.append(("RFTC505", f"this runtime cannot run experience operators ({names}): it trains every "
+                       "explored experience", "run the config with Trinity-RFT itself (`trinity run --config ...`)",
+                       "data_processor.experience_pipeline.operators"))
     sft = s.algorithm.algorithm_type == "sft"
     if not sft and s.mode not in ("both", "colocate"):
         errors.append(("RFTC505", f"this runtime cannot run mode {s.mode}",

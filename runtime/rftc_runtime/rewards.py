@@ -183,10 +183,14 @@ def scorer(taskset, reward_fn_name: str | None = None) -> Callable:
     taskset's) on the row's data source and the taskset's response_key."""
     if taskset.workflow == WORKFLOW:
         verl = VerlReward(taskset.workflow_args)
-        return lambda task, text, n: checked(verl(task.row, text, n))
+        return lambda task, text, n: _with_extra(*verl(task.row, text, n))
     fn = resolve(reward_fn_name or taskset.reward_fn, taskset.reward_fn_args)
     return lambda task, text, n: score(fn, task.row.get("data_source", ""), text, task.answer,
                                        task.row.get("extra_info", {}), n)
+
+
+def _with_extra(reward: float, extra: dict[str, float]) -> tuple[float, dict[str, float]]:
+    return checked(reward)[0], extra
 
 
 def score(fn: Callable, data_source, response: str, ground_truth, extra_info,

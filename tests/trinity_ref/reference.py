@@ -67,11 +67,11 @@ LAUNCH = ("python3 -m verl.trainer.main_ppo data.train_batch_size=4 actor_rollou
           "trainer.n_gpus_per_node=2 trainer.nnodes=1 trainer.total_training_steps=2")
 
 
-def convert_launch(folder: Path, *overrides: str) -> Path:
-    """`rftc convert` of LAUNCH plus ``overrides`` (folder/run.sh) into folder/out.yaml; fails the test on a
-    non-zero exit."""
+def convert_launch(folder: Path, *overrides: str, module: str = "verl.trainer.main_ppo") -> Path:
+    """`rftc convert` of LAUNCH (of ``module``) plus ``overrides`` (folder/run.sh) into folder/out.yaml; fails the
+    test on a non-zero exit."""
     script, out = folder / "run.sh", folder / "out.yaml"
-    script.write_text(" ".join((LAUNCH, *overrides)) + "\n")
+    script.write_text(" ".join((LAUNCH.replace("verl.trainer.main_ppo", module), *overrides)) + "\n")
     proc = subprocess.run([sys.executable, "-m", "rftc", "convert", str(script), "-o", str(out)],
                           capture_output=True, text=True, cwd=folder)
     assert proc.returncode == 0, proc.stderr

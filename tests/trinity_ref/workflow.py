@@ -1,7 +1,8 @@
 """Runs inside .venv-trinity: a converted config's first training taskset through Trinity-RFT 0.6.0's own
 pipeline (load_config + check_and_update, the taskset's FileReader and task formatter, the workflow class it
-names) with a stand-in model that answers every chat with the given responses. Prints one JSON record: the
-workflow's class, the chat messages it sent and the reward of each response.
+names, the experience operators of data_processor.experience_pipeline) with a stand-in model that answers every
+chat with the given responses. Prints one JSON record: the workflow's class, the chat messages it sent, the
+reward and metrics of each response, and how many experiences the operators keep (all of them: one task).
 
     python workflow.py CONFIG.yaml RESPONSE [RESPONSE ...]
 """
@@ -31,6 +32,7 @@ class CannedModel:
 
 def main(config_path: str, responses: list[str]) -> None:
     from trinity.buffer.buffer import get_buffer_reader
+    from trinity.buffer.operators import create_operators
     from trinity.common.config import load_config
 
     config = load_config(config_path)
@@ -42,9 +44,12 @@ def main(config_path: str, responses: list[str]) -> None:
     workflow = task.to_workflow(model=model)
     workflow.set_repeat_times(len(responses), 0)
     out = workflow.run()
+    kept = out
+    for op in create_operators(config.data_processor.experience_pipeline.operators):
+        kept, _ = asyncio.run(op.process(kept))
     print(json.dumps({"workflow": f"{type(workflow).__module__}.{type(workflow).__name__}",
                       "messages": model.sent[0], "rewards": [e.reward for e in out],
-                      "metrics": [e.metrics for e in out]}, default=str))
+                      "metrics": [e.metrics for e in out], "kept": len(kept)}, default=str))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
 set -x
-python3 -m recipe.dapo.main_dapo \
+python3 -m recipe.prime.main_prime \
     trainer.nnodes=2 \
     trainer.n_gpus_per_node=8

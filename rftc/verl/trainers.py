@@ -1,0 +1,17 @@
+"""The RL trainers `rftc convert` maps: veRL's main_ppo, and the DAPO recipe's main_dapo. RayDAPOTrainer is
+main_ppo's RayPPOTrainer (the same config, startup checks and workers) with dynamic sampling
+(algorithm.filter_groups, data.gen_batch_size) and the dapo reward manager built from
+reward_model.overlong_buffer. The recipe is not in the wheels: it lives beside the `verl` package in a checkout
+(recipe/dapo, recipe/dapo/src before 0.4), and its @hydra.main composes `config/dapo_trainer.yaml` there, which
+extends ppo_trainer."""
+
+MAIN_PPO = "verl.trainer.main_ppo"
+# recipe entry module -> (its folder below the sys.path root, the config_name of its @hydra.main)
+RECIPES = {"recipe.dapo.main_dapo": ("recipe/dapo", "dapo_trainer"),
+           "recipe.dapo.src.main_dapo": ("recipe/dapo/src", "dapo_trainer")}
+RECIPE_CONFIG_PATH = "config"  # the recipes' @hydra.main config_path, relative to the module
+CONVERTED = (MAIN_PPO, *RECIPES)
+
+
+def is_dapo(module: str | None) -> bool:
+    return module in RECIPES
