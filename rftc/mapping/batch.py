@@ -57,8 +57,7 @@ def prompts_key(d: Draft) -> str:
     """The key counting the prompts one veRL step trains on: data.train_batch_size, except under the DAPO recipe's
     trainer without dynamic sampling, which trains on each dataloader batch of data.gen_batch_size prompts
     (rftc.mapping.sampling)."""
-    module = d.cfg.invocation.module if d.cfg.invocation else None
-    if is_dapo(module) and d.cfg.has(GEN) and d.val(GEN) != d.val(B) and d.flag(FILTER) is False:
+    if is_dapo(d.cfg.invocation) and d.cfg.has(GEN) and d.val(GEN) != d.val(B) and d.flag(FILTER) is False:
         return GEN
     return B
 

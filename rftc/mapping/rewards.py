@@ -18,6 +18,7 @@ KWARGS = ("reward_model.reward_kwargs", "reward.reward_kwargs")
 DAPO_ARGS = ("overlong_buffer_cfg.enable", "overlong_buffer_cfg.len", "overlong_buffer_cfg.penalty_factor",
              "max_resp_len")
 MANAGER = ("reward_model.reward_manager", "reward.reward_manager.name")
+LOG_ONLY = "logging only: the workflow always reports the penalty"  # the overlong buffer's `log` flag
 
 
 def _first(d: Draft, keys) -> str | None:
@@ -102,13 +103,13 @@ def _dapo(d: Draft, tasksets: list[str]) -> None:
         return
     for at in tasksets:
         d.set(f"{at}.workflow_args.reward_manager", "dapo", mk)
-    if is_dapo(d.cfg.invocation.module if d.cfg.invocation else None):
+    if is_dapo(d.cfg.invocation):
         _recipe_buffer(d, tasksets)
     for prefix in KWARGS:
         for k in d.user_keys_under(prefix):
             sub = k[len(prefix) + 1:]
             if sub == "overlong_buffer_cfg.log":
-                d.implied(k, "logging only: the workflow always reports the penalty")
+                d.implied(k, LOG_ONLY)
             elif sub in DAPO_ARGS:
                 for at in tasksets:
                     d.set(f"{at}.workflow_args.{sub}", d.val(k), k)
@@ -128,7 +129,7 @@ def _recipe_buffer(d: Draft, tasksets: list[str]) -> None:
         d.set(f"{at}.workflow_args.max_resp_len", d.val("data.max_response_length"), "data.max_response_length",
               note="the recipe's trainer passes data.max_response_length")
     if d.user(f"{buf}.log"):
-        d.implied(f"{buf}.log", "logging only: the workflow always reports the penalty")
+        d.implied(f"{buf}.log", LOG_ONLY)
 
 
 def _rest(d: Draft, enabled: bool) -> None:

@@ -31,7 +31,7 @@ def map_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
     for k in d.user_keys_under(FG):
         if k.endswith("._target_"):
             d.implied(k, "the config class veRL builds the section into")
-    if not is_dapo(d.cfg.invocation.module if d.cfg.invocation else None):
+    if not is_dapo(d.cfg.invocation):
         for k in d.user_keys_under(FG):
             if not d.done(k):
                 d.report("RFTC328", f"{k}={d.fmt_value(k)} has no effect under main_ppo: only the DAPO recipe's "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from rftc.mapping.batch import Batch
+from rftc.mapping.batch import B, GEN, Batch
 from rftc.mapping.data import file_list
 from rftc.mapping.draft import Draft, resolve_env
 from rftc.mapping.parquet import ParquetError, num_rows
@@ -123,8 +123,7 @@ def _horizon(d: Draft, batch: Batch, epochs: int | None, key: str, reason: str) 
     else:
         rows, source = dataset_rows(d)
     if rows is not None and epochs is not None:
-        size, size_key = (batch.loader_batch, "data.gen_batch_size") if batch.loader_batch else \
-            (batch.train_batch, "data.train_batch_size")
+        size, size_key = (batch.loader_batch, GEN) if batch.loader_batch else (batch.train_batch, B)
         spe = steps_per_epoch(rows, size)
         if spe == 0:
             d.report("RFTC313", f"the training data has {rows} rows, fewer than {size_key} ({size}): veRL's "

@@ -24,8 +24,10 @@ class VerlFilterGroups(ExperienceOperator):
     def process(self, exps: List[Experience]) -> Tuple[List[Experience], Dict]:
         kept: List[Experience] = []
         groups = group_by(exps, id_type="task")
+        kept_groups = 0
         for group in groups.values():
             if keeps([metric_value(self.metric, e.reward, e.metrics) for e in group]):
                 kept.extend(group)
-        return kept, {"filter_groups/kept_groups": sum(1 for g in groups.values() if g[0] in kept),
-                      "filter_groups/groups": len(groups), "filtered_count": len(exps) - len(kept)}
+                kept_groups += 1
+        return kept, {"filter_groups/kept_groups": kept_groups, "filter_groups/groups": len(groups),
+                      "filtered_count": len(exps) - len(kept)}

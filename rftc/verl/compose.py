@@ -14,7 +14,6 @@ from rftc.verl.folder import FolderSchema
 from rftc.verl.overrides import Override, parse
 from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
 from rftc.verl.source import VerlSource
-from rftc.verl.trainers import CONVERTED
 
 # Mandatory keys ("???") verl reads on every main_ppo run; others (e.g. the reward model's rollout name) are
 # read only when their feature is on.
@@ -101,7 +100,7 @@ def _split(inv: Invocation, groups, diags: Diagnostics) -> tuple[list[Override],
 def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diagnostics) -> EffectiveConfig:
     """Resolve the composed tree into ``eff``, with the checks every composed config gets."""
     eff.values, eff.provenance = _resolve(applied, diags, inv)
-    if inv.module in configdir.ENTRY_POINTS or inv.module in CONVERTED:
+    if configdir.entry_of(inv.module) is not None:
         for key in MANDATORY_READ:
             if _get(eff.values, key) == schema.MISSING:
                 diags.add("RFTC217", f"'{key}' is mandatory in the veRL config and the launch does not set it",

@@ -31,9 +31,17 @@ ENTRY_POINTS = {
     "verl.experimental.one_step_off_policy.main_ppo": ("verl/experimental/one_step_off_policy",
                                                        "one_step_off_ppo_trainer"),
 }
+
+
 BUNDLED_DIRS = {"verl/trainer/config", "verl/experimental/fully_async_policy/config",
                 "verl/experimental/one_step_off_policy/config"}
 _SYMBOLIC = re.compile(r"\$\{oc\.env:[^}]*\}|\$\([^)]*\)")
+
+
+def entry_of(module: str | None) -> tuple[str, str] | None:
+    """(folder below the sys.path root, config_name) of a verl entry point or a recipe rftc composes; None for
+    other modules."""
+    return ENTRY_POINTS.get(module) or RECIPES.get(module)
 
 
 @dataclass
@@ -69,7 +77,7 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path
     (``where``): the bundled schemas', or those of the checkout whose package directory is below ``root``.
     ``any_group``: the files' config group choices are all composed (Hydra has the folder), not only
     model_engine's. What the launch does not name, the entry module's @hydra.main does (``_Defaults``)."""
-    entry = ENTRY_POINTS.get(inv.module) or RECIPES.get(inv.module)
+    entry = entry_of(inv.module)
     name = _arg_text(inv.config_name)
     if name is not None:
         name = name[:-5] if name.endswith(".yaml") else name

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 
 from rftc.diagnostics.model import Diagnostics, Span
 from rftc.shell.invocation import COMMAND_LINE, Arg, Invocation
-from rftc.verl.configdir import ENTRY_POINTS
-from rftc.verl.trainers import RECIPES
+from rftc.verl.configdir import entry_of
 from rftc.verl.overrides import OVERRIDES_FILE
 
 
@@ -156,7 +155,7 @@ def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
 def composable(inv: Invocation) -> bool:
     """Launches whose config the veRL stage composes: the verl trainers and recipes rftc knows, and any launch
     naming a config."""
-    return inv.module in ENTRY_POINTS or inv.module in RECIPES or (inv.is_training and inv.config_name is not None)
+    return entry_of(inv.module) is not None or (inv.is_training and inv.config_name is not None)
 
 
 def report_no_schema(inv: Invocation, diags: Diagnostics) -> None:

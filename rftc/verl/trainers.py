@@ -13,5 +13,6 @@ RECIPE_CONFIG_PATH = "config"  # the recipes' @hydra.main config_path, relative 
 CONVERTED = (MAIN_PPO, *RECIPES)
 
 
-def is_dapo(module: str | None) -> bool:
-    return module in RECIPES
+def is_dapo(invocation) -> bool:
+    """Whether the launch (an Invocation, or None for plain overrides) runs the DAPO recipe's trainer."""
+    return invocation is not None and invocation.module in RECIPES
