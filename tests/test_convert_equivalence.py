@@ -8,8 +8,8 @@ config (the config `rftc verl-config` prints). The training-relevant settings of
 
 - experiences per optimizer step: veRL ppo_mini_batch_size x rollout.n; Trinity's actor.ppo_mini_batch_size (Trinity
   sets it to buffer.train_batch_size, and its workers do not multiply by n);
-- optimizer steps per rollout batch: veRL train_batch_size / ppo_mini_batch_size x ppo_epochs; Trinity
-  sync_interval x its actor.ppo_epochs;
+- optimizer steps per rollout batch: veRL train_batch_size / ppo_mini_batch_size x ppo_epochs; Trinity's
+  trainer sync interval x its actor.ppo_epochs;
 - ppo_epochs, lr, warmup steps (veRL steps x train/mini: Trinity's scheduler steps once per mini-batch) and ratio,
   scheduler type, and the LR horizon where the schedule uses it (warmup ratio or a non-constant schedule): veRL's
   total steps (trainer.total_training_steps, --total-steps, or rows // train_batch_size x total_epochs with the rows
@@ -21,7 +21,8 @@ config (the config `rftc verl-config` prints). The training-relevant settings of
   (trinity-0.6.md §3.2, §4.3);
 - weight decay, and the critic's lr (gae);
 - the training length: total epochs, and total steps where veRL's trainer.total_training_steps bounds it (x
-  train/mini, in Trinity's steps) against Trinity's buffer.total_steps;
+  train/mini, in Trinity's trainer steps) against Trinity's buffer.total_steps (explorer steps, x the trainer's
+  sync interval / the explorer's);
 - rollout.n, temperature, max prompt and response lengths.
 
 The tests print every difference; each must be in EXPLAINED (golden) or CORPUS_EXPLAINED, whose reasons
@@ -210,7 +211,7 @@ def _trinity_side(record: dict, wants_horizon: bool) -> dict:
     warmup = v.get("actor.optim.lr_warmup_steps")
     out = {
         "experiences per optimizer step": v["actor.ppo_mini_batch_size"],
-        "optimizer steps per rollout batch": d["synchronizer.sync_interval"] * v["actor.ppo_epochs"],
+        "optimizer steps per rollout batch": d["synchronizer.trainer_sync_interval"] * v["actor.ppo_epochs"],
         "ppo_epochs": v["actor.ppo_epochs"],
         "lr": v["actor.optim.lr"],
         "warmup steps": warmup if isinstance(warmup, int) and warmup > 0 else None,
@@ -237,7 +238,8 @@ def _trinity_side(record: dict, wants_horizon: bool) -> dict:
         "lam": adv_args.get("lam") if adv == "ppo" else None,
         "critic lr": v["critic.optim.lr"] if adv == "ppo" else None,
         "total epochs": d["buffer.total_epochs"],
-        "total steps": d["buffer.total_steps"],
+        "total steps": d["buffer.total_steps"] and d["buffer.total_steps"] * d["synchronizer.trainer_sync_interval"]
+        // d["synchronizer.explorer_sync_interval"],  # explorer steps, in trainer steps
         "rollout.n": v["rollout.n"],
         "temperature": v["rollout.temperature"],
         "max prompt length": d["model.max_prompt_tokens"],

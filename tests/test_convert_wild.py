@@ -36,8 +36,6 @@ NOT_IN_ITS_VERL = "a key the config of the veRL it runs does not have: Hydra rej
 UNSET_IN_ITS_VERL = "a value its veRL's config needs and the script leaves unset: veRL fails resolving it"
 BROKEN_LINE = ("a line continuation bash cuts (`\\ # TODO`): the launch gets words Hydra cannot parse and runs without "
                "the overrides after it, which veRL's checks need")
-SPLITS_GROUP = ("a mini-batch that splits a prompt's group under the release its veRL declares (Trinity explores a "
-                "group as one task); the diagnostic names the other reading of a development snapshot")
 
 
 def _own_config(diags) -> bool:
@@ -54,19 +52,17 @@ SHOWS = {
     UNSET_IN_ITS_VERL: lambda first, diags: first["code"] == "RFTC214" and _own_config(diags),
     BROKEN_LINE: lambda first, diags: first["code"] == "RFTC221" and {"RFTC105", "RFTC200"} <= {
         d["code"] for d in diags},
-    SPLITS_GROUP: lambda first, diags: first["code"] == "RFTC302" and "split a prompt's" in first["message"] and any(
-        "development snapshot" in n for n in first.get("notes", ())),
 }
 
 CONVERTS = "converts"
 # script (relative to WILD) -> CONVERTS, or (the first error's code, its reason class)
 EXPECTED = {
-    "00ffcc__count-R1/main_grpo.sh": ("RFTC302", SPLITS_GROUP),
+    "00ffcc__count-R1/main_grpo.sh": CONVERTS,
     "1229095296__ResT_Tool_use_LLM/train_ppo.sh": CONVERTS,
     "Agent-RL__ReCall/scripts/train/train.sh": CONVERTS,
     "Agent-RL__ReCall/scripts/train/train_multi_node.sh": CONVERTS,
     "AnitaHairey__Reflex-RL/main_grpo.sh": CONVERTS,
-    "Aoi-cn__GRPO_analyse_based_on_TinyZero/scripts/grpo_tiny_zero.sh": ("RFTC302", SPLITS_GROUP),
+    "Aoi-cn__GRPO_analyse_based_on_TinyZero/scripts/grpo_tiny_zero.sh": CONVERTS,
     "Aoi-cn__GRPO_analyse_based_on_TinyZero/scripts/train_tiny_zero.sh": CONVERTS,
     "BaohaoLiao__SAGE/scripts/run_grpo.sh": CONVERTS,
     "BaohaoLiao__rlas/examples/grpo_trainer/quick_test_grpo.sh": CONVERTS,
@@ -138,7 +134,7 @@ EXPECTED = {
     "ruyisy__RESearch/train_ppo.sh": CONVERTS,
 }
 # What converts: every other script fails for a reason in its script (above).
-CONVERTED_AT_LEAST = 65
+CONVERTED_AT_LEAST = 67
 
 
 def _repo(script: Path) -> Path:
@@ -238,3 +234,22 @@ def test_exit0_configs_pass_trinity_validator():
               for name, configs in run["converted"] for c in configs
               if not records[str(c)]["ok"] and records[str(c)]["outside"] != "create_dummy_lora"]
     assert not failed, "configs Trinity rejects:\n" + "\n".join(failed)
+
+
+@needs_wild
+def test_a_snapshot_declaring_0_1_splits_groups_as_0_1_does_and_names_the_other_reading():
+    """count-R1's fork declares verl 0.1, whose mini-batch counts responses: 6 of a prompt's 16 per optimizer
+    step. Trinity explores 3 tasks (48 responses, 8 trainer steps) a step and syncs after 16 explorer and 128
+    trainer steps, one veRL batch of 48 prompts; the 0.2 reading (96 responses a step) is named."""
+    import yaml
+
+    name = "00ffcc__count-R1/main_grpo.sh"
+    run = wild_outcomes()
+    codes = {d["code"] for d in run["rows"][name][2]}
+    assert {"RFTC326", "RFTC329"} <= codes
+    (configs,) = [c for n, c in run["converted"] if n == name]
+    cfg = yaml.safe_load(configs[0].read_text())
+    assert (cfg["algorithm"]["repeat_times"], cfg["buffer"]["batch_size"], cfg["buffer"]["train_batch_size"]) == \
+        (16, 3, 6)
+    assert (cfg["synchronizer"]["sync_interval"], cfg["synchronizer"]["explorer_sync_interval"]) == (128, 16)
+    assert (cfg["explorer"]["eval_interval"], cfg["trainer"]["save_interval"]) == (30 * 16, 30 * 128)

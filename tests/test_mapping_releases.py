@@ -49,11 +49,35 @@ def test_mini_batch_of_megatron_counts_responses_before_0_3():
         == (32, 128, 4)
 
 
-def test_a_responses_mini_batch_must_hold_whole_groups():
-    m = convert("--config-name=ppo_megatron_trainer algorithm.adv_estimator=grpo data.train_batch_size=128 "
-                "actor_rollout_ref.actor.ppo_mini_batch_size=2 actor_rollout_ref.rollout.n=4", "0.2")
+MEGATRON_SPLIT = ("--config-name=ppo_megatron_trainer data.train_batch_size=96 actor_rollout_ref.actor.ppo_mini_batch_size=6 "
+                  "actor_rollout_ref.rollout.n=4 algorithm.adv_estimator=")
+
+
+def test_a_split_mini_batch_converts_to_explorer_and_trainer_intervals():
+    m = convert(MEGATRON_SPLIT + "grpo", "0.2")
+    c = m.config
+    # 96 x 4 = 384 responses; 6 a trainer step: 64 trainer steps; 3 tasks (12 responses) an explorer step: 32
+    assert (c["algorithm"]["repeat_times"], c["buffer"]["batch_size"], c["buffer"]["train_batch_size"]) == (4, 3, 6)
+    assert (c["synchronizer"]["sync_interval"], c["synchronizer"]["explorer_sync_interval"]) == (64, 32)
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC329"]
+    assert "Trinity explores 3 task(s) a step (12 responses, 2 trainer step(s) of 6)" in d.message
+    assert "syncs after 32 explorer and 64 trainer steps" in d.message and m.ok
+
+
+def test_a_split_mini_batch_scales_explorer_and_trainer_steps_apart():
+    m = convert(MEGATRON_SPLIT + "grpo "
+                "trainer.total_training_steps=10 trainer.test_freq=5 trainer.save_freq=2", "0.2")
+    c = m.config
+    assert (c["trainer"]["total_steps"], c["buffer"]["total_steps"]) == (640, 320)  # trainer x 64, explorer x 32
+    assert (c["trainer"]["save_interval"], c["explorer"]["eval_interval"]) == (128, 160)
+
+
+@pytest.mark.parametrize("estimator,algorithm", [("rloo", "rloo"), ("gae", "ppo")])
+def test_a_split_mini_batch_is_refused_where_the_trainer_computes_advantages(estimator, algorithm):
+    m = convert(MEGATRON_SPLIT + estimator, "0.2")
     (d,) = [d for d in m.diagnostics if d.code == "RFTC302"]
-    assert "would split a prompt's 4 responses" in d.message and not m.ok
+    assert f"Trinity's {algorithm} algorithm computes advantages on each trainer step's experiences" in d.message
+    assert "ppo_mini_batch_size=4 or actor_rollout_ref.actor.ppo_mini_batch_size=8" in d.hint and not m.ok
 
 
 @pytest.mark.parametrize("release,kl_loss,in_reward", [

@@ -33,8 +33,8 @@ class Explorer:
 class Trainer:
     """The trainer's interface as the driver calls it (it lives in the driver's process)."""
 
-    def __init__(self, interval: int, offset: int):
-        self.step, self.schedule = 0, FixedSchedule(interval, offset)
+    def __init__(self, schedule: FixedSchedule):
+        self.step, self.schedule = 0, schedule
 
     def train_step(self, batch):
         self.step += 1
@@ -56,13 +56,15 @@ class Trainer:
         return None
 
 
-def _run(interval, offset, steps=6, train_batches=1):
-    s = SimpleNamespace(taskset=SimpleNamespace(selector="sequential", seed=0, reward_fn=None), batch_size=2,
-                        total_epochs=1, sync_interval=interval, sync_offset=offset, explore_total_steps=None,
+def _run(interval, offset, steps=6, train_batches=1, batch_size=2, per_step=None, explorer_interval=None,
+         trainer_interval=None):
+    schedule = FixedSchedule(interval, offset, explorer_interval, trainer_interval)
+    s = SimpleNamespace(taskset=SimpleNamespace(selector="sequential", seed=0, reward_fn=None), batch_size=batch_size,
+                        total_epochs=1, sync_offset=offset, explore_total_steps=None, schedule=lambda: schedule,
                         eval_on_startup=False, eval_interval=0, save_hf_checkpoint="never", checkpoint_job_dir="")
-    plan = SimpleNamespace(experiences_per_step=2 * train_batches)
+    plan = SimpleNamespace(experiences_per_step=per_step or 2 * train_batches)
     tasks = [Task(index=i, prompt=f"q{i}", answer=i, row={}) for i in range(100)]
-    explorer, trainer = Explorer(), Trainer(interval, offset)
+    explorer, trainer = Explorer(), Trainer(schedule)
     monitor = SimpleNamespace(log=lambda step, metrics: None)
     ray = SimpleNamespace(get=lambda x: x)
     sync = driver.WeightSync("memory", trainer, explorer, "")
@@ -86,3 +88,13 @@ def test_a_schedule_that_can_never_sync_is_an_error():
     with pytest.raises(RuntimeFailure) as exc:
         _run(1, 0, train_batches=2)
     assert exc.value.code == "RFTC509" and "train_batch_size" in exc.value.hint
+
+
+def test_explorer_and_trainer_intervals_cover_the_same_experiences():
+    # 3 experiences per explorer step, 2 per trainer step: 2 explorer steps and 3 trainer steps make one
+    # on-policy round (a veRL batch whose mini-batch splits a prompt's responses, rftc.mapping.batch)
+    result, used = _run(3, 0, steps=9, batch_size=3, per_step=2, explorer_interval=2)
+    assert result.steps == 9 and used[:6] == [0, 0, 3, 3, 6, 6]
+    # with one interval for both the explorer would run 3 steps (9 experiences) on the same weights
+    _, same = _run(3, 0, steps=9, batch_size=3, per_step=2)
+    assert same[:6] == [0, 0, 0, 3, 3, 3]

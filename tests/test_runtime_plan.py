@@ -70,6 +70,23 @@ def test_fixed_sync_schedule_matches_trinity(interval, offset, explorer, trainer
     assert [t for t in range(1, 7) if sched.trainer_needs_sync(t)] == trainer
 
 
+def test_explorer_and_trainer_sync_intervals_follow_trinity(tmp_path):
+    # a converted verl 0.1 launch whose mini-batch splits a prompt's responses: 4 tasks x 8 = 32 experiences an
+    # explorer step, 12 a trainer step; 3 explorer steps and 8 trainer steps are one veRL batch
+    cfg = _cfg(tmp_path, buffer={"train_batch_size": 12}, explorer={"eval_interval": 10},
+               synchronizer={"sync_interval": 8, "explorer_sync_interval": 3})
+    s = from_mapping(cfg)
+    sched = s.schedule()
+    assert (sched.explorer_interval, sched.trainer_interval) == (3, 8)
+    assert [x for x in range(1, 10) if sched.explorer_needs_sync(x)] == [3, 6, 9]
+    assert [t for t in range(1, 25) if sched.trainer_needs_sync(t)] == [8, 16, 24]
+    assert sched.explorer_steps_at(16) == 6
+    assert s.eval_interval == 9  # Trinity rounds it down to a multiple of the explorer's sync interval
+    plan = make_plan(s, gpus=0)
+    assert not plan.errors
+    assert "every 3 explorer step(s) and 8 trainer step(s)" in plan.describe(s)
+
+
 @pytest.mark.parametrize("style,method,ok", [("trainer_driven", "memory", True), ("dynamic_by_trainer", "checkpoint", True),
                                              ("explorer_driven", "memory", False), ("fully_async", "memory", False)])
 def test_trainer_driven_sync_runs_as_fixed_without_nccl(tmp_path, style, method, ok):

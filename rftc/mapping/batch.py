@@ -5,8 +5,10 @@ responses per mini-batch: rftc.verl.semantics "actor_mini_unit"); Trinity counts
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import lcm
 
 from rftc.mapping.draft import Draft
+from rftc.trinity.registry import ALGORITHMS
 from rftc.verl.trainers import is_dapo
 
 B, MINI, N = "data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n"
@@ -16,14 +18,12 @@ GEN, FILTER = "data.gen_batch_size", "algorithm.filter_groups.enable"
 @dataclass(frozen=True)
 class Batch:
     train_batch: int  # veRL data.train_batch_size (prompts per veRL step)
-    mini: int  # prompts per optimizer step (Trinity tasks per step)
+    tasks: int  # buffer.batch_size: tasks per explorer step
     n: int  # rollout.n
-    sync_interval: int  # mini-batches (Trinity steps) per veRL step
+    experiences: int  # buffer.train_batch_size: responses per optimizer step (Trinity trainer step)
+    sync_interval: int  # trainer steps per veRL step
+    explorer_sync_interval: int  # explorer steps per veRL step (= sync_interval unless a mini-batch splits groups)
     loader_batch: int | None = None  # prompts a dataloader batch, when not train_batch (DAPO's gen_batch_size)
-
-    @property
-    def experiences(self) -> int:
-        return self.mini * self.n
 
 
 def sync_interval(train_batch: int, mini: int) -> int | None:
@@ -62,16 +62,22 @@ def prompts_key(d: Draft) -> str:
     return B
 
 
-def map_batch(d: Draft) -> Batch | None:
-    """m = the prompts one optimizer step takes (ppo_mini_batch_size, or ppo_mini_batch_size / n where the release
-    counts it in responses: verl 0.1, and the Megatron worker before 0.3.0.post0); buffer.batch_size = m;
-    algorithm.repeat_times = rollout.n (n);
-    buffer.train_batch_size = m x n; synchronizer.sync_interval = data.train_batch_size / m (must divide).
+def map_batch(d: Draft, algo: str | None) -> Batch | None:
+    """r = the responses one optimizer step takes (ppo_mini_batch_size x n, or ppo_mini_batch_size where the
+    release counts it in responses: verl 0.1, and the Megatron worker before 0.3.0.post0);
+    buffer.train_batch_size = r; algorithm.repeat_times = rollout.n (n);
+    buffer.batch_size = t = lcm(n, r) / n, the fewest tasks whose responses fill whole trainer steps
+    (ppo_mini_batch_size prompts when r is a multiple of n);
+    synchronizer.sync_interval = data.train_batch_size x n / r (must divide), and, when t x n != r,
+    synchronizer.explorer_sync_interval = data.train_batch_size / t.
 
-    One Trinity explorer step explores m tasks and one trainer step trains on their m x n experiences, which
-    is one veRL optimizer step; syncing weights every B/m steps reproduces veRL's one rollout per B prompts.
-    A mini-batch larger than the batch, where the release accepts one (before its startup check, or with
-    dynamic batch sizes), holds the whole batch (RFTC325).
+    One trainer step trains on r experiences, which is one veRL optimizer step, and syncing weights after the
+    trainer steps and explorer steps of one veRL batch reproduces veRL's one rollout per data.train_batch_size
+    prompts. A mini-batch counted in responses that is not a multiple of n splits a prompt's responses over
+    two optimizer steps, as veRL does (it computes advantages on the whole batch first); Trinity then explores
+    t tasks a step, and the algorithm must compute advantages per task in the explorer (RFTC329), not on each
+    trainer step's experiences. A mini-batch larger than the batch, where the release accepts one (before its
+    startup check, or with dynamic batch sizes), holds the whole batch (RFTC325).
     """
     bk = prompts_key(d)
     tb = d.number(bk, positive=True)
@@ -94,45 +100,73 @@ def map_batch(d: Draft) -> Batch | None:
                         "on that scale, gradient clipping does",),
                  extra_keys=(bk,))
         responses = total
-    if total % responses or responses % n:
+    if total % responses:
         _not_divisible(d, bk, tb, mini, n, unit, responses, total)
         return None
-    m = responses // n
-    si = total // responses
-    _doubt(d, fact, tb, mini, n, m)
-    note = "" if unit == "prompts" and responses == mini * n else \
-        (f"{responses} responses / n={n} ({counted})" if unit == "responses" else f"the whole batch: {tb}")
+    tasks = lcm(n, responses) // n
+    if tasks * n != responses and not _splits_groups(d, algo, tb, mini, n, responses, total):
+        return None
+    si, esi = total // responses, tb // tasks
+    _doubt(d, fact, tb, mini, n, responses)
     d.set("algorithm.repeat_times", n, N, note="" if d.user(N) else "veRL default")
-    d.set("buffer.batch_size", m, MINI, note=note)
-    d.set("buffer.train_batch_size", responses, MINI, N, note=f"{m}*{n}")
-    d.set("synchronizer.sync_interval", si, bk, MINI, note=f"{tb}/{m}")
-    return Batch(tb, m, n, si)
+    if tasks * n == responses:
+        note = "" if unit == "prompts" and responses == mini * n else \
+            (f"{responses} responses / n={n} ({counted})" if unit == "responses" else f"the whole batch: {tb}")
+        d.set("buffer.batch_size", tasks, MINI, note=note)
+        d.set("buffer.train_batch_size", responses, MINI, N, note=f"{tasks}*{n}")
+        d.set("synchronizer.sync_interval", si, bk, MINI, note=f"{tb}/{tasks}")
+    else:
+        d.set("buffer.batch_size", tasks, MINI, N,
+              note=f"lcm({n}, {responses})/{n}: the fewest tasks whose responses fill whole trainer steps")
+        d.set("buffer.train_batch_size", responses, MINI, note=f"{counted}")
+        d.set("synchronizer.sync_interval", si, bk, MINI, N, note=f"{tb}*{n}/{responses}: trainer steps per veRL step")
+        d.set("synchronizer.explorer_sync_interval", esi, bk, MINI, N,
+              note=f"{tb}/{tasks}: explorer steps per veRL step")
+    return Batch(tb, tasks, n, responses, si, esi)
 
 
 def _not_divisible(d: Draft, bk: str, tb: int, mini: int, n: int, unit: str, responses: int,
                    total: int) -> None:
-    if unit == "prompts" or total % responses:
-        what = "" if unit == "prompts" else \
-            f" (verl {d.sem.release} counts it in responses: {bk} x {N} = {total} responses)"
-        base, step = (tb, mini) if unit == "prompts" else (total, responses)
-        batches, minis = nearest_divisible(base, step)
-        choices = ([f"{bk}={b}" for b in batches] if unit == "prompts" else []) + [f"{MINI}={x}" for x in minis]
-        d.report("RFTC302", f"{bk} ({tb}) is not a multiple of {MINI} ({mini}){what}: {base}/{step} = "
-                 f"{base / step:.4g} mini-batches per step", bk, hint="nearest valid choices: " + ", ".join(choices),
-                 extra_keys=(MINI,))
-        return
+    what = "" if unit == "prompts" else \
+        f" (verl {d.sem.release} counts it in responses: {bk} x {N} = {total} responses)"
+    base, step = (tb, mini) if unit == "prompts" else (total, responses)
+    batches, minis = nearest_divisible(base, step)
+    choices = ([f"{bk}={b}" for b in batches] if unit == "prompts" else []) + [f"{MINI}={x}" for x in minis]
+    d.report("RFTC302", f"{bk} ({tb}) is not a multiple of {MINI} ({mini}){what}: {base}/{step} = "
+             f"{base / step:.4g} mini-batches per step", bk, hint="nearest valid choices: " + ", ".join(choices),
+             extra_keys=(MINI,))
+
+
+def _splits_groups(d: Draft, algo: str | None, tb: int, mini: int, n: int, responses: int, total: int) -> bool:
+    """A mini-batch of ``responses`` (counted in responses) that is not a multiple of n: RFTC329 where Trinity
+    computes the algorithm's advantages per task in the explorer, RFTC302 where it computes them in the
+    trainer on each step's experiences (veRL computes them on the whole batch)."""
+    if algo is None:  # the estimator is reported already
+        return False
+    rel = d.sem.release
+    tasks = lcm(n, responses) // n
+    if not ALGORITHMS[algo].advantage_in_trainer:
+        d.report("RFTC329", f"{MINI}={mini}: verl {rel} counts it in responses, so an optimizer step takes part of "
+                 f"a prompt's {n} responses; Trinity explores {tasks} task(s) a step ({tasks * n} responses, "
+                 f"{tasks * n // responses} trainer step(s) of {responses}) and syncs after {tb // tasks} explorer and "
+                 f"{total // responses} trainer steps, one veRL batch", MINI, extra_keys=(N,),
+                 notes=(f"the {algo} algorithm computes advantages per task in the explorer, before the experiences "
+                        "are split, as veRL computes them on the whole batch",))
+        return True
     near = sorted({x for x in (mini - mini % n, mini - mini % n + n) if x >= n and total % x == 0})
     doubt = d.sem.doubt(unit_fact(d))
     other = () if doubt is None else (f"{doubt.describe()}; counted in {doubt.other}, as there, {MINI}={mini} "
                                       f"takes {responses_per_step(mini, n, doubt.other)} responses per step "
                                       f"(--verl-version {doubt.change.since} reads it so)",)
-    d.report("RFTC302", f"{MINI} ({mini}) is not a multiple of {N} ({n}): verl {d.sem.release} counts it in "
-             f"responses, and a mini-batch of {mini} would split a prompt's {n} responses, which Trinity explores "
-             "as one task", MINI, hint=" or ".join(f"{MINI}={x}" for x in near) + f" (multiples of {n})" if near
+    d.report("RFTC302", f"{MINI} ({mini}) is not a multiple of {N} ({n}): verl {rel} counts it in responses, so "
+             f"an optimizer step takes part of a prompt's responses, and Trinity's {algo} algorithm computes "
+             "advantages on each trainer step's experiences (veRL on the whole batch)", MINI,
+             hint=" or ".join(f"{MINI}={x}" for x in near) + f" (multiples of {n})" if near
              else f"a multiple of {n} that divides {total}", notes=other, extra_keys=(N,))
+    return False
 
 
-def _doubt(d: Draft, fact: str, tb: int, mini: int, n: int, m: int) -> None:
+def _doubt(d: Draft, fact: str, tb: int, mini: int, n: int, responses: int) -> None:
     """RFTC326 when the config's release is a development snapshot that may count ppo_mini_batch_size the
     other way, and that would convert to another mini-batch."""
     doubt = d.sem.doubt(fact)
@@ -140,10 +174,10 @@ def _doubt(d: Draft, fact: str, tb: int, mini: int, n: int, m: int) -> None:
         return
     other = responses_per_step(mini, n, doubt.other)
     other = min(other, tb * n)
-    if other == m * n:
+    if other == responses:
         return
     d.report("RFTC326", f"{MINI}={mini}: {doubt.describe()}; rftc follows verl {d.sem.release}, where it counts "
-             f"{doubt.value} (Trinity trains {m * n} experiences per step); counted in {doubt.other} it would be "
-             f"{other}", MINI, settles=False,
+             f"{doubt.value} (Trinity trains {responses} experiences per step); counted in {doubt.other} it would "
+             f"be {other}", MINI, settles=False,
              hint=f"read the worker code the message names in the checkout; --verl-version {doubt.change.since} "
              f"converts with verl {doubt.change.since}'s config and behaviour instead")

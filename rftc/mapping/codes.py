@@ -20,7 +20,10 @@ CODES = [
     Code("RFTC302", "batch-not-divisible", E, "data.train_batch_size is not a multiple of ppo_mini_batch_size.",
          "Trinity runs one explorer step per mini-batch and synchronizes weights every "
          "train_batch_size / ppo_mini_batch_size steps, so the ratio must be a whole number (veRL itself drops "
-         "the remainder). Nothing is written. Choose one of the nearest valid values the message lists.",
+         "the remainder). Where the release counts the mini-batch in responses, one that is not a multiple of "
+         "rollout.n splits a prompt's responses over two optimizer steps; that converts (RFTC329) unless Trinity "
+         "computes the algorithm's advantages in the trainer, on each step's experiences, where veRL computes them "
+         "on the whole batch. Nothing is written. Choose one of the nearest valid values the message lists.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=1000 actor_rollout_ref.actor.ppo_mini_batch_size=256"),
     Code("RFTC303", "lr-horizon-unknown", W, "The learning-rate schedule needs a horizon rftc cannot compute.",
          "A warmup ratio or a cosine schedule is relative to the total number of training steps. veRL computes "
@@ -160,4 +163,14 @@ CODES = [
          "every prompt, and so does the converted config. Launch the recipe's trainer to filter groups (rftc "
          "converts it), or drop the key.",
          "python3 -m verl.trainer.main_ppo algorithm.filter_groups.enable=True"),
+    Code("RFTC329", "mini-batch-splits-groups", I, "A mini-batch counted in responses splits a prompt's responses.",
+         "Releases that count ppo_mini_batch_size in responses (verl 0.1, the Megatron worker before 0.3.0.post0) "
+         "let an optimizer step take part of a prompt's rollout.n responses; veRL computes the advantages on the "
+         "whole batch first. Trinity-RFT 0.6 does the same when the algorithm computes advantages per task in "
+         "the explorer: the converted config explores the fewest tasks whose responses fill whole trainer steps "
+         "(buffer.batch_size), trains ppo_mini_batch_size experiences a step (buffer.train_batch_size) and syncs "
+         "after one veRL batch on both sides (synchronizer.explorer_sync_interval and sync_interval). Nothing "
+         "to fix.",
+         "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer algorithm.adv_estimator=grpo "
+         "actor_rollout_ref.rollout.n=16 actor_rollout_ref.actor.ppo_mini_batch_size=24  # --verl-version 0.2"),
 ]

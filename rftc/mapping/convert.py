@@ -31,8 +31,8 @@ class Mapped:
 def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     d = Draft(cfg, options)
     trainer.map_trainer(d)
-    b = batch.map_batch(d)
     algo = algorithm.map_algorithm(d)
+    b = batch.map_batch(d, algo)
     b = sampling.map_dynamic_sampling(d, b)
     critic = algo == "ppo"
     if not critic:

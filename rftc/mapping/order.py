@@ -27,7 +27,7 @@ ORDER: dict[str, list[str]] = {
                                "enforce_eager", "enable_prefix_caching", "enable_chunked_prefill", "dtype",
                                "ignore_eos", "extra_engine_args"],
     "explorer.auxiliary_models.*": ["model_path", "engine_num", "tensor_parallel_size", "gpu_memory_utilization"],
-    "synchronizer": ["sync_style", "sync_offset", "sync_interval", "sync_timeout"],
+    "synchronizer": ["sync_style", "sync_offset", "sync_interval", "explorer_sync_interval", "sync_timeout"],
     "trainer": ["trainer_strategy", "total_steps", "save_interval", "use_dynamic_bsz", "max_token_len_per_gpu",
                 "ulysses_sequence_parallel_size", "grad_clip", "use_remove_padding", "param_offload",
                 "optimizer_offload", "grad_offload", "critic_warmup", "balance_batch", "max_checkpoints_to_keep",

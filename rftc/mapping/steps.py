@@ -1,5 +1,7 @@
-"""Step counts: veRL counts one step per train batch (B prompts); Trinity counts one explorer/trainer step per
-mini-batch (m prompts). Every step-valued setting is multiplied by sync_interval = B/m."""
+"""Step counts: veRL counts one step per train batch (B prompts); Trinity counts one trainer step per mini-batch
+and one explorer step per buffer.batch_size tasks. A step-valued setting of the trainer is multiplied by
+sync_interval (trainer steps per veRL step), one of the explorer by the explorer's sync interval (explorer steps
+per veRL step; the same number unless a mini-batch splits a prompt's responses: rftc.mapping.batch)."""
 
 from __future__ import annotations
 
@@ -13,9 +15,9 @@ from rftc.mapping.parquet import ParquetError, num_rows
 T, O = "trainer", "actor_rollout_ref.actor.optim"
 
 
-def scale(veRL_steps: int, batch: Batch) -> int:
-    """A veRL step count in Trinity steps: ``steps x sync_interval``."""
-    return veRL_steps * batch.sync_interval
+def scale(veRL_steps: int, batch: Batch, explorer: bool = False) -> int:
+    """A veRL step count in Trinity trainer steps (``steps x sync_interval``), or explorer steps."""
+    return veRL_steps * (batch.explorer_sync_interval if explorer else batch.sync_interval)
 
 
 def steps_per_epoch(rows: int, train_batch: int) -> int:
@@ -62,8 +64,9 @@ def dataset_rows(d: Draft) -> tuple[int | None, str]:
 
 def map_steps(d: Draft, batch: Batch) -> None:
     """buffer.total_epochs = trainer.total_epochs;
-    trainer.total_steps = buffer.total_steps = total_training_steps x sync_interval (when set);
-    trainer.save_interval = save_freq x sync_interval; explorer.eval_interval = test_freq x sync_interval;
+    trainer.total_steps = total_training_steps x sync_interval, buffer.total_steps (the explorer's) =
+    total_training_steps x explorer sync interval (when set);
+    trainer.save_interval = save_freq x sync_interval; explorer.eval_interval = test_freq x explorer sync interval;
     algorithm.optimizer.lr_warmup_steps = lr_warmup_steps x sync_interval.
 
     When the LR schedule needs a horizon (warmup ratio, cosine) and total_training_steps is unset, the
@@ -71,7 +74,7 @@ def map_steps(d: Draft, batch: Batch) -> None:
     the parquet footers, or ``--dataset-size ROWS``; ``--total-steps N`` gives it in veRL steps. Without
     any of these RFTC303 names the fix.
     """
-    si = batch.sync_interval
+    si, esi = batch.sync_interval, batch.explorer_sync_interval
     epochs = d.number(f"{T}.total_epochs", positive=True)
     if epochs is not None:
         d.set("buffer.total_epochs", epochs, f"{T}.total_epochs", note="" if d.user(f"{T}.total_epochs") else
@@ -79,9 +82,8 @@ def map_steps(d: Draft, batch: Batch) -> None:
     total = d.number(f"{T}.total_training_steps", allow_none=True)
     if total is not None and total > 0:
         key = f"{T}.total_training_steps"
-        note = f"{total}*{si} (veRL steps x sync_interval)"
-        d.set("trainer.total_steps", scale(total, batch), key, note=note)
-        d.set("buffer.total_steps", scale(total, batch), key, note=note)
+        d.set("trainer.total_steps", scale(total, batch), key, note=f"{total}*{si} (veRL steps x sync_interval)")
+        d.set("buffer.total_steps", scale(total, batch, explorer=True), key, note=_explorer_note(total, si, esi))
     elif total is not None:
         d.implied(f"{T}.total_training_steps", "not positive: training length follows total_epochs")
     else:
@@ -95,11 +97,13 @@ def map_steps(d: Draft, batch: Batch) -> None:
         v = 0 if d.val(key) is False else d.number(key)  # veRL reads False as 0 (off)
         if v is None:
             continue
+        explorer = trinity.startswith("explorer.")
         if v > 0:
-            d.set(trinity, scale(v, batch), key, note=f"{v}*{si} (veRL steps x sync_interval)")
+            d.set(trinity, scale(v, batch, explorer), key,
+                  note=_explorer_note(v, si, esi) if explorer else f"{v}*{si} (veRL steps x sync_interval)")
         elif verl == "test_freq" and v < 0 and d.sem.value("test_freq_nonpositive") == "every_step":
-            d.set(trinity, si, key, note=f"verl {d.sem.release} validates after every step when test_freq < 0 "
-                  f"((step + 1) % test_freq == 0): 1*{si}")
+            d.set(trinity, esi, key, note=f"verl {d.sem.release} validates after every step when test_freq < 0 "
+                  f"((step + 1) % test_freq == 0): 1*{esi}")
         elif verl == "save_freq":
             d.set(trinity, 0, key, note="no periodic save")
         else:
@@ -110,6 +114,11 @@ def map_steps(d: Draft, batch: Batch) -> None:
         d.set("algorithm.optimizer.lr_warmup_steps", scale(w, batch), key, note=f"{w}*{si} (veRL steps x sync_interval)")
     elif d.user(key):
         d.implied(key, "negative: the warmup ratio applies, as in Trinity")
+
+
+def _explorer_note(steps: int, si: int, esi: int) -> str:
+    return f"{steps}*{si} (veRL steps x sync_interval)" if si == esi else \
+        f"{steps}*{esi} (veRL steps x explorer_sync_interval)"
 
 
 def _horizon(d: Draft, batch: Batch, epochs: int | None, key: str, reason: str) -> None:

@@ -22,26 +22,27 @@ class Algorithm:
     schema: str  # experience buffer schema: experience, sft, cpt, dpo
     defaults: dict  # what the algorithm's default_config() fills where the field is None
     declared_repeat_times: int = 1  # declared but never applied: the field's own default (1) is not None
+    advantage_in_trainer: bool = False  # compute_advantage_in_trainer: on each trainer batch, not per task group
 
     def default(self, field: str):
         return self.defaults.get(field, GLOBAL_DEFAULTS.get(field))
 
 
-def _algo(name, critic, ref, schema="experience", repeat=1, **defaults):
+def _algo(name, critic, ref, schema="experience", repeat=1, in_trainer=False, **defaults):
     defaults.setdefault("sample_strategy", "default")
-    return Algorithm(name, critic, ref, schema, defaults, repeat)
+    return Algorithm(name, critic, ref, schema, defaults, repeat, in_trainer)
 
 
 _NO_KL = {"kl_loss_fn": "none"}
 _NO_KL_NO_ENT = {"kl_loss_fn": "none", "entropy_loss_fn": "none"}
 
 ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in [
-    _algo("ppo", True, True, advantage_fn="ppo", policy_loss_fn="ppo"),
+    _algo("ppo", True, True, in_trainer=True, advantage_fn="ppo", policy_loss_fn="ppo"),
     _algo("grpo", False, True, repeat=2, advantage_fn="grpo", policy_loss_fn="ppo"),
-    _algo("grpo_verl", False, True, repeat=2, advantage_fn="grpo", policy_loss_fn="ppo"),
+    _algo("grpo_verl", False, True, in_trainer=True, repeat=2, advantage_fn="grpo", policy_loss_fn="ppo"),
     _algo("dapo", False, False, repeat=16, advantage_fn="grpo", policy_loss_fn="ppo", **_NO_KL),
-    _algo("reinforceplusplus", False, True, repeat=2, advantage_fn="reinforceplusplus", policy_loss_fn="ppo"),
-    _algo("rloo", False, True, repeat=2, advantage_fn="rloo", policy_loss_fn="ppo"),
+    _algo("reinforceplusplus", False, True, in_trainer=True, repeat=2, advantage_fn="reinforceplusplus", policy_loss_fn="ppo"),
+    _algo("rloo", False, True, in_trainer=True, repeat=2, advantage_fn="rloo", policy_loss_fn="ppo"),
     _algo("opmd", False, True, repeat=2, advantage_fn="opmd", policy_loss_fn="opmd"),
     _algo("asymre", False, False, repeat=2, advantage_fn="asymre", policy_loss_fn="opmd", **_NO_KL_NO_ENT),
     _algo("topr", False, True, repeat=2, advantage_fn="reinforce", policy_loss_fn="topr"),
@@ -59,9 +60,9 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in [
     _algo("mix_chord", False, True, repeat=8, advantage_fn="grpo", policy_loss_fn="mix_chord",
           entropy_loss_fn="mix", sample_strategy="mix"),
     _algo("raft", False, False, policy_loss_fn="sft", **_NO_KL_NO_ENT),
-    _algo("on_policy_distill", False, False, repeat=8, advantage_fn="on_policy_distill", policy_loss_fn="ppo",
+    _algo("on_policy_distill", False, False, in_trainer=True, repeat=8, advantage_fn="on_policy_distill", policy_loss_fn="ppo",
           **_NO_KL_NO_ENT),
-    _algo("jsd", False, False, repeat=8, advantage_fn="jsd", policy_loss_fn="ppo", **_NO_KL_NO_ENT),
+    _algo("jsd", False, False, in_trainer=True, repeat=8, advantage_fn="jsd", policy_loss_fn="ppo", **_NO_KL_NO_ENT),
     _algo("sft", False, False, schema="sft", policy_loss_fn="sft", **_NO_KL_NO_ENT),
     _algo("cpt", False, False, schema="cpt", policy_loss_fn="sft", **_NO_KL_NO_ENT),
     _algo("dpo", False, True, schema="dpo", repeat=2, policy_loss_fn="dpo"),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from rftc_runtime.errors import RuntimeFailure
 from rftc_runtime.plan import Plan, make_plan
-from rftc_runtime.synchronizer import FixedSchedule, WeightSync
+from rftc_runtime.synchronizer import WeightSync
 
 
 @dataclass
@@ -317,7 +317,7 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, sync, monitor, total_
     from rftc_runtime.tasksets import TaskReader
 
     ts = s.taskset
-    schedule = FixedSchedule(s.sync_interval, s.sync_offset)
+    schedule = s.schedule()
     train_step = int(resumed.get("train_step", 0))
     explore_step = int(resumed.get("explore_step", train_step))
     reader = TaskReader(tasks, s.batch_size, s.total_epochs, ts.selector, ts.seed,
@@ -330,11 +330,12 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, sync, monitor, total_
     explore_metrics: deque = deque()
     limit_explore = s.explore_total_steps
     last_saved = train_step if resumed else -1
+    explored = explore_step  # the explorer step whose experiences the trainer reads
 
     def submit_explores():
         nonlocal explore_step, blocked
         # The explorer runs ahead until it must wait for a sync (bounded, to keep the queue small).
-        while not blocked and len(pending) < s.sync_interval + s.sync_offset:
+        while not blocked and len(pending) < schedule.explorer_interval + s.sync_offset:
             if limit_explore is not None and explore_step >= limit_explore:
                 return
             batch = reader.next_batch()
@@ -355,10 +356,10 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, sync, monitor, total_
                 raise RuntimeFailure(
                     "RFTC509", f"after explorer step {explore_step} the explorer waits for new weights, but the "
                     f"trainer needs {plan.experiences_per_step} experiences per step, has {len(buffer)}, and "
-                    f"publishes only every {s.sync_interval} step(s)",
+                    f"publishes only every {schedule.trainer_interval} step(s)",
                     "make buffer.train_batch_size at most batch_size x repeat_times, or raise sync_offset")
             break  # the taskset is exhausted
-        step, ref, position = pending.popleft()
+        explored, ref, position = pending.popleft()
         exps, m = _call(ray, "explorer actor", ref)
         buffer.extend(exps)
         explore_metrics.append(m)
@@ -375,15 +376,17 @@ def _loop(ray, s, plan, tasks, resumed, trainer, explorer, sync, monitor, total_
                     _call(ray, "explorer actor", sync_ref)
                 metrics["time/sync"] = time.perf_counter() - t
             metrics.update(explore_metrics.popleft() if explore_metrics else {})
-            if eval_sets and s.eval_interval > 0 and train_step % s.eval_interval == 0:
+            # Trinity evaluates at explorer steps that are multiples of eval_interval, which are sync points
+            if eval_sets and s.eval_interval > 0 and trainer.need_sync() \
+                    and schedule.explorer_steps_at(train_step) % s.eval_interval == 0:
                 metrics.update(_evaluate(ray, explorer, eval_sets))
             monitor.log(train_step, metrics)
             if trainer.need_save():
-                extra = {"explore_step": train_step, "reader_position": position}
+                extra = {"explore_step": explored, "reader_position": position}
                 trainer.save_checkpoint(block_until_saved=False, extra=extra, save_as_hf=_hf(s, train_step, total_steps))
                 last_saved = train_step
     if train_step and last_saved != train_step:  # Trinity always saves at the end
-        extra = {"explore_step": train_step, "reader_position": position}
+        extra = {"explore_step": explored, "reader_position": position}
         trainer.save_checkpoint(block_until_saved=True, save_as_hf=s.save_hf_checkpoint in ("last", "always"),
                                 extra=extra)
     trainer.wait_for_save()

@@ -90,8 +90,7 @@ class Plan:
             *self._trainer_lines(s, "veRL ppo_loss"),
             f"  precision   rollout {self.dtype}, training {self.train_dtype}" + (
                 "" if self.dtype == s.dtype else f" (config: {s.dtype}; this CPU has no native bfloat16)"),
-            f"  sync        {self.sync_method} every {s.sync_interval} step(s), offset {s.sync_offset} "
-            f"({'on-policy' if s.sync_offset == 0 and s.sync_interval == 1 else 'off-policy by up to ' + str(s.sync_interval + s.sync_offset - 1) + ' step(s)'})",
+            f"  sync        {self.sync_method} {self._sync_cadence(s)}",
             "per step",
             f"  explore     {s.batch_size} task(s) x {a.repeat_times} response(s) = "
             f"{self.experiences_per_explore_step} experiences",
@@ -105,6 +104,14 @@ class Plan:
             + (", resuming when one exists" if s.continue_from_checkpoint else ""),
         ]
         return "\n".join(lines)
+
+    @staticmethod
+    def _sync_cadence(s) -> str:
+        sched = s.schedule()
+        e, t, off = sched.explorer_interval, sched.trainer_interval, s.sync_offset
+        every = f"every {e} step(s)" if e == t else f"every {e} explorer step(s) and {t} trainer step(s)"
+        lag = "on-policy" if off == 0 and e == 1 else f"off-policy by up to {e + off - 1} explorer step(s)"
+        return f"{every}, offset {off} ({lag})"
 
     def _describe_sft(self, s) -> str:
         d = s.sft_data

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from rftc_runtime.synchronizer import FixedSchedule
+
 # Trinity-RFT 0.6.0 per-algorithm defaults, used when a field is None (reference: trinity-0.6.md §4.1).
 # algorithm_type -> (advantage_fn, policy_loss_fn, kl_loss_fn, entropy_loss_fn, uses a critic)
 ALGORITHM_DEFAULTS = {
@@ -184,6 +186,8 @@ class Settings:
     sync_style: str = "fixed"
     sync_interval: int = 1
     sync_offset: int = 0
+    explorer_sync_interval: int | None = None  # None: sync_interval (Trinity's default)
+    trainer_sync_interval: int | None = None
     monitor_type: str = "tensorboard"
     gpu_per_node: int = 0
     node_num: int = 0
@@ -197,6 +201,10 @@ class Settings:
     def checkpoint_job_dir(self) -> str:
         root = os.path.abspath(self.checkpoint_root_dir or "checkpoints")
         return os.path.join(root, *[p for p in (self.project, self.group, self.name) if p])
+
+    def schedule(self) -> FixedSchedule:
+        return FixedSchedule(self.sync_interval, self.sync_offset, self.explorer_sync_interval,
+                             self.trainer_sync_interval)
 
     @property
     def experiences_per_step(self) -> int:
@@ -376,6 +384,20 @@ def _sft_data(buffer: dict) -> SFTData | None:
                    concatenated_multi_turn=bool(fmt.get("enable_concatenated_multi_turn")))
 
 
+def _positive(value) -> int | None:
+    return int(value) if value else None
+
+
+def _eval_interval(explorer: dict, sync: dict, alg: Algorithm) -> int:
+    """explorer.eval_interval as Trinity's IntervalConfigValidator leaves it: rounded down to a multiple of the
+    explorer's sync interval (at least one), since evaluation happens at sync points."""
+    interval = int(explorer.get("eval_interval") or 100)
+    every = int(sync.get("explorer_sync_interval") or sync.get("sync_interval") or 1)
+    if alg.algorithm_type in ("sft", "dpo") or interval % every == 0:
+        return interval
+    return max(interval // every, 1) * every
+
+
 def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
     """Build the runtime's settings from a Trinity config mapping (values already resolved)."""
     if cfg.get("stages"):
@@ -422,7 +444,7 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         dtype=rollout.get("dtype") or "bfloat16",
         seed=int(_first(rollout.get("seed"), 42)),
         gpu_memory_utilization=float(rollout.get("gpu_memory_utilization") or 0.9),
-        eval_interval=int(explorer.get("eval_interval") or 100),
+        eval_interval=_eval_interval(explorer, sync, alg),
         eval_on_startup=explorer.get("eval_on_startup", True) is not False,
         save_interval=int(trainer.get("save_interval") or 0),
         train_total_steps=trainer.get("total_steps"),
@@ -441,6 +463,8 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         sync_style=_enum(sync.get("sync_style"), "fixed"),
         sync_interval=int(sync.get("sync_interval") or 1),
         sync_offset=int(sync.get("sync_offset") or 0),
+        explorer_sync_interval=_positive(sync.get("explorer_sync_interval")),
+        trainer_sync_interval=_positive(sync.get("trainer_sync_interval")),
         monitor_type=(cfg.get("monitor") or {}).get("monitor_type") or "tensorboard",
         gpu_per_node=int((cfg.get("cluster") or {}).get("gpu_per_node") or 0),
         node_num=int((cfg.get("cluster") or {}).get("node_num") or 0),

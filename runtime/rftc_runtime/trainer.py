@@ -21,7 +21,6 @@ from functools import partial
 from pathlib import Path
 
 from rftc_runtime import checkpoints
-from rftc_runtime.synchronizer import FixedSchedule
 
 
 class Trainer:
@@ -29,7 +28,7 @@ class Trainer:
         self.s = settings
         self.plan = plan
         self.total_steps = max(1, total_steps)
-        self.schedule = FixedSchedule(settings.sync_interval, settings.sync_offset)
+        self.schedule = settings.schedule()
         self._step = 0
         self._pending_save = None  # (worker refs, step, state) of a save still being written
         self._saved: list[Path] = []  # the steps this run committed, oldest first (for max_checkpoints_to_keep)
