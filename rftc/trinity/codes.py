@@ -108,6 +108,8 @@ EX = {
     "RFTC484": _ex(buffer=_EI + "    taskset: {path: openai/gsm8k, default_workflow_type: math_workflow, repeat_times: 4}"),
     "RFTC486": _ex(rest="checkpoint_root_dir: ./ckpt\nproject: demo\nname: run1\n"),
     "RFTC485": _ex(algorithm="{algorithm_type: mix, repeat_times: 8, kl_loss_fn: k2}"),
+    "RFTC487": _ex(algorithm="{algorithm_type: rloo, repeat_times: 8, kl_loss_fn: k2}",
+                   buffer="\n  batch_size: 16\n  train_batch_size: 12\n  explorer_input:\n" + TASKSET),
 }
 
 
@@ -427,4 +429,13 @@ CODES = [
        "empty (continue_from_checkpoint, default true), or renames the experiment to <name>_<timestamp> when "
        "continue_from_checkpoint is false. Rerunning the same file therefore does not start a fresh run. Change "
        "`name` or clear the directory for a fresh run.", EX["RFTC486"]),
+    _c("RFTC487", "trainer-advantage-split-group", W, "Trainer steps split task groups whose advantages the "
+       "trainer computes.",
+       "For algorithms that compute advantages in the trainer (ppo, grpo_verl, rloo, reinforceplusplus, ...), "
+       "Trinity computes them on each trainer step's experiences. A group-relative advantage (rloo, grpo) needs "
+       "all of a task's rollouts in the same step; when buffer.train_batch_size is not a multiple of "
+       "algorithm.repeat_times, steps hold parts of groups and those advantages come from part of the rollouts "
+       "(veRL computes them on the whole batch before splitting it into mini-batches). Make train_batch_size a "
+       "multiple of repeat_times, or use an algorithm whose advantages the explorer computes per task (grpo).",
+       EX["RFTC487"]),
 ]

@@ -23,6 +23,13 @@ def check(ctx, cfg, d) -> None:
                 f"algorithm.repeat_times is 1: every advantage is 0 and the policy does not learn{declared}",
                 first_set(ctx, A + ("repeat_times",), A + ("algorithm_type",), A),
                 hint="set algorithm.repeat_times (veRL rollout.n), e.g. `rftc check --fix --fix-repeat-times 8`")
+    if d.explores and d.trains and d.algorithm is not None and d.algorithm.advantage_in_trainer \
+            and adv in registry.GROUP_ADVANTAGE_FNS and d.train_batch_size and d.train_batch_size % d.repeat_times:
+        ctx.add("RFTC487", f"{d.algorithm.name} computes `{adv}` advantages on each trainer step's experiences, "
+                f"but buffer.train_batch_size ({d.train_batch_size}) is not a multiple of algorithm.repeat_times "
+                f"({d.repeat_times}): steps hold parts of a task's group, and its advantages come from part of its "
+                "rollouts", first_set(ctx, ("buffer", "train_batch_size"), A + ("repeat_times",), A),
+                hint=f"make train_batch_size a multiple of {d.repeat_times}")
     if d.trains:
         _lr(ctx, cfg, d)
         if a.kl_loss_fn is None and d.functions["kl_loss_fn"] == "k2" and (d.algorithm is None or d.algorithm.name != "dpo"):
