@@ -49,8 +49,8 @@ def test_mini_batch_of_megatron_counts_responses_before_0_3():
         == (32, 128, 4)
 
 
-MEGATRON_SPLIT = ("--config-name=ppo_megatron_trainer data.train_batch_size=96 actor_rollout_ref.actor.ppo_mini_batch_size=6 "
-                  "actor_rollout_ref.rollout.n=4 algorithm.adv_estimator=")
+MEGATRON_SPLIT = ("--config-name=ppo_megatron_trainer data.train_batch_size=96 "
+                  "actor_rollout_ref.actor.ppo_mini_batch_size=6 actor_rollout_ref.rollout.n=4 algorithm.adv_estimator=")
 
 
 def test_a_split_mini_batch_converts_to_explorer_and_trainer_intervals():

@@ -18,8 +18,6 @@ GEN, FILTER = "data.gen_batch_size", "algorithm.filter_groups.enable"
 @dataclass(frozen=True)
 class Batch:
     train_batch: int  # veRL data.train_batch_size (prompts per veRL step)
-    tasks: int  # buffer.batch_size: tasks per explorer step
-    n: int  # rollout.n
     experiences: int  # buffer.train_batch_size: responses per optimizer step (Trinity trainer step)
     sync_interval: int  # trainer steps per veRL step
     explorer_sync_interval: int  # explorer steps per veRL step (= sync_interval unless a mini-batch splits groups)
@@ -104,9 +102,9 @@ def map_batch(d: Draft, algo: str | None) -> Batch | None:
         _not_divisible(d, bk, tb, mini, n, unit, responses, total)
         return None
     tasks = lcm(n, responses) // n
-    if tasks * n != responses and not _splits_groups(d, algo, tb, mini, n, responses, total):
-        return None
     si, esi = total // responses, tb // tasks
+    if tasks * n != responses and not _splits_groups(d, algo, mini, n, responses, tasks, si, esi):
+        return None
     _doubt(d, fact, tb, mini, n, responses)
     d.set("algorithm.repeat_times", n, N, note="" if d.user(N) else "veRL default")
     if tasks * n == responses:
@@ -118,11 +116,11 @@ def map_batch(d: Draft, algo: str | None) -> Batch | None:
     else:
         d.set("buffer.batch_size", tasks, MINI, N,
               note=f"lcm({n}, {responses})/{n}: the fewest tasks whose responses fill whole trainer steps")
-        d.set("buffer.train_batch_size", responses, MINI, note=f"{counted}")
+        d.set("buffer.train_batch_size", responses, MINI, note=counted)
         d.set("synchronizer.sync_interval", si, bk, MINI, N, note=f"{tb}*{n}/{responses}: trainer steps per veRL step")
         d.set("synchronizer.explorer_sync_interval", esi, bk, MINI, N,
               note=f"{tb}/{tasks}: explorer steps per veRL step")
-    return Batch(tb, tasks, n, responses, si, esi)
+    return Batch(tb, responses, si, esi)
 
 
 def _not_divisible(d: Draft, bk: str, tb: int, mini: int, n: int, unit: str, responses: int,
@@ -137,19 +135,21 @@ def _not_divisible(d: Draft, bk: str, tb: int, mini: int, n: int, unit: str, res
              extra_keys=(MINI,))
 
 
-def _splits_groups(d: Draft, algo: str | None, tb: int, mini: int, n: int, responses: int, total: int) -> bool:
-    """A mini-batch of ``responses`` (counted in responses) that is not a multiple of n: RFTC329 where Trinity
-    computes the algorithm's advantages per task in the explorer, RFTC302 where it computes them in the
-    trainer on each step's experiences (veRL computes them on the whole batch)."""
+def _splits_groups(d: Draft, algo: str | None, mini: int, n: int, responses: int, tasks: int, si: int,
+                   esi: int) -> bool:
+    """A mini-batch of ``responses`` (counted in responses) that is not a multiple of n, explored ``tasks`` at a
+    time and synced after ``esi`` explorer and ``si`` trainer steps: RFTC329 where Trinity computes the
+    algorithm's advantages per task in the explorer, RFTC302 where it computes them in the trainer on each
+    step's experiences (veRL computes them on the whole batch)."""
     if algo is None:  # the estimator is reported already
         return False
     rel = d.sem.release
-    tasks = lcm(n, responses) // n
+    total = si * responses
     if not ALGORITHMS[algo].advantage_in_trainer:
         d.report("RFTC329", f"{MINI}={mini}: verl {rel} counts it in responses, so an optimizer step takes part of "
                  f"a prompt's {n} responses; Trinity explores {tasks} task(s) a step ({tasks * n} responses, "
-                 f"{tasks * n // responses} trainer step(s) of {responses}) and syncs after {tb // tasks} explorer and "
-                 f"{total // responses} trainer steps, one veRL batch", MINI, extra_keys=(N,),
+                 f"{tasks * n // responses} trainer step(s) of {responses}) and syncs after {esi} explorer and "
+                 f"{si} trainer steps, one veRL batch", MINI, extra_keys=(N,),
                  notes=(f"the {algo} algorithm computes advantages per task in the explorer, before the experiences "
                         "are split, as veRL computes them on the whole batch",))
         return True

@@ -15,9 +15,14 @@ from rftc.mapping.parquet import ParquetError, num_rows
 T, O = "trainer", "actor_rollout_ref.actor.optim"
 
 
-def scale(veRL_steps: int, batch: Batch, explorer: bool = False) -> int:
-    """A veRL step count in Trinity trainer steps (``steps x sync_interval``), or explorer steps."""
-    return veRL_steps * (batch.explorer_sync_interval if explorer else batch.sync_interval)
+def set_scaled(d: Draft, field: str, veRL_steps: int, batch: Batch, key: str, explorer: bool = False) -> None:
+    """Set ``field`` to a veRL step count in Trinity trainer steps (``steps x sync_interval``), or in explorer
+    steps (x the explorer's sync interval), with the arithmetic as the note."""
+    si, esi = batch.sync_interval, batch.explorer_sync_interval
+    if explorer and esi != si:
+        d.set(field, veRL_steps * esi, key, note=f"{veRL_steps}*{esi} (veRL steps x explorer_sync_interval)")
+    else:
+        d.set(field, veRL_steps * si, key, note=f"{veRL_steps}*{si} (veRL steps x sync_interval)")
 
 
 def steps_per_epoch(rows: int, train_batch: int) -> int:
@@ -74,7 +79,6 @@ def map_steps(d: Draft, batch: Batch) -> None:
     the parquet footers, or ``--dataset-size ROWS``; ``--total-steps N`` gives it in veRL steps. Without
     any of these RFTC303 names the fix.
     """
-    si, esi = batch.sync_interval, batch.explorer_sync_interval
     epochs = d.number(f"{T}.total_epochs", positive=True)
     if epochs is not None:
         d.set("buffer.total_epochs", epochs, f"{T}.total_epochs", note="" if d.user(f"{T}.total_epochs") else
@@ -82,8 +86,8 @@ def map_steps(d: Draft, batch: Batch) -> None:
     total = d.number(f"{T}.total_training_steps", allow_none=True)
     if total is not None and total > 0:
         key = f"{T}.total_training_steps"
-        d.set("trainer.total_steps", scale(total, batch), key, note=f"{total}*{si} (veRL steps x sync_interval)")
-        d.set("buffer.total_steps", scale(total, batch, explorer=True), key, note=_explorer_note(total, si, esi))
+        set_scaled(d, "trainer.total_steps", total, batch, key)
+        set_scaled(d, "buffer.total_steps", total, batch, key, explorer=True)
     elif total is not None:
         d.implied(f"{T}.total_training_steps", "not positive: training length follows total_epochs")
     else:
@@ -97,11 +101,10 @@ def map_steps(d: Draft, batch: Batch) -> None:
         v = 0 if d.val(key) is False else d.number(key)  # veRL reads False as 0 (off)
         if v is None:
             continue
-        explorer = trinity.startswith("explorer.")
         if v > 0:
-            d.set(trinity, scale(v, batch, explorer), key,
-                  note=_explorer_note(v, si, esi) if explorer else f"{v}*{si} (veRL steps x sync_interval)")
+            set_scaled(d, trinity, v, batch, key, explorer=trinity.startswith("explorer."))
         elif verl == "test_freq" and v < 0 and d.sem.value("test_freq_nonpositive") == "every_step":
+            esi = batch.explorer_sync_interval
             d.set(trinity, esi, key, note=f"verl {d.sem.release} validates after every step when test_freq < 0 "
                   f"((step + 1) % test_freq == 0): 1*{esi}")
         elif verl == "save_freq":
@@ -111,14 +114,9 @@ def map_steps(d: Draft, batch: Batch) -> None:
     key = f"{O}.lr_warmup_steps"
     w = d.number(key, allow_none=True) if d.user(key) else None
     if w is not None and w > 0:
-        d.set("algorithm.optimizer.lr_warmup_steps", scale(w, batch), key, note=f"{w}*{si} (veRL steps x sync_interval)")
+        set_scaled(d, "algorithm.optimizer.lr_warmup_steps", w, batch, key)
     elif d.user(key):
         d.implied(key, "negative: the warmup ratio applies, as in Trinity")
-
-
-def _explorer_note(steps: int, si: int, esi: int) -> str:
-    return f"{steps}*{si} (veRL steps x sync_interval)" if si == esi else \
-        f"{steps}*{esi} (veRL steps x explorer_sync_interval)"
 
 
 def _horizon(d: Draft, batch: Batch, epochs: int | None, key: str, reason: str) -> None:

@@ -12,7 +12,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from rftc.trinity import registry
+from rftc.trinity import cadence, registry
 from rftc.trinity.schema import InferenceModelConfig, TrinityConfig
 
 
@@ -164,9 +164,7 @@ def derive(cfg: TrinityConfig, *, nodes: int | None = None, gpus_per_node: int |
     interval = cfg.trainer.save_interval if offline else s.sync_interval
     esi = s.explorer_sync_interval if s.explorer_sync_interval is not None else interval
     tsi = s.trainer_sync_interval if s.trainer_sync_interval is not None else interval
-    eval_interval = cfg.explorer.eval_interval
-    if mode != "bench" and algo_name not in ("dpo", "sft") and esi > 0 and eval_interval % esi != 0:
-        eval_interval = max(eval_interval // esi, 1) * esi
+    eval_interval = cadence.eval_interval(cfg.explorer.eval_interval, esi, mode, algo_name)
 
     lens = lengths(cfg)
     t = cfg.trainer

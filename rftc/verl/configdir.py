@@ -31,8 +31,6 @@ ENTRY_POINTS = {
     "verl.experimental.one_step_off_policy.main_ppo": ("verl/experimental/one_step_off_policy",
                                                        "one_step_off_ppo_trainer"),
 }
-
-
 BUNDLED_DIRS = {"verl/trainer/config", "verl/experimental/fully_async_policy/config",
                 "verl/experimental/one_step_off_policy/config"}
 _SYMBOLIC = re.compile(r"\$\{oc\.env:[^}]*\}|\$\([^)]*\)")

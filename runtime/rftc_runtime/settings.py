@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from rftc.trinity import cadence
 from rftc_runtime.synchronizer import FixedSchedule
 
 # Trinity-RFT 0.6.0 per-algorithm defaults, used when a field is None (reference: trinity-0.6.md §4.1).
@@ -388,16 +389,6 @@ def _positive(value) -> int | None:
     return int(value) if value else None
 
 
-def _eval_interval(explorer: dict, sync: dict, alg: Algorithm) -> int:
-    """explorer.eval_interval as Trinity's IntervalConfigValidator leaves it: rounded down to a multiple of the
-    explorer's sync interval (at least one), since evaluation happens at sync points."""
-    interval = int(explorer.get("eval_interval") or 100)
-    every = int(sync.get("explorer_sync_interval") or sync.get("sync_interval") or 1)
-    if alg.algorithm_type in ("sft", "dpo") or interval % every == 0:
-        return interval
-    return max(interval // every, 1) * every
-
-
 def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
     """Build the runtime's settings from a Trinity config mapping (values already resolved)."""
     if cfg.get("stages"):
@@ -413,6 +404,7 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
     trainer = cfg.get("trainer") or {}
     sync = cfg.get("synchronizer") or {}
     alg = _algorithm(cfg.get("algorithm") or {})
+    mode = str(cfg.get("mode") or "both").lower()
     default_reward = ei.get("default_reward_fn_type")
     tasksets = ([ei["taskset"]] if ei.get("taskset") else []) + list(ei.get("tasksets") or [])
     tc = trainer.get("trainer_config") or {}
@@ -444,7 +436,9 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         dtype=rollout.get("dtype") or "bfloat16",
         seed=int(_first(rollout.get("seed"), 42)),
         gpu_memory_utilization=float(rollout.get("gpu_memory_utilization") or 0.9),
-        eval_interval=_eval_interval(explorer, sync, alg),
+        eval_interval=cadence.eval_interval(int(explorer.get("eval_interval") or 100),
+                                            int(sync.get("explorer_sync_interval") or sync.get("sync_interval") or 1),
+                                            mode, alg.algorithm_type),
         eval_on_startup=explorer.get("eval_on_startup", True) is not False,
         save_interval=int(trainer.get("save_interval") or 0),
         train_total_steps=trainer.get("total_steps"),
@@ -468,7 +462,7 @@ def from_mapping(cfg: dict, source: str = "<config>") -> Settings:
         monitor_type=(cfg.get("monitor") or {}).get("monitor_type") or "tensorboard",
         gpu_per_node=int((cfg.get("cluster") or {}).get("gpu_per_node") or 0),
         node_num=int((cfg.get("cluster") or {}).get("node_num") or 0),
-        mode=str(cfg.get("mode") or "both").lower(),
+        mode=mode,
         sft_data=_sft_data(buffer) if alg.algorithm_type == "sft" else None,
         raw=cfg,
     )
