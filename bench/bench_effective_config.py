@@ -46,7 +46,7 @@ def _line(label: str, times: list[float], total: float) -> str:
 
 
 def _ours(source):
-    from rftc.diagnostics.model import Diagnostics
+    from rftc.diagnostics.collector import Diagnostics
     from rftc.verl import effective_config
 
     def run(inv):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 
 STDIN = "-"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rftc.diagnostics.codes import all_codes
+from rftc.diagnostics.catalogue import all_codes
 
 from docgen import write_or_check
 

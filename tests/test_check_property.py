@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rftc.diagnostics.codes import lookup
+from rftc.diagnostics.catalogue import lookup
 from rftc.trinity.document import parse
 from rftc.trinity.validate import CheckOptions, check_config
 

@@ -13,21 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from rftc.diagnostics.codes import all_codes
+from rftc.diagnostics.catalogue import all_codes
+from rftc.diagnostics.catalogue.runtime import RUNTIME_ONLY
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "golden" / "diagnostics"
 EXEMPT = {"RFTC002",  # internal error: only reachable through a bug
           "RFTC326"}  # needs a checkout's own config declaring a release: tests/test_mapping_releases.py
-
-
-def _runtime_only() -> set[str]:
-    """Runtime codes that only a real run (or a missing runtime install) produces; see rftc_runtime.codes."""
-    try:
-        from rftc_runtime.codes import RUNTIME_ONLY
-    except ModuleNotFoundError:
-        return set()
-    return set(RUNTIME_ONLY)
 
 
 def _command(case: Path, tmp_path: Path) -> list[str]:
@@ -51,7 +43,7 @@ def _cases():
 
 
 def test_every_code_has_a_golden_case():
-    exempt = EXEMPT | _runtime_only()
+    exempt = EXEMPT | RUNTIME_ONLY
     missing = [c.code for c in all_codes() if c.code not in exempt and not (GOLDEN / c.code).is_dir()]
     assert not missing, f"codes without a golden case in golden/diagnostics/: {missing}"
 

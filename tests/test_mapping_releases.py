@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_mapping_support import cfg, codes
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.mapping.convert import map_config
 from rftc.verl import effective_config, invocation_from_text
 from rftc.verl.effective import EffectiveConfig

@@ -22,7 +22,7 @@ def test_diagnostics_doc_is_current():
 
 
 def test_every_code_is_documented_with_an_explanation():
-    from rftc.diagnostics.codes import all_codes
+    from rftc.diagnostics.catalogue import all_codes
 
     for c in all_codes():
         assert c.code.startswith("RFTC") and len(c.code) == 7, c.code

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.parser import parse
 
 BASH = shutil.which("bash")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.verl import effective_config, invocation_from_text, schema
 from rftc.verl.resolve import InterpolationError, Resolver, parse_string
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl import effective_config, reference, release, schema, source
 from rftc.verl.folder import FolderSchema

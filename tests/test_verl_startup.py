@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.verl import effective_config, invocation_from_text, schema, semantics
 from rftc.verl.startup import check_startup
 

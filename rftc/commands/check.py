@@ -72,7 +72,7 @@ def run(args) -> int:
     # (~20 ms of a ~300 ms start); the check needs none
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from rftc.commands.common import exit_code, report
-    from rftc.diagnostics.model import Diagnostics
+    from rftc.diagnostics.collector import Diagnostics
     from rftc.sources import expand_paths
     from rftc.trinity.validate import CheckOptions
 
@@ -90,7 +90,7 @@ def run(args) -> int:
 
 
 def _check_one(path, options, args, sources):
-    from rftc.diagnostics.model import Diagnostics
+    from rftc.diagnostics.collector import Diagnostics
     from rftc.sources import read_text
     from rftc.trinity.document import parse
     from rftc.trinity.validate import check_config

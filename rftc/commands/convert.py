@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from rftc.commands.common import add_report_options, disabled_codes, exit_code, report
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+from rftc.diagnostics.model import Span
 from rftc.diagnostics.render import apply_policy
 from rftc.verl.trainers import CONVERTED
 

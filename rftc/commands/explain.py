@@ -12,7 +12,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     import sys
 
-    from rftc.diagnostics.codes import all_codes, lookup
+    from rftc.diagnostics.catalogue import all_codes, lookup
 
     code = args.code.upper()
     if not code.startswith("RFTC"):

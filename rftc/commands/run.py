@@ -124,7 +124,8 @@ def _missing_runtime() -> list[str]:
 
 def run(args) -> int:
     from rftc.commands.common import exit_code, report
-    from rftc.diagnostics.model import Diagnostics, Severity, Span
+    from rftc.diagnostics.collector import Diagnostics
+    from rftc.diagnostics.model import Severity, Span
 
     diags = Diagnostics()
     cfg, sources, text = _load(args, diags)

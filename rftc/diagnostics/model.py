@@ -1,7 +1,7 @@
-"""The one diagnostic record every stage produces, and the collector that gathers them.
+"""The records of the diagnostics layer: a severity, a span of source, the one diagnostic record every stage
+produces, and the declaration of a code (the catalogue, :mod:`rftc.diagnostics.catalogue`, holds them all).
 
-Codes by stage: RFTC1xx shell, 2xx veRL/Hydra, 3xx mapping, 4xx Trinity checks, 5xx runtime.
-Each code is declared once (see :mod:`rftc.diagnostics.codes`) with its default severity and docs.
+Codes by stage: RFTC0xx general, 1xx shell, 2xx veRL/Hydra, 3xx mapping, 4xx Trinity checks, 5xx runtime.
 """
 
 from __future__ import annotations
@@ -56,30 +56,14 @@ class Diagnostic:
         return (s.file if s else "", s.line if s else 0, s.col if s else 0, self.code)
 
 
-class Diagnostics(list):
-    """A list of :class:`Diagnostic` with helpers to add by code."""
+@dataclass(frozen=True)
+class Code:
+    """A code's declaration in the catalogue: its default severity and its documentation."""
 
-    def add(self, code: str, message: str, span: Span | None = None, *, hint: str | None = None,
-            key: str | None = None, notes=(), severity: Severity | None = None) -> Diagnostic:
-        from rftc.diagnostics.codes import lookup
-
-        d = Diagnostic(code, severity if severity is not None else lookup(code).severity, message, span,
-                       hint, key, tuple(notes))
-        self.append(d)
-        return d
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self if d.severity is Severity.ERROR]
-
-    @property
-    def has_errors(self) -> bool:
-        return any(d.severity is Severity.ERROR for d in self)
-
-
-class RftcError(Exception):
-    """Raised to stop a stage with diagnostics already recorded (never shown as a traceback)."""
-
-    def __init__(self, diagnostics: list[Diagnostic]):
-        super().__init__("; ".join(d.message for d in diagnostics))
-        self.diagnostics = list(diagnostics)
+    code: str  # "RFTC123"
+    name: str  # kebab-case slug, e.g. "unterminated-quote"
+    severity: Severity
+    summary: str  # one line
+    explanation: str  # what it means, what happens if ignored, how to fix
+    example: str = ""  # a small input that triggers it
+    example_kind: str = "sh"  # "sh" (launch script), "yaml" (Trinity config), "overrides", "cli"

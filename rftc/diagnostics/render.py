@@ -134,7 +134,7 @@ def render_github(diags: Iterable[Diagnostic], sources=None) -> str:
 
 def render_sarif(diags: Iterable[Diagnostic], sources=None) -> str:
     from rftc import __version__
-    from rftc.diagnostics.codes import lookup
+    from rftc.diagnostics.catalogue import lookup
 
     diags = list(diags)
     level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.mapping import algorithm, batch, data, gpu, models, rewards, sampling, steps, sync, trainer
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered

@@ -8,7 +8,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.mapping.verl_defaults import VERL_DEFAULTS
 from rftc.trinity.verl_keys import SECTIONS, VERL_VERSION
 from rftc.verl import semantics

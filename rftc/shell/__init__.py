@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.shell.invocation import COMMAND_LINE, Arg, Invocation
 
 __all__ = ["analyze", "ScriptResult", "Invocation", "Arg", "COMMAND_LINE"]

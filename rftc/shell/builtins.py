@@ -7,7 +7,9 @@ import posixpath
 import re
 from dataclasses import replace
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.shell.arith import expr, parse_int
 from rftc.shell.conditions import test_words
 from rftc.shell.expand import Field, Seg, Unknown, anchored, env_knob, notes_of

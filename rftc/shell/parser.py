@@ -19,7 +19,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 
-from rftc.diagnostics.model import Diagnostic, Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Diagnostic, Span
 from rftc.shell.scan import matched_pairs, strip_heredocs
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.shell.expand import Field, Seg
 from rftc.shell.invocation import Invocation
 

@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 
 _FLOAT = re.compile(r"""^(?:
      [-+]?[0-9]+(?:_[0-9]+)*\.[0-9_]*(?:[eE][-+]?[0-9]+)?

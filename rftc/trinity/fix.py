@@ -14,6 +14,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from rftc.dotted import get
+
 _ENUMS = {
     ("synchronizer", "sync_method"): ("SyncMethod", ("nccl", "checkpoint", "memory"),
                                       {"online": "nccl", "offline": "checkpoint"}),
@@ -36,20 +38,12 @@ def rename_key(mapping, old: str, new: str) -> None:
         mapping.ca.items[new] = comment
 
 
-def _get(node, *path):
-    for p in path:
-        if not isinstance(node, dict) or p not in node:
-            return None
-        node = node[p]
-    return node
-
-
 def apply_fixes(root: Any, *, repeat_times: int | None = None, group_algorithm_at_one: bool = False) -> list[str]:
     """Apply the safe fixes to the ruamel tree ``root``; return a line per change."""
     changes: list[str] = []
     if not isinstance(root, dict):
         return changes
-    opt = _get(root, "algorithm", "optimizer")
+    opt = get(root, ("algorithm", "optimizer"))
     if isinstance(opt, dict) and opt.get("warmup_style") not in (None, ""):
         if "lr_scheduler_type" in opt:
             opt["lr_scheduler_type"] = opt["warmup_style"]
@@ -60,7 +54,7 @@ def apply_fixes(root: Any, *, repeat_times: int | None = None, group_algorithm_a
         else:
             rename_key(opt, "warmup_style", "lr_scheduler_type")
         changes.append("algorithm.optimizer.warmup_style -> lr_scheduler_type")
-    ei = _get(root, "buffer", "explorer_input")
+    ei = get(root, ("buffer", "explorer_input"))
     if isinstance(ei, dict):
         sets = ([("taskset", ei["taskset"])] if isinstance(ei.get("taskset"), dict) else [])
         for key in ("tasksets", "eval_tasksets"):
@@ -77,7 +71,7 @@ def apply_fixes(root: Any, *, repeat_times: int | None = None, group_algorithm_a
             del root["explorer"]
         changes.append("explorer.runner_num removed (ignored by Trinity)")
     for path, (enum_name, members, aliases) in _ENUMS.items():
-        parent = _get(root, *path[:-1])
+        parent = get(root, path[:-1])
         value = parent.get(path[-1]) if isinstance(parent, dict) else None
         if isinstance(value, str):
             key = value.split(f"{enum_name}.", 1)[-1].lower()

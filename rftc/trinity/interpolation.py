@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rftc.dotted import dotted
+
 
 class InterpolationError(Exception):
     """Trinity would fail the load: the message is OmegaConf's wording where there is one."""
@@ -280,10 +282,3 @@ def _primitive(text: str) -> Any:
         return float(low.replace("_", ""))
     return text
 
-
-def dotted(path: tuple) -> str:
-    """A config path as Trinity prints it: `a.b[0].c`."""
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out

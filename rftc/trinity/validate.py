@@ -10,8 +10,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rftc.diagnostics.model import Diagnostics, Severity, Span
-from rftc.trinity.interpolation import dotted
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Severity, Span
+from rftc.dotted import dotted, get, has
 
 
 @dataclass
@@ -42,24 +44,10 @@ class Context:
 
     def is_set(self, path: tuple) -> bool:
         """Whether the file itself sets ``path`` (as opposed to the schema's default)."""
-        node: Any = self.data
-        for p in path:
-            if isinstance(node, dict) and p in node:
-                node = node[p]
-            elif isinstance(node, list) and isinstance(p, int) and 0 <= p < len(node):
-                node = node[p]
-            else:
-                return False
-        return True
+        return has(self.data, path)
 
     def raw(self, path: tuple, default: Any = None) -> Any:
-        node: Any = self.data
-        for p in path:
-            try:
-                node = node[p]
-            except (KeyError, IndexError, TypeError):
-                return default
-        return node
+        return get(self.data, path, default)
 
 
 def check_config(data: Any, locate: Callable[[tuple], Span | None] | None = None,

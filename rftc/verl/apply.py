@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.verl.effective import Provenance
 from rftc.verl.overrides import Override, sub_span
 from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation

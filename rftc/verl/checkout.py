@@ -9,7 +9,7 @@ import copy
 from dataclasses import replace
 from pathlib import Path
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.invocation import Invocation
 from rftc.verl import configdir, release, schema
 from rftc.verl.apply import Applied, apply, leaves, provenance_of

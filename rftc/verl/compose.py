@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
+from rftc.dotted import get
 from rftc.shell.invocation import Invocation
 from rftc.verl import checkout, configdir, legacy, schema, source as sources, version as versions
 from rftc.verl.apply import Applied, apply, leaves, provenance_of
@@ -102,7 +105,7 @@ def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diag
     eff.values, eff.provenance = _resolve(applied, diags, inv)
     if configdir.entry_of(inv.module) is not None:
         for key in MANDATORY_READ:
-            if _get(eff.values, key) == schema.MISSING:
+            if get(eff.values, key) == schema.MISSING:
                 diags.add("RFTC217", f"'{key}' is mandatory in the veRL config and the launch does not set it",
                           inv.span, key=key, hint=f"add {key}=<value>")
     if legacy.ignores_legacy(inv.module, eff.release):
@@ -193,7 +196,7 @@ def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation) -> tuple[dic
         origin = _origin(key, resolver, provenance, set())
         if origin is not None:
             src_key, p = origin
-            for leaf, _ in leaves(_get(values, key), key):
+            for leaf, _ in leaves(get(values, key), key):
                 provenance[leaf] = Provenance("derived", p.span, p.text, p.via, src_key)
     return values, provenance
 
@@ -231,11 +234,3 @@ def _resolve_tree(resolver: Resolver, node, path: str, diags: Diagnostics, prove
                   hint="set the key it refers to, or give a value instead of the interpolation")
         return node
 
-
-def _get(values: dict, key: str):
-    node = values
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node

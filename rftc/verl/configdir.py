@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl import entry as entry_module
 from rftc.verl.effective import Provenance

@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rftc import dotted
 from rftc.diagnostics.model import Span
+from rftc.dotted import ABSENT
 from rftc.shell.invocation import Invocation
-
-_MISSING = object()
-
 
 @dataclass(frozen=True)
 class Provenance:
@@ -41,20 +40,14 @@ class EffectiveConfig:
     def __post_init__(self):
         self.release = self.release or self.verl_version
 
-    def get(self, key: str, default: Any = _MISSING) -> Any:
-        node: Any = self.values
-        for part in key.split("."):
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif default is _MISSING:
-                raise KeyError(key)
-            else:
-                return default
-        return node
+    def get(self, key: str, default: Any = ABSENT) -> Any:
+        value = dotted.get(self.values, key, default)
+        if value is ABSENT:
+            raise KeyError(key)
+        return value
 
     def has(self, key: str) -> bool:
-        absent = object()
-        return self.get(key, absent) is not absent
+        return dotted.has(self.values, key)
 
     def prov(self, key: str) -> Provenance:
         return self.provenance.get(key, Provenance("default"))

@@ -91,7 +91,8 @@ class FolderSchema:
     def positions(self, name: str, composed: Composed) -> dict:
         """Where each key of ``composed`` (``name`` under its choices) is written: dotted key -> Span in the YAML
         file of the group option that sets it, the primary file's own keys winning (its `_self_` comes last)."""
-        from rftc.diagnostics.model import Diagnostics, Span
+        from rftc.diagnostics.collector import Diagnostics
+        from rftc.diagnostics.model import Span
         from rftc.verl.configdir import load_yaml
 
         base = self.source.package / CONFIG

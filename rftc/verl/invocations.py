@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl.overrides import OVERRIDES_FILE, split_text
 from rftc.verl.trainers import MAIN_PPO

@@ -7,7 +7,9 @@ import argparse
 import os
 from dataclasses import dataclass, field
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.shell.invocation import COMMAND_LINE, Arg, Invocation
 from rftc.verl.configdir import entry_of
 from rftc.verl.overrides import OVERRIDES_FILE

@@ -4,7 +4,7 @@ effect there. This table is that function's mapping, legacy prefix -> new prefix
 
 from __future__ import annotations
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.verl.effective import Provenance
 
 LEGACY_TO_NEW = [

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from rftc.diagnostics.model import Diagnostics, Span
+from rftc.diagnostics.collector import Diagnostics
+
+from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg
 
 OVERRIDES_FILE = "<overrides>"  # Span.file for overrides given as text (rftc lint --overrides '...')

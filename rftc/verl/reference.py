@@ -66,7 +66,7 @@ def hydra_effective(inv, version: str | None = None, source=None, config_name: s
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from rftc.diagnostics.model import Diagnostics
+    from rftc.diagnostics.collector import Diagnostics
     from rftc.verl import configdir, schema
     from rftc.verl.folder import FolderSchema
 

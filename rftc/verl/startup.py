@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
 from rftc.verl import semantics
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.trainers import CONVERTED

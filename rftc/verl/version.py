@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from rftc.diagnostics.model import Diagnostics
+from rftc.diagnostics.collector import Diagnostics
+from rftc.dotted import get
 from rftc.verl import releases, schema, semantics
 
 
@@ -64,17 +65,16 @@ def plausible(best: Attempt, tried: list[Attempt], candidates: list[str], attemp
     every key exists is preferred when keys the launch sets take effect there but not in ``best``
     (semantics.inert: e.g. algorithm.kl_ctrl.kl_coef without use_kl_in_reward has no effect from 0.4.0 on, and
     put the KL in the reward before). Otherwise ``best``, the newest."""
-    from rftc.verl.compose import _get  # compose uses this module
 
     if best.rejected or best.retired_keys or best.result is None:
         return best, tried
     tree = best.result[0].tree
     keys = [o.key for o in overrides if o.kind != "delete"]
-    dead = semantics.inert(semantics.resolve(best.version, snapshot=False), lambda k: _get(tree, k), keys)
+    dead = semantics.inert(semantics.resolve(best.version, snapshot=False), lambda k: get(tree, k), keys)
     if not dead:
         return best, tried
     for v in fits(candidates[candidates.index(best.version) + 1:], config_name, overrides):
-        if len(semantics.inert(semantics.resolve(v, snapshot=False), lambda k: _get(tree, k), keys)) < len(dead):
+        if len(semantics.inert(semantics.resolve(v, snapshot=False), lambda k: get(tree, k), keys)) < len(dead):
             a = attempt(v)
             if a is not None and a.rejected == 0 and not a.retired_keys:
                 a.inert_in = (best.version, dead)

@@ -121,7 +121,7 @@ class Plan:
         lines = [
             f"config        {s.source}",
             f"model         {s.model_path}",
-            f"algorithm     sft: veRL's sft_loss (token-mean NLL of the response tokens), chat template applied",
+            "algorithm     sft: veRL's sft_loss (token-mean NLL of the response tokens), chat template applied",
             f"resources     {self.cpus} CPU(s), {self.gpus} GPU(s)",
             "actors",
             *self._trainer_lines(s, "veRL sft_loss"),

@@ -17,7 +17,7 @@ def run_all(ctx, cfg) -> None:
         return
     from dataclasses import replace
 
-    from rftc.diagnostics.model import Diagnostics
+    from rftc.diagnostics.collector import Diagnostics
     from rftc.trinity.schema import TrinityConfig
 
     seen = {(d.code, d.message, d.span) for d in ctx.diags}

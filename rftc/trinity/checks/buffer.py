@@ -11,7 +11,6 @@ TI = B + ("trainer_input",)
 
 
 def check(ctx, cfg, d) -> None:
-    b = cfg.buffer
     if d.train_batch_size is None:
         ctx.add("RFTC450", "`buffer.train_batch_size` is required when `mode` is 'train' or "
                 "`algorithm.algorithm_type` is 'sft' or 'dpo'", first_set(ctx, B + ("train_batch_size",), B, ("mode",)),

@@ -7,7 +7,7 @@ import copy
 import difflib
 from typing import Any
 
-from rftc.trinity.interpolation import dotted
+from rftc.dotted import dotted
 from rftc.trinity.types import AUTO, DEPRECATED
 
 _DEPRECATION_NOTES = {

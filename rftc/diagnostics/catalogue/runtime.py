@@ -1,7 +1,6 @@
 """Diagnostic codes of the runtime (RFTC5xx)."""
 
-from rftc.diagnostics.codes import Code
-from rftc.diagnostics.model import Severity
+from rftc.diagnostics.model import Code, Severity
 
 E, W = Severity.ERROR, Severity.WARNING
 

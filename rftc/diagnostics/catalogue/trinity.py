@@ -8,8 +8,7 @@ or validates the file; warnings and infos are what it accepts but what changes o
 
 from __future__ import annotations
 
-from rftc.diagnostics.codes import Code
-from rftc.diagnostics.model import Severity
+from rftc.diagnostics.model import Code, Severity
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 

@@ -1,7 +1,6 @@
 """Diagnostic codes of the veRL stage (RFTC2xx): Hydra overrides, config composition and verl versions."""
 
-from rftc.diagnostics.codes import Code
-from rftc.diagnostics.model import Severity
+from rftc.diagnostics.model import Code, Severity
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from rftc.diagnostics.codes import Code
-from rftc.diagnostics.model import Severity
+from rftc.diagnostics.model import Code, Severity
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -110,7 +109,7 @@ CODES = [
          "compiles it as the script's launch; `--list` shows every launch with the conditions it sits under.",
          "if [ \"$RANK\" = 0 ]; then python3 -m verl.trainer.main_ppo trainer.nnodes=2; else ray start --address=$HEAD; fi\n"),
     Code("RFTC119", "exploration-bound", W, "Too many branches of undecidable conditions to explore.",
-         f"rftc evaluates every branch of a condition it cannot decide, up to a bound per script (branches of nested "
+         "rftc evaluates every branch of a condition it cannot decide, up to a bound per script (branches of nested "
          "conditions and of conditions in loops count). Past it, each further condition is decided as bash would "
          "decide it with the unknown variables unset and commands succeeding. Pass `--env NAME=value` for the "
          "values the conditions read, so that fewer stay undecided.",

@@ -1,7 +1,6 @@
 """Diagnostics of the mapping stage (veRL -> Trinity-RFT 0.6): RFTC300-RFTC399."""
 
-from rftc.diagnostics.codes import Code
-from rftc.diagnostics.model import Severity
+from rftc.diagnostics.model import Code, Severity
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
