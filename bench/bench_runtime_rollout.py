@@ -26,7 +26,7 @@ def main() -> None:
     from rftc_runtime.explorer import Explorer
     from rftc_runtime.model_cache import default_model_dir
     from rftc_runtime.plan import cpu_has_bf16
-    from rftc_runtime.settings import Taskset
+    from runtime_support import taskset
     from rftc_runtime.tasksets import Task
 
     model = str(default_model_dir())
@@ -34,7 +34,8 @@ def main() -> None:
     explorer = Explorer(model, max_model_len=256, dtype=dtype, threads=os.cpu_count())
     tasks = [Task(i, f"What is {i % 10} + {(3 * i) % 10}? Reply with only the number.", (i % 10) + (3 * i) % 10, {})
              for i in range(args.tasks)]
-    ts = Taskset(name="bench", path="", temperature=1.0, max_tokens=args.max_tokens, repeat_times=args.n)
+    ts = taskset(name="bench", path="", rollout_args={"temperature": 1.0, "max_tokens": args.max_tokens},
+                 repeat_times=args.n)
     prompts = [{"prompt_token_ids": explorer._prompt_ids(t, None)[0]} for t in tasks]
     params = SamplingParams(n=args.n, temperature=1.0, max_tokens=args.max_tokens, logprobs=0, seed=0)
     explorer.explore(tasks, ts, "last_number", 0)  # warm-up

@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT / "tests"))  # the bare loop is the tests' reference
 
 
 def _settings(model: str, tasks: int, n: int, checkpointing: bool):
-    from rftc_runtime.settings import from_mapping
+    from runtime_support import settings
 
     size = tasks * n
-    return from_mapping({
+    return settings({
         "algorithm": {"algorithm_type": "grpo", "repeat_times": n, "kl_loss_fn": "none", "entropy_loss_fn": "none"},
         "model": {"model_path": model},
         "buffer": {"batch_size": tasks, "explorer_input": {"taskset": {"path": "unused"}}},

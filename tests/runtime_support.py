@@ -143,3 +143,20 @@ def verl_value_loss(critic_config, vpreds, values, returns, response_mask):
 
     data, flatten = engine_loss_inputs(response_mask, values=values, returns=returns)
     return value_loss(critic_config, {"values": flatten(vpreds)}, data)
+
+
+def settings(cfg: dict, source: str = "<config>"):
+    """The runtime's settings of a Trinity config given as data, loaded as `rftc run` loads a YAML file."""
+    from rftc.trinity.validate import CheckOptions, check_config
+    from rftc_runtime.settings import Settings
+
+    ir, diags = check_config(cfg, options=CheckOptions(path_checks=False))
+    assert ir is not None, [d.message for d in diags]
+    return Settings.of(ir, source)
+
+
+def taskset(*, repeat_times: int = 1, **fields):
+    """A training taskset (Trinity's taskset keys) as the runtime reads it, repeating each task
+    ``repeat_times`` times (the algorithm's repeat_times, as Trinity sets it)."""
+    return settings({"algorithm": {"repeat_times": repeat_times},
+                     "buffer": {"explorer_input": {"taskset": fields}}}).taskset

@@ -5,7 +5,7 @@ scripts/setup-runtime.sh). tests/test_runtime_engine.py checks a whole step thro
 
 import pytest
 
-from runtime_support import require, verl_ppo_loss
+from runtime_support import require, settings, verl_ppo_loss
 
 require("verl", "torch")
 
@@ -16,7 +16,6 @@ from verl.trainer.ppo import core_algos  # noqa: E402
 from rftc_runtime import algorithm  # noqa: E402
 from rftc_runtime.batch import collate  # noqa: E402
 from rftc_runtime.experience import Experience  # noqa: E402
-from rftc_runtime.settings import _algorithm  # noqa: E402
 
 
 def _exps(rewards, group_size=4, seed=0):
@@ -40,7 +39,7 @@ def _proto(data, **extra):
 
 
 def _bound(**alg):
-    a = _algorithm({"algorithm_type": "grpo", "repeat_times": 4, **alg})
+    a = settings({"algorithm": {"algorithm_type": "grpo", "repeat_times": 4, **alg}}).algorithm
     return algorithm.bind(a, mini_batch_size=8, micro_batch_size=8, grad_clip=1.0)
 
 
@@ -108,5 +107,5 @@ def test_trinitys_names_reach_verls_ppo_loss(agg):
 
 
 def test_unsupported_names_are_reported():
-    a = _algorithm({"algorithm_type": "grpo", "advantage_fn": "opmd", "kl_loss_fn": "corrected_k3"})
+    a = settings({"algorithm": {"algorithm_type": "grpo", "advantage_fn": "opmd", "kl_loss_fn": "corrected_k3"}}).algorithm
     assert algorithm.unsupported(a) == ["advantage_fn: opmd", "kl_loss_fn: corrected_k3"]

@@ -4,7 +4,7 @@ oldest steps a run saved, as Trinity's trainer does."""
 import json
 
 from rftc_runtime import checkpoints
-from rftc_runtime.settings import from_mapping
+from runtime_support import settings
 
 
 def _save(job, step: int, saved: list, keep: int):
@@ -45,5 +45,5 @@ def test_a_step_saved_twice_counts_once_and_zero_keeps_all(tmp_path):
 
 def test_the_setting_comes_from_the_trainer_section():
     cfg = {"model": {"model_path": "m"}, "buffer": {"batch_size": 2}}
-    assert from_mapping(cfg).max_checkpoints_to_keep == 0
-    assert from_mapping({**cfg, "trainer": {"max_checkpoints_to_keep": 3}}).max_checkpoints_to_keep == 3
+    assert settings(cfg).max_checkpoints_to_keep == 0
+    assert settings({**cfg, "trainer": {"max_checkpoints_to_keep": 3}}).max_checkpoints_to_keep == 3

@@ -4,7 +4,7 @@ runtime environment built by scripts/setup-runtime.sh); tests/test_runtime_engin
 
 import pytest
 
-from runtime_support import require, verl_value_loss
+from runtime_support import require, settings, verl_value_loss
 
 require("verl", "torch")
 
@@ -14,7 +14,7 @@ from verl.trainer.ppo import core_algos  # noqa: E402
 from rftc_runtime import algorithm  # noqa: E402
 from rftc_runtime.batch import collate  # noqa: E402
 from rftc_runtime.experience import Experience  # noqa: E402
-from rftc_runtime.settings import Critic, _algorithm  # noqa: E402
+from rftc.trinity.workers import Critic  # noqa: E402
 
 
 def _exps(n=8, seed=0):
@@ -29,9 +29,9 @@ def _exps(n=8, seed=0):
 
 
 def _bound(critic=None, **alg):
-    a = _algorithm({"algorithm_type": "ppo", "kl_loss_fn": "none", **alg})
+    a = settings({"algorithm": {"algorithm_type": "ppo", "kl_loss_fn": "none", **alg}}).algorithm
     return algorithm.bind(a, mini_batch_size=8, micro_batch_size=8, grad_clip=1.0,
-                          critic=critic or Critic(micro_batch_size=8))
+                          critic=critic or Critic(model_path="", micro_batch_size=8))
 
 
 def test_gae_advantages_and_returns_equal_core_algos():
@@ -62,7 +62,7 @@ def test_value_loss_equals_core_algos(agg):
     values = torch.randn(n, T, generator=g)
     vpreds = values + torch.randn(n, T, generator=g)  # far enough for the clip to matter
     returns = torch.randn(n, T, generator=g)
-    b = _bound(Critic(micro_batch_size=3, cliprange_value=0.3, loss_agg_mode=agg))
+    b = _bound(Critic(model_path="", micro_batch_size=3, cliprange_value=0.3, loss_agg_mode=agg))
     loss, metrics = verl_value_loss(b.critic_config, vpreds, values, returns, mask)
     want, clipfrac = core_algos.compute_value_loss(vpreds, returns, values, mask, cliprange_value=0.3,
                                                    loss_agg_mode=agg)
@@ -72,10 +72,10 @@ def test_value_loss_equals_core_algos(agg):
 
 
 def test_trinitys_critic_config_reaches_verls():
-    b = _bound(Critic(micro_batch_size=4, cliprange_value=0.2, ppo_epochs=2))
+    b = _bound(Critic(model_path="", micro_batch_size=4, cliprange_value=0.2, ppo_epochs=2))
     cfg = b.critic_config
     assert (cfg.cliprange_value, cfg.loss_agg_mode, cfg.ppo_epochs, cfg.ppo_micro_batch_size_per_gpu) == (
         0.2, "token-mean", 2, 4)
     assert (cfg.optim.lr, cfg.optim.clip_grad, cfg.optim.lr_scheduler_type) == (1e-5, 1.0, "constant")
-    grpo = algorithm.bind(_algorithm({"algorithm_type": "grpo"}), 8, 8, 1.0)
+    grpo = algorithm.bind(settings({"algorithm": {"algorithm_type": "grpo"}}).algorithm, 8, 8, 1.0)
     assert grpo.critic_config is None

@@ -6,9 +6,10 @@ import types
 
 import pytest
 
+from runtime_support import taskset
+
 from rftc_runtime import rewards
 from rftc_runtime.errors import RuntimeFailure
-from rftc_runtime.settings import Taskset
 from rftc_runtime.tasksets import TaskReader, chat_messages, missing_prompt_warning, read_tasks
 
 
@@ -21,12 +22,12 @@ def test_hf_style_directory_by_split_and_nested_keys(tmp_path):
     _write(tmp_path / "d" / "train.jsonl", [{"q": [{"role": "user", "content": "1+1?"}],
                                              "reward_model": {"ground_truth": "2"}}])
     _write(tmp_path / "d" / "test.jsonl", [{"q": "2+2?", "reward_model": {"ground_truth": "4"}}])
-    ts = Taskset(name="t", path=str(tmp_path / "d"), split="test", prompt_key="q",
-                 response_key="reward_model.ground_truth", system_prompt="Be brief.")
+    ts = taskset(name="t", path=str(tmp_path / "d"), split="test",
+                 format={"prompt_key": "q", "response_key": "reward_model.ground_truth", "system_prompt": "Be brief."})
     loaded = read_tasks(ts)
     tasks = loaded.tasks
     assert loaded.missing == 0 and [t.answer for t in tasks] == ["4"]
-    assert chat_messages(tasks[0], ts.system_prompt) == [{"role": "system", "content": "Be brief."},
+    assert chat_messages(tasks[0], ts.format.system_prompt) == [{"role": "system", "content": "Be brief."},
                                                           {"role": "user", "content": "2+2?"}]
 
 
@@ -34,7 +35,7 @@ def test_rows_without_prompt_are_skipped_and_counted(tmp_path):
     _write(tmp_path / "t.jsonl", [{"prompt": "a", "answer": 1}, {"other": "b"}, {"prompt": "", "answer": 3},
                                   {"prompt": [{"text": "no role"}]}, {"prompt": 7}, [1, 2],
                                   {"prompt": [{"role": "user", "content": "b"}]}])
-    ts = Taskset(name="t", path=str(tmp_path / "t.jsonl"), response_key="answer")
+    ts = taskset(name="t", path=str(tmp_path / "t.jsonl"), format={"response_key": "answer"})
     loaded = read_tasks(ts)
     assert [t.index for t in loaded.tasks] == [0, 6] and loaded.missing == 5
     assert loaded.first_missing == "row 1: no such key (its keys: other)"
@@ -42,14 +43,14 @@ def test_rows_without_prompt_are_skipped_and_counted(tmp_path):
     assert line.startswith("warning[RFTC503]: 5 row(s) of ")
     assert line.endswith("first: row 1: no such key (its keys: other)")
     _write(tmp_path / "ok.jsonl", [{"prompt": "a"}])
-    assert missing_prompt_warning(ts, read_tasks(Taskset(name="t", path=str(tmp_path / "ok.jsonl")))) is None
+    assert missing_prompt_warning(ts, read_tasks(taskset(name="t", path=str(tmp_path / "ok.jsonl")))) is None
 
 
 @pytest.mark.parametrize("content", ['{"question": "a"}\n{"question": "b"}\n', "", '{"prompt": "a"\n'])
 def test_a_taskset_without_usable_rows_is_a_diagnostic(tmp_path, content):
     (tmp_path / "t.jsonl").write_text(content)
     with pytest.raises(RuntimeFailure) as err:
-        read_tasks(Taskset(name="train", path=str(tmp_path / "t.jsonl")))
+        read_tasks(taskset(name="train", path=str(tmp_path / "t.jsonl")))
     assert err.value.code == "RFTC506" and "taskset train" in err.value.message
     assert isinstance(err.value, ValueError)  # the driver puts an eval taskset's name and hint on it
     if content.startswith('{"question'):
@@ -58,7 +59,7 @@ def test_a_taskset_without_usable_rows_is_a_diagnostic(tmp_path, content):
 
 def test_reader_positions_resume_the_data_stream(tmp_path):
     _write(tmp_path / "t.jsonl", [{"prompt": str(i)} for i in range(5)])
-    tasks = read_tasks(Taskset(name="t", path=str(tmp_path / "t.jsonl"))).tasks
+    tasks = read_tasks(taskset(name="t", path=str(tmp_path / "t.jsonl"))).tasks
     full = TaskReader(tasks, 2, 2, "shuffle", 7)
     batches = []
     while (b := full.next_batch()) is not None:
@@ -123,7 +124,7 @@ def test_explorer_counts_raising_rewards_empty_and_truncated_responses(monkeypat
                                                                                  ("   ", "stop")]])
     explorer.tokenizer = types.SimpleNamespace(apply_chat_template=lambda msgs, **kw: [1, 2, 3])
     explorer.max_prompt_tokens, explorer.weights_version = None, 0
-    ts = Taskset(name="t", path="", repeat_times=3)
+    ts = taskset(name="t", path="", repeat_times=3)
     tasks = [Task(0, "q0", "12", {}), Task(1, "q1", "7", {})]
     exps, m = explorer.explore(tasks, ts, f"{__name__}:raises_on_odd", group_base=0)
     assert len(exps) == 6 and [e.reward for e in exps] == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]

@@ -33,7 +33,7 @@ def test_sync_changes_the_engines_generations(tmp_path, monkeypatch):
     from rftc_runtime import verl_cpu
     from rftc_runtime.explorer import Explorer
     from rftc_runtime.plan import make_plan
-    from rftc_runtime.settings import from_mapping
+    from runtime_support import settings
     from rftc_runtime.tasksets import Task
     from rftc_runtime.trainer import Trainer
 
@@ -42,7 +42,7 @@ def test_sync_changes_the_engines_generations(tmp_path, monkeypatch):
            "model": {"model_path": str(MODEL), "max_model_len": 96, "max_response_tokens": 8},
            "buffer": {"batch_size": 2, "explorer_input": {"taskset": {"path": str(tmp_path)}}},
            "checkpoint_root_dir": str(tmp_path / "ckpt")}
-    s = from_mapping(cfg)
+    s = settings(cfg)
     plan = make_plan(s, gpus=0)
     explorer = Explorer(str(MODEL), max_model_len=96, dtype=plan.dtype, threads=os.cpu_count())
     built = explorer.describe()

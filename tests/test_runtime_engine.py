@@ -27,7 +27,7 @@ import torch  # noqa: E402
 
 from rftc_runtime import checkpoints, verl_cpu  # noqa: E402
 from rftc_runtime.plan import engine_words, make_plan  # noqa: E402
-from rftc_runtime.settings import from_mapping  # noqa: E402
+from runtime_support import settings  # noqa: E402
 from rftc_runtime.trainer import Trainer  # noqa: E402
 
 
@@ -49,7 +49,7 @@ def _settings(model, job, algorithm="grpo", **extra):
     alg = {"algorithm_type": algorithm, "repeat_times": 4, "optimizer": {"lr": 1e-3},
            **({"kl_loss_fn": "low_var_kl", "kl_loss_fn_args": {"kl_coef": 0.1}} if algorithm == "grpo" else
               {"kl_loss_fn": "none"})}
-    return from_mapping({
+    return settings({
         "algorithm": alg, "model": {"model_path": str(model)},
         "buffer": {"batch_size": 2, "explorer_input": {"taskset": {"path": str(job)}}},
         "trainer": {"trainer_config": {"actor_rollout_ref": {"actor": {"ppo_micro_batch_size_per_gpu": 2}},

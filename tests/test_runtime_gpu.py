@@ -9,7 +9,7 @@ import pytest
 
 from runtime_support import experiences, require, require_model, tiny_model
 from rftc_runtime.plan import detected_gpus, make_plan
-from rftc_runtime.settings import from_mapping
+from runtime_support import settings
 
 GPUS = detected_gpus()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(GPUS == 0, reason="no NVIDIA GPU on this machine: the GPU "
@@ -19,7 +19,7 @@ MODEL = require_model()
 
 
 def _settings(model, job, sync="nccl", enforce_eager=False):
-    return from_mapping({
+    return settings({
         "algorithm": {"algorithm_type": "grpo", "repeat_times": 4, "kl_loss_fn": "low_var_kl",
                       "optimizer": {"lr": 1e-3}},
         "model": {"model_path": str(model), "max_model_len": 96, "max_response_tokens": 8},

@@ -59,7 +59,8 @@ class Trainer:
 def _run(interval, offset, steps=6, train_batches=1, batch_size=2, per_step=None, explorer_interval=None,
          trainer_interval=None):
     schedule = FixedSchedule(interval, offset, explorer_interval, trainer_interval)
-    s = SimpleNamespace(taskset=SimpleNamespace(selector="sequential", seed=0, reward_fn=None), batch_size=batch_size,
+    s = SimpleNamespace(taskset=SimpleNamespace(data_selector=SimpleNamespace(selector_type="sequential", seed=0),
+                                                default_reward_fn_type=None), batch_size=batch_size,
                         total_epochs=1, sync_offset=offset, explore_total_steps=None, schedule=lambda: schedule,
                         eval_on_startup=False, eval_interval=0, save_hf_checkpoint="never", checkpoint_job_dir="")
     plan = SimpleNamespace(experiences_per_step=per_step or 2 * train_batches)

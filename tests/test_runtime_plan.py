@@ -5,7 +5,7 @@ import json
 import pytest
 
 from rftc_runtime.plan import make_plan
-from rftc_runtime.settings import from_mapping
+from runtime_support import settings
 from rftc_runtime.synchronizer import FixedSchedule
 
 
@@ -29,7 +29,7 @@ def _cfg(tmp_path, **over):
 
 
 def test_batch_arithmetic_per_step(tmp_path):
-    s = from_mapping(_cfg(tmp_path))
+    s = settings(_cfg(tmp_path))
     plan = make_plan(s, gpus=0)
     assert not plan.errors
     assert plan.experiences_per_explore_step == 4 * 8
@@ -41,21 +41,22 @@ def test_batch_arithmetic_per_step(tmp_path):
 
 
 def test_train_batch_size_sets_experiences_per_trainer_step(tmp_path):
-    s = from_mapping(_cfg(tmp_path, buffer={"train_batch_size": 64}))
+    s = settings(_cfg(tmp_path, buffer={"train_batch_size": 64}))
     plan = make_plan(s, gpus=0)
     assert plan.experiences_per_step == 64
     assert plan.total_train_steps == 10 * 32 // 64
 
 
 def test_trainer_total_steps_bounds_training(tmp_path):
-    s = from_mapping(_cfg(tmp_path, trainer={"total_steps": 3}))
+    s = settings(_cfg(tmp_path, trainer={"total_steps": 3}))
     assert make_plan(s, gpus=0).total_train_steps == 3
 
 
 def test_grpo_defaults_follow_trinity(tmp_path):
-    a = from_mapping(_cfg(tmp_path)).algorithm
+    s = settings(_cfg(tmp_path))
+    a = s.algorithm
     assert (a.advantage_fn, a.policy_loss_fn, a.kl_loss_fn, a.kl_penalty_fn) == ("grpo", "ppo", "k2", "none")
-    assert a.kl_loss_fn_args["kl_coef"] == 0.001 and a.needs_reference
+    assert a.kl_loss_fn_args["kl_coef"] == 0.001 and s.needs_reference
 
 
 @pytest.mark.parametrize("interval,offset,explorer,trainer", [
@@ -75,7 +76,7 @@ def test_explorer_and_trainer_sync_intervals_follow_trinity(tmp_path):
     # explorer step, 12 a trainer step; 3 explorer steps and 8 trainer steps are one veRL batch
     cfg = _cfg(tmp_path, buffer={"train_batch_size": 12}, explorer={"eval_interval": 10},
                synchronizer={"sync_interval": 8, "explorer_sync_interval": 3})
-    s = from_mapping(cfg)
+    s = settings(cfg)
     sched = s.schedule()
     assert (sched.explorer_interval, sched.trainer_interval) == (3, 8)
     assert [x for x in range(1, 10) if sched.explorer_needs_sync(x)] == [3, 6, 9]
@@ -91,14 +92,14 @@ def test_explorer_and_trainer_sync_intervals_follow_trinity(tmp_path):
                                              ("explorer_driven", "memory", False), ("fully_async", "memory", False)])
 def test_trainer_driven_sync_runs_as_fixed_without_nccl(tmp_path, style, method, ok):
     cfg = _cfg(tmp_path, synchronizer={"sync_style": style, "sync_method": method})
-    errors = [c for c, *_ in make_plan(from_mapping(cfg), gpus=0).errors]
+    errors = [c for c, *_ in make_plan(settings(cfg), gpus=0).errors]
     assert errors == ([] if ok else ["RFTC509"])
 
 
 def test_plan_reports_what_cannot_run(tmp_path):
     cfg = _cfg(tmp_path, algorithm={"advantage_fn": "opmd"}, synchronizer={"sync_style": "explorer_driven"},
                model={"model_path": str(tmp_path / "nope")})
-    codes = sorted(c for c, *_ in make_plan(from_mapping(cfg), gpus=0).errors)
+    codes = sorted(c for c, *_ in make_plan(settings(cfg), gpus=0).errors)
     assert codes == ["RFTC505", "RFTC507", "RFTC509"]
 
 
@@ -107,13 +108,13 @@ def test_rows_without_the_prompt_key_are_counted(tmp_path):
     path = cfg["buffer"]["explorer_input"]["taskset"]["path"]
     with open(path, "a") as f:
         f.write(json.dumps({"question": "x", "answer": 1}) + "\n")
-    plan = make_plan(from_mapping(cfg), gpus=0)
+    plan = make_plan(settings(cfg), gpus=0)
     assert [w[0] for w in plan.warnings] == ["RFTC503"]
     assert plan.taskset_rows == 20
 
 
 def test_ppo_trains_a_critic_with_trinitys_critic_defaults(tmp_path):
-    s = from_mapping(_cfg(tmp_path, algorithm={"algorithm_type": "ppo"}))
+    s = settings(_cfg(tmp_path, algorithm={"algorithm_type": "ppo"}))
     plan = make_plan(s, gpus=0)
     assert not plan.errors
     c = s.critic
@@ -139,7 +140,7 @@ def test_critic_settings_come_from_trainer_config_critic(tmp_path):
                    "optim": {"lr": 2e-6, "warmup_style": "cosine", "optimizer": "AdamW", "clip_grad": 0.5,
                              "lr_warmup_steps_ratio": 0.1},
                    "ppo_epochs": 2, "cliprange_value": 0.2, "ppo_micro_batch_size_per_gpu": 4}}})
-    s = from_mapping(cfg)
+    s = settings(cfg)
     c = s.critic
     assert c.model_path == str(critic_dir)
     assert (c.optimizer.lr, c.optimizer.lr_scheduler_type, c.optimizer.optimizer_type, c.optimizer.clip_grad,
@@ -151,7 +152,7 @@ def test_critic_settings_come_from_trainer_config_critic(tmp_path):
 
 
 def test_grpo_has_no_critic(tmp_path):
-    s = from_mapping(_cfg(tmp_path))
+    s = settings(_cfg(tmp_path))
     assert s.critic is None
     text = make_plan(s, gpus=0).describe(s)
     assert [r.name for r in make_plan(s, gpus=0).roles] == ["actor", "ref"] and "ValueHead" not in text
@@ -159,7 +160,7 @@ def test_grpo_has_no_critic(tmp_path):
 
 def test_a_missing_critic_model_is_reported(tmp_path):
     cfg = _cfg(tmp_path, algorithm={"algorithm_type": "ppo"}, model={"critic_model_path": str(tmp_path / "nope")})
-    assert [(c, k) for c, _, _, k in make_plan(from_mapping(cfg), gpus=0).errors] == [
+    assert [(c, k) for c, _, _, k in make_plan(settings(cfg), gpus=0).errors] == [
         ("RFTC507", "model.critic_model_path")]
 
 
@@ -168,7 +169,7 @@ def test_a_missing_critic_model_is_reported(tmp_path):
     ({"algorithm_type": "grpo", "advantage_fn": "ppo"}, "advantage_fn: ppo (needs a critic: algorithm_type ppo)"),
 ])
 def test_what_still_cannot_run_is_refused(tmp_path, algorithm, expected):
-    plan = make_plan(from_mapping(_cfg(tmp_path, algorithm=algorithm)), gpus=0)
+    plan = make_plan(settings(_cfg(tmp_path, algorithm=algorithm)), gpus=0)
     assert [(c, m) for c, m, *_ in plan.errors] == [("RFTC505", f"this runtime cannot run {expected}")]
 
 
@@ -176,7 +177,7 @@ def test_experience_operators_are_refused_not_skipped(tmp_path):
     """The runtime trains every explored experience: a filter (the DAPO recipe's dynamic sampling) it would skip."""
     ops = {"experience_pipeline": {"operators": [{"name": "rftc.trinity.verl_operators.VerlFilterGroups",
                                                   "args": {"metric": "acc"}}]}}
-    plan = make_plan(from_mapping(_cfg(tmp_path, data_processor=ops)), gpus=0)
+    plan = make_plan(settings(_cfg(tmp_path, data_processor=ops)), gpus=0)
     assert [(c, k) for c, _, _, k in plan.errors] == [("RFTC505", "data_processor.experience_pipeline.operators")]
     assert "VerlFilterGroups" in plan.errors[0][1]
 
@@ -191,7 +192,7 @@ def test_reward_fn_args_a_builtin_cannot_take_are_refused_before_the_run(tmp_pat
     cfg = _cfg(tmp_path)
     cfg["buffer"]["explorer_input"]["default_reward_fn_type"] = reward
     cfg["buffer"]["explorer_input"]["taskset"]["reward_fn_args"] = args
-    errors = make_plan(from_mapping(cfg), gpus=0).errors
+    errors = make_plan(settings(cfg), gpus=0).errors
     assert [(c, k) for c, _, _, k in errors] == [("RFTC508", "buffer.explorer_input.taskset.reward_fn_args")]
     assert expected in errors[0][1]
 
@@ -201,13 +202,13 @@ def test_usable_reward_fn_args_pass_the_plan(tmp_path):
     cfg["buffer"]["explorer_input"]["default_reward_fn_type"] = "math_dapo_reward"
     cfg["buffer"]["explorer_input"]["taskset"]["reward_fn_args"] = {
         "enable_overlong_penalty": True, "penalty_factor": 1.0, "max_response_length": 64, "cache_length": 16}
-    assert make_plan(from_mapping(cfg), gpus=0).errors == []
+    assert make_plan(settings(cfg), gpus=0).errors == []
 
 
 def test_an_unknown_reward_names_the_builtins(tmp_path):
     cfg = _cfg(tmp_path)
     cfg["buffer"]["explorer_input"]["default_reward_fn_type"] = "no_such_module:score"
-    (error,) = make_plan(from_mapping(cfg), gpus=0).errors
+    (error,) = make_plan(settings(cfg), gpus=0).errors
     assert error[0] == "RFTC508" and "math_dapo_reward" in error[2]
 
 
@@ -223,28 +224,28 @@ def test_an_unknown_reward_names_the_builtins(tmp_path):
     ({}, (None, None, None)),
 ])
 def test_model_lengths_are_filled_as_trinity_fills_them(tmp_path, model, expected):
-    s = from_mapping(_cfg(tmp_path, model=model))
+    s = settings(_cfg(tmp_path, model=model))
     assert (s.max_model_len, s.max_prompt_tokens, s.max_response_tokens) == expected
     # the filled response limit is what the taskset's rollouts are capped at, as in Trinity
-    assert s.taskset.max_tokens == expected[2]
+    assert s.taskset.rollout_args.max_tokens == expected[2]
 
 
 def test_weights_go_by_checkpoint_anywhere_and_nccl_only_between_gpus(tmp_path):
-    assert make_plan(from_mapping(_cfg(tmp_path, synchronizer={"sync_method": "checkpoint"})), gpus=0).sync_method \
+    assert make_plan(settings(_cfg(tmp_path, synchronizer={"sync_method": "checkpoint"})), gpus=0).sync_method \
         == "checkpoint"
-    plan = make_plan(from_mapping(_cfg(tmp_path, synchronizer={"sync_method": "nccl"})), gpus=0)
+    plan = make_plan(settings(_cfg(tmp_path, synchronizer={"sync_method": "nccl"})), gpus=0)
     assert plan.sync_method == "memory" and [c for c, *_ in plan.infos] == ["RFTC509"]
-    assert make_plan(from_mapping(_cfg(tmp_path, synchronizer={"sync_method": "nccl"})), gpus=4).sync_method == "nccl"
+    assert make_plan(settings(_cfg(tmp_path, synchronizer={"sync_method": "nccl"})), gpus=4).sync_method == "nccl"
 
 
 def test_the_trainer_runs_veRLs_fsdp_engines_on_whole_nodes_of_gpus(tmp_path):
-    s = from_mapping(_cfg(tmp_path, cluster={"node_num": 1, "gpu_per_node": 4}))
+    s = settings(_cfg(tmp_path, cluster={"node_num": 1, "gpu_per_node": 4}))
     plan = make_plan(s, gpus=4)  # 1 GPU for the engine, 3 for the trainer: 32 experiences do not split over 3
     assert (plan.device, plan.trainer_ranks, plan.train_dtype) == ("cuda", 3, "bfloat16")
     assert [(c, k) for c, _, _, k in plan.errors] == [("RFTC509", "buffer.train_batch_size")]
     assert "3 rank(s) on GPU, NCCL" in plan.describe(s)
-    fsdp = make_plan(from_mapping(_cfg(tmp_path, trainer={"trainer_strategy": "fsdp"})), gpus=0)
+    fsdp = make_plan(settings(_cfg(tmp_path, trainer={"trainer_strategy": "fsdp"})), gpus=0)
     assert fsdp.strategy == "fsdp2" and "trainer_strategy fsdp runs as fsdp2 on a CPU" in fsdp.describe(
-        from_mapping(_cfg(tmp_path, trainer={"trainer_strategy": "fsdp"})))
-    megatron = make_plan(from_mapping(_cfg(tmp_path, trainer={"trainer_strategy": "megatron"})), gpus=0)
+        settings(_cfg(tmp_path, trainer={"trainer_strategy": "fsdp"})))
+    megatron = make_plan(settings(_cfg(tmp_path, trainer={"trainer_strategy": "megatron"})), gpus=0)
     assert [(c, k) for c, _, _, k in megatron.errors] == [("RFTC509", "trainer.trainer_strategy")]

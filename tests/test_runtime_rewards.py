@@ -14,7 +14,7 @@ from test_mapping_support import convert  # noqa: E402
 from rftc.trinity.plugins import WORKFLOW  # noqa: E402
 from rftc.verl_reward import VerlReward  # noqa: E402
 from rftc_runtime import rewards  # noqa: E402
-from rftc_runtime.settings import from_mapping  # noqa: E402
+from runtime_support import settings  # noqa: E402
 from rftc_runtime.tasksets import Task  # noqa: E402
 
 EOS, PAD = 0, 1
@@ -132,8 +132,8 @@ def test_converted_dapo_script_drives_the_runtime_reward():
                 f"{kw}.overlong_buffer_cfg.enable=True", f"{kw}.overlong_buffer_cfg.len=4",
                 f"{kw}.overlong_buffer_cfg.penalty_factor=1.0", f"{kw}.overlong_buffer_cfg.log=False",
                 f"{kw}.max_resp_len=10")
-    ts = from_mapping(m.config).taskset
-    assert ts.workflow == WORKFLOW
+    ts = settings(m.config).taskset
+    assert ts.default_workflow_type == WORKFLOW
     score = rewards.scorer(ts)
     row = {"data_source": "math_dapo", "reward_model": {"ground_truth": "2"}}
     assert score(Task(0, "q", None, row), "Answer: 2", 9)[0] == pytest.approx(1 - 3 / 4)
@@ -178,17 +178,17 @@ def test_explorer_scores_math_dapo_on_the_token_count_eos_included(monkeypatch):
     from test_runtime_data import _FakeLLM
 
     from rftc_runtime.explorer import Explorer
-    from rftc_runtime.settings import Taskset
+    from runtime_support import taskset
 
     monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(SamplingParams=lambda **kw: kw))
     explorer = Explorer.__new__(Explorer)
     explorer.llm = _FakeLLM([[("Answer: 2", "stop"), ("Answer: 20000", "length")]])  # 10 and 13 tokens
     explorer.tokenizer = types.SimpleNamespace(apply_chat_template=lambda msgs, **kw: [1, 2, 3])
     explorer.max_prompt_tokens, explorer.weights_version = None, 0
-    ts = Taskset(name="dapo", path="", repeat_times=2, reward_fn="math_dapo_reward",
+    ts = taskset(name="dapo", path="", repeat_times=2, default_reward_fn_type="math_dapo_reward",
                  reward_fn_args={"enable_overlong_penalty": True, "cache_length": 4, "penalty_factor": 1.0,
                                  "max_response_length": 12})
-    exps, m = explorer.explore([Task(0, "1+1?", "2", {})], ts, ts.reward_fn, group_base=0)
+    exps, m = explorer.explore([Task(0, "1+1?", "2", {})], ts, ts.default_reward_fn_type, group_base=0)
     assert [len(e.response_ids) for e in exps] == [10, 13]
     assert [e.reward for e in exps] == pytest.approx([1 - 2 / 4, -1 - 5 / 4])
     assert m["rollout/acc_mean"] == 0.5 and m["rollout/overlong_mean"] == 1.0

@@ -5,23 +5,24 @@ import os
 
 import pytest
 
-from runtime_support import model_dir
+from runtime_support import model_dir, settings
 
 from rftc_runtime.errors import RuntimeFailure
 from rftc_runtime.plan import make_plan
-from rftc_runtime.settings import SFTData, from_mapping, stage_configs, with_model_path
+from rftc.trinity.expand import stage_configs
+from rftc.trinity.schema import ExperienceBufferConfig, FormatConfig
 from rftc_runtime import sft
 
 
 def test_plaintext_and_messages_rows_become_chat_messages():
-    plain = SFTData(path="x", prompt_type="plaintext", prompt_key="q", response_key="a", system_prompt="Be brief.")
+    plain = FormatConfig(prompt_type="plaintext", prompt_key="q", response_key="a", system_prompt="Be brief.")
     assert sft.messages({"q": "1+1?", "a": 2}, plain) == [
         {"role": "system", "content": "Be brief."}, {"role": "user", "content": "1+1?"},
         {"role": "assistant", "content": "2"}]
-    keyed = SFTData(path="x", prompt_type="plaintext", system_prompt_key="sys", system_prompt="ignored")
+    keyed = FormatConfig(prompt_type="plaintext", system_prompt_key="sys", system_prompt="ignored")
     assert sft.messages({"sys": "S", "prompt": "p", "response": "r"}, keyed)[0] == {"role": "system", "content": "S"}
     msgs = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-    data = SFTData(path="x", messages_key="messages")
+    data = FormatConfig(messages_key="messages")
     assert sft.messages({"messages": msgs}, data) == msgs
     assert sft.messages({"messages": json.dumps(msgs)}, data) == msgs  # a JSON string, as Trinity accepts
 
@@ -37,7 +38,7 @@ def test_rows_without_usable_messages_stop_the_run_before_it_starts(tmp_path, ro
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "a"},
                                              {"role": "assistant", "content": "b"}]}) + "\n" + json.dumps(row) + "\n")
     with pytest.raises(RuntimeFailure) as err:
-        sft.read(SFTData(path=str(path), messages_key="messages"))
+        sft.read(ExperienceBufferConfig(path=str(path), format=FormatConfig(messages_key="messages")))
     assert err.value.code == "RFTC506" and "row 1: " in err.value.message and expected in err.value.message
 
 
@@ -119,22 +120,22 @@ def _staged(tmp_path):
 
 def test_stages_replace_whole_sections_as_trinity_builds_them(tmp_path):
     cfg = _staged(tmp_path)
-    (name0, c0), (name1, c1) = stage_configs(cfg)
+    s = settings(cfg)
+    (name0, c0), (name1, c1) = [(name, c.model_dump(exclude_unset=True)) for name, c in stage_configs(s.given)]
     assert (name0, c0["name"], c0["mode"]) == ("warmup", "run/warmup", "train")
     assert "explorer_input" not in c0["buffer"]  # replaced, not merged
     assert c0["trainer"] == {"save_interval": 5, "save_hf_checkpoint": "last"}  # forced, so the next stage can load it
     assert (c1["name"], c1["algorithm"], c1.get("mode")) == ("run/rft", cfg["algorithm"], None)
     assert "stages" not in c0 and "stages" not in c1
-    s = from_mapping(cfg)
     warm, rft = s.stages
-    assert warm.algorithm.algorithm_type == "sft" and warm.sft_data.messages_key == "messages"
+    assert warm.algorithm.algorithm_type == "sft" and warm.sft_data.format.messages_key == "messages"
     assert warm.checkpoint_job_dir == os.path.join(s.checkpoint_job_dir, "warmup")
-    moved = from_mapping(with_model_path(rft.raw, "/ckpt/warmup/global_step_6/huggingface"))
+    moved = rft.starting_from("/ckpt/warmup/global_step_6/huggingface")
     assert moved.model_path == "/ckpt/warmup/global_step_6/huggingface" and moved.taskset.path == rft.taskset.path
 
 
 def test_the_plan_shows_every_stage(tmp_path):
-    s = from_mapping(_staged(tmp_path))
+    s = settings(_staged(tmp_path))
     plan = make_plan(s, gpus=0)
     assert plan.errors == []
     warm, rft = plan.stages
@@ -149,7 +150,7 @@ def test_the_plan_shows_every_stage(tmp_path):
 def test_a_later_stage_model_is_not_checked_but_the_first_is(tmp_path):
     cfg = _staged(tmp_path)
     cfg["model"]["model_path"] = str(tmp_path / "nope")
-    errors = make_plan(from_mapping(cfg), gpus=0).errors
+    errors = make_plan(settings(cfg), gpus=0).errors
     assert [(c, k) for c, _, _, k in errors] == [("RFTC507", "model.model_path")]
     assert errors[0][1].startswith("stage warmup: model directory")
 
@@ -171,7 +172,7 @@ def test_a_later_stage_model_is_not_checked_but_the_first_is(tmp_path):
 def test_what_an_sft_stage_cannot_run_is_refused_where_the_stage_sets_it(tmp_path, change, expected):
     cfg = _staged(tmp_path)
     change(cfg["stages"][0])
-    errors = make_plan(from_mapping(cfg), gpus=0).errors
+    errors = make_plan(settings(cfg), gpus=0).errors
     code, key, text = expected
     assert [(c, k) for c, _, _, k in errors] == [(code, key)]
     assert text in errors[0][1]
@@ -181,7 +182,7 @@ def test_rl_in_mode_train_is_refused(tmp_path):
     cfg = _staged(tmp_path)
     del cfg["stages"]
     cfg["mode"] = "train"
-    assert [(c, k) for c, _, _, k in make_plan(from_mapping(cfg), gpus=0).errors] == [("RFTC505", "mode")]
+    assert [(c, k) for c, _, _, k in make_plan(settings(cfg), gpus=0).errors] == [("RFTC505", "mode")]
 
 
 TRINITY_FORMATTER = '''
@@ -233,6 +234,5 @@ def test_formatting_matches_trinitys_sft_formatter():
     assert done.returncode == 0, done.stderr[-2000:]
     tok = AutoTokenizer.from_pretrained(MODEL)
     for (fmt, row), (tokens, prompt_length) in zip(cases, json.loads(done.stdout)):
-        data = SFTData(path="x", **{k: v for k, v in fmt.items()})
-        prompt, response = sft.tokenize(tok, sft.messages(row, data))
+        prompt, response = sft.tokenize(tok, sft.messages(row, FormatConfig(**fmt)))
         assert (prompt + response, len(prompt)) == (tokens, prompt_length), fmt

@@ -18,7 +18,7 @@ import yaml  # noqa: E402
 
 from rftc.trinity.plugins import VERL_ESTIMATORS  # noqa: E402
 from rftc_runtime import algorithm  # noqa: E402
-from rftc_runtime.settings import from_mapping  # noqa: E402
+from runtime_support import settings  # noqa: E402
 from trinity_ref.algorithms import batch  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
@@ -41,7 +41,7 @@ def test_verl_estimator_runs_in_trinity_as_in_the_runtime(tmp_path, estimator):
     assert trinity["algorithm_type"] == "reinforceplusplus" and trinity["in_trainer"]
     assert trinity["loss_agg_mode"] == "seq-mean-token-mean"
 
-    alg = from_mapping(got["config"]).algorithm
+    alg = settings(got["config"]).algorithm
     bound = algorithm.bind(alg, mini_batch_size=20, micro_batch_size=20, grad_clip=1.0)
     data, log_prob = batch()
     data.batch["token_level_scores"] = data.batch.pop("token_level_rewards")

@@ -66,7 +66,7 @@ def _compile_script(path: str, args, diags):
 
 
 def _load(args, diags):
-    """(Trinity config mapping or None, sources, the config's YAML text or None when it is the file itself)."""
+    """(the Trinity config IR or None, sources, the config's YAML text or None when it is the file itself)."""
     import os
     import tempfile
 
@@ -89,9 +89,7 @@ def _load(args, diags):
         finally:
             os.unlink(f.name)
         diags.extend(d for d in found if d.severity.label == "error")
-    if ir is None:
-        return None, sources, None
-    return ir.model_dump(mode="python"), sources, text
+    return ir, sources, text
 
 
 def _locate(sources: dict[str, str], file: str | None):
@@ -135,9 +133,9 @@ def run(args) -> int:
         return exit_code(report(diags, sources, args)) or 1
 
     from rftc_runtime.plan import make_plan
-    from rftc_runtime.settings import from_mapping
+    from rftc_runtime.settings import Settings
 
-    settings = from_mapping(cfg, source=args.config)
+    settings = Settings.of(cfg, source=args.config)
     if args.engine == "trinity":
         return _trinity(args, settings, text, diags, sources)
     plan = make_plan(settings)

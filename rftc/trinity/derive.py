@@ -12,7 +12,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from rftc.trinity import cadence, registry
+from rftc.trinity import registry
 from rftc.trinity.schema import InferenceModelConfig, TrinityConfig
 
 
@@ -61,6 +61,16 @@ class Derived:
     checkpoint_job_dir: str
     explores: bool  # the mode runs an explorer that reads tasksets
     trains: bool  # the mode runs the trainer
+
+
+def eval_interval(interval: int, explorer_sync_interval: int, mode: str, algorithm: str | None) -> int:
+    """Trinity's IntervalConfigValidator: evaluation happens at the explorer's sync points, so outside mode bench
+    and the offline algorithms (dpo, sft) explorer.eval_interval is rounded down to a multiple of the explorer's
+    sync interval (at least one)."""
+    if mode == "bench" or algorithm in ("dpo", "sft") or explorer_sync_interval <= 0 \
+            or interval % explorer_sync_interval == 0:
+        return interval
+    return max(interval // explorer_sync_interval, 1) * explorer_sync_interval
 
 
 def gpu_per_engine(m: InferenceModelConfig) -> int:
@@ -164,7 +174,7 @@ def derive(cfg: TrinityConfig, *, nodes: int | None = None, gpus_per_node: int |
     interval = cfg.trainer.save_interval if offline else s.sync_interval
     esi = s.explorer_sync_interval if s.explorer_sync_interval is not None else interval
     tsi = s.trainer_sync_interval if s.trainer_sync_interval is not None else interval
-    eval_interval = cadence.eval_interval(cfg.explorer.eval_interval, esi, mode, algo_name)
+    evaluate = eval_interval(cfg.explorer.eval_interval, esi, mode, algo_name)
 
     lens = lengths(cfg)
     t = cfg.trainer
@@ -181,7 +191,7 @@ def derive(cfg: TrinityConfig, *, nodes: int | None = None, gpus_per_node: int |
         loss_agg_mode=a.loss_agg_mode or registry.GLOBAL_DEFAULTS["loss_agg_mode"], repeat_times=repeat,
         train_batch_size=tbs, lengths=lens, gpus=gpus,
         rollout_gpu_per_engine=gpu_per_engine(cfg.explorer.rollout_model), sync_method=method,
-        sync_interval=interval, explorer_sync_interval=esi, trainer_sync_interval=tsi, eval_interval=eval_interval,
+        sync_interval=interval, explorer_sync_interval=esi, trainer_sync_interval=tsi, eval_interval=evaluate,
         sequence_parallel=sp, max_token_len_per_gpu=budget, lr_horizon=t.total_steps, checkpoint_job_dir=job_dir,
         explores=mode in ("both", "explore", "colocate", "bench", "serve"),
         trains=mode in ("both", "train", "colocate"),

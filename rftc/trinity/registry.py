@@ -173,6 +173,13 @@ REWARD_FNS = ("math_reward", "math_boxed_reward", "format_reward", "countdown_re
               "math_dapo_reward")
 
 
+def arguments(field: str, name: str | None, given: dict | None) -> dict:
+    """The arguments Trinity builds function ``name`` of algorithm field ``field`` with: the given ``*_args`` (when
+    None, the function's default_args(), which its constructor defaults equal) over its constructor's defaults.
+    Trinity never merges a given dict with default_args(): keys it leaves out take the constructor's defaults."""
+    return {**FUNCTION_FIELDS[field].get(name, {}), **(given or {})}
+
+
 def is_import_path(name: str) -> bool:
     """Registries also accept a dotted import path (``my_pkg.module.ClassName``) resolved at run time."""
     return "." in name

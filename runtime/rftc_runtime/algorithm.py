@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.trinity.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
-from rftc_runtime.settings import ALGORITHM_DEFAULTS
+from rftc.trinity import registry
 
+# The algorithm types this runtime trains (Trinity's defaults for each fill the functions they leave unset).
+ALGORITHM_TYPES = ("ppo", "grpo", "grpo_verl", "dapo", "reinforceplusplus", "rloo", "sft")
 # Trinity advantage_fn -> veRL AdvantageEstimator. Absent names are not supported by this runtime (RFTC508).
 ADVANTAGE = {
     "grpo": "grpo",
@@ -38,7 +40,7 @@ def estimator(alg) -> str:
 def unsupported(alg) -> list[str]:
     """Names in the algorithm section this runtime cannot run, as 'key: value' strings."""
     bad = []
-    if alg.algorithm_type not in ALGORITHM_DEFAULTS:  # its defaults are unknown here: the other names are guesses
+    if alg.algorithm_type not in ALGORITHM_TYPES:
         return [f"algorithm_type: {alg.algorithm_type}"]
     if alg.algorithm_type == "sft":  # trained with veRL's sft_loss, a token mean with no KL or entropy term
         return ([f"policy_loss_fn: {alg.policy_loss_fn} (algorithm_type sft trains with the sft loss)"]
@@ -52,7 +54,7 @@ def unsupported(alg) -> list[str]:
                        f"{', '.join(VERL_ESTIMATORS)})")
     elif alg.advantage_fn not in ADVANTAGE:
         bad.append(f"advantage_fn: {alg.advantage_fn}")
-    if alg.advantage_fn == "ppo" and not alg.use_critic:
+    if alg.advantage_fn == "ppo" and not registry.ALGORITHMS[alg.algorithm_type].use_critic:
         bad.append("advantage_fn: ppo (needs a critic: algorithm_type ppo)")
     eps = alg.advantage_fn_args.get("epsilon")
     if alg.advantage_fn in ("grpo", "grpo_verl") and eps is not None and float(eps) != 1e-6:
@@ -72,7 +74,7 @@ def unsupported(alg) -> list[str]:
 class Bound:
     """The algorithm with veRL's config objects built once."""
 
-    alg: object  # settings.Algorithm
+    alg: object  # the algorithm section as Trinity runs it (rftc.trinity.expand)
     actor_config: object  # verl FSDPActorConfig
     algo_config: object  # verl AlgoConfig
     kl_ctrl: object | None  # veRL KL controller for KL in the reward
@@ -95,12 +97,13 @@ def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float, cri
     from verl.workers.config import FSDPActorConfig
     from verl.workers.config.actor import PolicyLossConfig
 
-    pa = alg.policy_loss_fn_args
+    pa = alg.policy_loss_fn_args  # the arguments Trinity builds the functions with (rftc.trinity.expand)
     clip = pa.get("clip_range", 0.2)
+    low, high = pa.get("clip_range_low"), pa.get("clip_range_high")
     actor = FSDPActorConfig(
         strategy="fsdp", ppo_mini_batch_size=mini_batch_size, ppo_micro_batch_size_per_gpu=micro_batch_size,
-        use_dynamic_bsz=False, clip_ratio=clip, clip_ratio_low=pa.get("clip_range_low", clip),
-        clip_ratio_high=pa.get("clip_range_high", clip), clip_ratio_c=pa.get("clip_ratio_c", 3.0),
+        use_dynamic_bsz=False, clip_ratio=clip, clip_ratio_low=clip if low is None else low,
+        clip_ratio_high=clip if high is None else high, clip_ratio_c=pa.get("clip_ratio_c", 3.0),
         loss_agg_mode=alg.loss_agg_mode, policy_loss=PolicyLossConfig(loss_mode=POLICY_LOSS[alg.policy_loss_fn]),
         use_kl_loss=alg.kl_loss_fn != "none", kl_loss_coef=float(alg.kl_loss_fn_args.get("kl_coef", 0.001)),
         kl_loss_type=KL.get(alg.kl_loss_fn, "k2"),

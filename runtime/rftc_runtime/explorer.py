@@ -65,12 +65,12 @@ class Explorer:
         score = rewards.scorer(taskset, reward_fn_name)
         prompts, truncated_prompts = [], 0
         for t in tasks:
-            ids, cut = self._prompt_ids(t, taskset.system_prompt)
+            ids, cut = self._prompt_ids(t, taskset.format.system_prompt)
             truncated_prompts += cut
             prompts.append({"prompt_token_ids": ids})
-        params = SamplingParams(n=taskset.repeat_times, temperature=taskset.temperature, top_p=taskset.top_p,
-                                top_k=taskset.top_k if taskset.top_k and taskset.top_k > 0 else 0,
-                                max_tokens=taskset.max_tokens, logprobs=0)
+        r = taskset.rollout_args
+        params = SamplingParams(n=taskset.repeat_times, temperature=r.temperature, top_p=r.top_p,
+                                top_k=r.top_k if r.top_k and r.top_k > 0 else 0, max_tokens=r.max_tokens, logprobs=0)
         outputs = self.llm.generate(prompts, params, use_tqdm=False)
         t1 = time.perf_counter()
         exps, tokens, extras = [], 0, {}

@@ -94,7 +94,7 @@ class Plan:
             "per step",
             f"  explore     {s.batch_size} task(s) x {a.repeat_times} response(s) = "
             f"{self.experiences_per_explore_step} experiences",
-            f"  train       {self.experiences_per_step} experiences -> {s.ppo_epochs} optimizer step(s) of "
+            f"  train       {self.experiences_per_step} experiences -> {s.actor.ppo_epochs} optimizer step(s) of "
             f"{self._micro_batches()}",
             f"  steps       {self.total_train_steps} trainer step(s)"
             + (f" ({self.taskset_rows} task(s) x {s.total_epochs} epoch(s) / {s.batch_size})"
@@ -115,9 +115,10 @@ class Plan:
 
     def _describe_sft(self, s) -> str:
         d = s.sft_data
-        data = "(none)" if d is None else f"{d.path} ({d.prompt_type}: " + (
-            f"messages under {d.messages_key!r})" if d.prompt_type == "messages"
-            else f"{d.prompt_key!r} -> {d.response_key!r})")
+        f = None if d is None else d.format
+        data = "(none)" if d is None else f"{d.path} ({f.prompt_type}: " + (
+            f"messages under {f.messages_key!r})" if f.prompt_type == "messages"
+            else f"{f.prompt_key!r} -> {f.response_key!r})")
         lines = [
             f"config        {s.source}",
             f"model         {s.model_path}",
@@ -252,11 +253,12 @@ def _reward_checks(ts, at: str, errors: list) -> None:
     from rftc.verl_reward import VerlReward
     from rftc_runtime.rewards import BUILTIN, WORKFLOWS, argument_error
 
-    if ts.workflow is not None and ts.workflow not in WORKFLOWS:
-        errors.append(("RFTC511", f"taskset {ts.name}: workflow {ts.workflow} is Trinity's own (its prompts and "
+    workflow, reward_fn = ts.default_workflow_type, ts.default_reward_fn_type
+    if workflow is not None and workflow not in WORKFLOWS:
+        errors.append(("RFTC511", f"taskset {ts.name}: workflow {workflow} is Trinity's own (its prompts and "
                        "rewards are not reproduced here)", f"use one of {', '.join(WORKFLOWS)} (rftc convert "
                        "writes the last for veRL scripts)", f"{at}.default_workflow_type"))
-    elif ts.workflow == WORKFLOW:
+    elif workflow == WORKFLOW:
         try:
             VerlReward(ts.workflow_args)
         except ValueError as exc:
@@ -267,11 +269,11 @@ def _reward_checks(ts, at: str, errors: list) -> None:
             errors.append(("RFTC508", f"taskset {ts.name}: the custom reward function file {path} does not exist "
                            f"(from {os.getcwd()})", "run from the directory the launch ran in, or give an absolute "
                            "path", f"{at}.workflow_args.custom_reward_function.path"))
-    elif not _reward_resolvable(ts.reward_fn):
-        errors.append(("RFTC508", f"reward function {ts.reward_fn!r} cannot be found",
+    elif not _reward_resolvable(reward_fn):
+        errors.append(("RFTC508", f"reward function {reward_fn!r} cannot be found",
                        f"use a built-in name ({', '.join(BUILTIN)}) or module:function importable from here",
                        f"{at}.default_reward_fn_type"))
-    elif problem := argument_error(ts.reward_fn, ts.reward_fn_args):
+    elif problem := argument_error(reward_fn, ts.reward_fn_args):
         errors.append(("RFTC508", problem, "fix reward_fn_args: only the arguments the function takes, with "
                        "usable values", f"{at}.reward_fn_args"))
 
@@ -284,16 +286,15 @@ def stage_state_path(s) -> str:
 def _staged_plan(s, gpus: int | None) -> Plan:
     """One plan per stage; their problems keyed where the stage's YAML sets them (a section the stage does not
     replace is the global one). A later stage's model is the previous stage's checkpoint, not checked here."""
-    from rftc_runtime.settings import STAGE_SECTIONS
+    from rftc.trinity.expand import STAGE_SECTIONS
 
     plans = [make_plan(st, gpus, model_from_previous_stage=i > 0) for i, st in enumerate(s.stages)]
     merged = dataclasses.replace(plans[0], errors=[], warnings=[], infos=[], stages=plans)
-    raw_stages = s.raw.get("stages") or []
     for i, (st, plan) in enumerate(zip(s.stages, plans)):
         for kind in ("errors", "warnings", "infos"):
             for code, message, hint, key in getattr(plan, kind):
                 section = (key or "").split(".")[0]
-                if section in STAGE_SECTIONS and (raw_stages[i].get(section) is not None):
+                if section in STAGE_SECTIONS and getattr(s.given.stages[i], section) is not None:
                     key = f"stages.{i}.{key}"
                 getattr(merged, kind).append((code, f"stage {st.stage_name}: {message}", hint, key))
     return merged
@@ -306,7 +307,7 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
         errors.append(("RFTC505", f"this runtime cannot run algorithm_type sft in mode {s.mode}",
                        "SFT reads a dataset and has no explorer: set mode: train (Trinity refuses other modes)",
                        "mode"))
-    if not s.train_batch_size:
+    if not s.experiences_per_step:
         errors.append(("RFTC505", "this runtime cannot run algorithm_type sft without buffer.train_batch_size",
                        "set buffer.train_batch_size, the samples per trainer step (Trinity requires it)",
                        "buffer.train_batch_size"))
@@ -319,18 +320,19 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
                        "generate it first or fix the path", f"{where}.path"))
     else:
         rows = _count_rows(s.sft_data.path, s.sft_data.split)
-    if s.sft_data is not None and s.sft_data.selector != "sequential":
+    selector = s.sft_data.data_selector.selector_type if s.sft_data is not None else "sequential"
+    if selector != "sequential":
         errors.append(("RFTC505", f"this runtime cannot run an SFT dataset with data_selector "
-                       f"{s.sft_data.selector} (sequential only)", "remove the experience buffer's data_selector",
+                       f"{selector} (sequential only)", "remove the experience buffer's data_selector",
                        f"{where}.data_selector.selector_type"))
-    if s.sft_data is not None and s.sft_data.concatenated_multi_turn:
+    if s.sft_data is not None and s.sft_data.format.enable_concatenated_multi_turn:
         errors.append(("RFTC505", "this runtime cannot run SFT with format.enable_concatenated_multi_turn (the "
                        "loss on every assistant turn)", "train on the last assistant message: set it to false",
                        f"{where}.format.enable_concatenated_multi_turn"))
     # Trinity's file reader drops the last partial batch; buffer.total_steps overrides the epochs.
     steps = s.explore_total_steps
-    if steps is None and rows is not None and s.train_batch_size:
-        steps = rows * s.total_epochs // s.train_batch_size
+    if steps is None and rows is not None and s.experiences_per_step:
+        steps = rows * s.total_epochs // s.experiences_per_step
     if s.train_total_steps:
         steps = min(int(s.train_total_steps), steps) if steps is not None else int(s.train_total_steps)
     return rows, int(steps or 0)
@@ -360,9 +362,9 @@ def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) ->
     else:
         rows = _count_rows(s.taskset.path, s.taskset.split)
         if s.taskset.path.endswith(".jsonl") and rows:
-            missing = _missing_prompt_rows(s.taskset.path, s.taskset.prompt_key)
+            missing = _missing_prompt_rows(s.taskset.path, s.taskset.format.prompt_key)
             if missing:
-                warnings.append(("RFTC503", f"{missing} of {rows} row(s) have no {s.taskset.prompt_key!r} key and "
+                warnings.append(("RFTC503", f"{missing} of {rows} row(s) have no {s.taskset.format.prompt_key!r} key and "
                                  "will be skipped", "fix the rows or set format.prompt_key",
                                  "buffer.explorer_input.taskset.format.prompt_key"))
                 rows -= missing
@@ -374,8 +376,7 @@ def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) ->
 
 
 def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = False) -> Plan:
-    from rftc_runtime.algorithm import ADVANTAGE, KL, POLICY_LOSS, unsupported
-    from rftc_runtime.settings import ALGORITHM_DEFAULTS
+    from rftc_runtime.algorithm import ADVANTAGE, ALGORITHM_TYPES, KL, POLICY_LOSS, unsupported
 
     if s.stages:
         return _staged_plan(s, gpus)
@@ -392,16 +393,16 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
                        "explorer.rollout_model.engine_num"))
     per_explore = s.batch_size * s.algorithm.repeat_times
     per_step = s.experiences_per_step
-    micro = int(s.micro_batch_size or min(per_step, 16))
+    micro = int(s.actor.micro_batch_size or min(per_step, 16))
     for item in unsupported(s.algorithm):
         key = "algorithm." + item.split(":")[0]
         errors.append(("RFTC505", f"this runtime cannot run {item}",
-                       f"supported: algorithm_type {'/'.join(ALGORITHM_DEFAULTS)}; advantage_fn {'/'.join(ADVANTAGE)} "
+                       f"supported: algorithm_type {'/'.join(ALGORITHM_TYPES)}; advantage_fn {'/'.join(ADVANTAGE)} "
                        f"(ppo: GAE with the critic of algorithm_type ppo); policy_loss_fn {'/'.join(POLICY_LOSS)}; "
                        f"KL {'/'.join(KL)}", key))
-    ops = ((s.raw.get("data_processor") or {}).get("experience_pipeline") or {}).get("operators") or []
+    ops = s.config.data_processor.experience_pipeline.operators
     if ops:
-        names = ", ".join(str(o.get("name") if isinstance(o, dict) else o) for o in ops)
+        names = ", ".join(o.name for o in ops)
         errors.append(("RFTC505", f"this runtime cannot run experience operators ({names}): it trains every "
                        "explored experience", "run the config with Trinity-RFT itself (`trinity run --config ...`)",
                        "data_processor.experience_pipeline.operators"))
@@ -430,7 +431,7 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
             explore_steps = math.ceil(rows * s.total_epochs / s.batch_size)
         if s.train_total_steps:
             train_steps = int(s.train_total_steps)
-        elif explore_steps is not None:
+        elif explore_steps is not None and per_step:  # none: Trinity refuses the config (RFTC450)
             train_steps = explore_steps * per_explore // per_step
         else:
             train_steps = 0
@@ -474,11 +475,12 @@ def _strategy_checks(s, gpus: int, errors: list) -> str:
 def _roles(s, micro: int) -> list[RoleSpec]:
     """The trainer's roles in the order veRL's trainer builds them, with their micro-batch sizes (veRL's
     per-GPU sizes: the log-prob passes take rollout.log_prob_micro_batch_size_per_gpu, the reference its own)."""
-    infer = int(s.log_prob_micro_batch_size or micro)
-    roles = [RoleSpec("actor", "FSDPEngineWithLMHead", False, micro, infer, s.gradient_checkpointing)]
-    if s.algorithm.needs_reference and s.algorithm.algorithm_type != "sft":
-        roles.append(RoleSpec("ref", "FSDPEngineWithLMHead", True, micro, int(s.ref_micro_batch_size or infer),
-                              s.gradient_checkpointing))
+    a = s.actor
+    infer = int(a.log_prob_micro_batch_size or micro)
+    roles = [RoleSpec("actor", "FSDPEngineWithLMHead", False, micro, infer, a.gradient_checkpointing)]
+    if s.needs_reference and s.algorithm.algorithm_type != "sft":
+        roles.append(RoleSpec("ref", "FSDPEngineWithLMHead", True, micro, int(a.ref_micro_batch_size or infer),
+                              a.gradient_checkpointing))
     if s.critic is not None:
         c = int(s.critic.micro_batch_size or micro)
         roles.append(RoleSpec("critic", "FSDPEngineWithValueHead", False, c, c, s.critic.gradient_checkpointing))

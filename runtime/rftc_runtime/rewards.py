@@ -181,10 +181,10 @@ def scorer(taskset, reward_fn_name: str | None = None) -> Callable:
     """``score(task, text, response_length) -> (reward, metrics)`` for the taskset's responses: veRL's reward
     (rftc.verl_reward) for rftc's workflow, else the named reward function (``reward_fn_name``, default the
     taskset's) on the row's data source and the taskset's response_key."""
-    if taskset.workflow == WORKFLOW:
+    if taskset.default_workflow_type == WORKFLOW:
         verl = VerlReward(taskset.workflow_args)
         return lambda task, text, n: _with_extra(*verl(task.row, text, n))
-    fn = resolve(reward_fn_name or taskset.reward_fn, taskset.reward_fn_args)
+    fn = resolve(reward_fn_name or taskset.default_reward_fn_type, taskset.reward_fn_args)
     return lambda task, text, n: score(fn, task.row.get("data_source", ""), text, task.answer,
                                        task.row.get("extra_info", {}), n)
 

@@ -15,34 +15,35 @@ import json
 from rftc_runtime.errors import RuntimeFailure
 
 
-def messages(row, data) -> list[dict]:
-    """The row's chat messages (``data`` is settings.SFTData); ValueError says why a row has none."""
+def messages(row, fmt) -> list[dict]:
+    """The row's chat messages, read with the experience buffer's ``format``; ValueError says why a row has
+    none."""
     if not isinstance(row, dict):
         raise ValueError(f"a {type(row).__name__}, not a record")
-    if data.prompt_type == "plaintext":
+    if fmt.prompt_type == "plaintext":
         msgs = []
-        if data.system_prompt_key is not None:
-            msgs.append({"role": "system", "content": _text(row, data.system_prompt_key)})
-        elif data.system_prompt is not None:
-            msgs.append({"role": "system", "content": data.system_prompt})
-        msgs.append({"role": "user", "content": _text(row, data.prompt_key)})
-        msgs.append({"role": "assistant", "content": _text(row, data.response_key)})
+        if fmt.system_prompt_key is not None:
+            msgs.append({"role": "system", "content": _text(row, fmt.system_prompt_key)})
+        elif fmt.system_prompt is not None:
+            msgs.append({"role": "system", "content": fmt.system_prompt})
+        msgs.append({"role": "user", "content": _text(row, fmt.prompt_key)})
+        msgs.append({"role": "assistant", "content": _text(row, fmt.response_key)})
         return msgs
-    if data.prompt_type != "messages":
-        raise ValueError(f"format.prompt_type {data.prompt_type!r} is not messages or plaintext")
-    if data.messages_key not in row:
-        raise ValueError(f"no {data.messages_key!r} key (format.messages_key; its keys: {', '.join(map(str, row))})")
-    msgs = row[data.messages_key]
+    if fmt.prompt_type != "messages":
+        raise ValueError(f"format.prompt_type {fmt.prompt_type!r} is not messages or plaintext")
+    if fmt.messages_key not in row:
+        raise ValueError(f"no {fmt.messages_key!r} key (format.messages_key; its keys: {', '.join(map(str, row))})")
+    msgs = row[fmt.messages_key]
     if isinstance(msgs, str):
         try:
             msgs = json.loads(msgs)
         except json.JSONDecodeError:
-            raise ValueError(f"{data.messages_key!r} is a string that is not JSON") from None
+            raise ValueError(f"{fmt.messages_key!r} is a string that is not JSON") from None
     if not isinstance(msgs, (list, tuple)) or not all(isinstance(m, dict) and "role" in m and "content" in m
                                                       for m in msgs):
-        raise ValueError(f"{data.messages_key!r} is not a list of chat messages ({{'role': ..., 'content': ...}})")
+        raise ValueError(f"{fmt.messages_key!r} is not a list of chat messages ({{'role': ..., 'content': ...}})")
     if not msgs or msgs[-1]["role"] != "assistant":
-        raise ValueError(f"{data.messages_key!r} does not end with an assistant message to learn")
+        raise ValueError(f"{fmt.messages_key!r} does not end with an assistant message to learn")
     return [dict(m) for m in msgs]
 
 
@@ -66,7 +67,7 @@ def read(data) -> list[list[dict]]:
     out = []
     for i, row in enumerate(rows):
         try:
-            out.append(messages(row, data))
+            out.append(messages(row, data.format))
         except ValueError as exc:
             raise TasksetError("RFTC506", f"SFT dataset {data.path}, row {i}: {exc}",
                                f"fix the data, or {where}.format (prompt_type, messages_key, prompt_key, "

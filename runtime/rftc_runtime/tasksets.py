@@ -103,7 +103,7 @@ def read_tasks(taskset) -> Loaded:
                            "fix the taskset's path, or regenerate the file") from None
     loaded = Loaded([], 0)
     for i, row in enumerate(rows):
-        prompt = lookup(row, taskset.prompt_key) if isinstance(row, dict) else None
+        prompt = lookup(row, taskset.format.prompt_key) if isinstance(row, dict) else None
         problem = _prompt_problem(prompt) if isinstance(row, dict) else f"a {type(row).__name__}, not a record"
         if problem:
             loaded.missing += 1
@@ -111,12 +111,12 @@ def read_tasks(taskset) -> Loaded:
                 loaded.first_missing = f"row {i}: {problem}" + (
                     f" (its keys: {', '.join(map(str, row))})" if isinstance(row, dict) and prompt is None else "")
             continue
-        answer = lookup(row, taskset.response_key)
+        answer = lookup(row, taskset.format.response_key)
         loaded.tasks.append(Task(i, list(prompt) if not isinstance(prompt, str) else prompt, answer, row))
     if not loaded.tasks:
         raise TasksetError("RFTC506", f"taskset {taskset.name} ({taskset.path}, split {taskset.split}) has no usable "
                            f"row: " + (f"none of its {loaded.missing} row(s) has a prompt under "
-                                       f"{taskset.prompt_key!r}; first: {loaded.first_missing}"
+                                       f"{taskset.format.prompt_key!r}; first: {loaded.first_missing}"
                                        if loaded.missing else "it is empty"),
                            "point format.prompt_key at the column that holds the prompt, or fix the data",
                            "buffer.explorer_input.taskset.format.prompt_key")
@@ -128,7 +128,7 @@ def missing_prompt_warning(taskset, loaded: Loaded) -> str | None:
     if not loaded.missing:
         return None
     return (f"warning[RFTC503]: {loaded.missing} row(s) of {taskset.path} have no usable prompt under "
-            f"{taskset.prompt_key!r} and were skipped; first: {loaded.first_missing}")
+            f"{taskset.format.prompt_key!r} and were skipped; first: {loaded.first_missing}")
 
 
 def chat_messages(task: Task, system_prompt: str | None) -> list[dict]:

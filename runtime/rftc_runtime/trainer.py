@@ -124,7 +124,7 @@ class Trainer:
 
     # --- one step --------------------------------------------------------------------------------------
     def _temperature(self) -> float:
-        return float(self.s.taskset.temperature) if self.s.taskset else 1.0
+        return float(self.s.taskset.rollout_args.temperature) if self.s.taskset else 1.0
 
     def _infer(self, role: str, data: dict, key: str, **meta):
         """A forward pass of ``role`` over the batch; its per-token ``key`` output cut to the responses."""
@@ -169,7 +169,7 @@ class Trainer:
             data["ref_log_prob"] = self._infer("ref", data, "log_probs", calculate_entropy=False)
             timings["time/ref"] = time.perf_counter() - t
         t = time.perf_counter()
-        if self.s.raw.get("algorithm", {}).get("bypass_old_logprobs", True) is False:
+        if not self.s.algorithm.bypass_old_logprobs:
             data["old_log_probs"] = self._infer("actor", data, "log_probs", calculate_entropy=False)
         else:  # Trinity's default: the rollout's log-probs are the old log-probs
             data["old_log_probs"] = data["rollout_log_probs"]
@@ -197,7 +197,7 @@ class Trainer:
         if self.s.critic is None or self.s.critic.warmup <= self._step + 1:
             t = time.perf_counter()
             keys = ("old_log_probs", "advantages") + (("ref_log_prob",) if self.bound.use_kl_loss else ())
-            metrics.update(self._train("actor", data, keys, self.s.ppo_epochs,
+            metrics.update(self._train("actor", data, keys, self.s.actor.ppo_epochs,
                                        calculate_entropy=self.bound.entropy_coef != 0.0))
             timings["time/update"] = time.perf_counter() - t
         self._step += 1

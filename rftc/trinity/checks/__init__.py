@@ -8,9 +8,6 @@ sets the section, and name the stage.
 
 from __future__ import annotations
 
-STAGE_SECTIONS = ("mode", "algorithm", "buffer", "data_processor", "explorer", "trainer")
-
-
 def run_all(ctx, cfg) -> None:
     if not cfg.stages:
         _run(ctx, cfg)
@@ -18,14 +15,12 @@ def run_all(ctx, cfg) -> None:
     from dataclasses import replace
 
     from rftc.diagnostics.collector import Diagnostics
+    from rftc.trinity.expand import stage_data
     from rftc.trinity.schema import TrinityConfig
 
     seen = {(d.code, d.message, d.span) for d in ctx.diags}
     for i, stage in enumerate(cfg.stages):
-        raw = ctx.data["stages"][i]
-        own = {k for k in STAGE_SECTIONS if isinstance(raw, dict) and raw.get(k) is not None}
-        data = {k: v for k, v in ctx.data.items() if k != "stages"}
-        data.update({k: raw[k] for k in own})
+        data, own = stage_data(ctx.data, i)
         stage_cfg = TrinityConfig.model_validate(data)
 
         def locate(path, i=i, own=own):

@@ -1,0 +1,76 @@
+"""The veRL worker settings Trinity-RFT 0.6's trainer builds from a config (trinity/trainer/verl/config.py, the
+verl >= 0.8 path): trainer.trainer_config's actor, rollout, reference and critic sections over Trinity's own
+defaults. ``rftc run`` builds its trainer's roles from these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rftc.dotted import get
+from rftc.trinity.schema import OptimizerConfig, TrinityConfig
+
+# The critic's optimizer: fixed defaults that trainer_config.critic.optim overrides key by key, under veRL's key
+# names (optimizer -> optimizer_type, grad_clip -> clip_grad, warmup_style -> lr_scheduler_type).
+CRITIC_OPTIMIZER = {"lr": 1e-5, "lr_warmup_steps": -1, "lr_warmup_steps_ratio": 0.0, "min_lr_ratio": 0.01,
+                    "lr_scheduler_type": "constant", "optimizer_type": "adamw", "betas": [0.9, 0.999],
+                    "weight_decay": 0.01, "clip_grad": 1.0}
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The actor's veRL settings that Trinity takes from trainer_config (veRL's defaults where unset)."""
+
+    ppo_epochs: int = 1
+    micro_batch_size: int | None = None  # actor.ppo_micro_batch_size_per_gpu
+    log_prob_micro_batch_size: int | None = None  # rollout.log_prob_micro_batch_size_per_gpu: old log-probs
+    ref_micro_batch_size: int | None = None  # ref.log_prob_micro_batch_size_per_gpu
+    gradient_checkpointing: bool = True  # actor_rollout_ref.model.enable_gradient_checkpointing
+
+
+@dataclass(frozen=True)
+class Critic:
+    """The value model Trinity trains for algorithm_type ppo: its defaults with trainer_config.critic over them."""
+
+    model_path: str
+    optimizer: OptimizerConfig = field(default_factory=lambda: OptimizerConfig(**CRITIC_OPTIMIZER))
+    ppo_epochs: int = 1
+    cliprange_value: float = 0.5
+    loss_agg_mode: str = "token-mean"  # Trinity's critic does not follow algorithm.loss_agg_mode
+    loss_scale_factor: int | None = None
+    micro_batch_size: int | None = None
+    warmup: int = 0  # trainer.critic_warmup: the actor is not updated while warmup > the step's number
+    gradient_checkpointing: bool = True  # critic.model.enable_gradient_checkpointing (veRL's default)
+
+
+def actor(cfg: TrinityConfig) -> Actor:
+    tc = cfg.trainer.trainer_config or {}
+    return Actor(ppo_epochs=int(get(tc, "actor_rollout_ref.actor.ppo_epochs") or 1),
+                 micro_batch_size=get(tc, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"),
+                 log_prob_micro_batch_size=get(tc, "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu"),
+                 ref_micro_batch_size=get(tc, "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu"),
+                 gradient_checkpointing=get(tc, "actor_rollout_ref.model.enable_gradient_checkpointing") is not False)
+
+
+def critic(cfg: TrinityConfig) -> Critic:
+    """The critic of an expanded config (rftc.trinity.expand: critic_model_path is filled)."""
+    c = get(cfg.trainer.trainer_config or {}, "critic") or {}
+    optim = c.get("optim") or {}
+    opt = dict(CRITIC_OPTIMIZER)
+    for k, v in optim.items():
+        if v is None:
+            continue
+        if k == "optimizer":
+            opt["optimizer_type"] = str(v).lower()
+        elif k == "grad_clip":
+            opt["clip_grad"] = v
+        elif k == "warmup_style" and not optim.get("lr_scheduler_type"):
+            opt["lr_scheduler_type"] = v
+        elif k in OptimizerConfig.model_fields:
+            opt[k] = v
+    cliprange = c.get("cliprange_value")
+    return Critic(model_path=cfg.model.critic_model_path, optimizer=OptimizerConfig(**opt),
+                  ppo_epochs=int(c.get("ppo_epochs") or 1),
+                  cliprange_value=float(0.5 if cliprange is None else cliprange),
+                  loss_agg_mode=c.get("loss_agg_mode") or "token-mean", loss_scale_factor=c.get("loss_scale_factor"),
+                  micro_batch_size=c.get("ppo_micro_batch_size_per_gpu"), warmup=cfg.trainer.critic_warmup,
+                  gradient_checkpointing=get(c, "model.enable_gradient_checkpointing") is not False)
