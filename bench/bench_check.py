@@ -67,7 +67,8 @@ def make_configs(folder: Path, n: int, seed: int = 0) -> list[Path]:
 
 def many(n: int = 500) -> dict[str, float]:
     """Seconds to check ``n`` configs: one `rftc check DIR` process, and the library call in this process."""
-    from rftc.trinity.validate import CheckOptions, load_config_file
+    from rftc import api
+    from rftc.trinity.validate import CheckOptions
 
     with tempfile.TemporaryDirectory() as tmp:
         paths = make_configs(Path(tmp), n)
@@ -78,10 +79,10 @@ def many(n: int = 500) -> dict[str, float]:
         if proc.returncode not in (0, 1):
             raise RuntimeError(proc.stderr.decode()[-2000:])
         options = CheckOptions(path_checks=False)
-        load_config_file(str(paths[0]), options)  # imports and model building once, as the CLI does
+        api.check(str(paths[0]), options)  # imports and model building once, as the CLI does
         start = time.perf_counter()
         for p in paths:
-            load_config_file(str(p), options)
+            api.check(str(p), options)
         library = time.perf_counter() - start
     return {"cli": cli, "library": library}
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from rftc.diagnostics.model import Severity
-from rftc.trinity.validate import CheckOptions, load_config_file
+from rftc import api
+from rftc.trinity.validate import CheckOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +30,7 @@ def test_verdict_and_line_agree_with_trinity(folder, name, entry):
     path = str((ROOT / "golden" / "check" / folder / name).relative_to(ROOT))
     # Trinity fails on a missing environment variable; rftc does so under --env-strict (the CI default is lenient)
     options = CheckOptions(env_strict=True, base_dir=str(ROOT))
-    _, diags, _ = load_config_file(str(ROOT / path), options)
+    diags = api.check(str(ROOT / path), options).diagnostics
     errors = [d for d in diags if d.severity is Severity.ERROR]
     assert ("fail" if errors else "ok") == entry["trinity"], [(d.code, d.message) for d in diags]
     lines = set(entry.get("lines", []))

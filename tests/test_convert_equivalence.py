@@ -91,8 +91,10 @@ def _args(script: Path) -> argparse.Namespace:
     extra = script.with_suffix(".args")
     parser = argparse.ArgumentParser()
     convert.add_arguments(parser)
-    return parser.parse_args([str(script), *([a for a in extra.read_text().split("\n") if a]
+    args = parser.parse_args([str(script), *([a for a in extra.read_text().split("\n") if a]
                                              if extra.is_file() else [])])
+    args.extra_args = None  # the script's arguments: none given (after --)
+    return args
 
 
 RELEASE = "<semantics>"  # the release's behaviour (rftc.verl.semantics, tested against each release's code)
@@ -108,15 +110,17 @@ def _effective(script: Path, args, index: int | None = None) -> dict:
     from rftc.verl.trainers import CONVERTED, MAIN_PPO
     from rftc.verl import effective_config
     from rftc.verl.apply import leaves
-    from rftc.verl.launches import collect, composable
+    from rftc import api
+    from rftc.commands import convert
+    from rftc.verl.launches import composable
 
-    inputs = collect(args, args.paths)
+    inputs = api.read(args.paths, convert.options(args))
     launches = [i for i in inputs.launches if i.module in CONVERTED and composable(i)
                 and (index is None or i.index == index)]
     assert len(launches) == 1, f"{script}: {len(launches)} launches"
     if launches[0].module != MAIN_PPO:
         return None
-    eff = effective_config(launches[0], verl_version=args.verl_version, diags=inputs.diags)
+    eff = effective_config(launches[0], verl_version=args.verl_version, diags=inputs.diagnostics)
     assert eff is not None, f"{script}: no effective config"
     return {**dict(leaves(eff.values, "")), RELEASE: semantics.of(eff)}
 

@@ -322,19 +322,14 @@ def test_working_directory_from_the_callers_environment():
 
 
 def test_cwd_option_is_where_the_launch_starts(tmp_path: Path):
-    import argparse
-
-    from rftc.verl.launches import add_launch_options, collect
+    from rftc import api
 
     script = tmp_path / "run.sh"
     script.write_text("cd recipe\npython3 -m verl.trainer.main_ppo a=1\npython3 -m verl.trainer.main_ppo b=$1\n")
-    p = argparse.ArgumentParser()
-    add_launch_options(p)
-    args = p.parse_args(["--cwd", str(tmp_path / "repo")])
-    args.extra_args = None
-    assert [i.cwd for i in collect(args, [str(script)]).launches] == [str(tmp_path / "repo" / "recipe")] * 2
-    args.extra_args = ["x"]  # after --: the script's arguments
-    assert collect(args, [str(script)]).launches[1].args[0].text == "b=x"
+    options = api.Options(cwd=str(tmp_path / "repo"))
+    assert [i.cwd for i in api.read([str(script)], options).launches] == [str(tmp_path / "repo" / "recipe")] * 2
+    options = api.Options(cwd=str(tmp_path / "repo"), args=["x"])  # after --: the script's arguments
+    assert api.read([str(script)], options).launches[1].args[0].text == "b=x"
 
 
 def test_called_scripts_through_wrappers(tmp_path: Path):

@@ -84,38 +84,29 @@ def run(args) -> int:
         return 2
     diags, sources = Diagnostics(), {}
     for path in files:
-        file_diags, text = _check_one(path, options, args, sources)
-        diags.extend(file_diags)
+        result = _check_one(path, options, args)
+        diags.extend(result.diagnostics)
+        sources.update(result.sources)
     return exit_code(report(diags, sources, args))
 
 
-def _check_one(path, options, args, sources):
-    from rftc.diagnostics.collector import Diagnostics
-    from rftc.sources import read_text
-    from rftc.trinity.document import parse
-    from rftc.trinity.validate import check_config
+def _check_one(path, options, args):
+    """The file's check; with --fix, the safe rewrites written first and the rewritten text checked."""
+    from rftc import api
 
-    diags = Diagnostics()
-    got = read_text(path, diags)
-    if got is None:
-        return diags, None
-    name, text = got
-    for attempt in (0, 1):
-        sources[name] = text
-        doc, parse_diags = parse(text, name)
-        if doc is None:
-            return parse_diags, text
-        _, check_diags = check_config(doc.data, doc.locate, options)
-        if not args.fix or attempt:
-            return Diagnostics(parse_diags + check_diags), text
-        fixed = _fix(doc, text, check_diags, args)
-        if fixed is None:
-            return Diagnostics(parse_diags + check_diags), text
-        text = _write(path, fixed)
-    return diags, text
+    result = api.check(path, options)
+    if not args.fix or result.document is None:
+        return result
+    (name, text), = result.sources.items()
+    fixed = _fix(name, text, result.diagnostics, args)
+    if fixed is None:
+        return result
+    return api.check(name, options, text=_write(path, fixed))
 
 
-def _fix(doc, text, diags, args):
+def _fix(name, text, diags, args):
+    import sys
+
     from rftc.trinity.fix import apply_fixes, dump, load_roundtrip
 
     at_one = any(d.code == "RFTC478" for d in diags)
@@ -123,10 +114,8 @@ def _fix(doc, text, diags, args):
     changes = apply_fixes(root, repeat_times=args.fix_repeat_times, group_algorithm_at_one=at_one)
     if not changes:
         return None
-    import sys
-
     for c in changes:
-        print(f"{doc.file}: fixed {c}", file=sys.stderr)
+        print(f"{name}: fixed {c}", file=sys.stderr)
     return dump(root, text)
 
 

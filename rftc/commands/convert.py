@@ -8,9 +8,7 @@ from pathlib import Path
 
 from rftc.commands.common import add_report_options, disabled_codes, exit_code, report
 from rftc.diagnostics.collector import Diagnostics
-from rftc.diagnostics.model import Span
 from rftc.diagnostics.render import apply_policy
-from rftc.verl.trainers import CONVERTED
 
 DESCRIPTION = """Compile a veRL launch script into a Trinity-RFT 0.6.0 config. The script is evaluated statically
 (never run); the effective veRL config is mapped rule by rule, checked as Trinity would check it, and written
@@ -27,7 +25,7 @@ EPILOG = """examples:
 
 
 def add_arguments(p) -> None:
-    from rftc.verl.launches import add_launch_options
+    from rftc.commands.common import add_launch_options
 
     p.add_argument("paths", nargs="*", metavar="SCRIPT", help="launch scripts or directories ('-' reads stdin)")
     add_launch_options(p)
@@ -56,179 +54,71 @@ def _usage(msg: str) -> int:
     return 2
 
 
-def run(args) -> int:
+def options(args):
+    """The mapping's options from the command line, over the launch options."""
+    from rftc.commands.common import launch_options
     from rftc.mapping.draft import CLUSTER_OPTIONS
-    from rftc.verl.launches import collect
+
+    given = {key: getattr(args, option[2:].replace("-", "_")) for key, option in CLUSTER_OPTIONS.items()}
+    return launch_options(args, sync_offset=args.sync_offset, explorer_gpus=args.explorer_gpus,
+                          dataset_size=args.dataset_size, total_steps=args.total_steps,
+                          cluster={key: v for key, v in given.items() if v is not None})
+
+
+def run(args) -> int:
+    from rftc import api
 
     if args.output and args.out_dir:
         return _usage("give -o or --out-dir, not both")
-    for name in ("explorer_gpus", "dataset_size", "total_steps", *map(_dest, CLUSTER_OPTIONS.values())):
-        v = getattr(args, name)
-        if v is not None and v <= 0:
-            return _usage(f"--{name.replace('_', '-')} must be positive")
-    if args.sync_offset < 0:
-        return _usage("--sync-offset must be >= 0")
-    inputs = collect(args, args.paths)
-    if inputs.usage_error:
-        return _usage(inputs.usage_error)
-    diags = inputs.diags
+    try:
+        opts = options(args)
+        found = api.read(args.paths, opts, overrides=args.overrides, every_launch=args.list)
+    except api.UsageError as exc:
+        return _usage(str(exc))
     if args.list:
         from rftc.shell.invocation import circumstances
 
-        for inv in inputs.launches:
+        for inv in found.launches:
             print(f"{inv.script or '<overrides>'}\t{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}\t"
-                  f"{circumstances(inv, inputs.launches)}".rstrip("\t"))
-        return exit_code(report(diags, inputs.sources, args))
-    todo = jobs(args, inputs, diags)
-    if isinstance(todo, str):
-        return _usage(todo)
+                  f"{circumstances(inv, found.launches)}".rstrip("\t"))
+        return exit_code(report(found.diagnostics, found.sources, args))
+    per_script = api.trainings(found, args.paths)
+    given = [s for s, invs in per_script.items() if invs]
+    if not args.out_dir and len(given) > 1:
+        return _usage(f"{len(given)} scripts to convert into one config; give one, or use --out-dir DIR")
+    if not args.out_dir:  # one config: of one script, its first training launch
+        per_script = {s: [api.first_launch(invs, found.diagnostics)] if invs else invs for s, invs in per_script.items()}
+    diags = Diagnostics(found.diagnostics)
     outputs: list[tuple[str | None, str]] = []
-    reports = []
-    read = len(diags)  # the diagnostics of reading the scripts; each launch's own follow
-    for inv, target in todo:
-        start = len(diags)
-        result = convert_launch(inv, args, diags)
-        if result is None:
-            continue
-        text, mapped = result
-        reports.append(mapped)
-        # an error anywhere in this launch's stages (e.g. an override veRL rejects, which the mapping never sees)
-        # means its config is not written, also with --out-dir where other launches' configs are
-        own = diags[start:] + [d for d in diags[:read] if d.span and d.span.file == inv.script]
-        if not exit_code(apply_policy(own, inputs.sources, disable=disabled_codes(args), strict=args.strict)):
-            outputs.append((target, text))
-    kept = report(diags, inputs.sources, args)
+    results = []
+    for script, invs in per_script.items():
+        for inv in invs:
+            result = api.compile_launch(inv, opts)
+            diags.extend(result.diagnostics)
+            if result.config is None:
+                continue
+            results.append(result)
+            # an error anywhere in this launch's stages (e.g. an override veRL rejects, which the mapping never
+            # sees) means its config is not written, also with --out-dir where other launches' configs are
+            own = result.diagnostics + [d for d in found.diagnostics if d.span and d.span.file == inv.script]
+            if not exit_code(apply_policy(own, found.sources, disable=disabled_codes(args), strict=args.strict)):
+                outputs.append((_target(args, script, inv, len(invs)), result.yaml()))
+    kept = report(diags, found.sources, args)
     if args.report:
-        for mapped in reports:
-            print_ledger(mapped)
+        for result in results:
+            print_ledger(result)
     code = exit_code(kept)
-    if code == 0 or not any(d.severity.label == "error" for d in kept):
-        _write(outputs)
-    elif args.out_dir:
+    if code == 0 or not any(d.severity.label == "error" for d in kept) or args.out_dir:
         _write(outputs)  # with many scripts, write the ones that converted
     return code
 
 
-def jobs(args, inputs, diags: Diagnostics):
-    """The launches to convert and where each goes (None = stdout), or a usage error."""
-    from rftc.sources import STDIN, expand_paths
-    from rftc.verl.launches import composable, first_launch
-
-    by_script: dict[str, list] = {}
-    for inv in inputs.launches:
-        by_script.setdefault(inv.script or "<overrides>", []).append(inv)
-    scripts = {s: [i for i in invs if i.module in CONVERTED and composable(i)] for s, invs in by_script.items()}
-    for s, invs in by_script.items():
-        if not scripts[s]:
-            found = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
-            diags.add("RFTC312", f"no launch of {' or '.join(CONVERTED[:2])} to convert (found {found}); other "
-                      "trainers (asynchronous and SFT trainers, other recipes) have their own semantics",
-                      invs[0].span)
-    # a script with no launch at all has nothing to convert, whatever else it reported (e.g. RFTC112's warning);
-    # one that could not be read has its RFTC001 already
-    for p in expand_paths(args.paths, (".sh",)):
-        name = "<stdin>" if p == STDIN else p  # the name read_text gives stdin
-        if name in inputs.sources and name not in by_script:
-            diags.add("RFTC312", "no training launch found in the script", Span(name, 1, 1))
-    todo = []
-    if not args.out_dir:  # one config: of one script, its first training launch
-        given = [s for s, v in scripts.items() if v]
-        if len(given) > 1:
-            return f"{len(given)} scripts to convert into one config; give one, or use --out-dir DIR"
-        scripts = {s: [first_launch(v, diags)] if v else v for s, v in scripts.items()}
-    for s, invs in scripts.items():
-        for inv in invs:
-            if args.out_dir:
-                stem = Path(s).stem if s not in ("<overrides>", "-", "<stdin>") else "overrides"
-                name = f"{stem}.yaml" if len(invs) == 1 else f"{stem}.{inv.index}.yaml"
-                todo.append((inv, os.path.join(args.out_dir, name)))
-            else:
-                todo.append((inv, args.output))
-    return todo
-
-
-def _launch_named(inv) -> str:
-    """"launch at line 30", with the loop values of this iteration when a loop launches it."""
-    loop = " ".join(f"{k}={v}" for k, v in inv.loop.items())
-    return f"launch at line {inv.span.line}" + (f", {loop}" if loop else "")
-
-
-def _dest(option: str) -> str:
-    return option[2:].replace("-", "_")  # --gpus-per-node -> args.gpus_per_node
-
-
-def options_for(inv, args):
-    from rftc.mapping.draft import CLUSTER_OPTIONS, Options
-
-    env = dict(os.environ) if args.use_env else {}
-    for item in args.env:
-        k, _, v = item.partition("=")
-        env[k] = v
-    cwd = inv.cwd or (os.path.dirname(os.path.abspath(inv.script)) if inv.script and os.path.isfile(inv.script)
-                      else None)
-    given = {key: getattr(args, _dest(option)) for key, option in CLUSTER_OPTIONS.items()}
-    fixed = {key: v for key, v in given.items() if v is not None}
-    return Options(sync_offset=args.sync_offset, explorer_gpus=args.explorer_gpus, dataset_size=args.dataset_size,
-                   total_steps=args.total_steps, env=env, cwd=cwd, fixed=fixed)
-
-
-def convert_launch(inv, args, diags: Diagnostics):
-    """One launch -> (YAML text, Mapped), or None when it does not convert (diagnostics say why)."""
-    from rftc.emit.yaml import emit
-    from rftc.mapping.convert import map_config
-    from rftc.verl import effective_config
-    from rftc.verl.launches import source_of
-    from rftc.verl.startup import check_startup
-
-    eff = effective_config(inv, verl_version=args.verl_version, source=source_of(args), diags=diags)
-    if eff is None:
-        return None
-    check_startup(eff, diags)  # its errors keep the config from being written, like any error of the launch
-    mapped = map_config(eff, options_for(inv, args))
-    diags.extend(mapped.diagnostics)
-    if not mapped.ok:
-        return None
-    ok = validate(mapped, diags)
-    source = inv.script or "<overrides>"
-    text = emit(mapped.config, mapped.origins, eff, source=os.path.basename(source) if source else "<overrides>",
-                launch=_launch_named(inv) if inv.script else None)
-    return (text, mapped) if ok else None
-
-
-def locator(mapped):
-    """Trinity key path -> the script span of the veRL key it came from (the nearest key that has one)."""
-    def locate(path: tuple):
-        parts = list(path)
-        while parts:
-            origin = mapped.origins.get(".".join(str(p) for p in parts))
-            if origin is not None:
-                for key in origin.keys:
-                    span = mapped.cfg.prov(key).span
-                    if span is not None:
-                        return span
-            parts.pop()
-        prefix = ".".join(str(p) for p in path) + "."
-        for tkey, origin in mapped.origins.items():  # a section Trinity names: where its first key came from
-            if tkey.startswith(prefix):
-                for key in origin.keys:
-                    if mapped.cfg.prov(key).span is not None:
-                        return mapped.cfg.prov(key).span
-        return None
-    return locate
-
-
-# Trinity-check warnings that repeat what a mapping diagnostic already says about the same value (and how to fix it)
-SAID_BY_MAPPING = {"RFTC479": "RFTC303"}
-
-
-def validate(mapped, diags: Diagnostics) -> bool:
-    """Check the draft with the same checks `rftc check` runs, reporting at the script's spans."""
-    from rftc.trinity.validate import CheckOptions, check_config
-
-    ir, found = check_config(mapped.config, locator(mapped), CheckOptions(path_checks=False))
-    said = {d.code for d in mapped.diagnostics}
-    diags.extend(d for d in found if SAID_BY_MAPPING.get(d.code) not in said)
-    return ir is not None and not found.has_errors
+def _target(args, script: str, inv, launches: int) -> str | None:
+    """Where a launch's config goes: stdout (None), -o FILE, or <script>[.<index>].yaml in --out-dir."""
+    if not args.out_dir:
+        return args.output
+    stem = Path(script).stem if script not in ("<overrides>", "-", "<stdin>") else "overrides"
+    return os.path.join(args.out_dir, f"{stem}.yaml" if launches == 1 else f"{stem}.{inv.index}.yaml")
 
 
 def _write(outputs) -> None:
@@ -241,20 +131,20 @@ def _write(outputs) -> None:
                 f.write(text)
 
 
-def print_ledger(mapped) -> None:
+def print_ledger(result) -> None:
     """The ledger as a table on stderr: every key the script sets, and every default stated explicitly."""
     from rich.console import Console
     from rich.table import Table
 
     from rftc.emit.yaml import location
 
-    cfg = mapped.cfg
+    cfg = result.verl
     table = Table(title=f"veRL -> Trinity ledger ({cfg.invocation.script if cfg.invocation else 'overrides'})")
     for col in ("veRL key", "value", "where", "outcome", "Trinity key / note"):
         table.add_column(col, overflow="fold")
-    keys = list(dict.fromkeys([*cfg.user_keys(), *mapped.ledger]))
+    keys = list(dict.fromkeys([*cfg.user_keys(), *result.ledger]))
     for key in keys:
-        e = mapped.ledger.get(key)
+        e = result.ledger.get(key)
         if e is None:
             continue
         if not cfg.user_set(key) and e.status != "mapped":

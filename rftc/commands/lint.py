@@ -18,7 +18,7 @@ EPILOG = """examples:
 
 
 def add_arguments(p) -> None:
-    from rftc.verl.launches import add_launch_options
+    from rftc.commands.common import add_launch_options
 
     p.add_argument("paths", nargs="*", metavar="SCRIPT", help="launch scripts or folders ('-' reads stdin)")
     add_launch_options(p)
@@ -26,18 +26,23 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from rftc import api
+    from rftc.commands.common import launch_options
     from rftc.verl import effective_config
-    from rftc.verl.launches import collect, composable, report_no_schema, source_of
+    from rftc.verl.launches import composable, report_no_schema
 
-    inputs = collect(args, args.paths)
-    if inputs.usage_error:
-        print(f"rftc lint: {inputs.usage_error}", file=sys.stderr)
+    try:
+        opts = launch_options(args)
+        found = api.read(args.paths, opts, overrides=args.overrides)
+        source = api.verl_source(opts)
+    except api.UsageError as exc:
+        print(f"rftc lint: {exc}", file=sys.stderr)
         return 2
-    diags = inputs.diags
-    for inv in inputs.launches:
+    diags = found.diagnostics
+    for inv in found.launches:
         if composable(inv):
-            effective_config(inv, verl_version=args.verl_version, source=source_of(args), diags=diags)
+            effective_config(inv, verl_version=opts.verl_version, source=source, diags=diags)
         elif inv.is_training:
             report_no_schema(inv, diags)
-    kept = report(sorted(diags, key=lambda d: d.sort_key()), inputs.sources, args)
+    kept = report(sorted(diags, key=lambda d: d.sort_key()), found.sources, args)
     return exit_code(kept)

@@ -44,52 +44,15 @@ def add_arguments(p) -> None:
     add_report_options(p, default_format="concise")
 
 
-def _compile_script(path: str, args, diags):
-    """The launch script's Trinity config as YAML text, through `rftc convert`'s library API."""
-    import argparse
+def _load(args):
+    """The config to run, through rftc's library API: a Trinity config file checked as `rftc check` checks it,
+    or a launch script compiled as `rftc convert` compiles it (in this environment: the script would run in it,
+    so its ${VAR:-default} reads take this process's values)."""
+    from rftc import api
 
-    from rftc.commands import convert
-    from rftc.verl.launches import collect
-
-    p = argparse.ArgumentParser(add_help=False)
-    convert.add_arguments(p)
-    # The script would run in this environment: its ${VAR:-default} reads take this process's values.
-    cargs = p.parse_args([path, "--use-env"])
-    cargs.extra_args = getattr(args, "extra_args", None)  # after --: the script's arguments (None: not given)
-    inputs = collect(cargs, cargs.paths)
-    diags.extend(inputs.diags)
-    jobs = convert.jobs(cargs, inputs, diags)  # its main_ppo launch (the first it runs: RFTC232), or RFTC312
-    if not jobs:
-        return None, inputs.sources
-    result = convert.convert_launch(jobs[0][0], cargs, diags)
-    return (result[0] if result else None), inputs.sources
-
-
-def _load(args, diags):
-    """(the Trinity config IR or None, sources, the config's YAML text or None when it is the file itself)."""
-    import os
-    import tempfile
-
-    from rftc.trinity import load_config_file
-
-    path = args.config
-    sources: dict[str, str] = {}
-    if path.endswith((".yaml", ".yml")):
-        ir, found, sources = load_config_file(path)
-        diags.extend(found)
-        text = None
-    else:
-        text, sources = _compile_script(path, args, diags)
-        if text is None:
-            return None, sources, None
-        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-            f.write(text)
-        try:
-            ir, found, _ = load_config_file(f.name)
-        finally:
-            os.unlink(f.name)
-        diags.extend(d for d in found if d.severity.label == "error")
-    return ir, sources, text
+    if args.config.endswith((".yaml", ".yml")):
+        return api.check(args.config)
+    return api.compile(args.config, api.Options(use_env=True, args=getattr(args, "extra_args", None)))
 
 
 def _locate(sources: dict[str, str], file: str | None):
@@ -122,22 +85,21 @@ def _missing_runtime() -> list[str]:
 
 def run(args) -> int:
     from rftc.commands.common import exit_code, report
-    from rftc.diagnostics.collector import Diagnostics
     from rftc.diagnostics.model import Severity, Span
 
-    diags = Diagnostics()
-    cfg, sources, text = _load(args, diags)
-    if cfg is None or diags.has_errors:
-        if cfg is None and not diags.has_errors:
+    loaded = _load(args)
+    diags, sources = loaded.diagnostics, loaded.sources
+    if not loaded.ok:
+        if not diags.has_errors:
             diags.add("RFTC001", f"{args.config}: no config to run", Span(args.config, 1, 1))
         return exit_code(report(diags, sources, args)) or 1
 
     from rftc_runtime.plan import make_plan
     from rftc_runtime.settings import Settings
 
-    settings = Settings.of(cfg, source=args.config)
+    settings = Settings.of(loaded.config, source=args.config)
     if args.engine == "trinity":
-        return _trinity(args, settings, text, diags, sources)
+        return _trinity(args, settings, loaded, diags, sources)
     plan = make_plan(settings)
     if not any(code == "RFTC508" for code, *_ in plan.errors):
         # Trinity looks reward functions up in its own registry; this runtime resolved the name itself.
@@ -165,7 +127,7 @@ def run(args) -> int:
     return _train(settings, args)
 
 
-def _trinity(args, settings, text: str | None, diags, sources) -> int:
+def _trinity(args, settings, loaded, diags, sources) -> int:
     """--engine trinity: this runtime's plan does not apply (Trinity validates the config itself); the compiled
     config is written beside the job's checkpoints and handed to Trinity's launcher."""
     import os
@@ -175,8 +137,8 @@ def _trinity(args, settings, text: str | None, diags, sources) -> int:
     from rftc_runtime import trinity_launch
     from rftc_runtime.plan import detected_gpus
 
-    config = args.config
-    if text is not None:
+    config, compiled = args.config, loaded.launch is not None
+    if compiled:
         config = os.path.join(settings.checkpoint_job_dir, "trinity_config.yaml")
     command = " ".join(trinity_launch.launcher_command(args.trinity_python, config))
     if args.dry_run:
@@ -191,10 +153,10 @@ def _trinity(args, settings, text: str | None, diags, sources) -> int:
     kept = report(diags, sources, args)
     if exit_code(kept):
         return 1
-    if text is not None:
+    if compiled:
         os.makedirs(settings.checkpoint_job_dir, exist_ok=True)
         with open(config, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(loaded.yaml())
     return trinity_launch.launch(config, args.trinity_python, args.address, os.cpu_count() or 1, detected_gpus())
 
 

@@ -23,7 +23,7 @@ EPILOG = """examples:
 
 
 def add_arguments(p) -> None:
-    from rftc.verl.launches import add_launch_options
+    from rftc.commands.common import add_launch_options
 
     p.add_argument("paths", nargs="*", metavar="SCRIPT", help="a launch script ('-' reads stdin)")
     add_launch_options(p)
@@ -38,18 +38,23 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from rftc import api
+    from rftc.commands.common import launch_options
     from rftc.verl import effective_config
-    from rftc.verl.launches import collect, composable, first_launch, report_no_schema, source_of
+    from rftc.verl.launches import composable, report_no_schema
     from rftc.verl.startup import check_startup
 
     if len(args.paths) > 1:
         print("rftc verl-config: give one script", file=sys.stderr)
         return 2
-    inputs = collect(args, args.paths)
-    if inputs.usage_error:
-        print(f"rftc verl-config: {inputs.usage_error}", file=sys.stderr)
+    try:
+        opts = launch_options(args)
+        inputs = api.read(args.paths, opts, overrides=args.overrides, every_launch=args.list)
+        source = api.verl_source(opts)
+    except api.UsageError as exc:
+        print(f"rftc verl-config: {exc}", file=sys.stderr)
         return 2
-    diags = inputs.diags
+    diags = inputs.diagnostics
     if args.list:
         from rftc.shell.invocation import circumstances
 
@@ -67,7 +72,7 @@ def run(args) -> int:
             "no training launch found"
         print(f"rftc verl-config: {which}", file=sys.stderr)
         return max(code, 1)
-    eff = effective_config(first_launch(launches, diags), verl_version=args.verl_version, source=source_of(args),
+    eff = effective_config(api.first_launch(launches, diags), verl_version=opts.verl_version, source=source,
                            diags=diags)
     if eff is not None:
         check_startup(eff, diags)

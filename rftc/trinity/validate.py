@@ -1,7 +1,7 @@
 """The static validator: config data -> (TrinityConfig IR, diagnostics), with Trinity 0.6.0's verdicts.
 
-``check_config`` serves both commands: ``rftc check`` passes the data read from a YAML file with its locator,
-``rftc convert`` its generated dict with a locator into the emitted YAML (or one returning None).
+``check_config`` serves every command (through rftc.api): ``check`` passes the data read from a YAML file with its
+locator, ``compile`` the mapping's document with a locator into the launch script (or one returning None).
 """
 
 from __future__ import annotations
@@ -66,21 +66,3 @@ def check_config(data: Any, locate: Callable[[tuple], Span | None] | None = None
         run_all(ctx, cfg)
     return cfg, diags
 
-
-def load_config_file(path: str, options: CheckOptions | None = None):
-    """Read, parse and check one Trinity config file: (IR or None, diagnostics, {file: text})."""
-    from rftc.sources import read_text
-    from rftc.trinity.document import parse
-
-    diags = Diagnostics()
-    got = read_text(path, diags)
-    if got is None:
-        return None, diags, {}
-    name, text = got
-    doc, parse_diags = parse(text, name)
-    diags.extend(parse_diags)
-    if doc is None:
-        return None, diags, {name: text}
-    cfg, check_diags = check_config(doc.data, doc.locate, options)
-    diags.extend(check_diags)
-    return cfg, diags, {name: text}

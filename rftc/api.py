@@ -1,0 +1,329 @@
+"""rftc as a library: the one pipeline every command runs.
+
+    from rftc import api
+    result = api.compile("run.sh", api.Options(env={"HOME": "/data"}))
+    result.config        # the Trinity-RFT config IR (rftc.trinity.schema.TrinityConfig); None when it does not compile
+    result.yaml()        # what `rftc convert` writes: the config with a provenance comment on every key
+    result.diagnostics   # at the script's lines and columns
+    checked = api.check("config.yaml")       # a Trinity-RFT config file (or api.check("name", text=...))
+
+A launch script goes through rftc.shell (the launches bash would run) -> rftc.verl (the effective veRL config of
+the release it runs, and that release's startup checks) -> rftc.mapping (the Trinity config as written, with where
+each value came from and what became of every veRL key) -> rftc.trinity (checked as Trinity loads and validates
+it, which gives the IR) -> rftc.emit (YAML). Commands parse arguments and render what this returns; nothing here
+prints, and bad input is a diagnostic, never an exception (options that cannot work raise UsageError).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rftc.diagnostics.collector import Diagnostics
+from rftc.diagnostics.model import Span
+
+if TYPE_CHECKING:
+    from rftc.mapping.draft import Entry, Origin
+    from rftc.shell.invocation import Invocation
+    from rftc.trinity.schema import TrinityConfig
+    from rftc.trinity.validate import CheckOptions
+    from rftc.verl.effective import EffectiveConfig
+
+OVERRIDES = "<overrides>"  # the script name of a launch given as override text
+
+
+class UsageError(ValueError):
+    """Options that cannot work: a value out of range, or two that exclude each other."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """How launches are read and mapped."""
+
+    env: Mapping[str, str] = field(default_factory=dict)  # values of variables the script reads
+    use_env: bool = False  # the others from this process's environment
+    cwd: str | None = None  # the directory the launch starts in
+    args: Sequence[str] | None = None  # the script's arguments ($1.., "$@"); None: not given
+    verl_version: str | None = None  # a bundled verl release to compose on
+    verl_source: str | None = None  # a veRL checkout's folder to compose its config, or "bundled"
+    invocation: int | None = None  # only this launch of each script (Invocation.index)
+    sync_offset: int = 0  # synchronizer.sync_offset
+    explorer_gpus: int | None = None  # GPUs for the rollout engines (default: solved)
+    dataset_size: int | None = None  # training rows, for the LR horizon when the data is not readable here
+    total_steps: int | None = None  # the LR horizon in veRL steps
+    cluster: Mapping[str, int] = field(default_factory=dict)  # veRL cluster keys the script leaves to its caller
+
+    def __post_init__(self):
+        from rftc.mapping.draft import CLUSTER_OPTIONS
+
+        for name in ("explorer_gpus", "dataset_size", "total_steps"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise UsageError(f"--{name.replace('_', '-')} must be positive")
+        for key, value in self.cluster.items():
+            if key not in CLUSTER_OPTIONS:
+                raise UsageError(f"{key} is not a cluster key rftc takes ({', '.join(CLUSTER_OPTIONS)})")
+            if value <= 0:
+                raise UsageError(f"{CLUSTER_OPTIONS[key]} must be positive")
+        if self.sync_offset < 0:
+            raise UsageError("--sync-offset must be >= 0")
+        if self.verl_source not in (None, "bundled") and self.verl_version:
+            raise UsageError("give --verl-version (a bundled release) or --verl-source (a checkout's config), not both")
+
+
+@dataclass
+class Launches:
+    """What reading the inputs found: every launch (in each script's order), the text of every file read."""
+
+    launches: list[Invocation] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+
+
+@dataclass
+class Result:
+    """One compiled launch, or one checked config file."""
+
+    config: TrinityConfig | None  # the IR, as Trinity loads it; None when Trinity would not load or validate it
+    diagnostics: Diagnostics
+    sources: dict[str, str]  # every file read, by the name spans use
+    document: dict | None = None  # the config as written: keys in the guide's order, ${oc.env:...} kept
+    provenance: dict[str, Origin] = field(default_factory=dict)  # Trinity key -> the veRL keys it came from
+    ledger: dict[str, Entry] = field(default_factory=dict)  # veRL key -> what became of it
+    verl: EffectiveConfig | None = None  # the effective veRL config the launch runs
+    launch: Invocation | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.config is not None and not self.diagnostics.has_errors
+
+    def yaml(self) -> str:
+        """The config as `rftc convert` writes it: a header naming the launch and releases, then the document
+        with a comment on every key naming the veRL key(s) and script line it came from."""
+        from rftc.emit.yaml import emit
+
+        inv = self.launch
+        script = inv.script if inv is not None and inv.script else OVERRIDES
+        return emit(self.document, self.provenance, self.verl, source=os.path.basename(script),
+                    launch=_launch_named(inv) if script != OVERRIDES else None)
+
+
+def verl_source(options: Options):
+    """The veRL copy options.verl_source names: None (the one each launch imports), "bundled", or a
+    VerlSource; UsageError for a folder without a veRL config."""
+    from rftc.verl.source import BUNDLED, from_dir
+
+    given = options.verl_source
+    if given is None or given == BUNDLED:
+        return given
+    found = from_dir(given)
+    if found is None:
+        raise UsageError(f"--verl-source {given}: no veRL config there (looked for verl/trainer/config in it, in its "
+                         "verl/ and in its src/verl/)")
+    return found
+
+
+def read(paths: Sequence[str] = (), options: Options | None = None, *, overrides: str | None = None,
+         every_launch: bool = False) -> Launches:
+    """The launches of launch scripts (paths, folders of *.sh, or "-" for stdin) or of override text. Each
+    script's launches are those in the branches rftc takes where it cannot decide a condition (another branch's
+    launch is an alternative) unless ``every_launch``; options.invocation picks one by index."""
+    from rftc.shell import analyze
+    from rftc.shell.invocation import COMMAND_LINE, Arg
+    from rftc.sources import expand_paths, read_text
+    from rftc.verl.invocations import invocation_from_text
+    from rftc.verl.overrides import OVERRIDES_FILE
+
+    options = options or Options()
+    verl_source(options)
+    out = Launches()
+    extra = list(options.args or [])
+    if overrides is not None:
+        if paths:
+            raise UsageError("give either scripts or --overrides, not both")
+        cl = [Arg(t, Span(COMMAND_LINE, 1, i + 1)) for i, t in enumerate(extra)]
+        inv = invocation_from_text(overrides, diags=out.diagnostics, extra=cl)
+        out.sources[OVERRIDES_FILE] = overrides
+        if extra:
+            out.sources[COMMAND_LINE] = " ".join(extra)
+        if inv is not None:
+            inv.cwd = os.getcwd()  # a relative --config-path in the overrides is looked up from here
+            out.launches.append(inv)
+        return out
+    if not paths:
+        raise UsageError("give one or more scripts ('-' for stdin), or --overrides '...'")
+    cwd = os.path.abspath(options.cwd) if options.cwd else None
+    args = None if options.args is None else tuple(options.args)
+    for path in expand_paths(list(paths), (".sh",)):
+        got = read_text(path, out.diagnostics)
+        if got is None:
+            continue
+        name, text = got
+        result = analyze(text, name, env=dict(options.env), use_env=options.use_env, extra_args=args, cwd=cwd)
+        out.diagnostics.extend(result.diagnostics)
+        out.sources.update(result.sources)
+        out.sources.setdefault(name, text)
+        for inv in _chosen(result.invocations, options.invocation, every_launch):
+            inv.script = inv.script or name
+            out.launches.append(inv)
+    return out
+
+
+def _chosen(invocations: list[Invocation], index: int | None, every_launch: bool) -> list[Invocation]:
+    if index is not None:
+        return [inv for inv in invocations if inv.index == index]
+    if every_launch or not any(inv.primary and inv.is_training for inv in invocations):
+        return invocations
+    return [inv for inv in invocations if inv.primary]
+
+
+def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invocation]]:
+    """The launches of the trainers rftc converts, by script. A script with none gets RFTC312 (in
+    ``found.diagnostics``), and so does each file of ``paths`` that was read but launches nothing."""
+    from rftc.sources import STDIN, expand_paths
+    from rftc.verl.launches import composable
+    from rftc.verl.trainers import CONVERTED
+
+    diags = found.diagnostics
+    by_script: dict[str, list[Invocation]] = {}
+    for inv in found.launches:
+        by_script.setdefault(inv.script or OVERRIDES, []).append(inv)
+    out = {s: [i for i in invs if i.module in CONVERTED and composable(i)] for s, invs in by_script.items()}
+    for s, invs in by_script.items():
+        if not out[s]:
+            where = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
+            diags.add("RFTC312", f"no launch of {' or '.join(CONVERTED[:2])} to convert (found {where}); other "
+                      "trainers (asynchronous and SFT trainers, other recipes) have their own semantics",
+                      invs[0].span)
+    # a script with no launch at all has nothing to convert, whatever else it reported (e.g. RFTC112's warning);
+    # one that could not be read has its RFTC001 already
+    for p in expand_paths(list(paths), (".sh",)):
+        name = "<stdin>" if p == STDIN else p  # the name read_text gives stdin
+        if name in found.sources and name not in by_script:
+            diags.add("RFTC312", "no training launch found in the script", Span(name, 1, 1))
+    return out
+
+
+def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
+    """The launch one config is made of when a script trains several times: the first it runs (RFTC232 names the
+    others and how to pick one)."""
+    from rftc.shell.invocation import circumstances
+
+    first = launches[0]
+    if len(launches) > 1:
+        shown = [f"#{i.index} (line {i.span.line}" + (f", {c}" if (c := circumstances(i, launches)) else "") + ")"
+                 for i in launches]
+        listing = ", ".join(shown[:6]) + (f" and {len(shown) - 6} more" if len(shown) > 6 else "")
+        diags.add("RFTC232", f"the script launches training {len(launches)} times: {listing}; this config is "
+                  f"#{first.index}'s, the first it runs", first.span,
+                  hint="--invocation N converts another; --out-dir DIR writes one config per launch")
+    return first
+
+
+# Trinity-check warnings that repeat what a mapping diagnostic already says about the same value (and how to fix it)
+SAID_BY_MAPPING = {"RFTC479": "RFTC303"}
+
+
+def compile_launch(inv: Invocation, options: Options | None = None) -> Result:
+    """One launch through every stage. The result's diagnostics are this launch's (those of reading its script
+    are the Launches')."""
+    from rftc.mapping.convert import map_config
+    from rftc.trinity.validate import CheckOptions, check_config
+    from rftc.verl import effective_config
+    from rftc.verl.startup import check_startup
+
+    options = options or Options()
+    diags = Diagnostics()
+    result = Result(None, diags, {}, launch=inv)
+    eff = effective_config(inv, verl_version=options.verl_version, source=verl_source(options), diags=diags)
+    if eff is None:
+        return result
+    result.verl = eff
+    check_startup(eff, diags)  # its errors keep the config from being written, like any error of the launch
+    mapped = map_config(eff, _mapping_options(inv, options))
+    diags.extend(mapped.diagnostics)
+    result.document, result.provenance, result.ledger = mapped.config, mapped.origins, mapped.ledger
+    if not mapped.ok:
+        return result
+    ir, found = check_config(mapped.config, _locator(mapped), CheckOptions(path_checks=False))
+    said = {d.code for d in mapped.diagnostics}
+    diags.extend(d for d in found if SAID_BY_MAPPING.get(d.code) not in said)
+    result.config = None if found.has_errors else ir
+    return result
+
+
+def compile(source: str | None = None, options: Options | None = None, *, overrides: str | None = None) -> Result:
+    """One config from a launch script (its first training launch, or options.invocation) or override text."""
+    paths = [source] if source is not None else []
+    found = read(paths, options, overrides=overrides)
+    launches = [invs for invs in trainings(found, paths).values() if invs]
+    if not launches:
+        return Result(None, found.diagnostics, found.sources)
+    result = compile_launch(first_launch(launches[0], found.diagnostics), options)
+    result.diagnostics = Diagnostics(found.diagnostics + result.diagnostics)
+    result.sources = found.sources
+    return result
+
+
+def check(path: str, options: CheckOptions | None = None, *, text: str | None = None) -> Result:
+    """A Trinity-RFT config file (``text``, when given, is its content; "-" reads stdin) as Trinity 0.6.0 loads
+    and validates it, plus the traps it lets through, at the YAML's lines and columns."""
+    from rftc.sources import read_text
+    from rftc.trinity.document import parse
+    from rftc.trinity.validate import check_config
+
+    diags = Diagnostics()
+    if text is None:
+        got = read_text(path, diags)
+        if got is None:
+            return Result(None, diags, {})
+        path, text = got
+    doc, parse_diags = parse(text, path)
+    diags.extend(parse_diags)
+    if doc is None:
+        return Result(None, diags, {path: text})
+    ir, found = check_config(doc.data, doc.locate, options)
+    diags.extend(found)
+    return Result(None if found.has_errors else ir, diags, {path: text}, document=doc.data)
+
+
+def _mapping_options(inv: Invocation, options: Options):
+    from rftc.mapping.draft import Options as MappingOptions
+
+    env = dict(os.environ) if options.use_env else {}
+    env.update(options.env)
+    cwd = inv.cwd or (os.path.dirname(os.path.abspath(inv.script)) if inv.script and os.path.isfile(inv.script)
+                      else None)
+    return MappingOptions(sync_offset=options.sync_offset, explorer_gpus=options.explorer_gpus,
+                          dataset_size=options.dataset_size, total_steps=options.total_steps, env=env, cwd=cwd,
+                          fixed=dict(options.cluster))
+
+
+def _locator(mapped):
+    """Trinity key path -> the script span of the veRL key it came from (the nearest key that has one)."""
+    def locate(path: tuple):
+        parts = list(path)
+        while parts:
+            origin = mapped.origins.get(".".join(str(p) for p in parts))
+            if origin is not None:
+                for key in origin.keys:
+                    span = mapped.cfg.prov(key).span
+                    if span is not None:
+                        return span
+            parts.pop()
+        prefix = ".".join(str(p) for p in path) + "."
+        for tkey, origin in mapped.origins.items():  # a section Trinity names: where its first key came from
+            if tkey.startswith(prefix):
+                for key in origin.keys:
+                    if mapped.cfg.prov(key).span is not None:
+                        return mapped.cfg.prov(key).span
+        return None
+    return locate
+
+
+def _launch_named(inv: Invocation) -> str:
+    """"launch at line 30", with the loop values of this iteration when a loop launches it."""
+    loop = " ".join(f"{k}={v}" for k, v in inv.loop.items())
+    return f"launch at line {inv.span.line}" + (f", {loop}" if loop else "")
