@@ -1,5 +1,5 @@
-"""Generate rftc/trinity/verl_keys.py: the keys verl >= 0.8 accepts in the five trainer_config sections
-Trinity-RFT 0.6 keeps (model, actor, ref, rollout, critic), read from a verl wheel's generated trainer configs.
+"""Generate rftc/trinity/generated/verl_trainer_keys.py: the keys verl >= 0.8 accepts in the five trainer_config
+sections Trinity-RFT 0.6 keeps (model, actor, ref, rollout, critic), read from a verl wheel's generated trainer configs.
 
     python scripts/gen_verl_trainer_keys.py path/to/verl-0.8.0-py3-none-any.whl
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-OUT = Path(__file__).resolve().parents[1] / "rftc" / "trinity" / "verl_keys.py"
+OUT = Path(__file__).resolve().parents[1] / "rftc" / "trinity" / "generated" / "verl_trainer_keys.py"
 FILES = {"fsdp": "verl/trainer/config/_generated_ppo_trainer.yaml",
          "megatron": "verl/trainer/config/_generated_ppo_megatron_trainer.yaml"}
 

@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP
-from rftc.trinity.plugins import GPG_LOSS_FN
+from rftc.plugins import GPG_LOSS_FN
 from rftc.verl import semantics
 from trinity_ref import reference
 

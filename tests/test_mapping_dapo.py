@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from rftc.cli import main
-from rftc.trinity.plugins import FILTER_GROUPS
-from rftc.verl_groups import metric_value
+from rftc.plugins import FILTER_GROUPS
+from rftc.plugins.groups import metric_value
 
 CHECKOUT = Path(__file__).resolve().parents[1] / "golden" / "convert" / "recipe" / "recipe"
 BASE = ("data.train_files=/data/train.parquet", "data.train_batch_size=64", "actor_rollout_ref.rollout.n=8",

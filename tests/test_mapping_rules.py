@@ -7,7 +7,7 @@ from test_mapping_support import codes, convert
 from rftc.mapping.algorithm import ESTIMATORS
 from rftc.mapping.data import split_path
 from rftc.mapping.rules import RULES, find_rule
-from rftc.trinity.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS, WORKFLOW
+from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS, WORKFLOW
 
 A = "actor_rollout_ref.actor"
 

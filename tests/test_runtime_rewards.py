@@ -11,8 +11,8 @@ require("verl", "torch")
 
 from test_mapping_support import convert  # noqa: E402
 
-from rftc.trinity.plugins import WORKFLOW  # noqa: E402
-from rftc.verl_reward import VerlReward  # noqa: E402
+from rftc.plugins import WORKFLOW  # noqa: E402
+from rftc.plugins.reward import VerlReward  # noqa: E402
 from rftc_runtime import rewards  # noqa: E402
 from runtime_support import settings  # noqa: E402
 from rftc_runtime.tasksets import Task  # noqa: E402
@@ -142,7 +142,7 @@ def test_converted_dapo_script_drives_the_runtime_reward():
 
 @pytest.mark.parametrize("factor", [1.0, 0.5])
 def test_verl_workflow_reward_equals_verls_dapo_manager(factor):
-    """The reward rftc's Trinity workflow and this runtime compute for a converted dapo launch (rftc.verl_reward,
+    """The reward rftc's Trinity workflow and this runtime compute for a converted dapo launch (rftc.plugins.reward,
     workflow_args under veRL's names) is veRL's DAPORewardManager's, token for token."""
     from omegaconf import OmegaConf
 

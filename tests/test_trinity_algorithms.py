@@ -16,7 +16,7 @@ require("verl", "torch")
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
-from rftc.trinity.plugins import VERL_ESTIMATORS  # noqa: E402
+from rftc.plugins import VERL_ESTIMATORS  # noqa: E402
 from rftc_runtime import algorithm  # noqa: E402
 from runtime_support import settings  # noqa: E402
 from trinity_ref.algorithms import batch  # noqa: E402

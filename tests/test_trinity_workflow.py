@@ -39,7 +39,8 @@ def test_gsm8k_is_scored_by_verls_gsm8k_scorer_with_veRLs_prompt(tmp_path):
 
     row = _data(tmp_path, "openai/gsm8k")
     got = _convert_and_run(tmp_path)
-    assert got["workflow"] == "rftc.trinity.verl_workflow.VerlRewardWorkflow"
+    # the config names rftc.trinity.verl_workflow.VerlRewardWorkflow, which re-exports rftc's class
+    assert got["workflow"] == "rftc.plugins.workflow.VerlRewardWorkflow"
     assert got["messages"] == PROMPT  # no system prompt added (Trinity's math_workflow adds the R1 prompt)
     expected = [float(default_compute_score(row["data_source"], r, "72", row["extra_info"])) for r in RESPONSES]
     assert got["rewards"] == expected == [1.0, 0.0, 0.0, 0.0]  # veRL's strict "#### answer" format

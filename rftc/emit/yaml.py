@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from rftc.diagnostics.model import Span
 from rftc.shell.invocation import COMMAND_LINE
-from rftc.trinity.plugins import PREFIX
+from rftc.plugins import PREFIX
 
 TRINITY_VERSION = "0.6.0"
 MAX_COLUMN = 56  # comments start at the longest line's end (up to this column)

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from rftc.mapping.draft import Draft
-from rftc.trinity.plugins import WORKFLOW
+from rftc.plugins import WORKFLOW
 
 D, R = "data", "actor_rollout_ref.rollout"
 V = f"{R}.val_kwargs"

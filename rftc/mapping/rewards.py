@@ -1,6 +1,6 @@
 """Rewards: veRL's reward model becomes a Trinity auxiliary model; the rule reward (a custom reward function
 file, the dapo reward manager's overlong buffer) becomes the workflow_args of rftc's veRL reward workflow,
-which scores as veRL's reward manager does (rftc/verl_reward.py)."""
+which scores as veRL's reward manager does (rftc/plugins/reward.py)."""
 
 from __future__ import annotations
 

@@ -17,9 +17,9 @@ from dataclasses import replace
 
 from rftc.mapping.batch import B, GEN, N, Batch
 from rftc.mapping.draft import Draft
-from rftc.trinity.plugins import FILTER_GROUPS
+from rftc.plugins import FILTER_GROUPS
 from rftc.verl.trainers import is_dapo
-from rftc.verl_groups import SEQUENCE_METRICS
+from rftc.plugins.groups import SEQUENCE_METRICS
 
 FG = "algorithm.filter_groups"
 OPERATORS = "data_processor.experience_pipeline.operators"

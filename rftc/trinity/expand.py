@@ -18,9 +18,10 @@ STAGE_SECTIONS = ("mode", "algorithm", "buffer", "data_processor", "explorer", "
 
 def expand(cfg: TrinityConfig) -> TrinityConfig:
     """A copy of ``cfg`` with what Trinity's validator fills in: the length window, the algorithm's functions and
-    the arguments each is built with (rftc.trinity.registry.arguments), experiences per trainer step, the sync method and intervals, the evaluation interval, the
-    critic's model, the deprecated warmup_style and task_selector read as their replacements, and every taskset
-    completed from explorer_input and the model (name, workflow, reward, sampling, repeat_times, batch size)."""
+    the arguments each is built with (rftc.trinity.registry.arguments), experiences per trainer step, the sync
+    method and intervals, the evaluation interval, the critic's model, the deprecated warmup_style and
+    task_selector read as their replacements, and every taskset completed from explorer_input and the model
+    (name, workflow, reward, sampling, repeat_times, batch size)."""
     d = derive(cfg)
     x = cfg.model_copy(deep=True)
     m = x.model

@@ -4,7 +4,7 @@ Class names are Trinity's dataclass names, so messages read like Trinity's ("Key
 Unknown keys are forbidden everywhere, as OmegaConf's structured merge forbids them. Values convert as
 OmegaConf converts them (rftc.trinity.types). Fields Trinity computes are accepted and marked auto;
 the ``*_args`` dicts and ``trainer.trainer_config`` stay dicts here and are checked against the registries
-(rftc.trinity.registry) and verl's keys (rftc.trinity.verl_keys) by the checks, as Trinity reads them later.
+(rftc.trinity.registry) and verl's keys (rftc.trinity.generated.verl_trainer_keys) by the checks, as Trinity reads them later.
 """
 
 from typing import Any, Optional

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rftc.trinity.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
+from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
 from rftc.trinity import registry
 
 # The algorithm types this runtime trains (Trinity's defaults for each fill the functions they leave unset).

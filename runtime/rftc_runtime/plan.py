@@ -249,8 +249,8 @@ def _reward_resolvable(name: str | None) -> bool:
 
 def _reward_checks(ts, at: str, errors: list) -> None:
     """RFTC511 for a workflow this runtime does not run; RFTC508 for a reward it cannot resolve."""
-    from rftc.trinity.plugins import WORKFLOW
-    from rftc.verl_reward import VerlReward
+    from rftc.plugins import WORKFLOW
+    from rftc.plugins.reward import VerlReward
     from rftc_runtime.rewards import BUILTIN, WORKFLOWS, argument_error
 
     workflow, reward_fn = ts.default_workflow_type, ts.default_reward_fn_type

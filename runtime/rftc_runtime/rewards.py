@@ -17,8 +17,8 @@ import math
 import re
 from collections.abc import Callable
 
-from rftc.trinity.plugins import WORKFLOW
-from rftc.verl_reward import VerlReward, overlong_penalty
+from rftc.plugins import WORKFLOW
+from rftc.plugins.reward import VerlReward, overlong_penalty
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
@@ -179,7 +179,7 @@ WORKFLOWS = ("simple_workflow", "async_simple_workflow", WORKFLOW)
 
 def scorer(taskset, reward_fn_name: str | None = None) -> Callable:
     """``score(task, text, response_length) -> (reward, metrics)`` for the taskset's responses: veRL's reward
-    (rftc.verl_reward) for rftc's workflow, else the named reward function (``reward_fn_name``, default the
+    (rftc.plugins.reward) for rftc's workflow, else the named reward function (``reward_fn_name``, default the
     taskset's) on the row's data source and the taskset's response_key."""
     if taskset.default_workflow_type == WORKFLOW:
         verl = VerlReward(taskset.workflow_args)

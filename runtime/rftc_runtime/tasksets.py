@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rftc import verl_reward
+from rftc.plugins.reward import chat_messages as verl_chat_messages
 from rftc_runtime.errors import RuntimeFailure
 
 SUFFIXES = (".parquet", ".jsonl", ".json")
@@ -132,7 +132,7 @@ def missing_prompt_warning(taskset, loaded: Loaded) -> str | None:
 
 
 def chat_messages(task: Task, system_prompt: str | None) -> list[dict]:
-    return verl_reward.chat_messages(task.prompt, system_prompt)
+    return verl_chat_messages(task.prompt, system_prompt)
 
 
 class TaskReader:

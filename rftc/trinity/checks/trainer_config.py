@@ -6,7 +6,7 @@ fail when the trainer builds its config."""
 from __future__ import annotations
 
 from rftc.trinity.checks._util import suggest
-from rftc.trinity.verl_keys import SECTIONS, VERL_VERSION
+from rftc.trinity.generated.verl_trainer_keys import SECTIONS, VERL_VERSION
 
 TC = ("trainer", "trainer_config")
 KEPT = ("model", "actor", "ref", "rollout", "critic")

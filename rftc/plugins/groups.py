@@ -1,5 +1,5 @@
 """veRL's dynamic-sampling rule (the DAPO recipe's RayDAPOTrainer, algorithm.filter_groups): which prompt groups
-a training batch keeps, on which metric. Shared by rftc's Trinity operator (rftc/trinity/verl_operators.py) and
+a training batch keeps, on which metric. Shared by rftc's Trinity operator (rftc/plugins/operators.py) and
 its tests; no Trinity or veRL import."""
 
 from __future__ import annotations
