@@ -163,6 +163,7 @@ def _trinity(args, settings, loaded, diags, sources) -> int:
 def _train(settings, args) -> int:
     import os
 
+    from rftc_runtime import runlog
     from rftc_runtime.driver import run as drive
     from rftc_runtime.errors import RuntimeFailure
 
@@ -172,7 +173,9 @@ def _train(settings, args) -> int:
     except RuntimeFailure as exc:
         if os.environ.get("RFTC_DEBUG") and exc.__cause__ is not None:
             raise
-        print(f"error[{exc.code}]: {exc.message}" + (f"\n  = help: {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        log = runlog.written(settings)
+        print(f"error[{exc.code}]: {exc.message}" + (f"\n  = help: {exc.hint}" if exc.hint else "")
+              + (f"\n  = note: what Ray, veRL and vLLM printed is in {log}" if log else ""), file=sys.stderr)
         return 1
     for key, code in (("reward_fn_errors", "RFTC502"), ("empty_responses", "RFTC504"),
                       ("truncated_responses", "RFTC504")):
@@ -185,5 +188,5 @@ def _train(settings, args) -> int:
     stages = f" (last stage; {result.skipped_stages} finished earlier and skipped)" if result.skipped_stages else ""
     print(f"done: {result.steps} step(s) in {result.seconds:.0f}s{stages}; mean reward first step {first}, "
           f"last step {last}")
-    print(f"checkpoints: {result.job_dir}\nmetrics:     {result.metrics_path}")
+    print(f"checkpoints: {result.job_dir}\nmetrics:     {result.metrics_path}\nlog:         {runlog.written(settings)}")
     return 0

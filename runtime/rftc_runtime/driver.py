@@ -15,6 +15,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from rftc_runtime import runlog
 from rftc_runtime.errors import RuntimeFailure
 from rftc_runtime.plan import Plan, make_plan
 from rftc_runtime.synchronizer import WeightSync
@@ -83,8 +84,6 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
     stream = stream or sys.stdout
     if settings.stages:
         return _run_stages(settings, address=address, stream=stream, live=live, max_steps=max_steps)
-    from rftc_runtime.monitor import Monitor
-
     t_start = time.perf_counter()
     plan = make_plan(settings)
     if plan.errors:
@@ -92,55 +91,62 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
     sft = settings.algorithm.algorithm_type == "sft"
     data = _read_sft(settings) if sft else _read_tasksets(settings)
     total_steps = plan.total_train_steps if max_steps is None else min(max_steps, plan.total_train_steps)
-    ray = _init_ray(address, plan)
-    previous = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    try:
-        from rftc_runtime.trainer import Trainer
-
-        explorer = None
-        if not sft:  # started first: the engines load while the trainer's workers start
-            from rftc_runtime.explorer import Explorer, ExplorerPool
-
-            engines = settings.engine_num if plan.gpus else 1
-            explorer = ExplorerPool([ray.remote(Explorer).options(**_actor_options(
-                plan.explorer_cpus, settings.tensor_parallel_size if plan.gpus else 0, plan.threads,
-                f"explorer_{i}")).remote(
-                settings.model_path, max_model_len=settings.max_model_len, dtype=plan.dtype, seed=settings.seed + i,
-                enforce_eager=settings.enforce_eager or plan.gpus == 0,
-                tensor_parallel_size=settings.tensor_parallel_size,
-                gpu_memory_utilization=settings.gpu_memory_utilization,
-                max_prompt_tokens=settings.max_prompt_tokens, threads=plan.threads) for i in range(engines)])
-        trainer = _Guarded(Trainer(settings, plan, plan.total_train_steps), "trainer worker")
-        resumed = trainer.prepare()
-        sync = None
-        if explorer is not None:
-            _call(ray, "explorer actor", explorer.is_alive())
-            watch = _Watch(ray, explorer.actors)
-            sync = WeightSync(plan.sync_method, trainer, explorer, settings.checkpoint_job_dir,
-                              settings.tensor_parallel_size)
-            with _guard("trainer worker"):
-                sync.setup(len(explorer.actors))
-        monitor = Monitor(settings.checkpoint_job_dir, total_steps, settings.monitor_type, stream, live)
+    with runlog.redirected(runlog.path(settings)) as terminal:
+        ray = _init_ray(address, plan)
+        previous = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
         try:
-            if sft:
-                result = _sft_loop(settings, plan, data, resumed, trainer, monitor, total_steps)
-            else:
-                tasks, eval_sets = data
-                with watch:
-                    result = _loop(ray, settings, plan, tasks, resumed, trainer, explorer, sync, monitor,
-                                   total_steps, eval_sets)
+            return _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_start)
         finally:
-            monitor.close()
-        result.counts = dict(monitor.counts)
-        result.examples = dict(monitor.examples)
-        result.first_reward, result.last_reward = monitor.first_reward, monitor.last_reward
-        result.metrics_path = str(monitor.path)
-        result.seconds = time.perf_counter() - t_start
-        return result
+            signal.signal(signal.SIGTERM, previous)
+            ray.shutdown()  # ends the explorer actor and the trainer's worker group with it
+
+
+def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_start) -> RunResult:
+    from rftc_runtime.monitor import Monitor
+    from rftc_runtime.trainer import Trainer
+
+    sft = settings.algorithm.algorithm_type == "sft"
+    explorer = None
+    if not sft:  # started first: the engines load while the trainer's workers start
+        from rftc_runtime.explorer import Explorer, ExplorerPool
+
+        engines = settings.engine_num if plan.gpus else 1
+        explorer = ExplorerPool([ray.remote(Explorer).options(**_actor_options(
+            plan.explorer_cpus, settings.tensor_parallel_size if plan.gpus else 0, plan.threads,
+            f"explorer_{i}")).remote(
+            settings.model_path, max_model_len=settings.max_model_len, dtype=plan.dtype, seed=settings.seed + i,
+            enforce_eager=settings.enforce_eager or plan.gpus == 0,
+            tensor_parallel_size=settings.tensor_parallel_size,
+            gpu_memory_utilization=settings.gpu_memory_utilization,
+            max_prompt_tokens=settings.max_prompt_tokens, threads=plan.threads) for i in range(engines)])
+    trainer = _Guarded(Trainer(settings, plan, plan.total_train_steps), "trainer worker")
+    resumed = trainer.prepare()
+    sync = None
+    if explorer is not None:
+        _call(ray, "explorer actor", explorer.is_alive())
+        watch = _Watch(ray, explorer.actors)
+        sync = WeightSync(plan.sync_method, trainer, explorer, settings.checkpoint_job_dir,
+                          settings.tensor_parallel_size)
+        with _guard("trainer worker"):
+            sync.setup(len(explorer.actors))
+    monitor = Monitor(settings.checkpoint_job_dir, total_steps, settings.monitor_type, stream, live, terminal)
+    try:
+        if sft:
+            result = _sft_loop(settings, plan, data, resumed, trainer, monitor, total_steps)
+        else:
+            tasks, eval_sets = data
+            with watch:
+                result = _loop(ray, settings, plan, tasks, resumed, trainer, explorer, sync, monitor,
+                               total_steps, eval_sets)
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        ray.shutdown()  # ends the explorer actor and the trainer's worker group with it
+        monitor.close()
+    result.counts = dict(monitor.counts)
+    result.examples = dict(monitor.examples)
+    result.first_reward, result.last_reward = monitor.first_reward, monitor.last_reward
+    result.metrics_path = str(monitor.path)
+    result.seconds = time.perf_counter() - t_start
+    return result
 
 
 def _read_tasksets(settings):

@@ -18,12 +18,13 @@ PROBLEMS = {"reward_fn_errors": ("RFTC502", "response(s) on which the reward fun
 
 class Monitor:
     def __init__(self, job_dir: str, total_steps: int, monitor_type: str = "tensorboard", stream=None,
-                 live: bool | None = None):
+                 live: bool | None = None, warnings=None):
         self.dir = Path(job_dir) / "monitor"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.path = self.dir / "metrics.jsonl"
         self.total = total_steps
         self.stream = stream or sys.stdout
+        self.warnings = warnings or sys.stderr  # rftc's own warnings: the terminal's stderr during a run
         self.start = time.perf_counter()
         self.first_reward: float | None = None
         self.last_reward: float | None = None
@@ -94,7 +95,7 @@ class Monitor:
         self.examples[kind] = str(examples[0])
         code, what = PROBLEMS[kind]
         print(f"warning[{code}]: step {step}: {n} {what}; first: {self.examples[kind]} "
-              f"(counted in rollout/{kind}, {self.path})", file=sys.stderr, flush=True)
+              f"(counted in rollout/{kind}, {self.path})", file=self.warnings, flush=True)
 
     def _eta(self, step: int) -> str:
         elapsed = time.perf_counter() - self.start
