@@ -183,7 +183,6 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
     """The launches of the trainers rftc converts, by script. A script with none gets RFTC312 (in
     ``found.diagnostics``), and so does each file of ``paths`` that was read but launches nothing."""
     from rftc.sources import STDIN, expand_paths
-    from rftc.verl.launches import composable
     from rftc.verl.trainers import CONVERTED
 
     diags = found.diagnostics
@@ -222,6 +221,35 @@ def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
     return first
 
 
+def composable(inv: Invocation) -> bool:
+    """Whether the veRL stage composes the launch's config: the verl trainers and recipes rftc knows, and any
+    training launch naming a config."""
+    from rftc.verl.configdir import entry_of
+
+    return entry_of(inv.module) is not None or (inv.is_training and inv.config_name is not None)
+
+
+def verl_config(inv: Invocation, options: Options | None = None, *, startup: bool = True) -> Result:
+    """The veRL stage alone: the effective veRL config the launch runs (``result.verl``) and, with ``startup``,
+    the startup checks of its release. A training launch whose config rftc cannot compose gets RFTC218."""
+    from rftc.verl import effective_config
+    from rftc.verl.startup import check_startup
+
+    options = options or Options()
+    result = Result(None, Diagnostics(), {}, launch=inv)
+    if not composable(inv):
+        if inv.is_training:
+            result.diagnostics.add("RFTC218", f"no bundled veRL config for the entry point '{inv.module}'; its "
+                                   "overrides are not checked", inv.span,
+                                   hint="pass --config-path/--config-name if it uses a config of its own")
+        return result
+    result.verl = effective_config(inv, verl_version=options.verl_version, source=verl_source(options),
+                                   diags=result.diagnostics)
+    if result.verl is not None and startup:
+        check_startup(result.verl, result.diagnostics)  # its errors keep a config from being written
+    return result
+
+
 # Trinity-check warnings that repeat what a mapping diagnostic already says about the same value (and how to fix it)
 SAID_BY_MAPPING = {"RFTC479": "RFTC303"}
 
@@ -231,17 +259,12 @@ def compile_launch(inv: Invocation, options: Options | None = None) -> Result:
     are the Launches')."""
     from rftc.mapping.convert import map_config
     from rftc.trinity.validate import CheckOptions, check_config
-    from rftc.verl import effective_config
-    from rftc.verl.startup import check_startup
 
     options = options or Options()
-    diags = Diagnostics()
-    result = Result(None, diags, {}, launch=inv)
-    eff = effective_config(inv, verl_version=options.verl_version, source=verl_source(options), diags=diags)
+    result = verl_config(inv, options)
+    diags, eff = result.diagnostics, result.verl
     if eff is None:
         return result
-    result.verl = eff
-    check_startup(eff, diags)  # its errors keep the config from being written, like any error of the launch
     mapped = map_config(eff, _mapping_options(inv, options))
     diags.extend(mapped.diagnostics)
     result.document, result.provenance, result.ledger = mapped.config, mapped.origins, mapped.ledger

@@ -107,15 +107,14 @@ DAPO_SKIPPED = "the DAPO recipe's trainer (dynamic sampling), checked by test_ma
 def _effective(script: Path, args, index: int | None = None) -> dict:
     """rftc's effective veRL config of the script's main_ppo launch (the one with this index, when there are
     several), as dotted keys, with the behaviour of its release under RELEASE; None for the DAPO recipe's."""
-    from rftc.verl.trainers import CONVERTED, MAIN_PPO
-    from rftc.verl import effective_config
-    from rftc.verl.apply import leaves
     from rftc import api
     from rftc.commands import convert
-    from rftc.verl.launches import composable
+    from rftc.verl import effective_config
+    from rftc.verl.apply import leaves
+    from rftc.verl.trainers import CONVERTED, MAIN_PPO
 
     inputs = api.read(args.paths, convert.options(args))
-    launches = [i for i in inputs.launches if i.module in CONVERTED and composable(i)
+    launches = [i for i in inputs.launches if i.module in CONVERTED and api.composable(i)
                 and (index is None or i.index == index)]
     assert len(launches) == 1, f"{script}: {len(launches)} launches"
     if launches[0].module != MAIN_PPO:

@@ -28,21 +28,15 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from rftc import api
     from rftc.commands.common import launch_options
-    from rftc.verl import effective_config
-    from rftc.verl.launches import composable, report_no_schema
 
     try:
         opts = launch_options(args)
         found = api.read(args.paths, opts, overrides=args.overrides)
-        source = api.verl_source(opts)
     except api.UsageError as exc:
         print(f"rftc lint: {exc}", file=sys.stderr)
         return 2
     diags = found.diagnostics
     for inv in found.launches:
-        if composable(inv):
-            effective_config(inv, verl_version=opts.verl_version, source=source, diags=diags)
-        elif inv.is_training:
-            report_no_schema(inv, diags)
+        diags.extend(api.verl_config(inv, opts, startup=False).diagnostics)
     kept = report(sorted(diags, key=lambda d: d.sort_key()), found.sources, args)
     return exit_code(kept)

@@ -40,9 +40,6 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from rftc import api
     from rftc.commands.common import launch_options
-    from rftc.verl import effective_config
-    from rftc.verl.launches import composable, report_no_schema
-    from rftc.verl.startup import check_startup
 
     if len(args.paths) > 1:
         print("rftc verl-config: give one script", file=sys.stderr)
@@ -50,7 +47,6 @@ def run(args) -> int:
     try:
         opts = launch_options(args)
         inputs = api.read(args.paths, opts, overrides=args.overrides, every_launch=args.list)
-        source = api.verl_source(opts)
     except api.UsageError as exc:
         print(f"rftc verl-config: {exc}", file=sys.stderr)
         return 2
@@ -62,20 +58,18 @@ def run(args) -> int:
             print(f"{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}\t{len(inv.overrides)} overrides\t"
                   f"{circumstances(inv, inputs.launches)}".rstrip("\t"))
         return _report(diags, inputs.sources, args)
-    launches = [inv for inv in inputs.launches if composable(inv)]
+    launches = [inv for inv in inputs.launches if api.composable(inv)]
     if not launches:
         for inv in inputs.launches:
-            if inv.is_training:
-                report_no_schema(inv, diags)
+            diags.extend(api.verl_config(inv, opts).diagnostics)
         code = _report(diags, inputs.sources, args)
         which = f"no launch #{args.invocation} (see --list)" if args.invocation is not None else \
             "no training launch found"
         print(f"rftc verl-config: {which}", file=sys.stderr)
         return max(code, 1)
-    eff = effective_config(api.first_launch(launches, diags), verl_version=opts.verl_version, source=source,
-                           diags=diags)
-    if eff is not None:
-        check_startup(eff, diags)
+    result = api.verl_config(api.first_launch(launches, diags), opts)
+    diags.extend(result.diagnostics)
+    eff = result.verl
     code = _report(diags, inputs.sources, args)
     if eff is None:
         return max(code, 1)
