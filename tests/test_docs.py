@@ -1,0 +1,69 @@
+"""The README and docs/ stay true: every relative link resolves (file and heading), the README's example is what
+`rftc convert` prints for its golden input, and the README's two commands are the ones users and CI run."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
+
+
+def _anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(page: Path) -> set[str]:
+    text = FENCE.sub("", page.read_text())
+    return {_anchor(m.group(1)) for m in re.finditer(r"^#+ (.+)$", text, re.M)}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_relative_links_resolve(page):
+    for target in LINK.findall(FENCE.sub("", page.read_text())):
+        if re.match(r"\w+://", target):
+            continue
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        assert dest.exists(), f"{page.name}: link to missing {target}"
+        if anchor and dest.suffix == ".md":
+            assert anchor in _anchors(dest), f"{page.name}: no heading #{anchor} in {dest.name}"
+
+
+def _section(title: str) -> str:
+    text = README.read_text()
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else None]
+
+
+def test_readme_opens_with_the_two_commands():
+    blocks = [body.strip() for lang, body in FENCE.findall(_section("The two commands"))]
+    assert blocks == ["bash scripts/setup-runtime.sh && .venv-run/bin/rftc run examples/arith_grpo.sh",
+                      "bash scripts/setup-dev.sh && .venv-run/bin/python -m pytest"]
+    assert blocks[1] in (ROOT / ".ci" / "run").read_text()
+
+
+def test_readme_example_is_real_output():
+    """The script shown is the golden input, the diagnostics and the YAML are what rftc prints for it (the YAML
+    trimmed only at whole lines, marked `...`)."""
+    (_, script), (_, console), (_, yaml) = FENCE.findall(_section("Example"))
+    cases = ROOT / "golden" / "convert" / "cases"
+    assert script == (cases / "batch_sync_interval.sh").read_text()
+    command, *stderr = console.splitlines()
+    assert command == "$ cd golden/convert/cases && rftc convert batch_sync_interval.sh > config.yaml"
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    proc = subprocess.run([sys.executable, "-m", "rftc", "convert", "batch_sync_interval.sh"], cwd=cases,
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0 and proc.stderr.splitlines() == stderr
+    shown = iter(proc.stdout.splitlines())
+    for line in yaml.splitlines():
+        assert line == "..." or line in shown, f"not rftc's output, or out of order: {line!r}"
