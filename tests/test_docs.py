@@ -67,3 +67,16 @@ def test_readme_example_is_real_output():
     shown = iter(proc.stdout.splitlines())
     for line in yaml.splitlines():
         assert line == "..." or line in shown, f"not rftc's output, or out of order: {line!r}"
+
+
+# a file of the repository as the pages name it: modules anywhere (rftc/api.py in prose or in the architecture
+# block); tests, scripts, benchmarks and data outside code blocks (a transcript may show a user's own scripts/)
+MODULE = re.compile(r"(?<![\w./~-])((?:rftc|runtime|grammar)/[\w./-]*\.(?:py|lark))")
+FILE = re.compile(r"(?<![\w./~-])((?:tests|scripts|bench|golden|examples|docs)/[\w./-]*\.(?:py|sh|md|yaml|args))")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_the_files_a_page_names_exist(page):
+    text = page.read_text()
+    named = MODULE.findall(text) + FILE.findall(FENCE.sub("", text))
+    assert not [p for p in named if not (ROOT / p).exists()]
