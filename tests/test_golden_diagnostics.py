@@ -6,18 +6,16 @@ input.convert.sh -> `rftc convert -o <tmp>`, input.overrides -> `rftc lint --ove
 cmd.txt -> the rftc arguments written in it (for usage-level codes).
 """
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from rftc.diagnostics.catalogue import all_codes
 from rftc.diagnostics.catalogue.runtime import RUNTIME_ONLY
+from support import paths
+from support.cli import rftc
 
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "golden" / "diagnostics"
+GOLDEN = paths.GOLDEN / "diagnostics"
 EXEMPT = {"RFTC002",  # internal error: only reachable through a bug
           "RFTC326"}  # needs a checkout's own config declaring a release: tests/test_mapping_releases.py
 
@@ -49,12 +47,11 @@ def test_every_code_has_a_golden_case():
 
 
 @pytest.mark.parametrize("code", _cases())
+@pytest.mark.usefixtures("plain_terminal")
 def test_golden_diagnostic(code, tmp_path):
     case = GOLDEN / code
     args = _command(case, tmp_path)
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    proc = subprocess.run([sys.executable, "-m", "rftc", *args, "--format", "concise"], cwd=case,
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = rftc(*args, "--format", "concise", cwd=case)
     assert "Traceback" not in proc.stderr, proc.stderr
     expected = (case / "expected.txt").read_text()
     assert proc.stderr == expected
