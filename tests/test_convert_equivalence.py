@@ -90,11 +90,9 @@ pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISS
 def _args(script: Path) -> argparse.Namespace:
     from rftc.commands import convert
 
-    extra = script.with_suffix(".args")
     parser = argparse.ArgumentParser()
     convert.add_arguments(parser)
-    args = parser.parse_args([str(script), *([a for a in extra.read_text().split("\n") if a]
-                                             if extra.is_file() else [])])
+    args = parser.parse_args([str(script), *paths.arguments(script.with_suffix(".args"))])
     args.extra_args = None  # the script's arguments: none given (after --)
     return args
 

@@ -20,8 +20,7 @@ pytestmark = pytest.mark.usefixtures("plain_terminal")
 
 
 def run_convert(script: Path, *extra: str) -> Run:
-    args_file = script.with_suffix(".args")
-    args = [a for a in args_file.read_text().split("\n") if a] if args_file.exists() else []
+    args = paths.arguments(script.with_suffix(".args"))
     return rftc("convert", script.name, *args, "--format", "concise", *extra, cwd=script.parent)
 
 

@@ -21,8 +21,7 @@ EXEMPT = {"RFTC002",  # internal error: only reachable through a bug
 
 
 def _command(case: Path, tmp_path: Path) -> list[str]:
-    extra = (case / "args.txt").read_text().split("\n") if (case / "args.txt").exists() else []
-    extra = [a for a in extra if a]
+    extra = paths.arguments(case / "args.txt")
     if (case / "input.convert.sh").exists():
         return ["convert", "input.convert.sh", "-o", str(tmp_path / "out.yaml"), *extra]
     if (case / "input.sh").exists():
@@ -32,7 +31,7 @@ def _command(case: Path, tmp_path: Path) -> list[str]:
     if (case / "input.overrides").exists():
         return ["lint", "--overrides", (case / "input.overrides").read_text().strip(), *extra]
     if (case / "cmd.txt").exists():
-        return [a for a in (case / "cmd.txt").read_text().split("\n") if a] + extra
+        return paths.arguments(case / "cmd.txt") + extra
     raise AssertionError(f"{case} has no input file")
 
 

@@ -18,7 +18,7 @@ def _cases():
 
 
 def run_case(case: Path) -> Run:
-    extra = [a for a in (case / "args.txt").read_text().split("\n") if a] if (case / "args.txt").exists() else []
+    extra = paths.arguments(case / "args.txt")
     if (case / "input.sh").exists():
         args = ["verl-config", "input.sh"]
     else:

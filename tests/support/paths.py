@@ -16,5 +16,11 @@ NEGATIVE_BASE = GOLDEN / "check" / "negative" / "_base_grpo.yaml"
 # veRL's recipe/ folder with the DAPO recipe's config: copied beside a launch of recipe.dapo.main_dapo
 DAPO_RECIPE = GOLDEN / "convert" / "recipe" / "recipe"
 
+
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the veRL corpus is not at {CORPUS}")
 needs_wild = pytest.mark.skipif(not WILD.is_dir(), reason=f"the wild corpus is not at {WILD}")
+
+
+def arguments(path: Path) -> list[str]:
+    """The arguments a golden case's file gives (NAME.args, args.txt, cmd.txt): one a line; none without the file."""
+    return [a for a in path.read_text().split("\n") if a] if path.is_file() else []
