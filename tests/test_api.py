@@ -8,22 +8,21 @@ import pytest
 
 from rftc import api
 from rftc.commands import convert
+from support.paths import GOLDEN, arguments
 
-ROOT = Path(__file__).resolve().parents[1]
-CASES = [s for s in sorted((ROOT / "golden" / "convert").rglob("*.sh")) if s.with_suffix(".yaml").read_text()]
+CASES = [s for s in sorted((GOLDEN / "convert").rglob("*.sh")) if s.with_suffix(".yaml").read_text()]
 
 
 def _options(script: Path) -> api.Options:
     """The options a golden case's NAME.args gives `rftc convert`."""
     parser = argparse.ArgumentParser()
     convert.add_arguments(parser)
-    extra = script.with_suffix(".args")
-    args = parser.parse_args([a for a in extra.read_text().split("\n") if a] if extra.is_file() else [])
+    args = parser.parse_args(arguments(script.with_suffix(".args")))
     args.extra_args = None
     return convert.options(args)
 
 
-@pytest.mark.parametrize("script", CASES, ids=lambda s: str(s.relative_to(ROOT / "golden" / "convert")))
+@pytest.mark.parametrize("script", CASES, ids=lambda s: str(s.relative_to(GOLDEN / "convert")))
 def test_compile_gives_the_golden_yaml_and_the_ir_trinity_loads_from_it(script, tmp_path, monkeypatch):
     monkeypatch.chdir(script.parent)
     result = api.compile(script.name, _options(script))
@@ -67,7 +66,7 @@ def test_options_that_cannot_work_are_a_usage_error(options, message):
 
 
 def test_check_of_a_file_and_of_text():
-    path = ROOT / "golden" / "convert" / "run_deepseek7b_llm_seq_balance.yaml"
+    path = GOLDEN / "convert" / "run_deepseek7b_llm_seq_balance.yaml"
     from_file = api.check(str(path))
     assert from_file.ok and from_file.config.algorithm.algorithm_type
     from_text = api.check("editor.yaml", text=path.read_text())

@@ -6,11 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
+from support.cli import rftc
 
-from rftc.cli import main
-
-ROOT = Path(__file__).resolve().parents[1]
 GOOD = """\
 # a small valid config
 cluster: {node_num: 1, gpu_per_node: 2}
@@ -23,10 +20,9 @@ buffer:
 """
 
 
-def run(capsys, *argv):
-    code = main(["check", *argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
+def run(*argv):
+    done = rftc("check", *argv)
+    return done.returncode, done.stdout, done.stderr
 
 
 def write(tmp_path, name, text):
@@ -35,45 +31,43 @@ def write(tmp_path, name, text):
     return str(p)
 
 
-def test_clean_file_exits_0(tmp_path, capsys):
-    assert run(capsys, write(tmp_path, "ok.yaml", GOOD)) == (0, "", "")
+def test_clean_file_exits_0(tmp_path):
+    assert run(write(tmp_path, "ok.yaml", GOOD)) == (0, "", "")
 
 
-def test_errors_exit_1_with_concise_position(tmp_path, capsys):
+def test_errors_exit_1_with_concise_position(tmp_path):
     path = write(tmp_path, "bad.yaml", GOOD.replace("batch_size: 16", "batch_size: lots"))
-    code, _, err = run(capsys, path, "--format", "concise")
+    code, _, err = run(path, "--format", "concise")
     assert code == 1
     assert err == (f"{path}:6:3: error[RFTC402] Value 'lots' of type 'str' could not be converted to Integer "
                    "(full_key: buffer.batch_size)\n")
 
 
-def test_usage_errors_exit_2(tmp_path, capsys):
-    assert run(capsys)[0] == 2
-    assert run(capsys, str(tmp_path))[0] == 2  # a directory without YAML files
-    assert run(capsys, "x.yaml", "--nodes", "2")[0] == 2
-    with pytest.raises(SystemExit) as exc:
-        main(["check", "x.yaml", "--gpus-per-node", "zero"])
-    assert exc.value.code == 2
+def test_usage_errors_exit_2(tmp_path):
+    assert run()[0] == 2
+    assert run(str(tmp_path))[0] == 2  # a directory without YAML files
+    assert run("x.yaml", "--nodes", "2")[0] == 2
+    assert run("x.yaml", "--gpus-per-node", "zero")[0] == 2
 
 
-def test_directories_and_many_files(tmp_path, capsys):
+def test_directories_and_many_files(tmp_path):
     (tmp_path / "sub").mkdir()
     write(tmp_path, "a.yaml", GOOD)
     write(tmp_path / "sub", "b.yml", GOOD.replace("repeat_times: 8", "repeat_times: 1"))
     write(tmp_path, "notes.txt", "not yaml")
-    code, _, err = run(capsys, str(tmp_path), "--format", "concise")
+    code, _, err = run(str(tmp_path), "--format", "concise")
     assert code == 0 and err.count("RFTC478") == 1 and "b.yml:4:" in err
 
 
-def test_stdin(capsys, monkeypatch):
+def test_stdin(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO(GOOD + "mode: trian\n"))
-    code, _, err = run(capsys, "-", "--format", "concise")
+    code, _, err = run("-", "--format", "concise")
     assert code == 1 and err.startswith("<stdin>:9:1: error[RFTC410] Invalid mode: trian")
 
 
-def test_json_records_are_stable(tmp_path, capsys):
+def test_json_records_are_stable(tmp_path):
     path = write(tmp_path, "c.yaml", GOOD.replace("repeat_times: 8", "repeat_times: 1"))
-    code, _, err = run(capsys, path, "--format", "json")
+    code, _, err = run(path, "--format", "json")
     [rec] = json.loads(err)
     assert code == 0
     assert list(rec) == ["code", "severity", "message", "file", "line", "col", "end_line", "end_col", "hint", "key",
@@ -82,45 +76,45 @@ def test_json_records_are_stable(tmp_path, capsys):
         ("RFTC478", "warning", 4, 35, "algorithm.repeat_times")
 
 
-def test_full_github_and_sarif_formats(tmp_path, capsys):
+def test_full_github_and_sarif_formats(tmp_path):
     path = write(tmp_path, "c.yaml", GOOD.replace("repeat_times: 8", "repeat_times: 1"))
-    _, _, full = run(capsys, path, "--format", "full", "--color", "never")
+    _, _, full = run(path, "--format", "full", "--color", "never")
     assert "warning[RFTC478]" in full and f"--> {path}:4:35" in full and "^" in full
-    _, _, gh = run(capsys, path, "--format", "github")
+    _, _, gh = run(path, "--format", "github")
     assert gh.startswith(f"::warning file={path},line=4,col=35")
-    _, _, sarif = run(capsys, path, "--format", "sarif")
+    _, _, sarif = run(path, "--format", "sarif")
     assert json.loads(sarif)["runs"][0]["results"][0]["ruleId"] == "RFTC478"
 
 
-def test_strict_disable_and_inline_suppression(tmp_path, capsys):
+def test_strict_disable_and_inline_suppression(tmp_path):
     text = GOOD.replace("repeat_times: 8", "repeat_times: 1")
     path = write(tmp_path, "c.yaml", text)
-    assert run(capsys, path, "--strict")[0] == 1
-    assert run(capsys, path, "--strict", "--disable", "RFTC478") == (0, "", "")
+    assert run(path, "--strict")[0] == 1
+    assert run(path, "--strict", "--disable", "RFTC478") == (0, "", "")
     quiet = write(tmp_path, "q.yaml", text.replace("kl_loss_fn: none}", "kl_loss_fn: none}  # rftc: disable=RFTC478"))
-    assert run(capsys, quiet, "--strict") == (0, "", "")
+    assert run(quiet, "--strict") == (0, "", "")
 
 
-def test_explain(capsys):
-    code, out, _ = run(capsys, "--explain", "RFTC479")
+def test_explain():
+    code, out, _ = run("--explain", "RFTC479")
     assert code == 0 and "lr-schedule-no-horizon" in out and "sys.maxsize" in out
-    assert run(capsys, "--explain", "RFTC999")[0] == 2
+    assert run("--explain", "RFTC999")[0] == 2
 
 
-def test_cluster_options_and_env_strict(tmp_path, capsys):
+def test_cluster_options_and_env_strict(tmp_path):
     text = GOOD.replace("cluster: {node_num: 1, gpu_per_node: 2}\n", "")
     path = write(tmp_path, "c.yaml", text)
-    assert "RFTC430" in run(capsys, path, "--format", "concise")[2]
+    assert "RFTC430" in run(path, "--format", "concise")[2]
     big = write(tmp_path, "big.yaml", text.replace("max_model_len: 2048}", "max_model_len: 2048}\n"
                                                   "explorer: {rollout_model: {engine_num: 3}}"))
-    code, _, err = run(capsys, big, "--format", "concise", "--nodes", "1", "--gpus-per-node", "2")
+    code, _, err = run(big, "--format", "concise", "--nodes", "1", "--gpus-per-node", "2")
     assert code == 1 and "RFTC431" in err
     env = write(tmp_path, "env.yaml", GOOD.replace("Qwen/Qwen2.5-0.5B-Instruct", "'${oc.env:RFTC_UNSET_XYZ}/m'"))
-    assert run(capsys, env)[0] == 0
-    assert run(capsys, env, "--env-strict")[0] == 1
+    assert run(env)[0] == 0
+    assert run(env, "--env-strict")[0] == 1
 
 
-def test_fix_rewrites_deprecated_keys_and_aliases_keeping_comments(tmp_path, capsys):
+def test_fix_rewrites_deprecated_keys_and_aliases_keeping_comments(tmp_path):
     text = """\
 # top comment
 algorithm:
@@ -144,7 +138,7 @@ synchronizer:
   sync_method: Online
 """
     path = write(tmp_path, "c.yaml", text)
-    code, _, err = run(capsys, path, "--fix", "--fix-repeat-times", "8", "--format", "concise")
+    code, _, err = run(path, "--fix", "--fix-repeat-times", "8", "--format", "concise")
     fixed = Path(path).read_text()
     assert code == 0, err
     assert "warmup_style" not in fixed and "    lr_scheduler_type: constant # keep me\n" in fixed
@@ -153,14 +147,15 @@ synchronizer:
     assert "  repeat_times: 8\n" in fixed
     assert fixed.startswith("# top comment\nalgorithm:\n  algorithm_type: grpo  # the algorithm\n")
     assert "RFTC407" not in err and "RFTC478" not in err
-    assert run(capsys, path, "--fix")[0] == 0 and Path(path).read_text() == fixed  # idempotent
+    assert run(path, "--fix")[0] == 0 and Path(path).read_text() == fixed  # idempotent
 
 
-def test_fix_repeat_times_needs_fix(capsys):
-    assert run(capsys, "x.yaml", "--fix-repeat-times", "8")[0] == 2
+def test_fix_repeat_times_needs_fix():
+    assert run("x.yaml", "--fix-repeat-times", "8")[0] == 2
 
 
-def test_schema_command(capsys):
-    assert main(["schema"]) == 0
-    schema = json.loads(capsys.readouterr().out)
+def test_schema_command():
+    done = rftc("schema")
+    assert done.returncode == 0
+    schema = json.loads(done.stdout)
     assert "TrainerConfig" in schema["$defs"] and schema["additionalProperties"] is False

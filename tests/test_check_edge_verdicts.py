@@ -3,16 +3,14 @@ check_and_update (tests/trinity_ref/validate.py) on each edit of golden/check/ne
 names and string-valued choices are case-sensitive, numeric strings convert, floats do not become ints, an empty
 section is a null, a non-string key is an unknown key."""
 
-from pathlib import Path
-
 import pytest
 
 from rftc.diagnostics.model import Severity
 from rftc.trinity.document import parse
 from rftc.trinity.validate import CheckOptions, check_config
+from support.paths import NEGATIVE_BASE
 
-BASE = (Path(__file__).resolve().parents[1] / "golden" / "check" / "negative" / "_base_grpo.yaml").read_text(
-    encoding="utf-8")
+BASE = NEGATIVE_BASE.read_text(encoding="utf-8")
 
 # edit -> Trinity 0.6.0's outcome (None: passes; else the start of its error message)
 CASES = [

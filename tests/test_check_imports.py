@@ -3,9 +3,8 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import GOLDEN, ROOT
 HEAVY = ("hydra", "torch", "ray", "vllm", "verl", "omegaconf", "transformers", "lark")
 
 PROBE = """
@@ -17,7 +16,7 @@ print(json.dumps({"code": code, "modules": sorted(m.split(".")[0] for m in sys.m
 
 
 def test_check_imports_no_heavy_modules():
-    example = ROOT / "golden" / "check" / "valid" / "ppo_example.yaml"
+    example = GOLDEN / "check" / "valid" / "ppo_example.yaml"
     proc = subprocess.run([sys.executable, "-c", PROBE, str(example)], capture_output=True, text=True, timeout=120,
                           cwd=ROOT)
     assert proc.returncode == 0, proc.stderr

@@ -4,16 +4,14 @@ report. Errors are what Trinity 0.6.0 rejects; warnings and infos leave the verd
 Each edit replaces numbered lines of golden/check/valid/grpo_example.yaml (1-based, inclusive) with new text.
 """
 
-from pathlib import Path
-
 import pytest
 
 from rftc.diagnostics.model import Severity
 from rftc.trinity.document import parse
 from rftc.trinity.validate import CheckOptions, check_config
+from support.paths import GOLDEN, GRPO_EXAMPLE
 
-ROOT = Path(__file__).resolve().parents[1]
-BASE = (ROOT / "golden" / "check" / "valid" / "grpo_example.yaml").read_text(encoding="utf-8").splitlines()
+BASE = GRPO_EXAMPLE.read_text(encoding="utf-8").splitlines()
 ENV = {"HOME": "/home/user"}
 
 
@@ -126,7 +124,7 @@ def test_negative_case(name, edits, code, line):
 def test_the_guide_examples_pass_apart_from_the_documented_traps():
     for name, expected in (("grpo_example.yaml", {"RFTC441", "RFTC462", "RFTC474", "RFTC475"}),
                            ("ppo_example.yaml", {"RFTC441", "RFTC474", "RFTC475", "RFTC479"})):
-        diags = check((ROOT / "golden" / "check" / "valid" / name).read_text(encoding="utf-8"))
+        diags = check((GOLDEN / "check" / "valid" / name).read_text(encoding="utf-8"))
         assert not [d for d in diags if d.severity is Severity.ERROR], diags
         assert {d.code for d in diags} == expected, name
 

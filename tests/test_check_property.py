@@ -2,7 +2,6 @@
 huge numbers, unicode) never raise; every diagnostic has a code, a message and a position in the file."""
 
 import random
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -10,9 +9,9 @@ from hypothesis import strategies as st
 from rftc.diagnostics.catalogue import lookup
 from rftc.trinity.document import parse
 from rftc.trinity.validate import CheckOptions, check_config
+from support.paths import GRPO_EXAMPLE
 
-BASE = (Path(__file__).resolve().parents[1] / "golden" / "check" / "valid" / "grpo_example.yaml").read_text(
-    encoding="utf-8").splitlines()
+BASE = GRPO_EXAMPLE.read_text(encoding="utf-8").splitlines()
 VALUES = st.one_of(
     st.integers(min_value=-(10 ** 30), max_value=10 ** 30), st.floats(allow_nan=True, allow_infinity=True),
     st.booleans(), st.none(), st.text(max_size=12), st.sampled_from(["${oc.env:X}", "${model.nope}", "${", "{a: 1}",

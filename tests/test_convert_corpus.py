@@ -4,126 +4,19 @@ writes with exit 0 passes Trinity-RFT 0.6.0's own load_config + check_and_update
 by code and by Trinity verdict (pytest -s to see them).
 
 The corpus is converted once per test session and Trinity's reference run over the configs is shared with
-tests/test_convert_equivalence.py."""
+tests/test_convert_equivalence.py (the fixtures corpus_run and corpus_trinity, tests/support/corpus.py)."""
 
-import contextlib
-import io
-import json
-import os
-import re
-import tempfile
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from support.paths import CORPUS, needs_corpus
 from trinity_ref import reference
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus" / "verl"
 
-
-def _stages_ready() -> str | None:
-    if not CORPUS.is_dir():
-        return f"corpus not found at {CORPUS}"
-    try:
-        from rftc.shell import analyze  # noqa: F401
-    except ImportError:
-        return "the shell stage (rftc.shell.analyze) is not there yet"
-    return None
-
-
-def convert_corpus(scripts, out: Path):
-    """Convert each script in-process with `rftc convert --out-dir`, each into a folder of its own under `out`
-    (scripts in different folders share names); yield (script, exit code, diagnostics, stderr, configs written)."""
-    from rftc.cli import main
-
-    for i, script in enumerate(scripts):
-        folder = out / f"{i:03d}"
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            code = main(["convert", str(script), "--out-dir", str(folder), "--format", "json"])
-        text = err.getvalue()
-        start = text.find("[")
-        try:
-            diags = json.loads(text[start:]) if start >= 0 else []
-        except json.JSONDecodeError:
-            diags = [{"code": "UNPARSED", "severity": "error", "message": text, "line": None}]
-        yield script, code, diags, text, sorted(folder.glob("*.yaml"))
-
-
-_RUN: dict = {}
-
-
-def corpus_outcomes():
-    """Convert the corpus once per test session: outcomes, problems, launches, and `converted`: (script, configs)
-    for every exit-0 conversion, the configs kept in a temporary folder until the session ends."""
-    if not _RUN:
-        scripts = sorted(CORPUS.rglob("*.sh"))
-        out = tempfile.TemporaryDirectory(prefix="rftc-corpus-")  # removed when the test process exits
-        outcomes, codes, bad, converted = Counter(), Counter(), [], []
-        for script, code, diags, text, configs in convert_corpus(scripts, Path(out.name)):
-            if "Traceback" in text or code == 3 or any(d["code"] == "RFTC002" for d in diags):
-                outcomes["traceback/internal error"] += 1
-                bad.append(f"{script}: {text[:300]}")
-                continue
-            if any(d["code"] == "RFTC312" for d in diags) and code != 0:
-                outcomes["no main_ppo launch"] += 1
-                continue
-            if code == 0 and not configs:  # success must mean a config was written
-                bad.append(f"{script}: exit 0 with no config written")
-                continue
-            errors = [d for d in diags if d["severity"] == "error"]
-            for d in diags:
-                codes[f"{d['code']} {d['severity']}"] += 1
-            if code == 0:
-                outcomes["converted (exit 0)"] += 1
-                converted.append((script, configs))
-            else:
-                outcomes["diagnosed (exit 1)"] += 1
-                stage = "veRL/shell stage" if all(d["code"] < "RFTC300" for d in errors) else "mapping stage"
-                outcomes[f"  of which {stage}"] += 1
-                unplaced = [d for d in errors if not d.get("line")]
-                if unplaced:
-                    bad.append(f"{script}: error without a line: {unplaced[0]['message']}")
-        launches = (outcomes["converted (exit 0)"] + outcomes["diagnosed (exit 1)"]
-                    + outcomes["traceback/internal error"])
-        print(f"\ncorpus: {len(scripts)} scripts, {launches} with main_ppo launches")
-        for k, v in outcomes.most_common():
-            print(f"  {k:28} {v}")
-        print("diagnostics by code:")
-        for k, v in sorted(codes.items()):
-            print(f"  {k:28} {v}")
-        _RUN.update(outcomes=outcomes, bad=bad, launches=launches, converted=converted, out=out)
-    return _RUN
-
-
-ENV_REF = re.compile(r"\$\{oc\.env:([^,}]+)")
-
-
-def run_time_env(paths) -> dict[str, str]:
-    """A value for every `${oc.env:NAME}` the configs keep symbolic, as the user's environment gives it when the
-    config runs: this environment's own value where it has one (HOME, PWD), else a plausible one: an integer for
-    RFTC_ARITH* (arithmetic the script does at run time on values only the environment has), a path /srv/NAME
-    for every other name (folders, files and models in the corpus; also a valid string where a name is built)."""
-    names = sorted({name for p in paths for name in ENV_REF.findall(Path(p).read_text(encoding="utf-8"))})
-    return {n: os.environ.get(n) or ("4096" if n.startswith("RFTC_ARITH") else f"/srv/{n}") for n in names}
-
-
-def corpus_reference() -> dict:
-    """Trinity's expanded verdict (tests/trinity_ref/validate.py --expand) on every config the corpus converts to
-    with exit 0, keyed by path: one reference run per test session, with run_time_env() supplied."""
-    if "reference" not in _RUN:
-        paths = [str(c) for _, configs in corpus_outcomes()["converted"] for c in configs]
-        _RUN["env"] = run_time_env(paths)
-        _RUN["reference"] = reference.run(paths, expand=True, env=_RUN["env"])
-    return _RUN["reference"]
-
-
-@pytest.mark.skipif(_stages_ready() is not None, reason=_stages_ready() or "")
-def test_corpus_converts_or_is_diagnosed():
-    run = corpus_outcomes()
-    assert not run["bad"], "\n".join(run["bad"][:10])
+@needs_corpus
+def test_corpus_converts_or_is_diagnosed(corpus_run):
+    assert not corpus_run["bad"], "\n".join(corpus_run["bad"][:10])
 
 
 # The target is 90%: 171 of 188 launches of main_ppo and the DAPO recipe convert (91.0%), each composed against
@@ -132,10 +25,9 @@ def test_corpus_converts_or_is_diagnosed():
 # problems of the script: placeholders left in it, launches veRL's own startup checks refuse (RFTC221), a stray
 # `}`, keys the checkout's config does not have (3), a `+` on a key it already has, a config file missing from the
 # repository, a script that needs its arguments, a training value only the environment knows.
-@pytest.mark.skipif(_stages_ready() is not None, reason=_stages_ready() or "")
-def test_corpus_converts_at_least_90_percent():
-    run = corpus_outcomes()
-    assert run["outcomes"]["converted (exit 0)"] >= 0.9 * run["launches"], run["outcomes"]
+@needs_corpus
+def test_corpus_converts_at_least_90_percent(corpus_run):
+    assert corpus_run["outcomes"]["converted (exit 0)"] >= 0.9 * corpus_run["launches"], corpus_run["outcomes"]
 
 
 # Configs Trinity accepts whose veRL worker config veRL then rejects when the trainer starts (script -> why), which
@@ -151,15 +43,15 @@ def _model_path(config: Path):
 
 
 @pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
-@pytest.mark.skipif(_stages_ready() is not None, reason=_stages_ready() or "")
-def test_exit0_configs_pass_trinity_validator(capsys):
+@needs_corpus
+def test_exit0_configs_pass_trinity_validator(corpus_run, corpus_trinity, capsys):
     """Every config written with exit 0 loads and validates in Trinity 0.6.0 (load_config + check_and_update, as
     `trinity run` does before it starts anything), and veRL accepts the worker configs Trinity's trainer builds
     from it (except TRAINER_START_KNOWN). The environment variables the configs reference get run_time_env()'s
     values. A LoRA adapter without path is not decidable offline: Trinity's check builds a dummy adapter on a
     copy of the whole model, from the config.json at model_path (hub ids here); those are counted and listed
     with the model."""
-    run, records = corpus_outcomes(), corpus_reference()
+    run, records = corpus_run, corpus_trinity["records"]
     passed, lora, failed, start_failed = [], [], [], []
     for script, configs in run["converted"]:
         for config in configs:
@@ -177,7 +69,7 @@ def test_exit0_configs_pass_trinity_validator(capsys):
                 depends = f" (the verdict depends on {record['undecided']})" if record["undecided"] else ""
                 failed.append(f"{name}: {record['error_type']}: {record['message']}{depends}")
     total = len(passed) + len(lora) + len(failed)
-    env = ", ".join(f"{k}={v}" for k, v in run["env"].items())
+    env = ", ".join(f"{k}={v}" for k, v in corpus_trinity["env"].items())
     with capsys.disabled():
         print(f"\nTrinity 0.6.0 load_config + check_and_update on the {total} configs of "
               f"{len(run['converted'])} exit-0 conversions (environment at run time: {env}):\n"

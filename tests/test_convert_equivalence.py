@@ -39,10 +39,12 @@ import pytest
 from rftc.mapping.algorithm import NO_DUAL_CLIP
 from rftc.plugins import GPG_LOSS_FN
 from rftc.verl import semantics
+from support import paths
+from support.paths import CORPUS, needs_corpus
 from trinity_ref import reference
 
-REPO = reference.REPO
-GOLDEN = REPO / "golden" / "convert"
+REPO = paths.ROOT
+GOLDEN = paths.GOLDEN / "convert"
 SCRIPTS = sorted(GOLDEN.glob("*.sh")) + sorted((GOLDEN / "cases").glob("*.sh"))
 CASES = [s for s in SCRIPTS if s.with_suffix(".yaml").is_file() and s.with_suffix(".yaml").read_text().strip()]
 A = "actor_rollout_ref.actor."
@@ -88,11 +90,9 @@ pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISS
 def _args(script: Path) -> argparse.Namespace:
     from rftc.commands import convert
 
-    extra = script.with_suffix(".args")
     parser = argparse.ArgumentParser()
     convert.add_arguments(parser)
-    args = parser.parse_args([str(script), *([a for a in extra.read_text().split("\n") if a]
-                                             if extra.is_file() else [])])
+    args = parser.parse_args([str(script), *paths.arguments(script.with_suffix(".args"))])
     args.extra_args = None  # the script's arguments: none given (after --)
     return args
 
@@ -331,20 +331,17 @@ def test_golden_conversions_train_as_their_scripts(trinity, capsys):
     _assert_explained(result, EXPLAINED)
 
 
-def test_corpus_conversions_train_as_their_scripts(capsys):
+@needs_corpus
+def test_corpus_conversions_train_as_their_scripts(corpus_run, corpus_trinity, capsys):
     """The same comparison for every config the corpus converts to with exit 0 (LoRA configs whose adapter has no
     path are not compared: Trinity's expansion needs the model, see test_convert_corpus)."""
-    import test_convert_corpus as corpus
-
-    if corpus._stages_ready() is not None:
-        pytest.skip(corpus._stages_ready())
-    run, records = corpus.corpus_outcomes(), corpus.corpus_reference()
+    records = corpus_trinity["records"]
     conversions = []
-    for script, configs in run["converted"]:
+    for script, configs in corpus_run["converted"]:
         args = _args(script)
         for config in configs:
             index = int(config.stem.rsplit(".", 1)[1]) if len(configs) > 1 else None
-            name = str(script.relative_to(corpus.CORPUS))
+            name = str(script.relative_to(CORPUS))
             conversions.append((name if index is None else f"{name}:{index}", script, args, str(config), index))
     result = _compare(conversions, records, CORPUS_EXPLAINED)
     _report(result, "corpus conversions (exit 0)", len(conversions) - len(result["skipped"]), capsys)

@@ -5,36 +5,23 @@ were written by reading the output and checking it against the rules, never rege
 The guide's two worked examples must also equal the guide's own YAML (golden/convert/guide/) in every field the
 guide sets, except the deviations golden/convert/DEVIATIONS.md explains (listed here with their reasons)."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "golden" / "convert"
+from support import paths
+from support.cli import Run, rftc
+
+GOLDEN = paths.GOLDEN / "convert"
 CASES = sorted(GOLDEN.rglob("*.sh"))
 
 
-def _shell_ready() -> bool:
-    try:
-        from rftc.shell import analyze  # noqa: F401
-    except ImportError:
-        return False
-    return True
+pytestmark = pytest.mark.usefixtures("plain_terminal")
 
 
-pytestmark = pytest.mark.skipif(not _shell_ready(), reason="the shell stage (rftc.shell.analyze) is not there yet")
-
-
-def run_convert(script: Path, *extra: str) -> subprocess.CompletedProcess:
-    args_file = script.with_suffix(".args")
-    args = [a for a in args_file.read_text().split("\n") if a] if args_file.exists() else []
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    env.pop("HOME_OVERRIDE", None)
-    return subprocess.run([sys.executable, "-m", "rftc", "convert", script.name, *args, "--format", "concise", *extra],
-                          cwd=script.parent, capture_output=True, text=True, env=env, timeout=120)
+def run_convert(script: Path, *extra: str) -> Run:
+    args = paths.arguments(script.with_suffix(".args"))
+    return rftc("convert", script.name, *args, "--format", "concise", *extra, cwd=script.parent)
 
 
 @pytest.mark.parametrize("script", CASES)

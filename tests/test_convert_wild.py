@@ -11,22 +11,18 @@ shows in the diagnostics as SHOWS says."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-import os
 import re
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from test_convert_corpus import run_time_env
+from support.cli import convert
+from support.corpus import run_time_env
+from support.paths import WILD, needs_wild
 from trinity_ref import reference
 
-ROOT = Path(__file__).resolve().parents[1]
-WILD = ROOT.parent / "shared" / "corpus" / "wild"
+pytestmark = needs_wild
 
 PLACEHOLDER = "a placeholder left in the script (TO_BE_FILLED, an empty value marked TODO)"
 ENVIRONMENT = "a training value only the environment or the script's arguments know"
@@ -141,64 +137,36 @@ def _repo(script: Path) -> Path:
     return WILD / script.relative_to(WILD).parts[0]
 
 
-def _convert(script: Path, out: Path) -> tuple[int, list[dict], str]:
-    """`rftc convert SCRIPT --out-dir OUT` in-process, run from the script's repository root."""
-    from rftc.cli import main
-
-    err, here = io.StringIO(), os.getcwd()
-    os.chdir(_repo(script))
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            code = main(["convert", str(script.relative_to(_repo(script))), "--out-dir", str(out),
-                         "--format", "json"])
-    finally:
-        os.chdir(here)
-    text = err.getvalue()
-    try:
-        diags = json.loads(text[text.find("["):]) if "[" in text else []
-    except json.JSONDecodeError:
-        diags = [{"code": "UNPARSED", "severity": "error", "message": text}]
-    return code, diags, text
-
-
-_RUN: dict = {}
-
-
-def wild_outcomes() -> dict:
-    """Convert every wild script once per session: rows (script, outcome, reason) and the configs written."""
-    if not _RUN:
-        out = tempfile.TemporaryDirectory(prefix="rftc-wild-")
-        rows, converted, tracebacks = {}, [], []
-        for i, script in enumerate(sorted(WILD.rglob("*.sh"))):
-            name = str(script.relative_to(WILD))
-            folder = Path(out.name) / f"{i:03d}"
-            code, diags, text = _convert(script, folder)
-            if "Traceback" in text or any(d["code"] in ("RFTC002", "UNPARSED") for d in diags):
-                tracebacks.append(f"{name}: {text[-600:]}")
-            errors = [d for d in diags if d["severity"] == "error"]
-            configs = sorted(folder.glob("*.yaml"))
-            if code == 0:
-                rows[name] = (CONVERTS, "", diags)
-                converted.append((name, configs))
-            else:
-                first = errors[0] if errors else {"code": f"exit {code}", "message": text[:200]}
-                rows[name] = (first["code"], first["message"], diags)
-        _RUN.update(rows=rows, converted=converted, tracebacks=tracebacks, out=out)
-        print(f"\nwild corpus: {len(rows)} scripts, {len(converted)} convert")
-        for name, (outcome, message, _) in rows.items():
-            expected = EXPECTED.get(name)
-            reason = "" if outcome == CONVERTS else expected[1] if isinstance(expected, tuple) else "UNCLASSIFIED"
-            print(f"  {name:90} {outcome:9} {reason}" + (f"\n  {'':90} {'':9} {message[:150]}" if message else ""))
-        print("by reason:", dict(Counter(v[1] if isinstance(v, tuple) else v for v in EXPECTED.values())))
-    return _RUN
+@pytest.fixture(scope="module")
+def wild(tmp_path_factory) -> dict:
+    """Every wild script converted once: rows (script, outcome, reason) and the configs written."""
+    out = tmp_path_factory.mktemp("wild")
+    rows, converted, tracebacks = {}, [], []
+    for i, script in enumerate(sorted(WILD.rglob("*.sh"))):
+        name = str(script.relative_to(WILD))
+        # from the script's repository root, as its README says to run it
+        run = convert(script.relative_to(_repo(script)), out=out / f"{i:03d}", cwd=_repo(script), status=None)
+        code, diags, text, configs = run.returncode, run.diagnostics, run.stderr, run.configs
+        if "Traceback" in text or any(d["code"] == "RFTC002" for d in diags):
+            tracebacks.append(f"{name}: {text[-600:]}")
+        errors = run.errors()
+        if code == 0:
+            rows[name] = (CONVERTS, "", diags)
+            converted.append((name, configs))
+        else:
+            first = errors[0] if errors else {"code": f"exit {code}", "message": text[:200]}
+            rows[name] = (first["code"], first["message"], diags)
+    print(f"\nwild corpus: {len(rows)} scripts, {len(converted)} convert")
+    for name, (outcome, message, _) in rows.items():
+        expected = EXPECTED.get(name)
+        reason = "" if outcome == CONVERTS else expected[1] if isinstance(expected, tuple) else "UNCLASSIFIED"
+        print(f"  {name:90} {outcome:9} {reason}" + (f"\n  {'':90} {'':9} {message[:150]}" if message else ""))
+    print("by reason:", dict(Counter(v[1] if isinstance(v, tuple) else v for v in EXPECTED.values())))
+    return {"rows": rows, "converted": converted, "tracebacks": tracebacks}
 
 
-needs_wild = pytest.mark.skipif(not WILD.is_dir(), reason=f"the wild corpus is not at {WILD}")
-
-
-@needs_wild
-def test_every_script_has_its_expected_outcome_and_reason():
-    rows = wild_outcomes()["rows"]
+def test_every_script_has_its_expected_outcome_and_reason(wild):
+    rows = wild["rows"]
     assert sorted(rows) == sorted(EXPECTED), "scripts without an expectation, or expectations without script"
     wrong = []
     for name, expected in EXPECTED.items():
@@ -213,41 +181,35 @@ def test_every_script_has_its_expected_outcome_and_reason():
     assert not wrong, "\n".join(wrong)
 
 
-@needs_wild
-def test_no_script_raises():
-    assert not wild_outcomes()["tracebacks"], "\n".join(wild_outcomes()["tracebacks"])
+def test_no_script_raises(wild):
+    assert not wild["tracebacks"], "\n".join(wild["tracebacks"])
 
 
-@needs_wild
-def test_the_share_converted():
-    converted = len(wild_outcomes()["converted"])
+def test_the_share_converted(wild):
+    converted = len(wild["converted"])
     assert converted >= CONVERTED_AT_LEAST, f"{converted} of {len(EXPECTED)} convert"
 
 
-@needs_wild
 @pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
-def test_exit0_configs_pass_trinity_validator():
-    run = wild_outcomes()
-    paths = [str(c) for _, configs in run["converted"] for c in configs]
+def test_exit0_configs_pass_trinity_validator(wild):
+    paths = [str(c) for _, configs in wild["converted"] for c in configs]
     records = reference.run(paths, env=run_time_env(paths))
     failed = [f"{name}: {records[str(c)]['error_type']}: {records[str(c)]['message']}"
-              for name, configs in run["converted"] for c in configs
+              for name, configs in wild["converted"] for c in configs
               if not records[str(c)]["ok"] and records[str(c)]["outside"] != "create_dummy_lora"]
     assert not failed, "configs Trinity rejects:\n" + "\n".join(failed)
 
 
-@needs_wild
-def test_a_snapshot_declaring_0_1_splits_groups_as_0_1_does_and_names_the_other_reading():
+def test_a_snapshot_declaring_0_1_splits_groups_as_0_1_does_and_names_the_other_reading(wild):
     """count-R1's fork declares verl 0.1, whose mini-batch counts responses: 6 of a prompt's 16 per optimizer
     step. Trinity explores 3 tasks (48 responses, 8 trainer steps) a step and syncs after 16 explorer and 128
     trainer steps, one veRL batch of 48 prompts; the 0.2 reading (96 responses a step) is named."""
     import yaml
 
     name = "00ffcc__count-R1/main_grpo.sh"
-    run = wild_outcomes()
-    codes = {d["code"] for d in run["rows"][name][2]}
+    codes = {d["code"] for d in wild["rows"][name][2]}
     assert {"RFTC326", "RFTC329"} <= codes
-    (configs,) = [c for n, c in run["converted"] if n == name]
+    (configs,) = [c for n, c in wild["converted"] if n == name]
     cfg = yaml.safe_load(configs[0].read_text())
     assert (cfg["algorithm"]["repeat_times"], cfg["buffer"]["batch_size"], cfg["buffer"]["train_batch_size"]) == \
         (16, 3, 6)

@@ -1,15 +1,14 @@
 """The README and docs/ stay true: every relative link resolves (file and heading), the README's example is what
 `rftc convert` prints for its golden input, and the README's two commands are the ones users and CI run."""
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.cli import rftc
+from support.paths import GOLDEN, ROOT
+
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -52,17 +51,16 @@ def test_readme_opens_with_the_two_commands():
     assert blocks[1] in (ROOT / ".ci" / "run").read_text()
 
 
+@pytest.mark.usefixtures("plain_terminal")
 def test_readme_example_is_real_output():
     """The script shown is the golden input, the diagnostics and the YAML are what rftc prints for it (the YAML
     trimmed only at whole lines, marked `...`)."""
     (_, script), (_, console), (_, yaml) = FENCE.findall(_section("Example"))
-    cases = ROOT / "golden" / "convert" / "cases"
+    cases = GOLDEN / "convert" / "cases"
     assert script == (cases / "batch_sync_interval.sh").read_text()
     command, *stderr = console.splitlines()
     assert command == "$ cd golden/convert/cases && rftc convert batch_sync_interval.sh > config.yaml"
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    proc = subprocess.run([sys.executable, "-m", "rftc", "convert", "batch_sync_interval.sh"], cwd=cases,
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = rftc("convert", "batch_sync_interval.sh", cwd=cases)
     assert proc.returncode == 0 and proc.stderr.splitlines() == stderr
     shown = iter(proc.stdout.splitlines())
     for line in yaml.splitlines():

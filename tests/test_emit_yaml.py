@@ -1,18 +1,13 @@
 """The YAML writer: its own layout (fast_body) equals ruamel.yaml's (ruamel_body) byte for byte, on every golden
 conversion and on scalars chosen to be awkward; shapes it does not write go through ruamel."""
 
-import contextlib
-import io
-import tempfile
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rftc.emit import yaml as ey
 from rftc.mapping.draft import Origin
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.cli import rftc
+from support.paths import GOLDEN
 
 
 class _Cfg:
@@ -77,9 +72,7 @@ def test_unusual_shapes_go_through_ruamel():
     assert text.endswith(ey.ruamel_body({"a": [[1, 2]], "b": "two\nlines"}, {}, cfg))
 
 
-def test_golden_conversions_agree(monkeypatch):
-    from rftc.cli import main
-
+def test_golden_conversions_agree(monkeypatch, tmp_path):
     seen = []
     real = ey.emit
 
@@ -88,8 +81,6 @@ def test_golden_conversions_agree(monkeypatch):
         return real(config, origins, cfg, **kw)
 
     monkeypatch.setattr(ey, "emit", both)
-    with tempfile.TemporaryDirectory() as out:
-        for script in sorted((ROOT / "golden" / "convert").rglob("*.sh")):
-            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-                main(["convert", str(script), "--out-dir", out, "--dataset-size", "1000"])
+    for script in sorted((GOLDEN / "convert").rglob("*.sh")):
+        rftc("convert", script, "--out-dir", tmp_path, "--dataset-size", "1000")
     assert len(seen) >= 25 and all(seen)

@@ -6,25 +6,22 @@ input.convert.sh -> `rftc convert -o <tmp>`, input.overrides -> `rftc lint --ove
 cmd.txt -> the rftc arguments written in it (for usage-level codes).
 """
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from rftc.diagnostics.catalogue import all_codes
 from rftc.diagnostics.catalogue.runtime import RUNTIME_ONLY
+from support import paths
+from support.cli import rftc
 
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "golden" / "diagnostics"
+GOLDEN = paths.GOLDEN / "diagnostics"
 EXEMPT = {"RFTC002",  # internal error: only reachable through a bug
           "RFTC326"}  # needs a checkout's own config declaring a release: tests/test_mapping_releases.py
 
 
 def _command(case: Path, tmp_path: Path) -> list[str]:
-    extra = (case / "args.txt").read_text().split("\n") if (case / "args.txt").exists() else []
-    extra = [a for a in extra if a]
+    extra = paths.arguments(case / "args.txt")
     if (case / "input.convert.sh").exists():
         return ["convert", "input.convert.sh", "-o", str(tmp_path / "out.yaml"), *extra]
     if (case / "input.sh").exists():
@@ -34,7 +31,7 @@ def _command(case: Path, tmp_path: Path) -> list[str]:
     if (case / "input.overrides").exists():
         return ["lint", "--overrides", (case / "input.overrides").read_text().strip(), *extra]
     if (case / "cmd.txt").exists():
-        return [a for a in (case / "cmd.txt").read_text().split("\n") if a] + extra
+        return paths.arguments(case / "cmd.txt") + extra
     raise AssertionError(f"{case} has no input file")
 
 
@@ -49,12 +46,11 @@ def test_every_code_has_a_golden_case():
 
 
 @pytest.mark.parametrize("code", _cases())
+@pytest.mark.usefixtures("plain_terminal")
 def test_golden_diagnostic(code, tmp_path):
     case = GOLDEN / code
     args = _command(case, tmp_path)
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    proc = subprocess.run([sys.executable, "-m", "rftc", *args, "--format", "concise"], cwd=case,
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = rftc(*args, "--format", "concise", cwd=case)
     assert "Traceback" not in proc.stderr, proc.stderr
     expected = (case / "expected.txt").read_text()
     assert proc.stderr == expected

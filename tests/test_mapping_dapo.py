@@ -4,18 +4,15 @@ for the LR horizon) and the dapo reward manager built from reward_model.overlong
 
 from __future__ import annotations
 
-import json
 import shutil
-from pathlib import Path
 
 import pytest
-import yaml
 
-from rftc.cli import main
 from rftc.plugins import FILTER_GROUPS
 from rftc.plugins.groups import metric_value
+from support import cli
+from support.paths import DAPO_RECIPE
 
-CHECKOUT = Path(__file__).resolve().parents[1] / "golden" / "convert" / "recipe" / "recipe"
 BASE = ("data.train_files=/data/train.parquet", "data.train_batch_size=64", "actor_rollout_ref.rollout.n=8",
         "actor_rollout_ref.actor.ppo_mini_batch_size=16", "actor_rollout_ref.actor.use_dynamic_bsz=True",
         "actor_rollout_ref.rollout.name=vllm", "algorithm.adv_estimator=grpo", "trainer.n_gpus_per_node=8",
@@ -23,16 +20,13 @@ BASE = ("data.train_files=/data/train.parquet", "data.train_batch_size=64", "act
 OPS = ("data_processor", "experience_pipeline", "operators")
 
 
-def convert(tmp_path, capsys, *overrides: str, options=(), module="recipe.dapo.main_dapo", checkout=True):
+def convert(tmp_path, *overrides: str, options=(), module="recipe.dapo.main_dapo", checkout=True):
     """(exit code, the config written or None, the diagnostics as JSON records)."""
     if checkout:
-        shutil.copytree(CHECKOUT, tmp_path / "recipe")
-    script, out = tmp_path / "run.sh", tmp_path / "out.yaml"
-    script.write_text(f"python3 -m {module} " + " ".join((*BASE, *overrides)) + "\n")
-    code = main(["convert", str(script), "--cwd", str(tmp_path), "-o", str(out), "--format", "json", *options])
-    err = capsys.readouterr().err
-    diags = json.loads(err[err.index("["):]) if "[" in err else []
-    return code, (yaml.safe_load(out.read_text()) if out.exists() else None), diags
+        shutil.copytree(DAPO_RECIPE, tmp_path / "recipe")
+    script = cli.launch(tmp_path, *BASE, *overrides, module=module)
+    done = cli.convert(script, "--cwd", tmp_path, *options, out=tmp_path / "out", status=None)
+    return done.returncode, done.config, done.diagnostics
 
 
 def _get(cfg, path):
@@ -45,8 +39,8 @@ def errors(diags):
     return [d["code"] for d in diags if d["severity"] == "error"]
 
 
-def test_filter_groups_becomes_the_operator_and_gen_batch_the_horizon(tmp_path, capsys):
-    code, cfg, diags = convert(tmp_path, capsys, "data.gen_batch_size=192", "algorithm.filter_groups.enable=True",
+def test_filter_groups_becomes_the_operator_and_gen_batch_the_horizon(tmp_path):
+    code, cfg, diags = convert(tmp_path, "data.gen_batch_size=192", "algorithm.filter_groups.enable=True",
                                "algorithm.filter_groups.metric=score",
                                "actor_rollout_ref.actor.optim.lr_warmup_steps_ratio=0.1",
                                options=("--dataset-size", "1000"))
@@ -59,8 +53,8 @@ def test_filter_groups_becomes_the_operator_and_gen_batch_the_horizon(tmp_path, 
     assert cfg["project"] == "verl-dapo"  # the recipe's own config sets it
 
 
-def test_recipe_overlong_buffer_goes_to_the_reward_workflow(tmp_path, capsys):
-    code, cfg, diags = convert(tmp_path, capsys, "data.max_response_length=2048",
+def test_recipe_overlong_buffer_goes_to_the_reward_workflow(tmp_path):
+    code, cfg, diags = convert(tmp_path, "data.max_response_length=2048",
                                "reward_model.overlong_buffer.enable=True", "reward_model.overlong_buffer.len=512",
                                "reward_model.overlong_buffer.penalty_factor=0.5")
     assert code == 0, diags
@@ -70,8 +64,8 @@ def test_recipe_overlong_buffer_goes_to_the_reward_workflow(tmp_path, capsys):
     assert _get(cfg, OPS) is None  # filter_groups is off in the recipe's config
 
 
-def test_without_the_filter_each_round_of_gen_batch_size_prompts_is_the_batch(tmp_path, capsys):
-    code, cfg, diags = convert(tmp_path, capsys, "data.gen_batch_size=128")
+def test_without_the_filter_each_round_of_gen_batch_size_prompts_is_the_batch(tmp_path):
+    code, cfg, diags = convert(tmp_path, "data.gen_batch_size=128")
     assert code == 0, diags
     assert cfg["synchronizer"]["sync_interval"] == 8 and cfg["buffer"]["batch_size"] == 16  # 128/16, not 64/16
 
@@ -81,28 +75,28 @@ def test_without_the_filter_each_round_of_gen_batch_size_prompts_is_the_batch(tm
     (("algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=seq_final_reward",
       "algorithm.use_kl_in_reward=True"), "RFTC300", "after the KL penalty"),
 ])
-def test_what_the_recipe_trainer_does_that_trinity_cannot(tmp_path, capsys, overrides, code, text):
-    _, cfg, diags = convert(tmp_path, capsys, *overrides)
+def test_what_the_recipe_trainer_does_that_trinity_cannot(tmp_path, overrides, code, text):
+    _, cfg, diags = convert(tmp_path, *overrides)
     assert any(d["code"] == code and text in d["message"] for d in diags), diags
     assert cfg is None if code == "RFTC313" else _get(cfg, OPS) is None
 
 
-def test_one_response_per_prompt_keeps_every_prompt(tmp_path, capsys):
-    code, cfg, diags = convert(tmp_path, capsys, "actor_rollout_ref.rollout.n=1", "algorithm.filter_groups.enable=True",
+def test_one_response_per_prompt_keeps_every_prompt(tmp_path):
+    code, cfg, diags = convert(tmp_path, "actor_rollout_ref.rollout.n=1", "algorithm.filter_groups.enable=True",
                                "algorithm.filter_groups.metric=acc")
     assert code == 0, diags
     assert _get(cfg, OPS) is None
 
 
-def test_main_ppo_does_not_read_filter_groups(tmp_path, capsys):
-    code, cfg, diags = convert(tmp_path, capsys, "algorithm.filter_groups.enable=True",
+def test_main_ppo_does_not_read_filter_groups(tmp_path):
+    code, cfg, diags = convert(tmp_path, "algorithm.filter_groups.enable=True",
                                "algorithm.filter_groups.metric=acc", module="verl.trainer.main_ppo", checkout=False)
     assert code == 0 and _get(cfg, OPS) is None
     assert [d["code"] for d in diags if d["severity"] == "warning"].count("RFTC328") == 2
 
 
-def test_recipe_without_its_checkout_names_the_folder(tmp_path, capsys):
-    code, cfg, diags = convert(tmp_path, capsys, checkout=False)
+def test_recipe_without_its_checkout_names_the_folder(tmp_path):
+    code, cfg, diags = convert(tmp_path, checkout=False)
     (d,) = [d for d in diags if d["code"] == "RFTC210"]
     assert code == 1 and cfg is None
     assert "'recipe/dapo/config'" in d["message"] and "--verl-source" in d["hint"]

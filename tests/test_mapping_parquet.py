@@ -3,8 +3,9 @@
 import pytest
 
 from rftc.mapping.parquet import ParquetError, num_rows
+from support.paths import GOLDEN
 
-DATA = __import__("pathlib").Path(__file__).resolve().parents[1] / "golden" / "convert" / "cases" / "data"
+DATA = GOLDEN / "convert" / "cases" / "data"
 
 
 def test_row_counts_of_real_files():

@@ -3,9 +3,8 @@
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 def test_every_package_is_listed_in_pyproject():

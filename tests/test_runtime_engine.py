@@ -2,10 +2,11 @@
 platform, one Ray cluster and a tiny model shared by the tests (a worker group starts in tens of seconds).
 
 - the plan names what the driver builds (engine classes, strategy, dtypes, device, ranks, backend);
-- an actor step through the workers equals a bare loop of veRL's functions on the same batch and weights;
+- an actor step through the workers equals a bare loop of veRL's functions on the same batch and weights, in
+  float32 and in bfloat16 (RFTC_CPU_BF16 forces the precision: the other tests train in float32 on any CPU);
 - two ranks in one group give the loss and gradient norm of one rank;
 - a checkpoint written by the engines resumes model, optimizer and LR schedule: the next step is the same;
-- the exported weights are the model's full Hugging Face state dict;
+- the exported weights are the model's full Hugging Face state dict, in the rollout engine's dtype;
 - PPO's critic trains alone until critic_warmup, and is checkpointed beside the actor.
 Needs the runtime environment (bash scripts/setup-runtime.sh) for verl, ray and the bundled tokenizer."""
 
@@ -26,7 +27,7 @@ import ray  # noqa: E402
 import torch  # noqa: E402
 
 from rftc_runtime import checkpoints, verl_cpu  # noqa: E402
-from rftc_runtime.plan import engine_words, make_plan  # noqa: E402
+from rftc_runtime.plan import CPU_BF16, engine_words, make_plan  # noqa: E402
 from runtime_support import settings  # noqa: E402
 from rftc_runtime.trainer import Trainer  # noqa: E402
 
@@ -37,8 +38,8 @@ def model(tmp_path_factory):
     env = {**verl_cpu.environment(), "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "OMP_NUM_THREADS": "1"}
     saved = dict(os.environ)
     os.environ.update(verl_cpu.environment())
-    # a slot per rank: the one-rank trainer, a two-rank one beside it
-    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
+    # a slot per rank: the one-rank trainers in float32 and bfloat16, a two-rank one beside them
+    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
     yield path
     ray.shutdown()
     os.environ.clear()  # later tests' subprocesses (Trinity's own verl among them) must not load the CPU plugin
@@ -58,8 +59,12 @@ def _settings(model, job, algorithm="grpo", **extra):
         "checkpoint_root_dir": str(job)})
 
 
-def _trainer(s, ranks: int = 1) -> Trainer:
-    plan = make_plan(s, gpus=0)
+def _trainer(s, ranks: int = 1, precision: str = "float32") -> Trainer:
+    """A trainer computing in ``precision`` whatever this CPU has natively."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(CPU_BF16, "1" if precision == "bfloat16" else "0")
+        plan = make_plan(s, gpus=0)
+    assert (plan.dtype, plan.train_dtype) == (precision, precision)
     if ranks != 1:  # the plan gives a CPU one rank; a group of two is what a 2-GPU trainer would be
         plan = dataclasses.replace(plan, trainer_ranks=ranks, trainer_nodes=[ranks], threads=ranks)
     trainer = Trainer(s, plan, total_steps=4)
@@ -71,21 +76,39 @@ BATCH = experiences(2, 4, 5, vocab=1000)
 NEXT = experiences(2, 4, 5, vocab=1000, seed=1)
 
 
+def _first_step(model, job, precision: str):
+    s = _settings(model, job)
+    trainer = _trainer(s, precision=precision)
+    first = trainer.train_step(BATCH)
+    return s, trainer, first
+
+
 @pytest.fixture(scope="module")
 def grpo(model, tmp_path_factory):
-    s = _settings(model, tmp_path_factory.mktemp("grpo"))
-    trainer = _trainer(s)
-    first = trainer.train_step(BATCH)
+    """A GRPO trainer in float32 after its first step: (settings, trainer, the step's metrics)."""
+    s, trainer, first = _first_step(model, tmp_path_factory.mktemp("grpo"), "float32")
     yield s, trainer, first
     trainer.shutdown()
+
+
+@pytest.fixture(scope="module")
+def grpo_bf16(model, tmp_path_factory):
+    """The same in bfloat16."""
+    s, trainer, first = _first_step(model, tmp_path_factory.mktemp("grpo_bf16"), "bfloat16")
+    yield s, trainer, first
+    trainer.shutdown()
+
+
+PRECISIONS = {"float32": "grpo", "bfloat16": "grpo_bf16"}  # precision -> the fixture of a trainer in it
 
 
 def test_the_installed_verl_and_torch_are_the_releases_the_cpu_patches_were_checked_with():
     assert verl_cpu.check_versions() is None
 
 
-def test_the_plan_names_what_the_driver_builds(grpo):
-    s, trainer, _ = grpo
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_the_plan_names_what_the_driver_builds(precision, request):
+    s, trainer, _ = request.getfixturevalue(PRECISIONS[precision])
     plan = trainer.plan
     text = plan.describe(s)
     built = trainer.describe()
@@ -100,13 +123,19 @@ def test_the_plan_names_what_the_driver_builds(grpo):
             assert f"{facts['worker']} (veRL TrainingWorker)" in text
 
 
-def test_an_actor_step_equals_a_bare_loop_of_verls_functions(grpo, model):
+# rel. tolerance of (loss, pg_loss, grad_norm) against the bare loop in float32: bfloat16 keeps 8 bits of mantissa,
+# its gradient norm is within a few percent (2% on this batch)
+TOLERANCE = {"float32": (1e-4, 1e-4, 1e-3), "bfloat16": (1e-2, 1e-2, 5e-2)}
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_an_actor_step_equals_a_bare_loop_of_verls_functions(precision, request, model):
     from transformers import AutoModelForCausalLM
     from verl.trainer.ppo import core_algos
 
     from rftc_runtime.batch import collate
 
-    s, trainer, first = grpo
+    s, trainer, first = request.getfixturevalue(PRECISIONS[precision])
     data = collate(BATCH, trainer.pad_id)
     data["old_log_probs"] = data["rollout_log_probs"]
     data["advantages"], _ = core_algos.compute_grpo_outcome_advantage(data["token_level_scores"],
@@ -121,9 +150,10 @@ def test_an_actor_step_equals_a_bare_loop_of_verls_functions(grpo, model):
     optimizer = torch.optim.AdamW(hf.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
     loss, pg_loss, grad_norm = reference_actor_step(hf, optimizer, data, copy.deepcopy(trainer.bound.actor_config),
                                                     ref_log_prob=ref)
-    assert first["actor/pg_loss"] == pytest.approx(pg_loss, rel=1e-4)
-    assert first["actor/loss"] == pytest.approx(loss, rel=1e-4)
-    assert first["actor/grad_norm"] == pytest.approx(grad_norm, rel=1e-3)
+    loss_rel, pg_rel, norm_rel = TOLERANCE[precision]
+    assert first["actor/pg_loss"] == pytest.approx(pg_loss, rel=pg_rel)
+    assert first["actor/loss"] == pytest.approx(loss, rel=loss_rel)
+    assert first["actor/grad_norm"] == pytest.approx(grad_norm, rel=norm_rel)
     assert first["train/experiences"] == 8 and first["actor/lr"] == pytest.approx(o.lr)
 
 
@@ -160,15 +190,17 @@ def test_a_checkpoint_resumes_model_optimizer_and_schedule(grpo):
     assert all(torch.allclose(resumed[k], weights[k], atol=1e-6) for k in weights)  # same optimizer moments
 
 
-def test_the_exported_weights_are_the_full_hugging_face_state_dict(grpo, model):
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_the_exported_weights_are_the_full_hugging_face_state_dict(precision, request, model):
     from transformers import AutoModelForCausalLM
 
-    _, trainer, _ = grpo
+    _, trainer, _ = request.getfixturevalue(PRECISIONS[precision])
     exported = ray.get(trainer.upload_state_dict())
     hf = AutoModelForCausalLM.from_pretrained(model).state_dict()
     assert {k: tuple(v.shape) for k, v in exported.items()} == {k: tuple(v.shape) for k, v in hf.items()}
-    assert {v.dtype for v in exported.values()} == {torch.float32}
-    assert not torch.equal(exported["model.layers.0.mlp.up_proj.weight"], hf["model.layers.0.mlp.up_proj.weight"])
+    assert {v.dtype for v in exported.values()} == {getattr(torch, precision)}
+    weight = "model.layers.0.mlp.up_proj.weight"
+    assert not torch.equal(exported[weight], hf[weight].to(exported[weight].dtype))
 
 
 def test_ppo_trains_the_critic_alone_until_critic_warmup_and_checkpoints_it(model, tmp_path):

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from rftc_runtime.plan import make_plan
+from rftc_runtime import plan as plans
+from rftc_runtime.plan import CPU_BF16, make_plan
 from runtime_support import settings
 from rftc_runtime.synchronizer import FixedSchedule
 
@@ -113,7 +114,9 @@ def test_rows_without_the_prompt_key_are_counted(tmp_path):
     assert plan.taskset_rows == 20
 
 
-def test_ppo_trains_a_critic_with_trinitys_critic_defaults(tmp_path):
+@pytest.mark.parametrize("bf16,compute", [("0", "float32"), ("1", "bfloat16")])
+def test_ppo_trains_a_critic_with_trinitys_critic_defaults(tmp_path, monkeypatch, bf16, compute):
+    monkeypatch.setenv(CPU_BF16, bf16)  # the precision this CPU computes in, whatever it has natively
     s = settings(_cfg(tmp_path, algorithm={"algorithm_type": "ppo"}))
     plan = make_plan(s, gpus=0)
     assert not plan.errors
@@ -124,7 +127,7 @@ def test_ppo_trains_a_critic_with_trinitys_critic_defaults(tmp_path):
     assert (c.cliprange_value, c.loss_agg_mode, c.ppo_epochs, c.warmup) == (0.5, "token-mean", 1, 0)
     assert [r.name for r in plan.roles] == ["actor", "ref", "critic"]  # Trinity's ppo: k2 KL loss, so a reference
     text = plan.describe(s)
-    assert "    critic    FSDPEngineWithValueHead (fsdp2, float32 compute, float32 weights): value model from " \
+    assert f"    critic    FSDPEngineWithValueHead (fsdp2, {compute} compute, float32 weights): value model from " \
         + s.model_path in text
     assert "adamw lr 1e-05 constant, cliprange_value 0.5, loss_agg_mode token-mean, 1 epoch(s)" in text
     assert "critic_warmup" not in text
@@ -249,3 +252,21 @@ def test_the_trainer_runs_veRLs_fsdp_engines_on_whole_nodes_of_gpus(tmp_path):
         settings(_cfg(tmp_path, trainer={"trainer_strategy": "fsdp"})))
     megatron = make_plan(settings(_cfg(tmp_path, trainer={"trainer_strategy": "megatron"})), gpus=0)
     assert [(c, k) for c, _, _, k in megatron.errors] == [("RFTC509", "trainer.trainer_strategy")]
+
+
+@pytest.mark.parametrize("native,bf16,dtype,why", [
+    (True, None, "bfloat16", None), (False, None, "float32", "this CPU has no native bfloat16"),
+    (True, "0", "float32", "RFTC_CPU_BF16=0"), (False, "1", "bfloat16", None)])
+def test_on_a_cpu_bfloat16_follows_the_cpu_unless_RFTC_CPU_BF16_says(tmp_path, monkeypatch, native, bf16, dtype, why):
+    monkeypatch.setattr(plans, "cpu_has_bf16", lambda: native)
+    if bf16 is None:
+        monkeypatch.delenv(CPU_BF16, raising=False)
+    else:
+        monkeypatch.setenv(CPU_BF16, bf16)
+    s = settings(_cfg(tmp_path))
+    assert s.dtype == "bfloat16"
+    plan = make_plan(s, gpus=0)
+    assert (plan.dtype, plan.train_dtype) == (dtype, dtype)
+    line = next(line for line in plan.describe(s).splitlines() if line.startswith("  precision"))
+    assert line == f"  precision   rollout {dtype}, training {dtype}" + (f" (config: bfloat16; {why})" if why else "")
+    assert make_plan(s, gpus=2).train_dtype == "bfloat16"  # on GPUs the switch has no say

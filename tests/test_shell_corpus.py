@@ -6,19 +6,17 @@ Reference counts (shared/reference/verl.md section 2): 175 main_ppo invocations 
 
 import collections
 import time
-from pathlib import Path
 
 import pytest
 
 from rftc.shell import analyze
+from support.paths import CORPUS, needs_corpus
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "verl"
+pytestmark = needs_corpus
 
 
 @pytest.fixture(scope="module")
 def results():
-    if not CORPUS.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
     out = {}
     start = time.perf_counter()
     for path in sorted(CORPUS.rglob("*.sh")):
@@ -81,8 +79,6 @@ def test_corpus_array_and_string_styles(results):
      "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=${oc.env:RFTC_ARITH}"),
 ])
 def test_run_time_values_stay_one_hydra_word(name, key, text):
-    if not CORPUS.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     path = CORPUS / name

@@ -13,8 +13,9 @@ import pytest
 
 from rftc.diagnostics.render import render
 from rftc.shell import analyze
+from support import paths
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "shell"
+GOLDEN = paths.GOLDEN / "shell"
 
 
 def _lines(path: Path) -> list[str]:

@@ -6,7 +6,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,11 +13,11 @@ from hypothesis import strategies as st
 
 from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.parser import parse
+from support.paths import CORPUS, GOLDEN, WILD, needs_corpus, needs_wild
 
 BASH = shutil.which("bash")
-ROOT = Path(__file__).resolve().parents[1]
-CORPORA = {"verl": ROOT.parent / "shared" / "corpus" / "verl", "wild": ROOT.parent / "shared" / "corpus" / "wild",
-           "golden": ROOT / "golden"}
+CORPORA = [pytest.param(GOLDEN, id="golden"), pytest.param(CORPUS, id="verl", marks=needs_corpus),
+           pytest.param(WILD, id="wild", marks=needs_wild)]
 
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
 
@@ -50,11 +49,8 @@ def agree(text: str) -> None:
     assert rftc_verdict(text) == bash_verdict(text), text
 
 
-@pytest.mark.parametrize("corpus", sorted(CORPORA))
-def test_corpus_scripts_parse_exactly_when_bash_accepts_them(corpus):
-    root = CORPORA[corpus]
-    if not root.is_dir():
-        pytest.skip(f"corpus not found at {root}")
+@pytest.mark.parametrize("root", CORPORA)
+def test_corpus_scripts_parse_exactly_when_bash_accepts_them(root):
     scripts = sorted(root.rglob("*.sh"))
     assert scripts
     mismatches = []

@@ -4,20 +4,16 @@ runs it. No script stops for want of a launch (RFTC312) or on a syntax error (RF
 here with the reason, which lies in the script: bash rejects it too, or it has no main_ppo launch. (Whether each
 launch converts is the veRL and mapping stages' matter.)"""
 
-import contextlib
-import io
-import json
-import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from rftc.cli import main
+from support.cli import convert, rftc
+from support.paths import WILD, needs_wild
 
-WILD = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "wild"
+pytestmark = needs_wild
 
 # script -> why it has no launch to convert
 EXPECTED: dict[str, str] = {}
@@ -29,30 +25,14 @@ STOPS_AFTER_LAUNCH = {
 }
 
 
-def _scripts() -> list[Path]:
-    return sorted(WILD.glob("*/**/*.sh")) if WILD.is_dir() else []
-
-
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    if not WILD.is_dir():
-        pytest.skip(f"the wild corpus is not at {WILD}")
     out = tmp_path_factory.mktemp("wild")
     rows = {}
-    for script in _scripts():
+    for script in sorted(WILD.glob("*/**/*.sh")):
         repo = WILD / script.relative_to(WILD).parts[0]
-        err = io.StringIO()
-        cwd = os.getcwd()
-        os.chdir(repo)
-        try:
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-                code = main(["convert", str(script.relative_to(repo)), "--out-dir", str(out / script.stem),
-                             "--format", "json"])
-        finally:
-            os.chdir(cwd)
-        text = err.getvalue()
-        rows[str(script.relative_to(WILD))] = (code, json.loads(text[text.index("["):]) if "[" in text else [],
-                                               out / script.stem)
+        run = convert(script.relative_to(repo), out=out / script.stem, cwd=repo, status=None)
+        rows[str(script.relative_to(WILD))] = (run.returncode, run.diagnostics, out / script.stem)
     return rows
 
 
@@ -102,17 +82,7 @@ def test_a_launch_in_one_branch_of_an_undecidable_condition_is_the_script_s_laun
 
 
 def test_a_curriculum_loop_makes_one_launch_per_stage():
-    if not WILD.is_dir():
-        pytest.skip(f"the wild corpus is not at {WILD}")
-    repo = WILD / "aweakdog__ContinualCountdown"
-    out = io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(repo)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            main(["convert", "--list", "scripts/train_continual_countdown_1.5b.sh"])
-    finally:
-        os.chdir(cwd)
-    rows = [line.split("\t") for line in out.getvalue().splitlines()]
+    run = rftc("convert", "--list", "scripts/train_continual_countdown_1.5b.sh", cwd=WILD / "aweakdog__ContinualCountdown")
+    rows = [line.split("\t") for line in run.stdout.splitlines()]
     stages = [row[5] for row in rows if row[4] == "verl.trainer.main_ppo"]
     assert len(stages) == 12 and stages[0] == "round=1 group=plus" and stages[-1] == "round=3 group=plus_minus_mul_div"

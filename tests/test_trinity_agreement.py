@@ -20,15 +20,14 @@ weights for a dummy LoRA adapter, the Tinker service), the config is listed but 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import re
-import subprocess
-import sys
 
 import pytest
 
+from support import cli
+from support.paths import NEGATIVE_BASE
 from trinity_ref import reference
 
 REPO = reference.REPO
@@ -45,13 +44,6 @@ EDIT_VALUES = ["0", "-1", "1", "2", "3", "8", "100000000000", "0.5", "1.5", "-0.
 RANDOM_EDITS = 120
 
 
-def _rftc_check_missing() -> str | None:
-    for module in ("rftc.commands.check", "rftc.trinity.validate"):
-        if importlib.util.find_spec(module) is None:
-            return f"`rftc check` is not there yet: module {module} is missing"
-    return None
-
-
 pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
 
 
@@ -59,7 +51,7 @@ pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISS
 def edited(tmp_path_factory) -> dict[str, str]:
     """RANDOM_EDITS configs, each one to three random edits of a valid one: path -> what was edited."""
     rng = random.Random(20260)
-    bases = sorted((REPO / "golden/check/valid").glob("*.yaml")) + [NEGATIVE / "_base_grpo.yaml"]
+    bases = sorted((REPO / "golden/check/valid").glob("*.yaml")) + [NEGATIVE_BASE]
     folder = tmp_path_factory.mktemp("edited")
     configs = {}
     for i in range(RANDOM_EDITS):
@@ -86,12 +78,8 @@ def trinity(edited):
 
 @pytest.fixture(scope="module")
 def rftc(edited):
-    missing = _rftc_check_missing()
-    if missing:
-        pytest.skip(missing)
     paths = CONFIGS + list(edited)
-    proc = subprocess.run([sys.executable, "-m", "rftc", "check", "--format", "json", "--env-strict", *paths],
-                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    proc = cli.rftc("check", "--format", "json", "--env-strict", *paths, cwd=REPO)
     assert proc.returncode in (0, 1), f"rftc check exited {proc.returncode}:\n{proc.stderr[-4000:]}"
     by_file: dict[str, list[dict]] = {path: [] for path in paths}
     for record in json.loads(proc.stderr):

@@ -1,17 +1,14 @@
 """The values Trinity computes, for the guide's two examples and the rules' edge cases."""
 
-from pathlib import Path
-
 from rftc.trinity.derive import derive
 from rftc.trinity.document import parse
 from rftc.trinity.schema import TrinityConfig
 from rftc.trinity.validate import CheckOptions, check_config
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import GOLDEN
 
 
 def ir(name):
-    doc, _ = parse((ROOT / "golden" / "check" / "valid" / name).read_text(encoding="utf-8"), name)
+    doc, _ = parse((GOLDEN / "check" / "valid" / name).read_text(encoding="utf-8"), name)
     cfg, _ = check_config(doc.data, doc.locate, CheckOptions(path_checks=False, environ={"HOME": "/h"}))
     return cfg
 

@@ -6,10 +6,10 @@ are compared with what veRL's reward manager computes on the same row and respon
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
+from support.paths import DAPO_RECIPE
 from trinity_ref import reference
 
 pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
@@ -58,15 +58,12 @@ def test_custom_reward_function_file_is_loaded_with_its_kwargs(tmp_path):
     assert [m["length"] for m in got["metrics"]] == [len(r) for r in RESPONSES]
 
 
-DAPO_CHECKOUT = Path(__file__).resolve().parents[1] / "golden" / "convert" / "recipe" / "recipe"
-
-
 @pytest.mark.parametrize("metric", ["acc", "seq_reward"])
 def test_dapo_recipe_dynamic_sampling_keeps_groups_whose_metric_varies(tmp_path, metric):
     """recipe.dapo.main_dapo with filter_groups: the converted config's operator, built by Trinity from the config,
     keeps a task's responses when some are right and drops them when all are (RayDAPOTrainer: np.std of the
     metric > 0), on the entries veRL's dapo reward manager records (math_dapo's acc) or the reward."""
-    shutil.copytree(DAPO_CHECKOUT, tmp_path / "recipe")
+    shutil.copytree(DAPO_RECIPE, tmp_path / "recipe")
     _data(tmp_path, "math_dapo")
     out = reference.convert_launch(tmp_path, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=3",
                                    f"data.train_files={tmp_path}/data/train.parquet",

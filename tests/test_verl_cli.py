@@ -1,17 +1,13 @@
 """rftc lint / rftc verl-config on override text: output, formats, exit codes."""
 
 import json
-import os
-import subprocess
-import sys
 
+import pytest
 import yaml
 
-ENV = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+from support.cli import rftc
 
-
-def rftc(*args):
-    return subprocess.run([sys.executable, "-m", "rftc", *args], capture_output=True, text=True, env=ENV, timeout=120)
+pytestmark = pytest.mark.usefixtures("plain_terminal")
 
 
 def test_lint_clean_and_error_exit_codes():

@@ -9,7 +9,6 @@ with a message otherwise."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from hydra.errors import HydraException
@@ -20,12 +19,10 @@ from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl import effective_config, reference, schema
+from support.paths import CORPUS, WILD, needs_corpus, needs_wild
 
-ROOT = Path(__file__).resolve().parents[1]
 # The newest version runs by default; the older ones are marked slow (Hydra composes take about a second each).
 VERSIONS = [pytest.param(v, marks=[pytest.mark.slow] if i else []) for i, v in enumerate(schema.versions())]
-CORPUS = ROOT.parent / "shared" / "corpus" / "verl"
-WILD = ROOT.parent / "shared" / "corpus" / "wild"
 
 CASES = {
     "plain": ["trainer.nnodes=2", "data.train_batch_size=64", "actor_rollout_ref.rollout.name=vllm"],
@@ -54,8 +51,9 @@ CASES = {
 }
 
 
-def _have_reference(version: str) -> bool:
-    return reference.config_dir(version) is not None
+def _require_reference(version: str) -> None:
+    if reference.config_dir(version) is None:
+        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
 
 
 def _arg(text: str, i: int) -> Arg:
@@ -98,8 +96,7 @@ def _ours(version: str, config_name: str, overrides: list[str], *, inv: Invocati
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_override_lists_match_hydra(case, version):
-    if not _have_reference(version):
-        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    _require_reference(version)
     overrides = CASES[case]
     theirs = _hydra(version, "ppo_trainer", overrides)
     eff, diags = _ours(version, "ppo_trainer", overrides)
@@ -112,8 +109,7 @@ def test_override_lists_match_hydra(case, version):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_megatron_config_name_matches_hydra(version):
-    if not _have_reference(version):
-        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    _require_reference(version)
     overrides = ["actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"]
     theirs = _hydra(version, "ppo_megatron_trainer", overrides)
     eff, diags = _ours(version, "ppo_megatron_trainer", overrides)
@@ -144,8 +140,7 @@ REJECTED = {
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("case", sorted(REJECTED))
 def test_rejections_match_hydra(case, version):
-    if not _have_reference(version):
-        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    _require_reference(version)
     overrides = ["actor_rollout_ref.rollout.name=vllm", *REJECTED[case]]
     theirs = _hydra(version, "ppo_trainer", overrides)
     eff, diags = _ours(version, "ppo_trainer", overrides)
@@ -160,14 +155,17 @@ EXPERIMENTAL = {
 }
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("module", sorted(EXPERIMENTAL))
+# each experimental module under the versions that ship it (its configs are among the version's)
+EXPERIMENTAL_CASES = [pytest.param(module, *version.values, marks=version.marks)
+                      for module, names in sorted(EXPERIMENTAL.items()) for version in VERSIONS
+                      if names[0] in schema.load(*version.values).config_names()]
+
+
+@pytest.mark.parametrize("module, version", EXPERIMENTAL_CASES)
 def test_experimental_configs_match_hydra(module, version):
-    if not _have_reference(version):
-        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    _require_reference(version)
     directory = reference.config_dir(version, module)
-    if directory is None:
-        pytest.skip(f"verl {version} has no {module}")
+    assert directory is not None, f"verl {version}'s wheel has no {module}"
     overrides = ["actor_rollout_ref.rollout.name=vllm", "trainer.nnodes=2", "actor_rollout_ref.rollout.n=4"]
     for name in EXPERIMENTAL[module]:
         theirs = reference.compose(directory, name, overrides, version)
@@ -182,8 +180,6 @@ def test_experimental_configs_match_hydra(module, version):
 
 def _corpus_configs():
     """(directory, config name) of every corpus config that extends verl's trainer config."""
-    if not CORPUS.is_dir():
-        return []
     out = []
     for f in sorted(CORPUS.rglob("*.yaml")):
         head = f.read_text(errors="replace")
@@ -193,14 +189,12 @@ def _corpus_configs():
 
 
 @pytest.mark.slow
+@needs_corpus
 @pytest.mark.parametrize("version", schema.versions())
 def test_corpus_config_dirs_match_hydra(version):
     """Script-local primary configs (hydra.searchpath to verl's folder, defaults list, _self_) compose as Hydra."""
     files = _corpus_configs()
-    if not files:
-        pytest.skip(f"corpus not found at {CORPUS}")
-    if not _have_reference(version):
-        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    _require_reference(version)
     compared = 0
     for f in files:
         overrides = ["trainer.nnodes=3"]
@@ -252,10 +246,7 @@ def _check_launch(inv, version):
 
 def _corpus_case(version, sample):
     launches = _corpus_launches()
-    if not launches:
-        pytest.skip(f"corpus not found at {CORPUS}")
-    if not _have_reference(version):
-        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    _require_reference(version)
     # the launches rftc accepts under this version are compared with Hydra (every one where they are few, as
     # under the old releases), the ones it rejects are checked to be rejected by Hydra too
     accepted = [inv for inv in launches if _accepts(inv, version)]
@@ -277,12 +268,14 @@ def _accepts(inv, version) -> bool:
         d.code.startswith("RFTC2") for d in diags.errors)
 
 
+@needs_corpus
 def test_corpus_launches_sample_match_hydra():
     """Every 12th corpus launch under the newest version (the full run is marked slow)."""
     _corpus_case(schema.versions()[0], 12)
 
 
 @pytest.mark.slow
+@needs_corpus
 @pytest.mark.parametrize("version", schema.versions())
 def test_corpus_launches_match_hydra(version):
     """Every 4th corpus launch under each version (the old releases accept few of veRL's own scripts and more of
@@ -307,8 +300,7 @@ def test_random_override_sequences_match_hydra(seed):
     import random
 
     version = schema.versions()[seed % len(schema.versions())]
-    if not _have_reference(version):
-        pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")
+    _require_reference(version)
     rnd = random.Random(seed)
     overrides = ["actor_rollout_ref.rollout.name=vllm"]
     for _ in range(rnd.randint(1, 4)):
@@ -321,8 +313,6 @@ def test_random_override_sequences_match_hydra(seed):
     if theirs is not None:
         assert _compare(eff.values, theirs) == [], overrides
 
-
-WILD = ROOT.parent / "shared" / "corpus" / "wild"
 
 
 def _checkout_case(root: Path, launches, monkeypatch) -> tuple[int, list[str], int]:
@@ -357,11 +347,10 @@ def _checkout_case(root: Path, launches, monkeypatch) -> tuple[int, list[str], i
     return compared, problems, rejected
 
 
+@needs_wild
 def test_wild_launches_match_hydra_on_their_own_veRL_config(monkeypatch, capsys):
     """Every launch of ../shared/corpus/wild, run from its repository's root, that composes the repository's own
     veRL config folder: rftc's effective config equals hydra-core's compose of that folder, key by key."""
-    if not WILD.is_dir():
-        pytest.skip(f"the wild corpus is not at {WILD}")
     compared, problems, rejected = 0, [], 0
     for repo in sorted(p for p in WILD.iterdir() if p.is_dir()):
         c, p, r = _checkout_case(repo, reference.corpus_launches(repo), monkeypatch)
@@ -373,11 +362,9 @@ def test_wild_launches_match_hydra_on_their_own_veRL_config(monkeypatch, capsys)
     assert compared >= 40
 
 
+@needs_corpus
 def test_corpus_launches_sample_match_hydra_on_the_checkout_config(monkeypatch):
     """The development corpus is itself a veRL checkout: its launches compose its own config folder."""
-    launches = _corpus_launches()
-    if not launches:
-        pytest.skip(f"corpus not found at {CORPUS}")
-    compared, problems, _ = _checkout_case(CORPUS, launches[::6], monkeypatch)
+    compared, problems, _ = _checkout_case(CORPUS, _corpus_launches()[::6], monkeypatch)
     assert problems == []
     assert compared > 0

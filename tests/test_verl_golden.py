@@ -2,22 +2,23 @@
 arguments, one per line; after a line "--" the script's own arguments) and the expected stdout (expected.yaml)
 and concise diagnostics (expected.stderr) of `rftc verl-config`."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "verl"
+from support import paths
+from support.cli import Run, rftc
+
+GOLDEN = paths.GOLDEN / "verl"
+pytestmark = pytest.mark.usefixtures("plain_terminal")
 
 
 def _cases():
     return sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.exists() else []
 
 
-def run_case(case: Path) -> subprocess.CompletedProcess:
-    extra = [a for a in (case / "args.txt").read_text().split("\n") if a] if (case / "args.txt").exists() else []
+def run_case(case: Path) -> Run:
+    extra = paths.arguments(case / "args.txt")
     if (case / "input.sh").exists():
         args = ["verl-config", "input.sh"]
     else:
@@ -25,9 +26,7 @@ def run_case(case: Path) -> subprocess.CompletedProcess:
     tail = []
     if "--" in extra:
         extra, tail = extra[: extra.index("--")], extra[extra.index("--"):]
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    return subprocess.run([sys.executable, "-m", "rftc", *args, *extra, "--diagnostics-format", "concise", *tail],
-                          cwd=case, capture_output=True, text=True, env=env, timeout=120)
+    return rftc(*args, *extra, "--diagnostics-format", "concise", *tail, cwd=case)
 
 
 @pytest.mark.parametrize("name", _cases())

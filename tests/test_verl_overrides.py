@@ -9,6 +9,7 @@ from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg
 from rftc.verl import effective_config, invocation_from_text
 from rftc.verl.overrides import parse, split_text, sub_span
+from support.paths import CORPUS, needs_corpus
 
 
 def _parse(text):
@@ -116,17 +117,13 @@ def test_fast_path_types_values_exactly_as_hydra(prefix, key, value):
         assert _same(fast, _hydra_value(text)), text
 
 
+@needs_corpus
 def test_fast_path_agrees_with_hydra_on_the_corpus_overrides():
-    from pathlib import Path
+    import re
 
     from rftc.verl.overrides import _simple
 
-    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "verl"
-    if not corpus.is_dir():
-        pytest.skip(f"corpus not found at {corpus}")
-    import re
-
-    words = {w for f in corpus.rglob("*.sh") for w in re.findall(r"^\s*(\+{0,2}[a-z_][\w.]*=\S+?)\s*\\?$",
+    words = {w for f in CORPUS.rglob("*.sh") for w in re.findall(r"^\s*(\+{0,2}[a-z_][\w.]*=\S+?)\s*\\?$",
                                                                   f.read_text(errors="replace"), re.M)}
     fast = [w for w in words if _simple(w) is not None]
     assert len(fast) > 500

@@ -83,7 +83,21 @@ def test_mini_batch_unit(release, role, megatron, fact):
 
 # -- KL and the reference policy ---------------------------------------------------------------------------------
 
-KL_CASES = [(False, False), (True, False), (False, True), (True, True)]  # (use_kl_loss, use_kl_in_reward)
+def _has(release: str, key: str) -> bool:
+    """Whether the release's trainer config has ``key`` (rftc's bundled schema of it, read at collection)."""
+    node = schema.load(release).tree("ppo_trainer")
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+# (release, use_kl_loss, use_kl_in_reward): a switch is set on only where the release has it
+KL_CASES = [(release, kl_loss, kl_reward) for release in RELEASES
+            for kl_loss, kl_reward in [(False, False), (True, False), (False, True), (True, True)]
+            if (not kl_loss or _has(release, "actor_rollout_ref.actor.use_kl_loss"))
+            and (not kl_reward or _has(release, "algorithm.use_kl_in_reward"))]
 
 
 def _kl_config(release: str, kl_loss: bool, kl_reward: bool):
@@ -100,13 +114,11 @@ def _kl_config(release: str, kl_loss: bool, kl_reward: bool):
     return compose(release, ovs)
 
 
-@pytest.mark.parametrize("release", RELEASES)
-@pytest.mark.parametrize("kl_loss,kl_reward", KL_CASES)
+@pytest.mark.parametrize("release,kl_loss,kl_reward", KL_CASES)
 def test_kl_in_reward_and_reference_policy(release, kl_loss, kl_reward):
     require(release)
     cfg = _kl_config(release, kl_loss, kl_reward)
-    if cfg is None:
-        pytest.skip(f"verl {release} has no such switch")
+    assert cfg is not None, f"verl {release}'s config has not the switches its schema has"
     ref = uses_reference(release, cfg)
     sem = _sem(release)
     assert ref == {"always": True, "kl_term": kl_loss or kl_reward}[sem.value("reference_policy")]
@@ -199,15 +211,14 @@ def test_negative_test_freq(release):
     assert ran == expected
 
 
-@pytest.mark.parametrize("release", RELEASES)
-@pytest.mark.parametrize("estimator,enable", [("gae", None), ("grpo", None), ("grpo", True), ("gae", False)])
+@pytest.mark.parametrize("release,estimator,enable", [
+    (release, estimator, enable) for release in RELEASES
+    for estimator, enable in [("gae", None), ("grpo", None), ("grpo", True), ("gae", False)]
+    if enable is None or _has(release, "critic.enable")])  # critic.enable is set only where the release has it
 def test_critic_used(release, estimator, enable):
     require(release)
     cfg = compose(release, [f"algorithm.adv_estimator={estimator}"]
-                  + ([] if enable is None else [f"critic.enable={enable}"]), )\
-        if enable is None or "enable" in compose(release, []).critic else None
-    if cfg is None:
-        pytest.skip(f"verl {release} has no critic.enable")
+                  + ([] if enable is None else [f"critic.enable={enable}"]))
     ns = utils(release)
     if "need_critic" in ns:
         used = bool(ns["need_critic"](cfg))

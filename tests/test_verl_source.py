@@ -3,10 +3,6 @@ its folder with hydra-core (group choices included), the keys a fork adds, and t
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,10 +14,12 @@ from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl import effective_config, reference, release, schema, source
 from rftc.verl.folder import FolderSchema
-from verl_checkout import FORK, write_checkout
+from support.cli import launch, records, rftc
 from trinity_ref.reference import LAUNCH
+from verl_checkout import FORK, write_checkout
 
 MAIN = "verl.trainer.main_ppo"
+pytestmark = pytest.mark.usefixtures("plain_terminal")
 
 
 @pytest.fixture(autouse=True)
@@ -34,12 +32,6 @@ def _inv(overrides=(), *, script="", cwd=None, entry_file=None, config_name=None
     flag = lambda v: Arg(v, Span("<case>", 1, 1)) if v else None  # noqa: E731
     return Invocation(0, MAIN, "main_ppo", "python", Span("<case>", 1, 1), args, list(args), flag(config_path),
                       flag(config_name), cwd=str(cwd) if cwd else None, script=str(script), entry_file=entry_file)
-
-
-def _rftc(*args, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    return subprocess.run([sys.executable, "-m", "rftc", *args], cwd=cwd, capture_output=True, text=True, env=env,
-                          timeout=120)
 
 
 # ---- finding the verl package ---------------------------------------------------------------------------------
@@ -104,9 +96,9 @@ def test_verl_source_names_a_folder_its_verl_or_its_src_verl(tmp_path):
         assert source.from_dir(package.parent if layout == "verl" else package.parents[1]).package == package
         assert source.from_dir(package).package == package
     assert source.from_dir(tmp_path) is None
-    proc = _rftc("lint", "--overrides", "trainer.nnodes=1", "--verl-source", str(tmp_path), cwd=tmp_path)
+    proc = rftc("lint", "--overrides", "trainer.nnodes=1", "--verl-source", str(tmp_path), cwd=tmp_path)
     assert proc.returncode == 2 and "no veRL config there" in proc.stderr
-    proc = _rftc("lint", "--overrides", "trainer.nnodes=1", "--verl-source", str(package), "--verl-version",
+    proc = rftc("lint", "--overrides", "trainer.nnodes=1", "--verl-source", str(package), "--verl-version",
                  "0.9.1", cwd=tmp_path)
     assert proc.returncode == 2 and "not both" in proc.stderr
 
@@ -321,25 +313,23 @@ def test_an_entry_module_that_names_its_config_by_a_variable_is_not_read(tmp_pat
 
 def test_a_fork_s_keys_are_reported_once_each_and_the_conversion_goes_on(tmp_path):
     write_checkout(tmp_path)
-    script = tmp_path / "run.sh"
-    script.write_text(LAUNCH + " algorithm.adv_estimator=grpo max_turns=5 retriever.topk=8\n")
-    proc = _rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
+    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo", "max_turns=5", "retriever.topk=8")
+    proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    diags = json.loads(proc.stderr[proc.stderr.find("["):])
+    diags = records(proc.stderr)
     fork = [d for d in diags if d["code"] == "RFTC327"]
     assert sorted(d["key"] for d in fork) == ["max_turns", "retriever.topk"]
     assert all(d["severity"] == "warning" and "a feature of the veRL fork at verl/," in d["message"] for d in fork)
     assert any("max_turns=5" in d["message"] for d in fork)
     assert (tmp_path / "out.yaml").is_file()
-    ledger = _rftc("convert", "run.sh", "-o", "out.yaml", "--report", "--format", "concise", cwd=tmp_path).stderr
+    ledger = rftc("convert", "run.sh", "-o", "out.yaml", "--report", "--format", "concise", cwd=tmp_path).stderr
     rows = [line for line in ledger.splitlines() if line.startswith("│ max_turns") or "│ retriever.topk" in line]
     assert len(rows) == 2 and all("reported" in r and "RFTC327" in r for r in rows), ledger[-3000:]
 
 
 def test_without_the_fork_s_config_its_keys_stay_errors(tmp_path):
-    script = tmp_path / "run.sh"
-    script.write_text(LAUNCH + " max_turns=5\n")
-    proc = _rftc("convert", "run.sh", "-o", "out.yaml", "--format", "concise", cwd=tmp_path)
+    launch(tmp_path, *LAUNCH, "max_turns=5")
+    proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "concise", cwd=tmp_path)
     assert proc.returncode == 1 and "error[RFTC203] unknown key 'max_turns'" in proc.stderr
 
 

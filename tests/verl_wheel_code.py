@@ -17,13 +17,12 @@ import enum
 import types
 import zipfile
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
 from rftc.verl import reference
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 WHEELS = ROOT / ".cache" / "verl-wheels"
 
 

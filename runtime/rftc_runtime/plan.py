@@ -89,7 +89,7 @@ class Plan:
             self._explorer_line(s),
             *self._trainer_lines(s, "veRL ppo_loss"),
             f"  precision   rollout {self.dtype}, training {self.train_dtype}" + (
-                "" if self.dtype == s.dtype else f" (config: {s.dtype}; this CPU has no native bfloat16)"),
+                "" if self.dtype == s.dtype else f" (config: {s.dtype}; {cpu_precision()[1]})"),
             f"  sync        {self.sync_method} {self._sync_cadence(s)}",
             "per step",
             f"  explore     {s.batch_size} task(s) x {a.repeat_times} response(s) = "
@@ -190,6 +190,20 @@ class Plan:
                 f"{math.ceil(self.experiences_per_step / self.trainer_ranks / role.micro_batch_size)} "
                 f"micro-batch(es) of {role.micro_batch_size}, grad clip {o.clip_grad:g}"
                 + (f"; actor updated from step {c.warmup} (critic_warmup)" if c.warmup > 1 else ""))
+
+
+CPU_BF16 = "RFTC_CPU_BF16"  # 1 or 0: on a CPU, a bfloat16 config trains in bfloat16 or in float32, whatever the CPU
+
+
+def cpu_precision() -> tuple[str, str]:
+    """(dtype, why): what a config asking for bfloat16 computes in on this CPU. bfloat16 where the CPU has it
+    natively, float32 elsewhere (emulated bfloat16 was about 2x slower); RFTC_CPU_BF16=1 or 0 decides instead."""
+    forced = os.environ.get(CPU_BF16)
+    if forced in ("0", "1"):
+        return ("bfloat16" if forced == "1" else "float32"), f"{CPU_BF16}={forced}"
+    if cpu_has_bf16():
+        return "bfloat16", "this CPU has native bfloat16"
+    return "float32", "this CPU has no native bfloat16"
 
 
 def cpu_has_bf16() -> bool:
@@ -442,7 +456,7 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
         errors.append(("RFTC509", f"the trainer's {ranks} GPU(s) are not whole nodes of {per_node}",
                        "give the trainer whole nodes (cluster.gpu_per_node, explorer.rollout_model.engine_num)",
                        "cluster.gpu_per_node"))
-    dtype = s.dtype if gpus or s.dtype != "bfloat16" or cpu_has_bf16() else "float32"
+    dtype = s.dtype if gpus or s.dtype != "bfloat16" else cpu_precision()[0]
     strategy = _strategy_checks(s, gpus, errors)
     if per_step % ranks:
         errors.append(("RFTC509", f"the trainer's {per_step} experiences per step do not split over its {ranks} "

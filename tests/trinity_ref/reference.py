@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from support.cli import convert, launch
+from support.paths import ROOT as REPO
+
 PYTHON = REPO / ".venv-trinity" / "bin" / "python"
 VALIDATE = Path(__file__).with_name("validate.py")
 SETUP = "bash scripts/setup-trinity-ref.sh"
@@ -57,25 +58,21 @@ def manifest(folder: Path) -> dict[str, dict]:
     return {str((folder / name).relative_to(REPO)): entry for name, entry in entries.items()}
 
 
-# A small main_ppo launch with the batch sizes veRL's startup checks need; the harness tests add their keys.
-LAUNCH = ("python3 -m verl.trainer.main_ppo data.train_batch_size=4 actor_rollout_ref.model.path=/models/m "
-          "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.ppo_mini_batch_size=4 "
-          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 "
-          "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 "
-          "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 "
-          "actor_rollout_ref.rollout.tensor_model_parallel_size=1 "
-          "trainer.n_gpus_per_node=2 trainer.nnodes=1 trainer.total_training_steps=2")
+# A small main_ppo launch's overrides, with the batch sizes veRL's startup checks need; the harness tests add theirs.
+LAUNCH = ("data.train_batch_size=4", "actor_rollout_ref.model.path=/models/m", "actor_rollout_ref.rollout.name=vllm",
+          "actor_rollout_ref.actor.ppo_mini_batch_size=4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1",
+          "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1",
+          "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1",
+          "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
+          "trainer.n_gpus_per_node=2", "trainer.nnodes=1", "trainer.total_training_steps=2")
 
 
 def convert_launch(folder: Path, *overrides: str, module: str = "verl.trainer.main_ppo") -> Path:
-    """`rftc convert` of LAUNCH (of ``module``) plus ``overrides`` (folder/run.sh) into folder/out.yaml; fails the
-    test on a non-zero exit."""
-    script, out = folder / "run.sh", folder / "out.yaml"
-    script.write_text(" ".join((LAUNCH.replace("verl.trainer.main_ppo", module), *overrides)) + "\n")
-    proc = subprocess.run([sys.executable, "-m", "rftc", "convert", str(script), "-o", str(out)],
-                          capture_output=True, text=True, cwd=folder)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    """`rftc convert` of LAUNCH (of ``module``) plus ``overrides`` (folder/run.sh), run from ``folder``; fails the
+    test on a non-zero exit. Returns the config written."""
+    script = launch(folder, *LAUNCH, *overrides, module=module)
+    (config,) = convert(script, out=folder / "out", cwd=folder).configs
+    return config
 
 
 def harness(name: str, *args: str, cwd: Path) -> dict:
