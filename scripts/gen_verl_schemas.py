@@ -4,7 +4,7 @@
 For each version it downloads the verl wheel (pip download --no-deps) into .cache/verl-wheels/, unpacks the
 config YAMLs into .cache/verl-ref/<version>/, composes every primary config with Hydra's compose API (once per
 choice of the `model_engine` config group; releases before 0.6 have flat YAMLs without config groups) and writes
-rftc/verl/schemas/<version>.json.gz:
+rftc/verl/releases/schemas/<version>.json.gz:
 
     {"version": "0.9.1",
      "groups": {"model_engine": ["dp", "megatron", ...], "actor": [...], ...},   # config groups on disk
@@ -34,7 +34,7 @@ VERSIONS = ("0.1", "0.2", "0.2.0.post1", "0.2.0.post2", "0.3.0.post0", "0.3.0.po
             "0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0", "0.9.1")
 WHEELS = ROOT / ".cache" / "verl-wheels"
 REF = ROOT / ".cache" / "verl-ref"
-OUT = ROOT / "rftc" / "verl" / "schemas"
+OUT = ROOT / "rftc" / "verl" / "releases" / "schemas"
 TRAINER_DIR = "verl/trainer/config"
 # Primary configs outside verl/trainer/config, by the directory that holds them.
 EXPERIMENTAL = {

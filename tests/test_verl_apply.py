@@ -3,8 +3,9 @@
 import pytest
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.verl import effective_config, invocation_from_text, schema
-from rftc.verl.resolve import InterpolationError, Resolver, parse_string
+from rftc.verl import effective_config, invocation_from_text
+from rftc.verl.overrides.resolve import InterpolationError, Resolver, parse_string
+from rftc.verl.releases import schema
 
 
 def compose(text, version="0.9.1"):
@@ -200,7 +201,7 @@ def test_a_config_dir_the_script_spells_out_says_where_it_is_set(tmp_path):
 
 def _composed(monkeypatch) -> list[str]:
     """The versions effective_config composes under, in order."""
-    from rftc.verl import compose
+    from rftc.verl.releases import compose
 
     calls: list[str] = []
     real = compose._compose

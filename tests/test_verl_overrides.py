@@ -8,7 +8,8 @@ from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg
 from rftc.verl import effective_config, invocation_from_text
-from rftc.verl.overrides import parse, split_text, sub_span
+from rftc.verl.overrides.parse import parse, sub_span
+from rftc.verl.overrides.text import split_text
 from support.paths import CORPUS, needs_corpus
 
 
@@ -94,7 +95,7 @@ def test_any_override_text_gives_diagnostics_not_exceptions(text):
 
 
 def _hydra_value(text):
-    from rftc.verl.overrides import _hydra_parse
+    from rftc.verl.overrides.grammar import _hydra_parse
 
     o = _hydra_parse(text)
     return ("add" if o.is_add() else "force_add" if o.is_force_add() else "change"), o.key_or_group, o.value()
@@ -109,7 +110,7 @@ def _same(a, b):
                                                         fullmatch=True),
        st.from_regex(r"[A-Za-z0-9_./eE-]{1,9}", fullmatch=True))
 def test_fast_path_types_values_exactly_as_hydra(prefix, key, value):
-    from rftc.verl.overrides import _simple
+    from rftc.verl.overrides.grammar import _simple
 
     text = f"{prefix}{key}={value}"
     fast = _simple(text)
@@ -121,7 +122,7 @@ def test_fast_path_types_values_exactly_as_hydra(prefix, key, value):
 def test_fast_path_agrees_with_hydra_on_the_corpus_overrides():
     import re
 
-    from rftc.verl.overrides import _simple
+    from rftc.verl.overrides.grammar import _simple
 
     words = {w for f in CORPUS.rglob("*.sh") for w in re.findall(r"^\s*(\+{0,2}[a-z_][\w.]*=\S+?)\s*\\?$",
                                                                   f.read_text(errors="replace"), re.M)}

@@ -1,6 +1,7 @@
 """The bundled veRL schemas: the composed default config of each verl version and primary config, generated
-from the verl wheels by scripts/gen_verl_schemas.py (interpolations kept as text, "???" = mandatory). A release
-that ships another one's config files is stored as {"version": ..., "same_as": ...}."""
+from the verl wheels by scripts/gen_verl_schemas.py into schemas/<version>.json.gz (interpolations kept as text,
+"???" = mandatory). A release that ships another one's config files is stored as {"version": ..., "same_as": ...}.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from rftc.verl import releases
+from rftc.verl.releases import order
 
-MISSING = "???"  # OmegaConf's mandatory-value marker
 SWITCHABLE_GROUP = "model_engine"  # the config group whose choices are bundled
 
 
@@ -48,14 +48,14 @@ class VersionSchema:
 @lru_cache(maxsize=1)
 def versions() -> tuple[str, ...]:
     """Bundled versions, newest first."""
-    names = [p.name[: -len(".json.gz")] for p in resources.files("rftc.verl").joinpath("schemas").iterdir()
+    names = [p.name[: -len(".json.gz")] for p in resources.files(__package__).joinpath("schemas").iterdir()
              if p.name.endswith(".json.gz")]
-    return tuple(sorted(names, key=releases.key, reverse=True))
+    return tuple(sorted(names, key=order.key, reverse=True))
 
 
 @lru_cache(maxsize=None)
 def load(version: str) -> VersionSchema:
-    raw = resources.files("rftc.verl").joinpath("schemas", f"{version}.json.gz").read_bytes()
+    raw = resources.files(__package__).joinpath("schemas", f"{version}.json.gz").read_bytes()
     data = json.loads(gzip.decompress(raw))
     if "same_as" in data:
         same = load(data["same_as"])

@@ -1,7 +1,8 @@
-"""The effective config of a launch that imports a veRL checkout or fork (rftc.verl.source): its own config
-folder composed by hydra-core (rftc.verl.folder), the launch's other overrides applied as on a bundled release;
-the release it is (rftc.verl.release), the keys it adds, and the values its config sets that upstream's does not
-(changed defaults, the launch's group choices), which the mapping must write as the launch's."""
+"""The effective config of a launch that imports a veRL checkout or fork (rftc.verl.checkout.find): its own config
+folder composed by hydra-core (rftc.verl.checkout.config_folder), the launch's other overrides applied as on a
+bundled release; the release it is (rftc.verl.checkout.upstream), the keys it adds, and the values its config
+sets that upstream's does not (changed defaults, the launch's group choices), which the mapping must write as the
+launch's."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from pathlib import Path
 
 from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.invocation import Invocation
-from rftc.verl import configdir, release, schema
-from rftc.verl.apply import Applied, apply, leaves, provenance_of
+from rftc.verl.checkout import upstream
+from rftc.verl.checkout.config_folder import ComposeError, FolderSchema
 from rftc.verl.effective import EffectiveConfig, Provenance
-from rftc.verl.folder import ComposeError, FolderSchema
-from rftc.verl.overrides import Override
-from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
+from rftc.verl.overrides.apply import Applied, apply, leaves, provenance_of
+from rftc.verl.overrides.parse import Override
+from rftc.verl.overrides.resolve import InterpolationError, Resolver, has_interpolation
+from rftc.verl.primary.files import layered
+from rftc.verl.releases import schema
 
 
 def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Override], group_ovs: list[Override],
@@ -41,9 +44,9 @@ def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Ove
             return None
     base_tree = base.tree if base is not None else None
     # which release the checkout is: the keys of its ppo_trainer (else of the config composed)
-    rel = release.identify(source.package, _config_keys(folder, "ppo_trainer") or schema.key_paths(base_tree or {}))
+    rel = upstream.identify(source.package, _config_keys(folder, "ppo_trainer") or schema.key_paths(base_tree or {}))
     applied = Applied({})
-    configdir.layered(applied, primary, base_tree)
+    layered(applied, primary, base_tree)
     if base is not None:
         if group_ovs:
             _chosen(applied, base_tree, folder.compose(primary.base, tuple(primary.group_choices)).tree, group_ovs)
@@ -149,7 +152,7 @@ def _config_keys(folder: FolderSchema, name: str) -> frozenset[str]:
 
 def _fork_keys(tree: dict) -> frozenset[str]:
     """The leaves of ``tree`` no upstream release's config has: the keys a fork adds."""
-    added = schema.key_paths(tree) - release.upstream_keys()
+    added = schema.key_paths(tree) - upstream.upstream_keys()
     return frozenset(k for k in added if not any(p.startswith(k + ".") for p in added))
 
 

@@ -1,8 +1,9 @@
 """A veRL checkout's own config folder, composed by hydra-core itself: the default tree of one config under
 the launch's config group choices, in the shape of a bundled schema's trees (interpolations kept as text, "???"
 for mandatory values), and the choices Hydra made. rftc then applies the launch's other overrides to it exactly
-as on a bundled release (apply.py), so the defaults list, `_self_`, groups, `@package` and every group choice
-(`actor@actor_rollout_ref.actor=my_actor`, `+group=option`, `~group`) mean what Hydra makes them mean.
+as on a bundled release (rftc.verl.overrides.apply), so the defaults list, `_self_`, groups, `@package` and every
+group choice (`actor@actor_rollout_ref.actor=my_actor`, `+group=option`, `~group`) mean what Hydra makes them
+mean.
 
 Composing costs hydra-core's import and a compose (0.2-0.6 s); the result is cached in memory and on disk
 (RFTC_CACHE_DIR, else $XDG_CACHE_HOME/rftc, else ~/.cache/rftc), keyed by the content of every YAML file Hydra
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from rftc.verl.source import CONFIG, VerlSource
+from rftc.verl.checkout.find import CONFIG, VerlSource
 
 FORMAT = 1  # bump when the cached shape changes
 # Config folders of the package that hold primary configs (the trainer's; the experimental trainers' extend it).
@@ -93,7 +94,7 @@ class FolderSchema:
         file of the group option that sets it, the primary file's own keys winning (its `_self_` comes last)."""
         from rftc.diagnostics.collector import Diagnostics
         from rftc.diagnostics.model import Span
-        from rftc.verl.configdir import load_yaml
+        from rftc.verl.primary.files import load_yaml
 
         base = self.source.package / CONFIG
         files = []
