@@ -73,10 +73,11 @@ def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation) -> tuple[dic
     tree = applied.tree
     values = _resolve_tree(resolver, tree, "", diags, applied.provenance, inv.span)
     provenance = dict(applied.provenance)
-    for key, followed in resolver.sources.items():
+    sections = {k[:i] for k in provenance for i, c in enumerate(k) if c == "."}  # keys holding set keys
+    for key in resolver.sources:
         if key in provenance:
             continue
-        origin = _origin(key, resolver, provenance, set())
+        origin = _origin(key, resolver, provenance, sections, set())
         if origin is not None:
             src_key, p = origin
             for leaf, _ in leaves(get(values, key), key):
@@ -84,16 +85,19 @@ def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation) -> tuple[dic
     return values, provenance
 
 
-def _origin(key: str, resolver: Resolver, provenance: dict, seen: set):
-    """The first user-set key an interpolated value followed, through chains of interpolations."""
+def _origin(key: str, resolver: Resolver, provenance: dict, sections: set, seen: set):
+    """The first user-set key an interpolated value followed, through chains of interpolations. A section followed
+    takes the provenance of the first key under it: ``sections`` are those holding a key the launch or its files
+    set (a derived key, added meanwhile, would be passed over all the same)."""
     for src in resolver.sources.get(key, ()):
         if src in seen:
             continue
         seen.add(src)
-        p = provenance.get(src) or next((q for k, q in provenance.items() if k.startswith(src + ".")), None)
+        p = provenance.get(src) or (next((q for k, q in provenance.items() if k.startswith(src + ".")), None)
+                                    if src in sections else None)
         if p is not None and p.kind != "derived":
             return src, p
-        found = _origin(src, resolver, provenance, seen)
+        found = _origin(src, resolver, provenance, sections, seen)
         if found:
             return found
     return None

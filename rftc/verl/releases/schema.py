@@ -65,16 +65,15 @@ def load(version: str) -> VersionSchema:
 
 def key_paths(tree: dict) -> frozenset[str]:
     """Every dotted key of a tree, containers included (for 'does this key exist in that config')."""
-    out: set[str] = set()
-
-    def walk(node, prefix):
-        if isinstance(node, dict):
-            for k, v in node.items():
-                p = f"{prefix}.{k}" if prefix else str(k)
-                out.add(p)
-                walk(v, p)
-
-    walk(tree, "")
+    out: list[str] = []
+    stack = [(tree, "")] if isinstance(tree, dict) else []
+    while stack:
+        node, prefix = stack.pop()
+        for k, v in node.items():
+            p = f"{prefix}.{k}" if prefix else str(k)
+            out.append(p)
+            if isinstance(v, dict):
+                stack.append((v, p))
     return frozenset(out)
 
 
