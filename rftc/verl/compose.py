@@ -8,8 +8,7 @@ from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
 from rftc.dotted import get
 from rftc.shell.invocation import Invocation
-from rftc.verl.checkout import compose as on_checkout, find
-from rftc.verl.checkout.config_folder import FolderSchema
+from rftc.verl.checkout import find
 from rftc.verl.checkout.find import VerlSource
 from rftc.verl.effective import EffectiveConfig, Provenance
 from rftc.verl.overrides.apply import Applied, leaves
@@ -37,13 +36,16 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
         return None
     if source is None and verl_version is None:
         source = find.find(inv)
-    folder = FolderSchema.of(source) if isinstance(source, VerlSource) else None
-    if folder is not None:
+    folder = None
+    if isinstance(source, VerlSource):
+        from rftc.verl.checkout import compose as on_checkout  # with hydra-core's compose, cached: only for a checkout
+        from rftc.verl.checkout.config_folder import FolderSchema
+
+        folder = FolderSchema.of(source)
         names, groups = set(folder.configs), folder.groups
         primary = locate(inv, names, diags, root=source.root, where=source.display(), any_group=True)
     else:
-        names = set().union(*(schema.load(v).configs for v in bundled_versions))
-        groups = set().union(*(schema.load(v).groups for v in bundled_versions))
+        names, groups = schema.all_config_names(), schema.all_group_names()
         primary = locate(inv, names, diags)
     config_ovs, group_ovs = parse_launch(inv.overrides, groups, diags)
     if primary is None:

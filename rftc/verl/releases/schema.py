@@ -1,6 +1,7 @@
 """The bundled veRL schemas: the composed default config of each verl version and primary config, generated
 from the verl wheels by scripts/gen_verl_schemas.py into schemas/<version>.json.gz (interpolations kept as text,
 "???" = mandatory). A release that ships another one's config files is stored as {"version": ..., "same_as": ...}.
+schemas/index.json lists each release's config names and config groups.
 """
 
 from __future__ import annotations
@@ -51,6 +52,21 @@ def versions() -> tuple[str, ...]:
     names = [p.name[: -len(".json.gz")] for p in resources.files(__package__).joinpath("schemas").iterdir()
              if p.name.endswith(".json.gz")]
     return tuple(sorted(names, key=order.key, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict:
+    return json.loads(resources.files(__package__).joinpath("schemas", "index.json").read_text())
+
+
+def all_config_names() -> frozenset[str]:
+    """The config names of every bundled release (from schemas/index.json: no release's trees are read)."""
+    return frozenset().union(*(entry["configs"] for entry in _index().values()))
+
+
+def all_group_names() -> frozenset[str]:
+    """The config group names of every bundled release (from schemas/index.json)."""
+    return frozenset().union(*(entry["groups"] for entry in _index().values()))
 
 
 @lru_cache(maxsize=None)
