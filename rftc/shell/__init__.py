@@ -57,9 +57,9 @@ def analyze(text: str, filename: str, *, env: dict[str, str] | None = None, use_
 
 def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult) -> None:
     from rftc.shell.evaluate import Evaluator, Shared, State, Exit, report_break, script_variables
-    from rftc.shell.expand import Field, Seg
     from rftc.shell.parser import parse
     from rftc.shell import slurm
+    from rftc.shell.values import Field, Seg
 
     diags = result.diagnostics
     parsed = parse(text, filename, diags, partial=True)

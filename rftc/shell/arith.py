@@ -4,7 +4,7 @@ whose value is not known statically makes the whole result unknown."""
 
 from __future__ import annotations
 
-from rftc.shell.expand import Unknown
+from rftc.shell.values import Unknown
 
 
 class ArithUnknown(Exception):

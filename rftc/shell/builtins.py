@@ -12,9 +12,9 @@ from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
 from rftc.shell.arith import expr, parse_int
 from rftc.shell.conditions import test_words
-from rftc.shell.expand import Field, Seg, Unknown, anchored, env_knob, notes_of
 from rftc.shell.notes import Choice
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, Break, Continue, Exit, Return
+from rftc.shell.values import Field, Seg, Unknown, anchored, env_knob, notes_of
 
 _DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": "RFTC_NPROC",
             "hostname": "HOSTNAME"}

@@ -10,7 +10,7 @@ import os
 import re
 
 from rftc.shell.arith import parse_int
-from rftc.shell.expand import Unknown
+from rftc.shell.values import Unknown
 
 _UNARY = {"-n", "-z", "-f", "-d", "-e", "-r", "-w", "-x", "-s", "-L", "-h", "-v"}
 _BINARY = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">", "-nt", "-ot"}

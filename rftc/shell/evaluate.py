@@ -36,12 +36,13 @@ from dataclasses import replace
 from rftc.diagnostics.model import Span
 from rftc.shell import filters, launches
 from rftc.shell.arith import ArithError, ArithUnknown, evaluate as arith_eval, parse_int
-from rftc.shell.expand import Expander, Field, Seg, Unknown, anchored, arith_expr, cut, node_span, tok_span
+from rftc.shell.expand import Expander, arith_expr, node_span, tok_span
 from rftc.shell.builtins import BUILTINS, Builtins, date_format, redirect_targets, to_devnull
 from rftc.shell.explore import Explorer, ordinal
 from rftc.shell.notes import Choice, Taint
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_VALUE, MAX_WHILE, Break, Continue, Exit, \
     Code, Return, Shared, State, Var
+from rftc.shell.values import Field, Seg, Unknown, anchored, cut
 
 
 class Evaluator(Builtins, Explorer):

@@ -33,9 +33,10 @@ from typing import Callable
 
 from rftc.diagnostics.model import Span
 from rftc.shell.conditions import test_words
-from rftc.shell.expand import Seg, Unknown, defaulted, env_knob, node_span, notes_of
+from rftc.shell.expand import node_span
 from rftc.shell.notes import Choice, Default, Taint
 from rftc.shell.state import MAX_BRANCHES, Break, Continue, Exit, Return, State, Var
+from rftc.shell.values import Seg, Unknown, defaulted, env_knob, notes_of
 
 _MAX_COMBINATIONS = 16  # values tried for the choices in one condition
 

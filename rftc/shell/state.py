@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from rftc.diagnostics.collector import Diagnostics
 
 from rftc.diagnostics.model import Span
-from rftc.shell.expand import Field, Seg
+from rftc.shell.values import Field, Seg
 from rftc.shell.invocation import Invocation
 
 MAX_ITERATIONS = 1000  # loop iterations per script
