@@ -51,6 +51,11 @@ class Seg:
     fixed: Span | None = None  # an argument given on rftc's command line ("$@")
     notes: tuple = ()  # choices made for what only the running machine decides (rftc.shell.notes)
 
+    @classmethod
+    def at(cls, text: str, span: Span, **kw) -> "Seg":
+        """A piece that stands at ``span`` (not character for character)."""
+        return cls(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col, **kw)
+
     def span(self) -> Span:
         return self.fixed or Span(self.file, self.line, self.col, self.end_line, self.end_col)
 
@@ -85,6 +90,33 @@ def anchored(segs: list[Seg], span: Span, via: tuple = ()) -> list[Seg]:
                     end_col=span.end_col or span.col + 1, exact=False, via=via + s.via) for s in segs]
 
 
+def marked(segs: list[Seg], via: tuple, span: Span, in_dq: bool, anchor: bool) -> list[Seg]:
+    """Pieces of a variable's value as they appear at an expansion. When storing (``anchor``) a value
+    without blanks, anchor it at this expansion: its text reads as written here."""
+    if anchor and not any(c in s.text for s in segs for c in " \t\n"):
+        return [replace(s, quoted=in_dq) for s in anchored(segs, span, via)]
+    return [replace(s, quoted=in_dq, via=via + s.via) for s in segs]
+
+
+def text_of(segs) -> str:
+    return "".join(s.text for s in segs)
+
+
+def unknowns_of(segs) -> tuple:
+    out: list = []
+    for s in segs:
+        out += [u for u in s.unknowns if u not in out]
+    return tuple(out)
+
+
+def notes_of(segs) -> tuple:
+    out: list = []
+    for s in segs:
+        if s is not BREAK:
+            out += [n for n in s.notes if n not in out]
+    return tuple(out)
+
+
 @dataclass
 class Field:
     """One word after expansion and splitting."""
@@ -95,7 +127,7 @@ class Field:
 
     @property
     def text(self) -> str:
-        return "".join(s.text for s in self.segs)
+        return text_of(self.segs)
 
     @property
     def symbolic(self) -> bool:
@@ -103,10 +135,7 @@ class Field:
 
     @property
     def unknowns(self) -> list[Unknown]:
-        out = []
-        for s in self.segs:
-            out += [u for u in s.unknowns if u not in out]
-        return out
+        return list(unknowns_of(self.segs))
 
     @property
     def written(self) -> str:
@@ -138,14 +167,6 @@ class Field:
         return first.span()
 
 
-def notes_of(segs) -> tuple:
-    out: list = []
-    for s in segs:
-        if s is not BREAK:
-            out += [n for n in s.notes if n not in out]
-    return tuple(out)
-
-
 def defaulted(name: str, segs: list, span: Span, in_dq: bool) -> list:
     """The default of ${NAME:-word} for a NAME the environment may set: notes say so, and a choice in the default
     is set by --env NAME."""
@@ -157,5 +178,4 @@ def defaulted(name: str, segs: list, span: Span, in_dq: bool) -> list:
             continue
         notes = tuple(replace(n, knob=name) if isinstance(n, Choice) else n for n in s.notes)
         out.append(replace(s, notes=notes + (note,)))
-    return out or [Seg("", span.file, span.line, span.col, span.last_line, span.end_col or span.col, quoted=in_dq,
-                       notes=(note,))]
+    return out or [Seg.at("", span, quoted=in_dq, notes=(note,))]
