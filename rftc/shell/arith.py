@@ -8,8 +8,8 @@ import re
 
 from rftc.diagnostics.model import Span
 from rftc.shell.syntax import (
-    Arith, ArithAssign, ArithBinary, ArithCond, ArithGroup, ArithIncrement, ArithIndex, ArithName, ArithSeq, ArithUnary,
-    Deferred, Number, Var,
+    Arith, ArithAssign, ArithBinary, ArithCond, ArithGroup, ArithIncrement, ArithIndex, ArithName, ArithUnary, Deferred,
+    Number, Var,
 )
 from rftc.shell.values import Seg, Unknown, text_of
 
@@ -113,6 +113,9 @@ class Arithmetic:
             case ArithName():
                 return self.int_var(node.name, node.span)
             case ArithBinary():
+                if node.op == ",":  # both evaluated, the value is the second's
+                    self.value(node.left)
+                    return self.value(node.right)
                 if node.op == "&&":
                     return int(bool(self.value(node.left)) and bool(self.value(node.right)))
                 if node.op == "||":
@@ -120,9 +123,6 @@ class Arithmetic:
                 return _wrap(_BIN[node.op](self.value(node.left), self.value(node.right)))
             case ArithIndex():  # a[i]
                 return self.int_element(node.array.name, self.value(node.index), node.array.span)
-            case ArithSeq():  # a, b: both evaluated, the value is b's
-                self.value(node.first)
-                return self.value(node.second)
             case ArithUnary():
                 v = self.value(node.operand)
                 return -v if node.op == "-" else v if node.op == "+" else int(not v) if node.op == "!" else ~v
@@ -231,8 +231,6 @@ def names(node) -> list[str]:
             return names(node.left) + names(node.right)
         case ArithCond():
             return names(node.test) + names(node.then) + names(node.otherwise)
-        case ArithSeq():
-            return names(node.first) + names(node.second)
         case ArithGroup():
             return names(node.expr)
     return []

@@ -10,7 +10,7 @@ import os
 import re
 
 from rftc.shell.arith import parse_int
-from rftc.shell.syntax import Cond, CondAnd, CondGroup, CondNot, CondOr, CondTest
+from rftc.shell.syntax import Cond, CondBinary, CondGroup, CondNot, CondTest
 from rftc.shell.values import Unknown
 
 _UNARY = {"-n", "-z", "-f", "-d", "-e", "-r", "-w", "-x", "-s", "-L", "-h", "-v"}
@@ -122,7 +122,7 @@ def cond_words(node: Cond):
             yield from node.words
         case CondNot():
             yield from cond_words(node.operand)
-        case CondAnd() | CondOr():
+        case CondBinary():
             yield from cond_words(node.left)
             yield from cond_words(node.right)
         case CondGroup():
@@ -136,8 +136,8 @@ def cond_value(node: Cond, texts, ev, span) -> bool:
             return test_words(node.args(texts), ev, extended=True, span=span)
         case CondNot():
             return not cond_value(node.operand, texts, ev, span)
-        case CondAnd() | CondOr():
+        case CondBinary():
             left = cond_value(node.left, texts, ev, span)
             right = cond_value(node.right, texts, ev, span)  # both read: the texts are consumed in order
-            return (left and right) if isinstance(node, CondAnd) else (left or right)
+            return (left and right) if node.op == "&&" else (left or right)
     return cond_value(node.expr, texts, ev, span)  # ( ... )

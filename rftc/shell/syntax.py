@@ -7,84 +7,95 @@ bash rejects at run time) is a :class:`Deferred` node, where the parser set it a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from rftc.diagnostics.model import Span
 
-_node = dataclass(frozen=True, slots=True)
+
+class Node:
+    """A node of the tree. Nodes compare by identity (each is a place in the script); their classes are made with
+    ``_node``, which leaves out the comparison and repr methods dataclass would write for each of them (that writing
+    is most of the time a cold `rftc convert` spends importing the shell stage) and takes the repr from here."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in fields(self))})"
+
+
+_node = dataclass(frozen=True, eq=False, repr=False)
 
 
 # ------------------------------------------------------------------ word parts written as one token
 @_node
-class Text:
-    """A part of a word written as one token; ``text`` is as written (quotes and escapes included)."""
+class Text(Node):
+    """A part of a word written as one token; ``text`` is as written (quotes and escapes included). Its kinds below
+    are its subclasses."""
 
     text: str
     span: Span
 
 
-@_node
 class Lit(Text):
     """Unquoted text."""
 
 
-@_node
+
 class Cont(Text):
     """A backslash-newline inside a word: it joins the word's halves."""
 
 
-@_node
+
 class Single(Text):
     """'...'"""
 
 
-@_node
+
 class Ansi(Text):
     """$'...'"""
 
 
-@_node
+
 class Dollar(Text):
     """A lone `$`: literal."""
 
 
-@_node
+
 class Var(Text):
     """$NAME, $1, $@ ..."""
+
 
     @property
     def name(self) -> str:
         return self.text[1:]
 
 
-@_node
 class Backtick(Text):
     """`...`: a command substitution whose body is parsed when it runs."""
 
 
-@_node
+
 class DqText(Text):
     """Text inside double quotes."""
 
 
-@_node
+
 class OperandText(Text):
     """Text of the operand of ``${V:-operand}`` (blanks are literal there)."""
 
 
-@_node
+
 class PatternText(Text):
     """Text of the pattern of ``${V/pattern/replacement}``."""
 
 
-@_node
+
 class RegexText(Text):
     """Text of the regular expression right of `=~` in ``[[ ]]`` (its escapes are the expression's)."""
 
 
+
 # ------------------------------------------------------------------ word parts with structure
 @_node
-class Deferred:
+class Deferred(Node):
     """What bash reads only when it runs it and rejects there: a ``${...}`` ("subst", bad substitution) or an
     arithmetic expression ("arith"); ``text`` is what is inside the brackets."""
 
@@ -94,13 +105,15 @@ class Deferred:
 
 
 @_node
-class DoubleQuoted:
+class DoubleQuoted(Node):
+    """Double quotes: "..." """
+
     parts: tuple[Part, ...]
     span: Span
 
 
 @_node
-class Param:
+class Param(Node):
     """``${#?NAME[index]? op operand}`` and its forms (see grammar/launch.lark)."""
 
     name: str
@@ -120,7 +133,7 @@ class Param:
 
 
 @_node
-class CommandSub:
+class CommandSub(Node):
     """$( ... )"""
 
     body: CommandList | None
@@ -128,7 +141,7 @@ class CommandSub:
 
 
 @_node
-class ArithSub:
+class ArithSub(Node):
     """$(( ... ))"""
 
     expr: Arith | Deferred | None  # None when empty
@@ -136,7 +149,7 @@ class ArithSub:
 
 
 @_node
-class ProcessSub:
+class ProcessSub(Node):
     """<( ... ) >( ... )"""
 
     body: CommandList | None
@@ -147,7 +160,7 @@ Part = Text | Deferred | DoubleQuoted | Param | CommandSub | ArithSub | ProcessS
 
 
 @_node
-class Word:
+class Word(Node):
     """Parts written without blanks between them (also the operand and pattern of ``${...}``)."""
 
     parts: tuple[Part, ...]
@@ -156,19 +169,23 @@ class Word:
 
 # ------------------------------------------------------------------ arithmetic
 @_node
-class Number:
+class Number(Node):
+    """An integer as written: 42, 0x1f, 8#17."""
+
     text: str  # as written, blanks after it included
     span: Span
 
 
 @_node
-class ArithName:
+class ArithName(Node):
+    """A variable read or set by name."""
+
     name: str
     span: Span  # the name and the blanks after it
 
 
 @_node
-class ArithIndex:
+class ArithIndex(Node):
     """a[i]"""
 
     array: ArithName
@@ -177,7 +194,7 @@ class ArithIndex:
 
 
 @_node
-class ArithAssign:
+class ArithAssign(Node):
     """a = b, a += b ..."""
 
     target: ArithName
@@ -187,7 +204,7 @@ class ArithAssign:
 
 
 @_node
-class ArithIncrement:
+class ArithIncrement(Node):
     """a++ a-- ++a --a"""
 
     target: ArithName
@@ -197,14 +214,18 @@ class ArithIncrement:
 
 
 @_node
-class ArithUnary:
+class ArithUnary(Node):
+    """-a +a !a ~a"""
+
     op: str  # - + ! ~
     operand: Arith
     span: Span
 
 
 @_node
-class ArithBinary:
+class ArithBinary(Node):
+    """a + b, a && b, a < b ..., and a, b (both evaluated, the value is b's)"""
+
     op: str
     left: Arith
     right: Arith
@@ -212,7 +233,7 @@ class ArithBinary:
 
 
 @_node
-class ArithCond:
+class ArithCond(Node):
     """a ? b : c"""
 
     test: Arith
@@ -222,16 +243,7 @@ class ArithCond:
 
 
 @_node
-class ArithSeq:
-    """a, b"""
-
-    first: Arith
-    second: Arith
-    span: Span
-
-
-@_node
-class ArithGroup:
+class ArithGroup(Node):
     """( a )"""
 
     expr: Arith
@@ -240,12 +252,12 @@ class ArithGroup:
 
 # $v, ${...} and $(...) are operands too (Var, Param, CommandSub, or Deferred where bash rejects a ${...})
 Arith = (Number | ArithName | ArithIndex | ArithAssign | ArithIncrement | ArithUnary | ArithBinary | ArithCond
-         | ArithSeq | ArithGroup | Var | Param | CommandSub | Deferred)
+         | ArithGroup | Var | Param | CommandSub | Deferred)
 
 
 # ------------------------------------------------------------------ [[ ]]
 @_node
-class CondTest:
+class CondTest(Node):
     """A test: a word, a unary operator and its word, or two words around a binary operator."""
 
     op: str | None
@@ -262,37 +274,37 @@ class CondTest:
 
 
 @_node
-class CondNot:
+class CondNot(Node):
+    """! expr"""
+
     operand: Cond
     span: Span
 
 
 @_node
-class CondAnd:
+class CondBinary(Node):
+    """expr && expr, expr || expr"""
+
+    op: str
     left: Cond
     right: Cond
     span: Span
 
 
 @_node
-class CondOr:
-    left: Cond
-    right: Cond
-    span: Span
+class CondGroup(Node):
+    """( expr )"""
 
-
-@_node
-class CondGroup:
     expr: Cond
     span: Span
 
 
-Cond = CondTest | CondNot | CondAnd | CondOr | CondGroup
+Cond = CondTest | CondNot | CondBinary | CondGroup
 
 
 # ------------------------------------------------------------------ assignments and redirections
 @_node
-class Assignment:
+class Assignment(Node):
     """NAME=value, NAME+=value, NAME[index]=value"""
 
     name: str
@@ -303,7 +315,7 @@ class Assignment:
 
 
 @_node
-class ArrayAssignment:
+class ArrayAssignment(Node):
     """NAME=( items ), NAME+=( items )"""
 
     name: str
@@ -313,7 +325,7 @@ class ArrayAssignment:
 
 
 @_node
-class Redirect:
+class Redirect(Node):
     """> < >> 2>&1 &> ... and its target."""
 
     op: str  # as written, with the blanks around it
@@ -322,14 +334,14 @@ class Redirect:
 
 
 @_node
-class HereDoc:
+class HereDoc(Node):
     """<<EOF (the body is data, blanked out before parsing)."""
 
     span: Span
 
 
 @_node
-class HereString:
+class HereString(Node):
     """<<< word"""
 
     word: Word
@@ -341,7 +353,9 @@ Redirection = Redirect | HereDoc | HereString
 
 # ------------------------------------------------------------------ commands
 @_node
-class SimpleCommand:
+class SimpleCommand(Node):
+    """Assignments, words and redirections: `A=1 cmd arg >log`."""
+
     assignments: tuple[Assignment | ArrayAssignment, ...]
     words: tuple[Word, ...]
     redirects: tuple[Redirection, ...]
@@ -349,7 +363,7 @@ class SimpleCommand:
 
 
 @_node
-class DeclCommand:
+class DeclCommand(Node):
     """export / local / readonly / declare / typeset"""
 
     keyword: str
@@ -359,14 +373,16 @@ class DeclCommand:
 
 
 @_node
-class FunctionDef:
+class FunctionDef(Node):
+    """name() compound, function name compound"""
+
     name: str
     body: Compound
     span: Span
 
 
 @_node
-class Compound:
+class Compound(Node):
     """A compound command with the redirections after it."""
 
     command: CompoundCommand
@@ -375,26 +391,34 @@ class Compound:
 
 
 @_node
-class BraceGroup:
+class BraceGroup(Node):
+    """{ list; }"""
+
     body: CommandList
     span: Span
 
 
 @_node
-class Subshell:
+class Subshell(Node):
+    """( list )"""
+
     body: CommandList
     span: Span
 
 
 @_node
-class Elif:
+class Elif(Node):
+    """elif list; then list"""
+
     condition: CommandList
     body: CommandList
     span: Span
 
 
 @_node
-class If:
+class If(Node):
+    """if list; then list; elif ...; else list; fi"""
+
     condition: CommandList
     then: CommandList
     elifs: tuple[Elif, ...]
@@ -403,7 +427,9 @@ class If:
 
 
 @_node
-class For:
+class For(Node):
+    """for name in words; do list; done"""
+
     name: str
     words: tuple[Word, ...] | None  # None without `in` (the positional parameters)
     body: CommandList
@@ -411,7 +437,9 @@ class For:
 
 
 @_node
-class Select:
+class Select(Node):
+    """select name in words; do list; done"""
+
     name: str
     words: tuple[Word, ...] | None
     body: CommandList
@@ -419,7 +447,7 @@ class Select:
 
 
 @_node
-class ArithFor:
+class ArithFor(Node):
     """for (( init; test; step ))"""
 
     init: Arith | None
@@ -431,7 +459,9 @@ class ArithFor:
 
 
 @_node
-class While:
+class While(Node):
+    """while list; do list; done (until: `until`)"""
+
     until: bool
     condition: CommandList
     body: CommandList
@@ -439,21 +469,25 @@ class While:
 
 
 @_node
-class CaseItem:
+class CaseItem(Node):
+    """pattern | pattern) list ;;"""
+
     patterns: tuple[Word, ...]
     body: CommandList | None
     span: Span
 
 
 @_node
-class Case:
+class Case(Node):
+    """case word in items esac"""
+
     word: Word
     items: tuple[CaseItem, ...]
     span: Span
 
 
 @_node
-class DBracket:
+class DBracket(Node):
     """[[ ... ]]"""
 
     expr: Cond | None
@@ -461,7 +495,7 @@ class DBracket:
 
 
 @_node
-class ArithCommand:
+class ArithCommand(Node):
     """(( ... ))"""
 
     expr: Arith | Deferred | None
@@ -473,14 +507,16 @@ Command = SimpleCommand | DeclCommand | FunctionDef | Compound
 
 
 @_node
-class Pipeline:
+class Pipeline(Node):
+    """cmd | cmd, ! cmd"""
+
     commands: tuple[Command, ...]
     negated: bool  # `! cmd`
     span: Span
 
 
 @_node
-class AndOr:
+class AndOr(Node):
     """p1 && p2 || p3: ``operators[k]`` ("&&" or "||") stands between ``pipelines[k]`` and ``pipelines[k + 1]``."""
 
     pipelines: tuple[Pipeline, ...]
@@ -489,7 +525,7 @@ class AndOr:
 
 
 @_node
-class CommandList:
+class CommandList(Node):
     """Commands separated by ; & or newlines (a background job runs like any other)."""
 
     items: tuple[Pipeline | AndOr, ...]
@@ -497,6 +533,8 @@ class CommandList:
 
 
 @_node
-class Script:
+class Script(Node):
+    """A file's commands."""
+
     body: CommandList | None
     assigned: frozenset[str]  # every name an assignment or a for loop in it sets

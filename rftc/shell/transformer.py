@@ -16,8 +16,8 @@ from lark import Token
 from rftc.diagnostics.model import Span
 from rftc.shell.syntax import (
     Ansi, AndOr, ArithAssign, ArithBinary, ArithCommand, ArithCond, ArithFor, ArithGroup, ArithIncrement, ArithIndex,
-    ArithName, ArithSeq, ArithSub, ArithUnary, ArrayAssignment, Assignment, Backtick, BraceGroup, Case, CaseItem,
-    CommandList, CommandSub, Compound, CondAnd, CondGroup, CondNot, CondOr, CondTest, Cont, DBracket, DeclCommand,
+    ArithName, ArithSub, ArithUnary, ArrayAssignment, Assignment, Backtick, BraceGroup, Case, CaseItem,
+    CommandList, CommandSub, Compound, CondBinary, CondGroup, CondNot, CondTest, Cont, DBracket, DeclCommand,
     Deferred, Dollar, DoubleQuoted, DqText, Elif, For, FunctionDef, HereDoc, HereString, If, Lit, Number,
     OperandText, Param, PatternText, Pipeline, ProcessSub, Redirect, RegexText, Script, Select, SimpleCommand, Single,
     Subshell, Var, While, Word,
@@ -202,10 +202,9 @@ class ToSyntax:
         return DBracket(ch[1] if len(ch) == 3 else None, _span(ch))
 
     def cond_or(self, ch):
-        return CondOr(ch[0], ch[2], _span(ch))
+        return CondBinary(ch[1].value.strip(), ch[0], ch[2], _span(ch))
 
-    def cond_and(self, ch):
-        return CondAnd(ch[0], ch[2], _span(ch))
+    cond_and = cond_or
 
     def cond_negate(self, ch):
         return CondNot(ch[1], _span(ch))
@@ -259,11 +258,10 @@ class ToSyntax:
     def a_index(self, ch):
         return ArithIndex(self.a_name(ch[:1]), _part(ch[2]), _span(ch))
 
-    def a_seq(self, ch):
-        return ArithSeq(_part(ch[0]), _part(ch[2]), _span(ch))
-
     def a_bin(self, ch):
         return ArithBinary(ch[1].value.strip(), _part(ch[0]), _part(ch[2]), _span(ch))
+
+    a_seq = a_bin
 
     def a_neg(self, ch):
         return ArithUnary(ch[0].value.strip(), _part(ch[1]), _span(ch))
