@@ -171,16 +171,15 @@ class ToSyntax:
 
     def arith_for(self, ch):
         slots: list = [None, None, None]  # FOR (( init ; test ; step )) ... DO list DONE
-        k = 0
-        for c in ch[2:]:
-            if isinstance(c, Token) and c.type == "A_SEMI":
+        k, at = 0, 2
+        while not (isinstance(ch[at], Token) and ch[at].type == "RPAREN"):
+            if isinstance(ch[at], Token) and ch[at].type == "A_SEMI":
                 k += 1
-            elif isinstance(c, Token) and c.type == "RPAREN":
-                break
             else:
-                slots[k] = _part(c)
-        span = _span(ch)
-        return ArithFor(*slots, ch[-2], _deferred("arith", ch[1], span), span)
+                slots[k] = _part(ch[at])
+            at += 1
+        header = _span(ch[1:at + 2])  # (( ... ))
+        return ArithFor(*slots, ch[-2], _deferred("arith", ch[1], header), _span(ch))
 
     def while_cmd(self, ch):
         return While(ch[0].type == "UNTIL", ch[1], ch[3], _span(ch))
