@@ -1,6 +1,10 @@
 """`rftc check` speed: the median cold start on a typical config (a fresh process each time, against a bare
-`python -c pass` measured in the same run), and the time to check 500 configs in one process (500 small edits of
-the guide's two examples: valid ones, failing ones, traps), both through the CLI and through the library call.
+`python -c pass` and against the imports any check on a pydantic IR pays, measured in the same run), and the time
+to check 500 configs in one process (500 small edits of the guide's two examples: valid ones, failing ones, traps),
+both through the CLI and through the library call.
+
+A cold start reads rftc's compiled bytecode, as an installed package does (the script compiles it first: a checkout
+run with PYTHONDONTWRITEBYTECODE set would otherwise compile every module in every run).
 
     .venv/bin/python bench/bench_check.py [--runs N] [--configs N]
 
@@ -29,18 +33,39 @@ EDITS = [("  batch_size: 256", "  batch_size: lots"), ("  repeat_times: 8", "  r
          ("  sync_style: fixed", "  sync_style: dynamic_by_explorer"), ("", "")]
 
 
-def cold_start(config: Path = TYPICAL, runs: int = 7) -> dict[str, tuple[float, float]]:
-    """Median (wall, CPU) seconds of `rftc check CONFIG` and of `python -c pass`, interleaved runs. CPU is the
-    child's user + sys time, which other load on a shared machine disturbs less than wall time."""
-    commands = {"python -c pass": [sys.executable, "-c", "pass"],
-                "rftc check": [sys.executable, "-m", "rftc", "check", "--format", "concise", "--no-path-checks",
-                               str(config)]}
+# what any check on a pydantic IR imports before it does anything: PyYAML, pydantic and one model (its schema
+# machinery, and importlib.metadata, which pydantic's plugin loader imports whatever PYDANTIC_DISABLE_PLUGINS says)
+FLOOR = "import yaml\nfrom pydantic import BaseModel\nclass A(BaseModel):\n    x: int = 1\n"
+
+
+def compile_bytecode(tree: Path) -> None:
+    """Write the bytecode of the rftc package in ``tree`` (a checkout's root), as `pip install` does."""
+    import compileall
+
+    compileall.compile_dir(tree / "rftc", quiet=1)
+
+
+def cold_start(config: Path = TYPICAL, runs: int = 7, baseline: tuple[str, Path] | None = None
+               ) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) seconds of `python -c pass`, of FLOOR, of `rftc check CONFIG` and, given a ``baseline``
+    (a name and a tree holding another revision's rftc package), of that revision's `rftc check CONFIG`;
+    interleaved runs. CPU is the child's user + sys time, which other load on a shared machine disturbs less than
+    wall time."""
+    check = [sys.executable, "-m", "rftc", "check", "--format", "concise", "--no-path-checks", str(config)]
+    commands = {"python -c pass": ([sys.executable, "-c", "pass"], None),
+                "pydantic + yaml": ([sys.executable, "-c", FLOOR], None), "rftc check": (check, ROOT)}
+    if baseline:
+        name, tree = baseline
+        commands[f"rftc check ({name})"] = (check, tree)
+    for _, tree in commands.values():
+        if tree:
+            compile_bytecode(tree)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(runs):
-        for name, cmd in commands.items():
+        for name, (cmd, tree) in commands.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, cwd=ROOT)
+            proc = subprocess.run(cmd, capture_output=True, cwd=tree or ROOT)  # `python -m` imports from its cwd
             wall = time.perf_counter() - start
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             samples[name].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
@@ -96,8 +121,9 @@ def main() -> int:
     print(f"cold start, {TYPICAL.relative_to(ROOT)}, median of {args.runs} interleaved runs (wall / CPU):")
     for name, (wall, cpu) in cold.items():
         print(f"  {name:16s} {wall * 1000:7.0f} ms {cpu * 1000:7.0f} ms")
-    extra = [(cold["rftc check"][i] - cold["python -c pass"][i]) * 1000 for i in (0, 1)]
-    print(f"  rftc check costs {extra[0]:.0f} ms wall, {extra[1]:.0f} ms CPU over a bare interpreter")
+    for floor in ("python -c pass", "pydantic + yaml"):
+        extra = [(cold["rftc check"][i] - cold[floor][i]) * 1000 for i in (0, 1)]
+        print(f"  rftc check costs {extra[0]:.0f} ms wall, {extra[1]:.0f} ms CPU over {floor}")
     m = many(args.configs)
     print(f"{args.configs} configs in one process:")
     print(f"  rftc check DIR   {m['cli']:7.2f} s  ({m['cli'] / args.configs * 1000:.1f} ms per config, start-up "

@@ -25,3 +25,21 @@ def test_check_imports_no_heavy_modules():
     loaded = set(result["modules"])
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
     assert "pydantic" in loaded and "yaml" in loaded  # the check really ran
+
+
+def test_ir_models_build_without_signature_inspection():
+    """Pydantic inspects the signature of every default factory and of every BeforeValidator's function when it
+    builds a model: a model class's whole signature, the tokenizer's patterns for a builtin such as ``list``. The
+    IR's defaults are plain functions (rftc.trinity.types.fresh) and its conversions carry no BeforeValidator."""
+    import inspect
+
+    from pydantic import BaseModel, BeforeValidator
+
+    from rftc.trinity import schema
+
+    models = [c for c in vars(schema).values() if isinstance(c, type) and issubclass(c, BaseModel)]
+    assert schema.TrinityConfig in models
+    for cls in models:
+        for name, f in cls.model_fields.items():
+            assert f.default_factory is None or inspect.isfunction(f.default_factory), (cls.__name__, name)
+            assert not any(isinstance(m, BeforeValidator) for m in f.metadata), (cls.__name__, name)

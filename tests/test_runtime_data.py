@@ -163,8 +163,9 @@ def test_a_resumed_run_replaces_the_records_of_steps_it_does_again(tmp_path):
     assert [(r["step"], r["a"]) for r in records] == [(1, 1), (2, 20), (3, 30)]
 
 
-def test_the_run_summary_names_the_first_example_of_each_problem(monkeypatch, capsys):
+def test_the_run_summary_names_the_first_example_of_each_problem(monkeypatch, capsys, tmp_path):
     import argparse
+    import types
 
     from rftc.commands import run as run_cmd
     from rftc_runtime import driver
@@ -173,8 +174,12 @@ def test_the_run_summary_names_the_first_example_of_each_problem(monkeypatch, ca
                               counts={"reward_fn_errors": 3, "empty_responses": 0, "truncated_responses": 1},
                               examples={"reward_fn_errors": "ValueError: no number"})
     monkeypatch.setattr(driver, "run", lambda settings, **kw: result)
-    assert run_cmd._train(None, argparse.Namespace(address=None, no_live=True, max_steps=None)) == 0
-    err = capsys.readouterr().err.splitlines()
+    (tmp_path / "run.log").write_text("ray's notices\n")
+    settings = types.SimpleNamespace(stages=(), checkpoint_job_dir=str(tmp_path))
+    assert run_cmd._train(settings, argparse.Namespace(address=None, no_live=True, max_steps=None)) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1] == f"log:         {tmp_path / 'run.log'}"
+    err = err.splitlines()
     assert err == ["warning[RFTC502]: 3 reward fn errors during the run (see /ckpt/monitor/metrics.jsonl); "
                    "first: ValueError: no number",
                    "warning[RFTC504]: 1 truncated responses during the run (see /ckpt/monitor/metrics.jsonl)"]

@@ -188,5 +188,6 @@ def _train(settings, args) -> int:
     stages = f" (last stage; {result.skipped_stages} finished earlier and skipped)" if result.skipped_stages else ""
     print(f"done: {result.steps} step(s) in {result.seconds:.0f}s{stages}; mean reward first step {first}, "
           f"last step {last}")
-    print(f"checkpoints: {result.job_dir}\nmetrics:     {result.metrics_path}\nlog:         {runlog.written(settings)}")
+    log = runlog.written(settings)
+    print(f"checkpoints: {result.job_dir}\nmetrics:     {result.metrics_path}" + (f"\nlog:         {log}" if log else ""))
     return 0

@@ -9,10 +9,10 @@ the ``*_args`` dicts and ``trainer.trainer_config`` stay dicts here and are chec
 
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from rftc.trinity.types import (Bool, Dict, Float, FloatList, Int, OBool, ODict, OFloat, OInt, OStr, Str,
-                                StrList, auto, deprecated, enum)
+                                StrList, auto, deprecated, enum, fresh)
 
 SyncMethod = enum("SyncMethod", ("nccl", "checkpoint", "memory"), {"online": "nccl", "offline": "checkpoint"})
 SyncStyle = enum("SyncStyle", ("fixed", "trainer_driven", "explorer_driven", "fully_async"),
@@ -35,7 +35,7 @@ class OptimizerConfig(Section):
     warmup_style: OStr = deprecated(None, "algorithm.optimizer.lr_scheduler_type")
     lr_scheduler_type: Str = "constant"
     optimizer_type: Str = "adam"
-    betas: FloatList = Field(default_factory=lambda: [0.9, 0.999])
+    betas: FloatList = fresh(lambda: [0.9, 0.999])
     weight_decay: Float = 0.01
     clip_grad: Float = 1.0
 
@@ -43,7 +43,7 @@ class OptimizerConfig(Section):
 class AlgorithmConfig(Section):
     algorithm_type: Str = "ppo"
     repeat_times: Int = 1
-    optimizer: OptimizerConfig = Field(default_factory=OptimizerConfig)
+    optimizer: OptimizerConfig = fresh(OptimizerConfig)
     sample_strategy: OStr = None
     sample_strategy_args: ODict = None
     advantage_fn: OStr = None
@@ -115,8 +115,8 @@ class ModelConfig(Section):
     max_cpu_loras: OInt = None
     rope_scaling: ODict = None
     rope_theta: OFloat = None
-    tinker: TinkerConfig = Field(default_factory=TinkerConfig)
-    external_model: ExternalModelConfig = Field(default_factory=ExternalModelConfig)
+    tinker: TinkerConfig = fresh(TinkerConfig)
+    external_model: ExternalModelConfig = fresh(ExternalModelConfig)
 
 
 # --- cluster ---------------------------------------------------------------------------------------------
@@ -168,8 +168,8 @@ class GenerationConfig(Section):
 class DataSelectorConfig(Section):
     selector_type: OStr = "sequential"
     seed: Int = 42
-    feature_keys: StrList = Field(default_factory=list)
-    kwargs: Dict = Field(default_factory=dict)
+    feature_keys: StrList = fresh(list)
+    kwargs: Dict = fresh(dict)
 
 
 class TasksetConfig(Section):
@@ -178,13 +178,13 @@ class TasksetConfig(Section):
     path: OStr = None
     subset_name: OStr = None
     split: Str = "train"
-    format: FormatConfig = Field(default_factory=FormatConfig)
-    rollout_args: GenerationConfig = Field(default_factory=GenerationConfig)
+    format: FormatConfig = fresh(FormatConfig)
+    rollout_args: GenerationConfig = fresh(GenerationConfig)
     default_workflow_type: OStr = None
     default_reward_fn_type: OStr = None
-    workflow_args: Dict = Field(default_factory=dict)
-    reward_fn_args: Dict = Field(default_factory=dict)
-    data_selector: DataSelectorConfig = Field(default_factory=DataSelectorConfig)
+    workflow_args: Dict = fresh(dict)
+    reward_fn_args: Dict = fresh(dict)
+    data_selector: DataSelectorConfig = fresh(DataSelectorConfig)
     task_selector: Optional[DataSelectorConfig] = deprecated(None, "data_selector")
     max_retry_times: Int = 3
     max_retry_interval: Int = 1
@@ -202,7 +202,7 @@ class ReplayBufferConfig(Section):
     enable: Bool = False
     priority_fn: Str = "linear_decay"
     reuse_cooldown_time: OFloat = None
-    priority_fn_args: Dict = Field(default_factory=lambda: {"decay": 2.0})
+    priority_fn_args: Dict = fresh(lambda: {"decay": 2.0})
 
 
 class ExperienceBufferConfig(Section):
@@ -211,14 +211,14 @@ class ExperienceBufferConfig(Section):
     path: OStr = None
     capacity: Int = 10000
     max_read_timeout: Int = 1800
-    replay_buffer: ReplayBufferConfig = Field(default_factory=ReplayBufferConfig)
+    replay_buffer: ReplayBufferConfig = fresh(ReplayBufferConfig)
     max_retry_times: Int = 3
     max_retry_interval: Int = 1
     split: Str = "train"
     subset_name: OStr = None
-    format: FormatConfig = Field(default_factory=FormatConfig)
+    format: FormatConfig = fresh(FormatConfig)
     enable_progress_bar: Bool = False
-    data_selector: DataSelectorConfig = Field(default_factory=DataSelectorConfig)
+    data_selector: DataSelectorConfig = fresh(DataSelectorConfig)
     schema_type: OStr = auto(None)
     index: Int = auto(0)
     batch_size: Int = auto(1)
@@ -230,8 +230,8 @@ class ExperienceBufferConfig(Section):
 
 class ExplorerInput(Section):
     taskset: Optional[TasksetConfig] = None
-    tasksets: list[TasksetConfig] = Field(default_factory=list)
-    eval_tasksets: list[TasksetConfig] = Field(default_factory=list)
+    tasksets: list[TasksetConfig] = fresh(list)
+    eval_tasksets: list[TasksetConfig] = fresh(list)
     default_workflow_type: OStr = None
     default_eval_workflow_type: OStr = None
     default_reward_fn_type: OStr = None
@@ -239,7 +239,7 @@ class ExplorerInput(Section):
 
 class TrainerInput(Section):
     experience_buffer: Optional[ExperienceBufferConfig] = None
-    auxiliary_buffers: dict[str, ExperienceBufferConfig] = Field(default_factory=dict)
+    auxiliary_buffers: dict[str, ExperienceBufferConfig] = fresh(dict)
 
 
 class BufferConfig(Section):
@@ -247,8 +247,8 @@ class BufferConfig(Section):
     train_batch_size: Int = 0
     total_epochs: Int = 1
     total_steps: OInt = None
-    explorer_input: ExplorerInput = Field(default_factory=ExplorerInput)
-    trainer_input: TrainerInput = Field(default_factory=TrainerInput)
+    explorer_input: ExplorerInput = fresh(ExplorerInput)
+    trainer_input: TrainerInput = fresh(TrainerInput)
     explorer_output: Any = auto(None)
     tokenizer_path: OStr = auto(None)
     cache_dir: OStr = auto(None)
@@ -267,7 +267,7 @@ class InferenceModelConfig(Section):
     pipeline_parallel_size: Int = 1
     enable_expert_parallel: Bool = False
     gpu_per_engine: Int = auto(1)
-    extra_engine_args: Dict = Field(default_factory=dict)
+    extra_engine_args: Dict = fresh(dict)
     use_v1: Bool = True
     enforce_eager: Bool = False
     enable_prefix_caching: Bool = True
@@ -336,12 +336,12 @@ class ExplorerConfig(Section):
     runner_prepare_max_retries: Int = 2
     max_timeout: Int = 1800
     max_retry_times: Int = 2
-    env_vars: Dict = Field(default_factory=dict)
+    env_vars: Dict = fresh(dict)
     concurrent_mode: Str = "sequential"
     max_repeat_times_per_runner: OInt = None
     runner_num: OInt = deprecated(None, "explorer.runner_per_model")
-    rollout_model: InferenceModelConfig = Field(default_factory=InferenceModelConfig)
-    auxiliary_models: list[InferenceModelConfig] = Field(default_factory=list)
+    rollout_model: InferenceModelConfig = fresh(InferenceModelConfig)
+    auxiliary_models: list[InferenceModelConfig] = fresh(list)
     eval_interval: Int = 100
     eval_on_startup: Bool = True
     bench_on_latest_checkpoint: Bool = False
@@ -350,8 +350,8 @@ class ExplorerConfig(Section):
     service_status_check_interval: Int = 60
     min_running_model_num: Int = 1
     db_url: OStr = None
-    over_rollout: OverRolloutConfig = Field(default_factory=OverRolloutConfig)
-    dynamic_timeout: DynamicTimeoutConfig = Field(default_factory=DynamicTimeoutConfig)
+    over_rollout: OverRolloutConfig = fresh(OverRolloutConfig)
+    dynamic_timeout: DynamicTimeoutConfig = fresh(DynamicTimeoutConfig)
     runner_state_report_interval: Int = 0
     max_inflight_batches: Int = 2
 
@@ -390,9 +390,9 @@ class TrainerConfig(Section):
     offload_policy: Bool = False
     save_strategy: SaveStrategy = "unrestricted"
     max_checkpoints_to_keep: Int = 0
-    megatron: MegatronConfig = Field(default_factory=MegatronConfig)
+    megatron: MegatronConfig = fresh(MegatronConfig)
     trust_remote_code: Bool = auto(False)
-    trainer_config: Any = Field(default_factory=dict)
+    trainer_config: Any = fresh(dict)
     trainer_config_path: Str = deprecated("", "trainer.trainer_config")
 
 
@@ -422,31 +422,31 @@ class MonitorConfig(Section):
 
 class OperatorConfig(Section):
     name: Str = ""
-    args: Dict = Field(default_factory=dict)
+    args: Dict = fresh(dict)
 
 
 class TaskPipelineConfig(Section):
-    operators: list[OperatorConfig] = Field(default_factory=list)
+    operators: list[OperatorConfig] = fresh(list)
     num_process: Int = 4
     config_path: OStr = None
-    inputs: StrList = Field(default_factory=list)
+    inputs: StrList = fresh(list)
     output: Optional[TasksetConfig] = None
-    target_fields: StrList = Field(default_factory=list)
-    priority_weights: Dict = Field(default_factory=dict)
+    target_fields: StrList = fresh(list)
+    priority_weights: Dict = fresh(dict)
     top_k: Int = -1
 
 
 class ExperiencePipelineConfig(Section):
-    operators: list[OperatorConfig] = Field(default_factory=list)
+    operators: list[OperatorConfig] = fresh(list)
     save_input: Bool = True
     input_save_path: OStr = None
-    inputs: Dict = Field(default_factory=dict)
+    inputs: Dict = fresh(dict)
     output: Optional[ExperienceBufferConfig] = None
 
 
 class DataProcessorConfig(Section):
     task_pipeline: Optional[TaskPipelineConfig] = None
-    experience_pipeline: ExperiencePipelineConfig = Field(default_factory=ExperiencePipelineConfig)
+    experience_pipeline: ExperiencePipelineConfig = fresh(ExperiencePipelineConfig)
 
 
 class DataJuicerServiceConfig(Section):
@@ -489,18 +489,18 @@ class TrinityConfig(Section):
     ray_namespace: Str = ""
     continue_from_checkpoint: Bool = True
     ignore_validator_suggestions: Bool = False
-    algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
-    data_processor: DataProcessorConfig = Field(default_factory=DataProcessorConfig)
-    model: ModelConfig = Field(default_factory=ModelConfig)
-    cluster: ClusterConfig = Field(default_factory=ClusterConfig)
-    buffer: BufferConfig = Field(default_factory=BufferConfig)
-    explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
-    trainer: TrainerConfig = Field(default_factory=TrainerConfig)
-    monitor: MonitorConfig = Field(default_factory=MonitorConfig)
-    synchronizer: SynchronizerConfig = Field(default_factory=SynchronizerConfig)
-    service: ServiceConfig = Field(default_factory=ServiceConfig)
-    log: LogConfig = Field(default_factory=LogConfig)
-    stages: list[StageConfig] = Field(default_factory=list)
+    algorithm: AlgorithmConfig = fresh(AlgorithmConfig)
+    data_processor: DataProcessorConfig = fresh(DataProcessorConfig)
+    model: ModelConfig = fresh(ModelConfig)
+    cluster: ClusterConfig = fresh(ClusterConfig)
+    buffer: BufferConfig = fresh(BufferConfig)
+    explorer: ExplorerConfig = fresh(ExplorerConfig)
+    trainer: TrainerConfig = fresh(TrainerConfig)
+    monitor: MonitorConfig = fresh(MonitorConfig)
+    synchronizer: SynchronizerConfig = fresh(SynchronizerConfig)
+    service: ServiceConfig = fresh(ServiceConfig)
+    log: LogConfig = fresh(LogConfig)
+    stages: list[StageConfig] = fresh(list)
 
 
 def section_at(path: tuple) -> type[BaseModel] | None:

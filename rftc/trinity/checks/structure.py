@@ -4,7 +4,6 @@ keys and fields Trinity computes itself. Builds the IR; every load failure is re
 from __future__ import annotations
 
 import copy
-import difflib
 from typing import Any
 
 from rftc.dotted import dotted
@@ -121,6 +120,8 @@ def _walk_markers(ctx, data, cls, path):
 
 
 def _report(ctx, e: dict) -> None:
+    import difflib
+
     from rftc.trinity.schema import section_at
 
     loc = tuple(e["loc"])
