@@ -9,6 +9,7 @@ with a message otherwise."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hydra.errors import HydraException
