@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # verl_reference: Hydra's own compose, the reference
 
 
 def _timed(launches, run):
@@ -74,7 +75,9 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N launches (0: all)")
     args = ap.parse_args()
 
-    from rftc.verl import folder, reference, schema, source as sources
+    import verl_reference as reference
+    from rftc.verl.checkout import config_folder as folder, find as sources
+    from rftc.verl.releases import schema
 
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)

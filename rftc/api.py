@@ -113,7 +113,7 @@ class Result:
 def verl_source(options: Options):
     """The veRL copy options.verl_source names: None (the one each launch imports), "bundled", or a
     VerlSource; UsageError for a folder without a veRL config."""
-    from rftc.verl.source import BUNDLED, from_dir
+    from rftc.verl.checkout.find import BUNDLED, from_dir
 
     given = options.verl_source
     if given is None or given == BUNDLED:
@@ -133,8 +133,7 @@ def read(paths: Sequence[str] = (), options: Options | None = None, *, overrides
     from rftc.shell import analyze
     from rftc.shell.invocation import COMMAND_LINE, Arg
     from rftc.sources import expand_paths, read_text
-    from rftc.verl.invocations import invocation_from_text
-    from rftc.verl.overrides import OVERRIDES_FILE
+    from rftc.verl.overrides.text import OVERRIDES_FILE, invocation_from_text
 
     options = options or Options()
     verl_source(options)
@@ -224,7 +223,7 @@ def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
 def composable(inv: Invocation) -> bool:
     """Whether the veRL stage composes the launch's config: the verl trainers and recipes rftc knows, and any
     training launch naming a config."""
-    from rftc.verl.configdir import entry_of
+    from rftc.verl.trainers import entry_of
 
     return entry_of(inv.module) is not None or (inv.is_training and inv.config_name is not None)
 

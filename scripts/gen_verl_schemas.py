@@ -4,7 +4,7 @@
 For each version it downloads the verl wheel (pip download --no-deps) into .cache/verl-wheels/, unpacks the
 config YAMLs into .cache/verl-ref/<version>/, composes every primary config with Hydra's compose API (once per
 choice of the `model_engine` config group; releases before 0.6 have flat YAMLs without config groups) and writes
-rftc/verl/schemas/<version>.json.gz:
+rftc/verl/releases/schemas/<version>.json.gz:
 
     {"version": "0.9.1",
      "groups": {"model_engine": ["dp", "megatron", ...], "actor": [...], ...},   # config groups on disk
@@ -14,8 +14,9 @@ rftc/verl/schemas/<version>.json.gz:
 
 Leaf types are JSON's own (int, float, bool, string, null); "???" marks a mandatory value. A release whose
 composed configs equal an older one's (0.2.0.post1 and 0.2.0.post2 ship 0.2's config files) is written as
-{"version": "0.2.0.post1", "same_as": "0.2"}.
-Usage: scripts/gen_verl_schemas.py [--unpack-only] [VERSION ...]
+{"version": "0.2.0.post1", "same_as": "0.2"}. schemas/index.json lists each release's config names and config
+groups (a conversion needs those of every release, the trees of one or two).
+Usage: scripts/gen_verl_schemas.py [--unpack-only | --index-only] [VERSION ...]
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ VERSIONS = ("0.1", "0.2", "0.2.0.post1", "0.2.0.post2", "0.3.0.post0", "0.3.0.po
             "0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0", "0.9.1")
 WHEELS = ROOT / ".cache" / "verl-wheels"
 REF = ROOT / ".cache" / "verl-ref"
-OUT = ROOT / "rftc" / "verl" / "schemas"
+OUT = ROOT / "rftc" / "verl" / "releases" / "schemas"
 TRAINER_DIR = "verl/trainer/config"
 # Primary configs outside verl/trainer/config, by the directory that holds them.
 EXPERIMENTAL = {
@@ -131,12 +132,27 @@ def build(version: str) -> dict:
     return {"version": version, "groups": groups, "configs": configs, "trees": trees, "tree_choices": tree_choices}
 
 
+def write_index() -> None:
+    """schemas/index.json from the schema files: release -> its config names and config group names."""
+    def schema(version: str) -> dict:
+        data = json.loads(gzip.decompress((OUT / f"{version}.json.gz").read_bytes()))
+        return schema(data["same_as"]) if "same_as" in data else data
+
+    versions = sorted(f.name[: -len(".json.gz")] for f in OUT.glob("*.json.gz"))
+    index = {v: {"configs": sorted(schema(v)["configs"]), "groups": sorted(schema(v)["groups"])} for v in versions}
+    (OUT / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("versions", nargs="*", default=list(VERSIONS))
     ap.add_argument("--unpack-only", action="store_true", help="only download and unpack the reference configs")
+    ap.add_argument("--index-only", action="store_true", help="only write schemas/index.json from the schema files")
     args = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.index_only:
+        write_index()
+        return 0
     built: dict[str, dict] = {}  # version -> its schema without the version (to find releases that repeat one)
     for v in sorted(args.versions, key=VERSIONS.index):
         if args.unpack_only:
@@ -153,6 +169,8 @@ def main() -> int:
         (OUT / f"{v}.json.gz").write_bytes(gzip.compress(raw, mtime=0))
         print(f"{v}: " + (f"same configs as {same}" if same else f"{len(data['trees'])} distinct trees, "
                           f"{len(raw)} bytes json"), file=sys.stderr)
+    if not args.unpack_only:
+        write_index()
     return 0
 
 

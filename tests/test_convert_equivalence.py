@@ -38,7 +38,7 @@ import pytest
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP
 from rftc.plugins import GPG_LOSS_FN
-from rftc.verl import semantics
+from rftc.verl.releases import semantics
 from support import paths
 from support.paths import CORPUS, needs_corpus
 from trinity_ref import reference
@@ -110,7 +110,7 @@ def _effective(script: Path, args, index: int | None = None) -> dict:
     from rftc import api
     from rftc.commands import convert
     from rftc.verl import effective_config
-    from rftc.verl.apply import leaves
+    from rftc.verl.overrides.apply import leaves
     from rftc.verl.trainers import CONVERTED, MAIN_PPO
 
     inputs = api.read(args.paths, convert.options(args))

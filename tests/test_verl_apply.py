@@ -3,8 +3,9 @@
 import pytest
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.verl import effective_config, invocation_from_text, schema
-from rftc.verl.resolve import InterpolationError, Resolver, parse_string
+from rftc.verl import effective_config, invocation_from_text
+from rftc.verl.overrides.resolve import InterpolationError, Resolver, parse_string
+from rftc.verl.releases import schema
 
 
 def compose(text, version="0.9.1"):
@@ -200,7 +201,7 @@ def test_a_config_dir_the_script_spells_out_says_where_it_is_set(tmp_path):
 
 def _composed(monkeypatch) -> list[str]:
     """The versions effective_config composes under, in order."""
-    from rftc.verl import compose
+    from rftc.verl.releases import compose
 
     calls: list[str] = []
     real = compose._compose
@@ -249,3 +250,10 @@ def test_the_release_where_every_key_takes_effect_is_preferred(extra, version):
     if version != "0.9.1":
         assert "in 0.4.0-0.9.1, where they exist too, algorithm.kl_ctrl.kl_coef has no effect" in eff.version_note
         assert "RFTC219" in codes(diags)
+
+
+def test_the_schema_index_names_the_configs_and_groups_of_every_bundled_release():
+    """schemas/index.json (scripts/gen_verl_schemas.py --index-only) says what the schema files hold."""
+    versions = schema.versions()
+    assert schema.all_config_names() == set().union(*(schema.load(v).configs for v in versions))
+    assert schema.all_group_names() == set().union(*(schema.load(v).groups for v in versions))

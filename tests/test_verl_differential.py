@@ -9,6 +9,7 @@ with a message otherwise."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hydra.errors import HydraException
@@ -18,7 +19,9 @@ from rftc.diagnostics.collector import Diagnostics
 
 from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg, Invocation
-from rftc.verl import effective_config, reference, schema
+from rftc.verl import effective_config
+from rftc.verl.releases import schema
+import verl_reference as reference
 from support.paths import CORPUS, WILD, needs_corpus, needs_wild
 
 # The newest version runs by default; the older ones are marked slow (Hydra composes take about a second each).
@@ -318,7 +321,7 @@ def test_random_override_sequences_match_hydra(seed):
 def _checkout_case(root: Path, launches, monkeypatch) -> tuple[int, list[str], int]:
     """(compared, problems, rejected by both) for launches that compose a checkout's own config, run from
     ``root``: rftc's effective config against Hydra's compose of that folder with the launch's overrides."""
-    from rftc.verl import source as sources
+    from rftc.verl.checkout import find as sources
 
     monkeypatch.chdir(root)
     compared, problems, rejected = 0, [], 0

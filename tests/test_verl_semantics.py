@@ -12,7 +12,7 @@ import types
 import pytest
 
 from rftc.mapping.algorithm import ESTIMATORS, UNAVAILABLE
-from rftc.verl import schema, semantics
+from rftc.verl.releases import schema, semantics
 from verl_wheel_code import (advantage_estimator, calls, compose, conditions, define, first_source, function, holds,
                              require, run, source, statements, stores, uses_reference, utils)
 

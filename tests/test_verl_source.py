@@ -12,8 +12,11 @@ from rftc.diagnostics.collector import Diagnostics
 
 from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg, Invocation
-from rftc.verl import effective_config, reference, release, schema, source
-from rftc.verl.folder import FolderSchema
+from rftc.verl import effective_config
+from rftc.verl.checkout import find as source, upstream as release
+from rftc.verl.checkout.config_folder import FolderSchema
+from rftc.verl.releases import schema
+import verl_reference as reference
 from support.cli import launch, records, rftc
 from trinity_ref.reference import LAUNCH
 from verl_checkout import FORK, write_checkout
@@ -334,7 +337,7 @@ def test_without_the_fork_s_config_its_keys_stay_errors(tmp_path):
 
 
 def test_hydra_main_is_read_from_the_source_without_importing_it(tmp_path):
-    from rftc.verl import entry
+    from rftc.verl.primary import hydra_main as entry
 
     f = tmp_path / "m.py"
     f.write_text("import hydra\nimport no_such_module\n\n@hydra.main('cfg', 'mine', None)\ndef main(c): ...\n")

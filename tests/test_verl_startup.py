@@ -13,7 +13,8 @@ import types
 import pytest
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.verl import effective_config, invocation_from_text, schema, semantics
+from rftc.verl import effective_config, invocation_from_text
+from rftc.verl.releases import schema, semantics
 from rftc.verl.startup import check_startup
 
 BASE = ("algorithm.adv_estimator=grpo actor_rollout_ref.rollout.name=vllm "
@@ -234,7 +235,7 @@ def _verl_validate(overrides: list[str]) -> tuple[str | None, str]:
     from verl.trainer.ppo.utils import need_reference_policy
     from verl.utils.config import validate_config
 
-    from rftc.verl import reference
+    import verl_reference as reference
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(reference.config_dir("0.9.1")), version_base=None):
@@ -251,7 +252,7 @@ def _verl_validate(overrides: list[str]) -> tuple[str | None, str]:
 @pytest.mark.parametrize("case", sorted(DIFFERENTIAL))
 def test_startup_checks_match_verl_validate_config(case):
     pytest.importorskip("verl.utils.config", reason="verl 0.9.1 is installed in .venv-run")
-    from rftc.verl import reference
+    import verl_reference as reference
 
     if reference.config_dir("0.9.1") is None:
         pytest.skip("the verl reference is not built: run scripts/setup-verl-ref.sh")

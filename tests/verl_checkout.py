@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from rftc.verl import schema
+from rftc.verl.releases import schema
 
 FORK = {"retriever": {"url": "http://127.0.0.1:8000/retrieve", "topk": 3}, "max_turns": 2}
 FORK_ACTOR = {"state_masking": False}

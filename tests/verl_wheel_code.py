@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import pytest
 
-from rftc.verl import reference
+import verl_reference as reference
 from support.paths import ROOT
 
 WHEELS = ROOT / ".cache" / "verl-wheels"

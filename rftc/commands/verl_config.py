@@ -97,7 +97,7 @@ def _prov_dict(p) -> dict:
 
 
 def _user_tree(eff) -> dict:
-    from rftc.verl.apply import leaves
+    from rftc.verl.overrides.apply import leaves
 
     keys = set(eff.provenance)
     out: dict = {}

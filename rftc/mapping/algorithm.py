@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft
-from rftc.verl import semantics
+from rftc.verl.releases import semantics
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
 from rftc.trinity.registry import ALGORITHMS
 

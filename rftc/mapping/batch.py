@@ -1,5 +1,5 @@
 """Batch sizes: veRL counts prompts per train batch and, from verl 0.2 on, per mini-batch (verl 0.1 counted
-responses per mini-batch: rftc.verl.semantics "actor_mini_unit"); Trinity counts tasks per explorer step
+responses per mini-batch: rftc.verl.releases.semantics "actor_mini_unit"); Trinity counts tasks per explorer step
 (buffer.batch_size) and experiences per trainer step (buffer.train_batch_size)."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
 from rftc.mapping.verl_defaults import VERL_DEFAULTS
 from rftc.trinity.generated.verl_trainer_keys import SECTIONS, VERL_VERSION
-from rftc.verl import semantics
+from rftc.verl.releases import semantics
 from rftc.verl.effective import EffectiveConfig
 
 _ABSENT = object()

@@ -56,25 +56,20 @@ def analyze(text: str, filename: str, *, env: dict[str, str] | None = None, use_
 
 
 def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult) -> None:
-    from rftc.shell.evaluate import Evaluator, Shared, State, Exit, report_break, script_variables
-    from rftc.shell.expand import Field, Seg
-    from rftc.shell.parser import parse
     from rftc.shell import slurm
+    from rftc.shell.evaluate import Evaluator
+    from rftc.shell.files import read_script
+    from rftc.shell.state import Exit, Shared, State
+    from rftc.shell.values import Field, Seg
 
     diags = result.diagnostics
-    parsed = parse(text, filename, diags, partial=True)
-    if parsed.tree is None:
-        return
     before = len(diags)
     script_path = os.path.abspath(filename) if filename and os.path.isfile(filename) else filename
     g = Shared(diags, result.sources, env, use_env, script_path)
-    g.local_names = script_variables(parsed.tree)
+    parsed = read_script(g, text, filename)
+    if parsed is None:
+        return
     g.slurm = slurm.environment(text, filename)
-    g.runtime = {(filename, *at): v for at, v in parsed.runtime.items()}
-    if parsed.stop is not None:
-        g.stops[parsed.stop[0].span] = parsed.stop
-    for kind, s in parsed.breaks:
-        report_break(g, kind, Span(filename, s.line, s.col, s.end_line, s.end_col), text.split("\n"))
     st = State()
     if extra_args is None:
         st.args_unknown = 0
@@ -87,9 +82,9 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
         st.cwd = [Seg(cwd, filename, 1, 1, 1, 1)]
     if extra_args:
         result.sources[COMMAND_LINE] = " ".join(extra_args)
-    ev = Evaluator(g, st, filename, text)
+    ev = Evaluator(g, st, filename, text.split("\n"))
     try:
-        ev.run(parsed.tree)
+        ev.commands.run_script(parsed.tree)
     except Exit:
         pass
     result.invocations = g.invocations

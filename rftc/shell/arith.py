@@ -1,10 +1,19 @@
 """Integer arithmetic of ``$(( ))``, ``(( ))`` and ``for (( ; ; ))``, as bash computes it (64-bit, division
-truncating toward zero). Names read variables; a variable that is unset counts as 0, as in bash, but one
-whose value is not known statically makes the whole result unknown."""
+truncating toward zero), and of `expr`. Names read variables; a variable that is unset counts as 0, as in bash,
+but one whose value is not known statically makes the whole result unknown."""
 
 from __future__ import annotations
 
-from rftc.shell.expand import Unknown
+import re
+
+from rftc.diagnostics.model import Span
+from rftc.shell.syntax import (
+    Arith, ArithAssign, ArithBinary, ArithCond, ArithGroup, ArithIncrement, ArithIndex, ArithName, ArithUnary, Deferred,
+    Number, Var,
+)
+from rftc.shell.values import Seg, Unknown, text_of
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 class ArithUnknown(Exception):
@@ -68,57 +77,163 @@ def parse_int(text: str) -> int | None:
     return -v if neg else v
 
 
-def evaluate(node, ev) -> int:
-    """Evaluate an arithmetic tree. ``ev`` gives ``int_var(name, tok)``, ``int_element(name, index, tok)``,
-    ``set_int(name, value, tok)`` and ``atom_int(node)`` (for $v, ${..} and $(..) inside the expression)."""
-    if hasattr(node, "type"):  # VAR token
-        return ev.atom_int(node)
-    kind = node.data
-    ch = node.children
-    if kind == "a_num":
-        return parse_int(ch[0].value) or 0
-    if kind == "a_name":
-        return ev.int_var(ch[0].value.strip(), ch[0])
-    if kind == "a_index":  # a[i]
-        return ev.int_element(ch[0].value.strip(), evaluate(ch[2], ev), ch[0])
-    if kind == "a_seq":  # a, b: both evaluated, the value is b's
-        evaluate(ch[0], ev)
-        return evaluate(ch[2], ev)
-    if kind in ("param", "cmdsub"):
-        return ev.atom_int(node)
-    if kind == "a_bin":
-        op = ch[1].value.strip()
-        if op == "&&":
-            return int(bool(evaluate(ch[0], ev)) and bool(evaluate(ch[2], ev)))
-        if op == "||":
-            return int(bool(evaluate(ch[0], ev)) or bool(evaluate(ch[2], ev)))
-        return _wrap(_BIN[op](evaluate(ch[0], ev), evaluate(ch[2], ev)))
-    if kind == "a_neg":
-        v = evaluate(ch[1], ev)
-        return -v if ch[0].value.strip() == "-" else v
-    if kind == "a_not":
-        return int(not evaluate(ch[1], ev))
-    if kind == "a_bnot":
-        return ~evaluate(ch[1], ev)
-    if kind == "a_cond":
-        return evaluate(ch[2], ev) if evaluate(ch[0], ev) else evaluate(ch[4], ev)
-    if kind == "a_set":
-        name, op = ch[0].value.strip(), ch[1].value.strip()
-        v = evaluate(ch[2], ev)
-        if op != "=":
-            v = _wrap(_BIN[op[:-1]](ev.int_var(name, ch[0]), v))
-        ev.set_int(name, v, ch[0])
-        return v
-    if kind in ("a_postinc", "a_preinc"):
-        name_tok, op_tok = (ch[0], ch[1]) if kind == "a_postinc" else (ch[1], ch[0])
-        name = name_tok.value.strip()
-        old = ev.int_var(name, name_tok)
-        new = old + (1 if op_tok.value.strip() == "++" else -1)
-        ev.set_int(name, new, name_tok)
-        return old if kind == "a_postinc" else new
-    # a parenthesised group: A_LPAR expr RPAREN
-    inner = [c for c in ch if not hasattr(c, "type") or c.type == "VAR"]
-    return evaluate(inner[0], ev)
+class Arithmetic:
+    """Arithmetic for one evaluator ``ev``: expressions evaluated on its variables. After ``evaluate``, ``via`` holds
+    the assignments the expression read, ``notes`` the notes of the values it read, ``error`` why it failed (as
+    bash would), if it did."""
+
+    def __init__(self, ev):
+        self.ev = ev
+        self.via: list = []
+        self.notes: list = []
+        self.error = ""
+
+    def evaluate(self, expr: Arith | Deferred | None):
+        """(value, []) or (None, unknowns); an empty expression is 0."""
+        self.via = []
+        self.notes = []
+        self.error = ""
+        if isinstance(expr, Deferred):  # bash reads the expression only when it evaluates it, and rejects it there
+            self.error = f"bash rejects `{expr.text.strip()}` as an arithmetic expression"
+            return None, []
+        if expr is None:
+            return 0, []  # $(( )) is 0
+        try:
+            return self.value(expr), []
+        except ArithUnknown as e:
+            return None, e.unknowns
+        except (ArithError, RecursionError, ValueError, OverflowError) as e:
+            self.error = str(e) or type(e).__name__
+            return None, []
+
+    def value(self, node: Arith) -> int:
+        match node:
+            case Number():
+                return parse_int(node.text) or 0
+            case ArithName():
+                return self.int_var(node.name, node.span)
+            case ArithBinary():
+                if node.op == ",":  # both evaluated, the value is the second's
+                    self.value(node.left)
+                    return self.value(node.right)
+                if node.op == "&&":
+                    return int(bool(self.value(node.left)) and bool(self.value(node.right)))
+                if node.op == "||":
+                    return int(bool(self.value(node.left)) or bool(self.value(node.right)))
+                return _wrap(_BIN[node.op](self.value(node.left), self.value(node.right)))
+            case ArithIndex():  # a[i]
+                return self.int_element(node.array.name, self.value(node.index), node.array.span)
+            case ArithUnary():
+                v = self.value(node.operand)
+                return -v if node.op == "-" else v if node.op == "+" else int(not v) if node.op == "!" else ~v
+            case ArithCond():
+                return self.value(node.then) if self.value(node.test) else self.value(node.otherwise)
+            case ArithAssign():
+                name, span = node.target.name, node.target.span
+                v = self.value(node.value)
+                if node.op != "=":
+                    v = _wrap(_BIN[node.op[:-1]](self.int_var(name, span), v))
+                self.set_int(name, v, span)
+                return v
+            case ArithIncrement():
+                name, span = node.target.name, node.target.span
+                old = self.int_var(name, span)
+                new = old + (1 if node.op == "++" else -1)
+                self.set_int(name, new, span)
+                return new if node.prefix else old
+            case ArithGroup():
+                return self.value(node.expr)
+        return self.atom(node)  # $v, ${...}, $(...)
+
+    # ------------------------------------------------------------------ operands
+    def int_var(self, name: str, span: Span | None, _depth: int = 0) -> int:
+        ev = self.ev
+        span = span or Span(ev.file, 1, 1)
+        val = ev.vars.lookup(name, span)
+        if name in ev.st.taints:
+            self.notes += [t for t in ev.st.taints[name] if t not in self.notes]
+        if val is None:
+            if ev.unset_mode or ev.vars.get(name) is not None:
+                return 0
+            raise ArithUnknown([Unknown("var", ev.vars.unknown_name(name), span)])
+        segs = val[1]
+        for v in val[0] + tuple(x for s in segs for x in s.via):
+            if v not in self.via:
+                self.via.append(v)
+        self.notes += [n for s in segs for n in s.notes if n not in self.notes]
+        unknowns = [u for s in segs for u in s.unknowns]
+        if unknowns:
+            if ev.unset_mode:
+                return 0
+            raise ArithUnknown(unknowns)
+        text = text_of(segs).strip()
+        if not text:
+            return 0
+        n = parse_int(text)
+        if n is not None:
+            return n
+        if _NAME.fullmatch(text) and _depth < 8:
+            return self.int_var(text, span, _depth + 1)
+        raise ArithError(f"{text}: not an integer")
+
+    def int_element(self, name: str, index: int, span: Span) -> int:
+        v = self.ev.vars.get(name)
+        if v is None or v.items is None:
+            return self.int_var(name, span) if index == 0 else 0
+        item = v.items[index] if -len(v.items) <= index < len(v.items) else None
+        if item is None:
+            return 0
+        text = text_of(item).strip()
+        if any(s.unknowns for s in item):
+            raise ArithUnknown([u for s in item for u in s.unknowns])
+        n = parse_int(text) if text else 0
+        if n is None:
+            raise ArithError(f"{text}: not an integer")
+        return n
+
+    def set_int(self, name: str, value: int, span: Span) -> None:
+        self.ev.vars.assign_segs(name, [Seg.at(str(value), span)], span)
+
+    def atom(self, part) -> int:
+        """$v, ${...} or $(...) inside an expression: its expansion, read as an integer."""
+        ev = self.ev
+        out: list = []
+        ev.words.part(part, out, in_dq=True)
+        segs = [s for s in out if isinstance(s, Seg)]
+        unknowns = [u for s in segs for u in s.unknowns]
+        if unknowns and not ev.unset_mode:
+            raise ArithUnknown(unknowns)
+        text = text_of(segs).strip()
+        if not text or unknowns:
+            return 0
+        n = parse_int(text)
+        if n is None:
+            if _NAME.fullmatch(text):
+                return self.int_var(text, part.span if isinstance(part, Var) else None)
+            raise ArithError(f"{text}: not an integer")
+        return n
+
+
+def names(node) -> list[str]:
+    """The variables an expression sets or reads, in the order written."""
+    match node:
+        case ArithName():
+            return [node.name]
+        case ArithIndex():
+            return [node.array.name] + names(node.index)
+        case ArithAssign():
+            return [node.target.name] + names(node.value)
+        case ArithIncrement():
+            return [node.target.name]
+        case ArithUnary():
+            return names(node.operand)
+        case ArithBinary():
+            return names(node.left) + names(node.right)
+        case ArithCond():
+            return names(node.test) + names(node.then) + names(node.otherwise)
+        case ArithGroup():
+            return names(node.expr)
+    return []
 
 
 _EXPR_LEVELS = (("|",), ("&",), ("<", "<=", "=", "==", "!=", ">=", ">"), ("+", "-"), ("*", "/", "%"))

@@ -1,5 +1,5 @@
 """Builtin commands evaluated statically (cd, source, set, shift, unset, exit, test, echo and friends inside
-``$(...)``) and the output of command substitutions. A mixin of :class:`rftc.shell.evaluate.Evaluator`."""
+``$(...)``) and the output of command substitutions."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
 from rftc.shell.arith import expr, parse_int
 from rftc.shell.conditions import test_words
-from rftc.shell.expand import Field, Seg, Unknown, anchored, env_knob, notes_of
 from rftc.shell.notes import Choice
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, Break, Continue, Exit, Return
+from rftc.shell.syntax import CommandList, HereString, Redirect, Text
+from rftc.shell.values import Field, Seg, Unknown, anchored, env_knob, notes_of, text_of, unknowns_of
 
 _DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": "RFTC_NPROC",
             "hostname": "HOSTNAME"}
@@ -29,49 +30,58 @@ def date_format(fields) -> str:
 
 
 class Builtins:
-    """The builtin commands, as methods ``b_<name>`` (see BUILTINS), and command substitution."""
+    """The builtin commands of one evaluator ``ev``, as methods ``b_<name>`` (see BUILTINS), and the output of
+    command substitutions."""
+
+    def __init__(self, ev):
+        self.ev = ev
+
+    def find(self, name: str):
+        """The builtin ``name`` runs, as ``builtin(fields, span, redirects, words) -> status``; None for others."""
+        return getattr(self, "b_" + BUILTINS[name]) if name in BUILTINS else None
 
     # ------------------------------------------------------------------ command substitution
-    def command_output(self, source: str | None, body, span: Span):
-        """The output of $(...) or `...`: (text, unknowns, via, notes)."""
-        self.g.calls += 1
-        if self.depth >= MAX_DEPTH or self.g.calls > MAX_CALLS:
-            self.g.add("RFTC114", f"command substitution not evaluated: more than {MAX_DEPTH} nested or "
-                       f"{MAX_CALLS} in all", span)
+    def command_output(self, source: str | None, body: CommandList | None, span: Span):
+        """The output of $(...) (its ``body``) or `...` (its ``source``, parsed here): (text, unknowns, via,
+        notes)."""
+        ev = self.ev
+        g = ev.g
+        g.calls += 1
+        if ev.depth >= MAX_DEPTH or g.calls > MAX_CALLS:
+            g.add("RFTC114", f"command substitution not evaluated: more than {MAX_DEPTH} nested or {MAX_CALLS} in "
+                  "all", span)
             return "", [], [], []
         if source is not None:  # backticks: parse the body again
             from rftc.shell.parser import parse
 
-            parsed = parse(source, self.file, Diagnostics())
-            tree = parsed.tree
-            body = next((c for c in tree.children if not hasattr(c, "type")), None) if tree is not None else None
+            tree = parse(source, ev.file, Diagnostics()).tree
+            body = tree.body if tree is not None else None
         if body is None:
             return "", [], [], []
         out: list = []
-        ev = self.child(self.st.fork(), capture=out)
-        ev.depth, ev.testing, ev.uncertain = self.depth + 1, False, None
+        sub = ev.child(ev.st.fork(), capture=out)
+        sub.depth, sub.testing, sub.uncertain = ev.depth + 1, False, None
         try:
-            ev.run_list(body)
+            sub.commands.run_list(body)
         except (Exit, Return, Break, Continue):
             pass
-        source = re.sub(r"^\$\(|^`|\)$|`$", "", self.source_text(span)).strip()
-        if ev.capture_unknown:
-            name, inner, date_format = ev.capture_unknown[0]
+        source = re.sub(r"^\$\(|^`|\)$|`$", "", ev.source_text(span)).strip()
+        if sub.capture_unknown:
+            name, inner, date_format = sub.capture_unknown[0]
             return (*self._dynamic(name, source or inner, date_format, span), [])
-        text = "".join(s.text for s in out).rstrip("\n")
-        unknowns: list = []
+        text = text_of(out).rstrip("\n")
         via: list = []
         for s in out:
-            unknowns += [u for u in s.unknowns if u not in unknowns]
             via += [v for v in s.via if v not in via]
         notes = [_whole(n, out, span, source) if isinstance(n, Choice) else n for n in notes_of(out)]
         choice = next((n for n in notes if isinstance(n, Choice)), None)
-        if choice is not None and choice.knob in self.g.env:  # --env RFTC_SUBST_<CMD>=... gives the output
-            return self.g.env[choice.knob], [], [], []
-        return text, unknowns, via, notes
+        if choice is not None and choice.knob in g.env:  # --env RFTC_SUBST_<CMD>=... gives the output
+            return g.env[choice.knob], [], [], []
+        return text, list(unknowns_of(out)), via, notes
 
     def _dynamic(self, name: str, text: str, date_format: str | None, span: Span):
-        if self.unset_mode:
+        ev = self.ev
+        if ev.unset_mode:
             return "", [], []
         if name == "date":
             # One ${now:..} per blank-free run of the format: the placeholder splits into words where the date
@@ -79,19 +89,13 @@ class Builtins:
             placeholder = re.sub(r"[^ \t\n]+", lambda m: f"${{now:{m.group()}}}", date_format)
             return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
         env_name = _DYNAMIC.get(name) or env_knob("RFTC_SUBST", name)
-        value = self.g.env.get(env_name)
+        value = ev.g.env.get(env_name)
         if value is not None:
             return value, [], []
         placeholder = f"${{oc.env:{env_name}}}"
         if name in _DYNAMIC:
             return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
         return placeholder, [Unknown("cmd", env_name, span, text.strip())], []
-
-    def emit(self, segs: list[Seg], newline: bool = True) -> None:
-        if self.capture is not None:
-            self.capture.extend(segs)
-            if newline:
-                self.capture.append(Seg("\n", self.file, 1, 1, 1, 1))
 
     # ------------------------------------------------------------------ builtins
     def b__noop(self, fields, span, redirects, words) -> int:
@@ -101,6 +105,7 @@ class Builtins:
         return 1
 
     def b_echo(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         args = fields[1:]
         newline = True
         while args and re.fullmatch(r"-[neE]+", args[0].text):
@@ -110,9 +115,9 @@ class Builtins:
             segs: list = []
             for i, a in enumerate(args):
                 if i:
-                    segs.append(Seg(" ", self.file, span.line, span.col, span.line, span.col))
+                    segs.append(Seg(" ", ev.file, span.line, span.col, span.line, span.col))
                 segs += a.segs
-            self.emit(segs, newline)
+            ev.emit(segs, newline)
         return 0
 
     def b_printf(self, fields, span, redirects, words) -> int:
@@ -131,43 +136,46 @@ class Builtins:
             else:
                 out.append(p)
         unknowns = tuple(u for a in fields[2:] for u in a.unknowns)
-        self.emit([self._seg("".join(out), span, unknowns=unknowns)], newline=False)
+        self.ev.emit([Seg.at("".join(out), span, unknowns=unknowns)], newline=False)
         return 0
 
     def b_pwd(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         if not to_devnull(redirects):
-            self.emit(self.cwd_segs(span))
+            ev.emit(ev.vars.cwd_segs(span))
         return 0
 
     def b_dirname(self, fields, span, redirects, words) -> int:
         for a in fields[1:]:
             if a.text.startswith("-"):
                 continue
-            self.emit([self._seg(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via, notes=a.notes)])
+            self.ev.emit([Seg.at(_dirname(a.text), span, unknowns=tuple(a.unknowns), via=a.via, notes=a.notes)])
         return 0
 
     def b_expr(self, fields, span, redirects, words) -> int:
         """expr's arithmetic, comparisons, `|` and `&` (rftc.shell.arith.expr); its string operators (`:`, match,
         substr, ...) and unknown operands are left to run time."""
+        ev = self.ev
         result = None if any(a.symbolic for a in fields[1:]) else expr([a.text for a in fields[1:]])
         if result is None:
-            self.capture_unknown.append(("expr", self.source_text(span), None))
+            ev.capture_unknown.append(("expr", ev.source_text(span), None))
             return 0
-        self.emit([self._seg(result, span)])
+        ev.emit([Seg.at(result, span)])
         return 1 if result in ("", "0") else 0
 
     def b_seq(self, fields, span, redirects, words) -> int:
         """seq [first [step]] last: integers only; anything else is left to run time."""
+        ev = self.ev
         nums = [parse_int(a.text) for a in fields[1:]]
         if not 1 <= len(nums) <= 3 or None in nums or any(a.symbolic for a in fields[1:]):
-            self.capture_unknown.append(("seq", self.source_text(span), None))
+            ev.capture_unknown.append(("seq", ev.source_text(span), None))
             return 0
         first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else nums
         if step == 0 or abs(last - first) // abs(step) > 10000:
-            self.capture_unknown.append(("seq", self.source_text(span), None))
+            ev.capture_unknown.append(("seq", ev.source_text(span), None))
             return 0
         values = range(first, last + (1 if step > 0 else -1), step)
-        self.emit([self._seg("".join(f"{v}\n" for v in values), span)], newline=False)
+        ev.emit([Seg.at("".join(f"{v}\n" for v in values), span)], newline=False)
         return 0
 
     def b_basename(self, fields, span, redirects, words) -> int:
@@ -176,101 +184,110 @@ class Builtins:
             base = args[0].text.rstrip("/").rsplit("/", 1)[-1] or "/"
             if len(args) > 1 and base.endswith(args[1].text) and base != args[1].text:
                 base = base[: -len(args[1].text)]
-            self.emit([self._seg(base, span, unknowns=tuple(args[0].unknowns), via=args[0].via, notes=args[0].notes)])
+            self.ev.emit([Seg.at(base, span, unknowns=tuple(args[0].unknowns), via=args[0].via, notes=args[0].notes)])
         return 0
 
     def b_realpath(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         if fields[0].text == "readlink" and not any(a.text in ("-f", "-e", "-m") for a in fields[1:]):
-            self.capture_unknown.append(("readlink", self.source_text(span), None))
+            ev.capture_unknown.append(("readlink", ev.source_text(span), None))
             return 0
         for a in fields[1:]:
             if a.text.startswith("-"):
                 continue
-            self.emit(self._absolute(a, span))
+            ev.emit(self._absolute(a, span))
         return 0
 
     def _absolute(self, a: Field, span: Span) -> list[Seg]:
         # a path that starts with a variable rftc does not know (`cd "$SLURM_SUBMIT_DIR"`, `$HOME/x`) is taken as
         # the directory that variable names, not as one below the working directory
+        ev = self.ev
         rooted = a.text.startswith("/") or (a.segs and a.segs[0].unknowns and a.segs[0].text.startswith("${"))
-        if rooted or self.st.cwd is None or any(s.unknowns for s in self.st.cwd):
-            base = [] if rooted else self.cwd_segs(span)
+        if rooted or ev.st.cwd is None or any(s.unknowns for s in ev.st.cwd):
+            base = [] if rooted else ev.vars.cwd_segs(span)
         else:
-            base = self.st.cwd
+            base = ev.st.cwd
         notes = tuple(dict.fromkeys(a.notes + notes_of(base)))
         if not base:
-            return [self._seg(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via, notes=notes)]
-        base_text = "".join(s.text for s in base)
+            return [Seg.at(posixpath.normpath(a.text), span, unknowns=tuple(a.unknowns), via=a.via, notes=notes)]
+        base_text = text_of(base)
         text = posixpath.normpath(posixpath.join(base_text, a.text))
         unknowns = tuple(u for s in base for u in s.unknowns) + tuple(a.unknowns)
-        return [self._seg(text, span, unknowns=unknowns, via=a.via, notes=notes)]
+        return [Seg.at(text, span, unknowns=unknowns, via=a.via, notes=notes)]
 
     def b_cd(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         args = [a for a in fields[1:] if a.text not in ("--", "-P", "-L")]
         if not args:
-            val = self.lookup("HOME", span)
-            target = Field(val[1]) if val else Field([self._seg("${oc.env:HOME}", span,
+            val = ev.vars.lookup("HOME", span)
+            target = Field(val[1]) if val else Field([Seg.at("${oc.env:HOME}", span,
                                                                unknowns=(Unknown("var", "HOME", span),))])
         else:
             target = args[0]
         if target.text == "-":
             return 0
-        self.st.cwd = self._absolute(target, span)
+        ev.st.cwd = self._absolute(target, span)
         return 0
 
     def b_source(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         if len(fields) < 2:
             return 1
-        read = self.read_file(fields[1], span, "sourced file")
+        read = ev.files.read_file(fields[1], span, "sourced file")
         if read is None:
             return 1
         path, text = read
-        saved = self.st.positional, self.st.args_unknown
+        saved = ev.st.positional, ev.st.args_unknown
         if len(fields) > 2:
-            self.st.positional, self.st.args_unknown = fields[2:], None
+            ev.st.positional, ev.st.args_unknown = fields[2:], None
         try:
-            self.run_file(path, text, span)
+            ev.files.run_file(path, text, span)
         finally:
             if len(fields) > 2:
-                self.st.positional, self.st.args_unknown = saved
+                ev.st.positional, ev.st.args_unknown = saved
         return 0
 
     def b_set(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         args = fields[1:]
         if args and args[0].text == "--":
-            self.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args[1:]]
-            self.st.args_unknown = None
+            ev.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args[1:]]
+            ev.st.args_unknown = None
         return 0
 
     def b_shift(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         n = parse_int(fields[1].text) if len(fields) > 1 else 1
-        if self.st.args_unknown is not None:  # arguments not given: $1 is now a later one of them
-            self.st.args_unknown += max(n or 0, 0)
+        if ev.st.args_unknown is not None:  # arguments not given: $1 is now a later one of them
+            ev.st.args_unknown += max(n or 0, 0)
             return 0
-        if n is not None and n > len(self.st.positional):
+        if n is not None and n > len(ev.st.positional):
             return 1  # bash leaves them as they are
-        self.st.positional = self.st.positional[n or 0:]
+        ev.st.positional = ev.st.positional[n or 0:]
         return 0
 
     def b_unset(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         funcs = any(a.text == "-f" for a in fields[1:])
         for a in fields[1:]:
             if a.text.startswith("-"):
                 continue
             if funcs:
-                self.st.funcs.pop(a.text, None)
+                ev.st.funcs.pop(a.text, None)
             else:
-                self._scope_of(a.text).pop(a.text, None)
+                ev.vars.scope_of(a.text).pop(a.text, None)
         return 0
 
     def b_exit(self, fields, span, redirects, words) -> int:
-        self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
-        if self.g.exit_span is None:
-            self.g.exit_span = span
+        ev = self.ev
+        ev.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else ev.status
+        if ev.g.exit_span is None:
+            ev.g.exit_span = span
         raise Exit()
 
     def b_return(self, fields, span, redirects, words) -> int:
-        self.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else self.status
+        ev = self.ev
+        ev.status = parse_int(fields[1].text) or 0 if len(fields) > 1 else ev.status
         raise Return()
 
     def b_break(self, fields, span, redirects, words) -> int:
@@ -281,48 +298,50 @@ class Builtins:
 
     def b_eval(self, fields, span, redirects, words) -> int:
         """bash joins the arguments with blanks and runs the text as commands of this shell."""
+        ev = self.ev
         if len(fields) > 1:
-            name, text, held = self.code_text(fields[1:], span, "eval")
-            self.st.vars.update(held)
-            self.run_file(name, text, span)
+            name, text, held = ev.files.code_text(fields[1:], span, "eval")
+            ev.st.vars.update(held)
+            ev.files.run_file(name, text, span)
         return 0
 
     def b_read(self, fields, span, redirects, words) -> int:
         """read [-r] [-a ARRAY] [-d DELIM] [NAME...]: a here-string's line, split on IFS as bash splits it; what
         comes from elsewhere (the terminal, a file, a pipe) is read at run time: unknown."""
+        ev = self.ev
         options, names = read_options([f.text for f in fields[1:]])
         line = self._here_string(redirects)
-        ifs = self._var("IFS")  # unset: bash splits as with the default
+        ifs = ev.vars.get("IFS")  # unset: bash splits as with the default
         known_ifs = ifs is None or (ifs.segs is not None and not any(x.unknowns for x in ifs.segs))
         if line is None or not known_ifs or {"n", "N", "u"} & options.keys():  # a count of characters, another fd
             for n in ([options["a"]] if "a" in options else []) + names:
-                self.assign_segs(n, [self._seg(f"${{oc.env:{n}}}", span, unknowns=(Unknown("var", n, span),))], span)
-            self.note_uncertain([], span, "read")
+                ev.vars.assign_segs(n, [Seg.at(f"${{oc.env:{n}}}", span, unknowns=(Unknown("var", n, span),))], span)
+            ev.branches.note_uncertain([], span, "read")
             return 0
         ifs_text = " \t\n" if ifs is None else "".join(x.text for x in ifs.segs)
         delim = options.get("d", "\n")[:1] or "\0"
         line, found = (line.split(delim, 1)[0], True) if delim in line else (line, False)
         raw = "r" in options
         if "a" in options:
-            self.assign_items(options["a"], [[self._seg(v, span)] for v in ifs_split(line, ifs_text, raw=raw)], span)
+            ev.vars.assign_items(options["a"], [[Seg.at(v, span)] for v in ifs_split(line, ifs_text, raw=raw)], span)
         else:
             values = ifs_split(line, ifs_text, len(names), raw=raw) if names else [
                 (ifs_split(line, "", raw=raw) or [""])[0]]
             for n, v in zip(names or ["REPLY"], values + [""] * len(names)):
-                self.assign_segs(n, [self._seg(v, span)], span)
+                ev.vars.assign_segs(n, [Seg.at(v, span)], span)
         return 0 if found else 1
 
     def _here_string(self, redirects) -> str | None:
         """The text a `<<< word` gives the command's input (the word expanded, unsplit, and a newline); None when
         the input is anything else or not known."""
         for r in redirects:
-            head = r.children[0]
-            if getattr(head, "type", "") == "HERESTR" and len(r.children) > 1:
-                text, unknowns = self.exp.text(r.children[1])
+            if isinstance(r, HereString):
+                text, unknowns = self.ev.words.text(r.word)
                 return None if unknowns else text + "\n"
         return None
 
     def b_test(self, fields, span, redirects, words) -> int:
+        ev = self.ev
         args = fields[1:]
         if fields[0].text == "[":
             if not args or args[-1].text != "]":
@@ -330,18 +349,19 @@ class Builtins:
             args = args[:-1]
 
         def unset_texts() -> list[str]:  # as bash would with the unknown variables unset
-            prev = self.unset_mode
-            self.unset_mode = True
+            prev = ev.unset_mode
+            ev.unset_mode = True
             try:
                 unset_fields: list[Field] = []
                 for w in words:
-                    unset_fields += self.exp.fields(w)
+                    unset_fields += ev.words.fields(w)
             finally:
-                self.unset_mode = prev
+                ev.unset_mode = prev
             texts = [f.text for f in unset_fields[1:]]
             return texts[:-1] if fields[0].text == "[" and texts[-1:] == ["]"] else texts
 
-        ok = self.decide([a.segs for a in args], unset_texts, lambda texts: test_words(texts, self, span=span), span)
+        ok = ev.branches.decide([a.segs for a in args], unset_texts, lambda texts: test_words(texts, ev, span=span),
+                                span)
         return 0 if ok else 1
 
 
@@ -444,13 +464,9 @@ def ifs_split(line: str, ifs: str, names: int | None = None, *, raw: bool = True
 
 
 def redirect_targets(redirects) -> list[tuple[str, str]]:
-    out = []
-    for r in redirects:
-        ch = r.children
-        if hasattr(ch[0], "type") and ch[0].type == "REDIR":
-            target = "".join(getattr(p, "value", "") for p in ch[1].children) if len(ch) > 1 else ""
-            out.append((ch[0].value.strip(), target))
-    return out
+    """(operator, target as written, without what is not plain text) of each redirection `>`, `<`, `2>&1` ..."""
+    return [(r.op.strip(), "".join(p.text for p in r.target.parts if isinstance(p, Text)))
+            for r in redirects if isinstance(r, Redirect)]
 
 
 def to_devnull(redirects) -> bool:

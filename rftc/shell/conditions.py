@@ -1,4 +1,4 @@
-"""The expressions of ``test``, ``[ ]`` and ``[[ ]]`` (the connectives of ``[[ ]]`` are in the tree).
+"""The expressions of ``test``, ``[ ]`` and ``[[ ]]`` (the connectives of ``[[ ]]`` are in its syntax tree).
 
 A file test is decided by the file system here only when the file exists here (the script's own repository):
 a path that does not exist here may exist where the script runs, so the test is one rftc cannot decide."""
@@ -10,15 +10,16 @@ import os
 import re
 
 from rftc.shell.arith import parse_int
-from rftc.shell.expand import Unknown
+from rftc.shell.syntax import Cond, CondBinary, CondGroup, CondNot, CondTest
+from rftc.shell.values import Unknown
 
 _UNARY = {"-n", "-z", "-f", "-d", "-e", "-r", "-w", "-x", "-s", "-L", "-h", "-v"}
 _BINARY = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">", "-nt", "-ot"}
 
 
 def test_words(args: list[str], ev, extended: bool = False, span=None) -> bool:
-    """Evaluate the arguments of test / [ ] / [[ ]] (the connectives of [[ ]] are handled by the caller); ``span``
-    is where the test is written (a file test notes there that it cannot be decided)."""
+    """Evaluate the arguments of test / [ ] / [[ ]] (the connectives of [[ ]] are handled by ``cond_value``) in the
+    evaluator ``ev``; ``span`` is where the test is written (a file test notes there that it cannot be decided)."""
     pos = [0]
 
     def peek(k=0):
@@ -94,14 +95,14 @@ def _unary(op: str, a: str, ev, span) -> bool:
     if op == "-z":
         return a == ""
     if op == "-v":
-        return ev._var(a) is not None
+        return ev.vars.get(a) is not None
     if not a:
         return False
-    path = ev.resolve_path(a)
+    path = ev.files.resolve_path(a)
     if path is None:
         return False
     if not os.path.lexists(path):  # it may exist where the script runs
-        ev.note_uncertain([Unknown("file", a, span, a)], span)
+        ev.branches.note_uncertain([Unknown("file", a, span, a)], span)
         return False
     if op == "-f":
         return os.path.isfile(path)
@@ -112,3 +113,31 @@ def _unary(op: str, a: str, ev, span) -> bool:
     if op == "-s":
         return os.path.isfile(path) and os.path.getsize(path) > 0
     return os.path.exists(path)
+
+
+def cond_words(node: Cond):
+    """The words of a [[ ]] expression, in order."""
+    match node:
+        case CondTest():
+            yield from node.words
+        case CondNot():
+            yield from cond_words(node.operand)
+        case CondBinary():
+            yield from cond_words(node.left)
+            yield from cond_words(node.right)
+        case CondGroup():
+            yield from cond_words(node.expr)
+
+
+def cond_value(node: Cond, texts, ev, span) -> bool:
+    """A [[ ]] expression on the words' texts (taken in order from the iterator ``texts``)."""
+    match node:
+        case CondTest():
+            return test_words(node.args(texts), ev, extended=True, span=span)
+        case CondNot():
+            return not cond_value(node.operand, texts, ev, span)
+        case CondBinary():
+            left = cond_value(node.left, texts, ev, span)
+            right = cond_value(node.right, texts, ev, span)  # both read: the texts are consumed in order
+            return (left and right) if node.op == "&&" else (left or right)
+    return cond_value(node.expr, texts, ev, span)  # ( ... )

@@ -1,5 +1,5 @@
-"""Conditions rftc cannot decide: every branch is evaluated, none is guessed. A mixin of
-:class:`rftc.shell.evaluate.Evaluator`.
+"""Conditions rftc cannot decide: every branch is evaluated, none is guessed (the commands that choose are in
+rftc.shell.branches).
 
 A condition is undecidable when it depends on what only the machine that runs the script knows: a variable the
 script never sets, a file, a command's result or output, the script's arguments. Each branch then runs in a copy
@@ -25,19 +25,14 @@ bash would decide them with the unknown values unset and commands succeeding (RF
 
 from __future__ import annotations
 
-import fnmatch
-import itertools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from rftc.diagnostics.model import Span
-from rftc.shell.conditions import test_words
-from rftc.shell.expand import Seg, Unknown, defaulted, env_knob, node_span, notes_of
 from rftc.shell.notes import Choice, Default, Taint
 from rftc.shell.state import MAX_BRANCHES, Break, Continue, Exit, Return, State, Var
-
-_MAX_COMBINATIONS = 16  # values tried for the choices in one condition
+from rftc.shell.values import Seg, Unknown, defaulted, env_knob, text_of
 
 
 @dataclass(frozen=True)
@@ -146,236 +141,22 @@ class Outcome:
 
 
 class Explorer:
-    """Branch exploration for the Evaluator (see the module docstring): conditions, and the commands they
-    choose between (if, case, && and ||)."""
+    """Runs every branch of a condition rftc cannot decide, for one evaluator ``ev`` (see the module docstring):
+    ``explore`` and ``by_default`` take the branches as (label, run(evaluator) -> status)."""
 
-    # ------------------------------------------------------------------ conditions
-    def note_uncertain(self, knobs, span: Span, command: str = "", fixes=None, soft: bool = False) -> None:
-        if self.uncertain is not None:
-            self.uncertain.append(Uncertain(tuple(knobs), span, command, fixes, soft))
-
-    def condition(self, lst) -> tuple[bool, list, list]:
-        """Run a condition list: whether it succeeded (as bash would with unknown values unset and commands
-        succeeding), what it read that rftc cannot decide, and the defaults it was decided by."""
-        saved, testing = self.uncertain, self.testing
-        self.uncertain, self.testing = [], True
-        try:
-            status = self.run_list(lst)
-        finally:
-            unc, self.uncertain, self.testing = self.uncertain, saved, testing
-        return status == 0, [u for u in unc if not u.soft], [u for u in unc if u.soft]
-
-    def decide(self, words: list[list[Seg]], unset_texts: Callable, test: Callable, span: Span) -> bool:
-        """A test on expanded words (``test(texts) -> bool``), noting what it depends on: unknown values (decided
-        on ``unset_texts()``, as bash would with them unset), choices (decided per literal), script defaults."""
-        hard = list(dict.fromkeys(u for w in words for s in w for u in s.unknowns))
-        if hard:
-            self.note_uncertain(hard, span)
-            return test(unset_texts())
-        texts = ["".join(s.text for s in w) for w in words]
-        cases = self.choice_cases(words)
-        if cases:
-            results = [(picked, test(t)) for picked, t in cases]
-            if len({r for _, r in results}) > 1:
-                fixes = (_agreed([p for p, r in results if r]), _agreed([p for p, r in results if not r]))
-                self.note_uncertain(list(dict.fromkeys(c for p, _ in results for c in p)), span, fixes=fixes)
-            return test(texts)
-        defaults = [n for w in words for n in notes_of(w) if isinstance(n, Default)]
-        if defaults:
-            self.note_uncertain(list(dict.fromkeys(defaults)), span, soft=True)
-        return test(texts)
-
-    def _decision(self, span: Span, hard: list, soft: list, pick=None, fixes=None) -> Decision:
-        knobs = list(dict.fromkeys(k for u in hard + soft for k in u.knobs))
-        commands = list(dict.fromkeys(u.command for u in hard if u.command))
-        return Decision(span, self.source_text(span), knobs, commands, pick, fixes or {})
-
-    # ------------------------------------------------------------------ && and ||
-    def run_and_or(self, node) -> int:
-        if node.data == "pipeline":
-            return self.run_pipeline(node)
-        return self._chain(node.children, 0, 0)
-
-    def _chain(self, ch: list, i: int, status: int) -> int:
-        """Run the and-or list ``ch`` from its pipeline ``ch[i]`` on (``status``: the one before it)."""
-        while i < len(ch):
-            if i and (ch[i - 1].type == "AND_IF") != (status == 0):
-                i += 2
-                continue
-            if i + 2 >= len(ch):
-                return self.run_pipeline(ch[i])
-            saved, testing = self.uncertain, self.testing
-            self.uncertain, self.testing = [], True
-            try:
-                status = self.run_pipeline(ch[i])
-            finally:
-                unc, self.uncertain, self.testing = self.uncertain, saved, testing
-            hard = [u for u in unc if not u.soft]
-            if unc:
-                span = node_span(self.file, ch[i])
-                succeeds, fails = f"the `{'&&' if ch[i + 1].type == 'AND_IF' else '||'}` side", "the side that skips it"
-                nxt = i + 2
-                labels = (succeeds, fails) if ch[i + 1].type == "AND_IF" else (fails, succeeds)
-
-                def pick(ev, node=ch[i]):
-                    ev.uncertain, ev.testing = [], True
-                    st = ev.run_pipeline(node)
-                    return None if [u for u in ev.uncertain if not u.soft] else labels[0 if st == 0 else 1]
-
-                decision = self._decision(span, hard, [u for u in unc if u.soft], pick)
-                branches = [(labels[0], lambda ev: ev._chain(ch, nxt, 0)),
-                            (labels[1], lambda ev: ev._chain(ch, nxt, 1))]
-                taken = 0 if status == 0 else 1
-                if hard:
-                    return self.explore(decision, branches, fallback=taken)
-                return self.by_default(decision, branches, taken)
-            i += 2
-        return status
-
-    # ------------------------------------------------------------------ if
-    def run_if(self, node, trees) -> int:
-        arms = [(trees[0], trees[1], "the `then` branch")]
-        else_body = None
-        for t in trees[2:]:
-            sub = [c for c in t.children if not hasattr(c, "type")]
-            if t.data == "elif_part":
-                arms.append((sub[0], sub[1], f"the `elif` branch of line {node_span(self.file, t).line}"))
-            else:
-                else_body = sub[0]
-        labels = [a[2] for a in arms] + ["the `else` branch" if else_body is not None else "the empty `else`"]
-        bodies = [a[1] for a in arms] + [else_body]
-        paths, fallback, span, hard, soft, fixes = self._if_paths(arms, labels)
-        if not hard and not soft:
-            return self.run_list(bodies[paths[0]]) if bodies[paths[0]] is not None else 0
-
-        def pick(ev):
-            found = ev._if_paths(arms, labels)
-            return labels[found[0][0]] if not found[3] and len(found[0]) == 1 else None
-
-        decision = self._decision(span, hard, soft, pick, fixes)
-        every = range(len(labels)) if not hard else paths
-        branches = [(labels[k], lambda ev, b=bodies[k]: ev.run_list(b) if b is not None else 0) for k in every]
-        if hard:
-            return self.explore(decision, branches, fallback=paths.index(fallback))
-        return self.by_default(decision, branches, paths[0])
-
-    def _if_paths(self, arms, labels):
-        """The branches of an if that may run: (their indices, the one bash takes with unknown values unset, the
-        span of the first condition rftc cannot decide, what they read, the defaults, the choices each implies)."""
-        paths: list[int] = []
-        hard: list = []
-        soft: list = []
-        fixes: dict = {}
-        otherwise: dict = {}  # choices implied by the conditions before not holding
-        fallback = span = None
-        for k, (cond, _, label) in enumerate(arms):
-            ok, unc, sft = self.condition(cond)
-            soft += sft
-            if span is None and (unc or sft):
-                span = node_span(self.file, cond)
-            if unc:
-                paths.append(k)
-                implied = [u.fixes for u in unc]
-                if all(implied):
-                    fixes[label] = {**otherwise, **_merged(f[0] for f in implied)}
-                    otherwise = {**otherwise, **_merged(f[1] for f in implied)}
-                hard += unc
-                if ok and fallback is None:
-                    fallback = k
-                continue
-            if ok:
-                paths.append(k)
-                fixes.setdefault(label, dict(otherwise))
-                break
-        else:
-            paths.append(len(arms))
-            fixes[labels[-1]] = dict(otherwise)
-        return paths, paths[-1] if fallback is None else fallback, span, hard, soft, fixes
-
-    # ------------------------------------------------------------------ case
-    def run_case(self, node, trees) -> int:
-        word, items = trees[0], trees[1:]
-        arms = []
-        for item in items:
-            parts = [c for c in item.children if not hasattr(c, "type")]
-            pats = [p for p in parts if p.data == "word"]
-            body = next((p for p in parts if p.data == "list"), None)
-            label = "the `" + "|".join(self.source_text(node_span(self.file, p)) for p in pats) + ")` case"
-            arms.append(([self.exp.text(p)[0] for p in pats], body, label))
-        labels = [a[2] for a in arms] + ["no case (none matches)"]
-        bodies = [a[1] for a in arms] + [None]
-        paths, fallback, hard, soft, fixes = self._case_paths(word, arms)
-        if not hard and not soft and len(paths) == 1:
-            return self.run_list(bodies[paths[0]]) if bodies[paths[0]] is not None else 0
-
-        def pick(ev):
-            found = ev._case_paths(word, arms)
-            return labels[found[0][0]] if len(found[0]) == 1 and not found[2] else None
-
-        span = node_span(self.file, word)
-        decision = self._decision(span, hard, soft, pick, {labels[k]: v for k, v in fixes.items()})
-        decision.text = f"case {decision.text}"
-        every = range(len(labels)) if soft and not hard and len(paths) == 1 else paths
-        branches = [(labels[k], lambda ev, b=bodies[k]: ev.run_list(b) if b is not None else 0) for k in every]
-        if len(paths) > 1:
-            return self.explore(decision, branches, fallback=paths.index(fallback))
-        return self.by_default(decision, branches, paths[0])
-
-    def _case_paths(self, word, arms):
-        """The items of a case that may run, as _if_paths (the last index stands for no item)."""
-        segs = self.exp.segs(word)
-
-        def first_match(text):
-            return next((k for k, (pats, _, _) in enumerate(arms) if any(fnmatch.fnmatchcase(text, p) for p in pats)),
-                        len(arms))
-
-        span = node_span(self.file, word)
-        hard = list(dict.fromkeys(u for s in segs for u in s.unknowns))
-        if hard:  # any item up to one that takes every value, or none
-            every = next((k for k, (pats, _, _) in enumerate(arms) if "*" in pats), None)
-            paths = list(range(len(arms) if every is None else every + 1)) + ([len(arms)] if every is None else [])
-            fallback = first_match("".join(s.text for s in self.exp.segs(word, unset=True)))
-            return paths, fallback, [Uncertain(tuple(hard), span)], [], {}
-        cases = self.choice_cases([segs])
-        if cases:
-            by_path: dict[int, list] = {}
-            for picked, (text,) in cases:
-                by_path.setdefault(first_match(text), []).append(picked)
-            paths = sorted(by_path)
-            choices = list(dict.fromkeys(c for picks in by_path.values() for p in picks for c in p))
-            unc = [Uncertain(tuple(choices), span)] if len(paths) > 1 else []
-            return paths, first_match("".join(s.text for s in segs)), unc, [], \
-                {k: _agreed(v) for k, v in by_path.items()}
-        taken = first_match("".join(s.text for s in segs))
-        defaults = [n for n in notes_of(segs) if isinstance(n, Default)]
-        return [taken], taken, [], [Uncertain(tuple(dict.fromkeys(defaults)), span, soft=True)] if defaults else [], {}
-
-    # ------------------------------------------------------------------ [[ ]]
-    def run_dbracket(self, node) -> int:
-        expr = next((c for c in node.children if not hasattr(c, "type")), None)
-        if expr is None:
-            return 1
-        words = list(_cond_words(expr))
-        span = node_span(self.file, node)
-
-        def test(texts):
-            it = iter(texts)
-            return _cond_value(expr, it, self, span)
-
-        segs = [self.exp.segs(w) for w in words]
-        ok = self.decide(segs, lambda: ["".join(s.text for s in self.exp.segs(w, unset=True)) for w in words],
-                         test, span)
-        return 0 if ok else 1
+    def __init__(self, ev):
+        self.ev = ev
 
     def by_default(self, decision: Decision, branches: list, taken: int) -> int:
         """A condition decided by a default the script writes: its branch runs, unless it is a guard; then the
         variable must come from the environment, and every branch is explored."""
+        ev = self.ev
         label, run = branches[taken]
-        probe = self._run_branch(label, run, taken, self.st.fork(), decision)
+        probe = self._run_branch(label, run, taken, ev.st.fork(), decision)
         if not probe.guard or len(branches) == 1:
-            return probe.resume(self, probe.capture or [])
+            return probe.resume(ev, probe.capture or [])
         # the default stops the script: the variable is the caller's to set, and its value unknown from here
-        release(self.st, {k.var for k in decision.knobs if isinstance(k, Default)}, decision.span)
+        release(ev.st, {k.var for k in decision.knobs if isinstance(k, Default)}, decision.span)
         return self.explore(decision, branches, first=taken, fallback=taken, done={taken: probe})
 
     def explore(self, decision: Decision, branches: list[tuple[str, Callable]], *, first: int = 0,
@@ -383,19 +164,20 @@ class Explorer:
         """Run each (label, run(ev)) branch in a copy of the state and go on with the first viable one. ``first``
         names a branch to prefer among equals (the one a script default decides); ``fallback`` the one bash takes
         with unknown values unset and commands succeeding, which is taken alone past the bound."""
-        g = self.g
+        ev = self.ev
+        g = ev.g
         if g.branches + len(branches) > MAX_BRANCHES:
             if g.branches <= MAX_BRANCHES:
                 g.branches = MAX_BRANCHES + 1  # said once
                 g.add("RFTC119", f"more than {MAX_BRANCHES} branches of conditions rftc cannot decide: from here on, "
                       "each is decided as bash would with unknown values unset and commands succeeding",
                       decision.span, hint="pass --env NAME=value for the values the conditions read")
-            only = self._run_branch(*branches[fallback], fallback, self.st.fork(), decision)
-            return only.resume(self, only.capture or [])
+            only = self._run_branch(*branches[fallback], fallback, ev.st.fork(), decision)
+            return only.resume(ev, only.capture or [])
         g.branches += len(branches)
-        before = self.st.fork()  # for the witness search: the state the condition was decided in
+        before = ev.st.fork()  # for the witness search: the state the condition was decided in
         done = done or {}
-        outcomes = [done.get(i) or self._run_branch(label, run, i, self.st.fork(), decision)
+        outcomes = [done.get(i) or self._run_branch(label, run, i, ev.st.fork(), decision)
                     for i, (label, run) in enumerate(branches)]
         chosen = min(outcomes, key=lambda o: (o.rank, o.index != first, o.index))
         viable = [o for o in outcomes if not o.guard]
@@ -406,31 +188,32 @@ class Explorer:
             self._note_launches(decision, outcomes, chosen)
             self._taint(decision, chosen, viable, before)
             if len({o.status for o in viable}) > 1 or any(type(o.signal) is not type(chosen.signal) for o in viable):
-                self.note_uncertain(list(decision.knobs), decision.span)  # the caller's own condition, if any
-        output = self._choice_output(decision, chosen, viable) if self.capture is not None else []
-        return chosen.resume(self, output)
+                ev.branches.note_uncertain(list(decision.knobs), decision.span)  # the caller's own condition, if any
+        output = self._choice_output(decision, chosen, viable) if ev.capture is not None else []
+        return chosen.resume(ev, output)
 
     def _run_branch(self, label: str, run: Callable, index: int, state: State, decision: Decision) -> "Outcome":
-        g = self.g
+        g = self.ev.g
         for choice, option in decision.fixes.get(label, {}).items():
             fix_choice(state, choice, option)
-        ev = self.child(state, capture=[] if self.capture is not None else None)
+        sub = self.ev.child(state, capture=[] if self.ev.capture is not None else None)
         start, exit_span = len(g.invocations), g.exit_span
         g.exit_span = None
         signal = None
         try:
-            status = run(ev)
+            status = run(sub)
         except (Exit, Return, Break, Continue) as sig:
-            signal, status = sig, ev.status
-        outcome = Outcome(label, index, ev.st, status, signal, ev.capture, ev.capture_unknown,
+            signal, status = sig, sub.status
+        outcome = Outcome(label, index, sub.st, status, signal, sub.capture, sub.capture_unknown,
                           g.invocations[start:], g.exit_span)
         g.exit_span = exit_span
         return outcome
 
     def _report_guard(self, decision: Decision, guard: Outcome, before: State) -> None:
-        if decision.span in self.g.guards:
+        ev = self.ev
+        if decision.span in ev.g.guards:
             return  # once per condition (a loop meets it again)
-        self.g.guards.add(decision.span)
+        ev.g.guards.add(decision.span)
         what = "exit" if isinstance(guard.signal, Exit) else "return"
         where = f" at line {guard.exit_span.line}" if guard.exit_span is not None and what == "exit" else ""
         names = decision.env_names()
@@ -438,9 +221,9 @@ class Explorer:
         hint = ("pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)" if arguments
                 else f"pass --env {names[0]}=... to decide it at compile time" if names
                 else "nothing rftc is given decides it; it is checked where the script runs")
-        self.g.add("RFTC117", f"`{decision.text}` depends on {decision.depends_on()}: when {guard.label} runs, the "
-                   f"script stops with `{what} {guard.status}`{where}; rftc assumes this guard passes and reads on",
-                   decision.span, hint=hint)
+        ev.g.add("RFTC117", f"`{decision.text}` depends on {decision.depends_on()}: when {guard.label} runs, the "
+                 f"script stops with `{what} {guard.status}`{where}; rftc assumes this guard passes and reads on",
+                 decision.span, hint=hint)
 
     def _note_launches(self, decision: Decision, outcomes: list[Outcome], chosen: Outcome) -> None:
         for o in outcomes:
@@ -449,10 +232,10 @@ class Explorer:
                 if o is not chosen:
                     inv.primary = False
                 if inv.primary:
-                    self.g.add("RFTC118", f"this launch runs only when {o.label} of `{decision.text}` (line "
-                               f"{decision.span.line}) runs, which depends on {decision.depends_on()}", inv.span,
-                               hint="rftc compiles it as the script's launch; other branches launch differently "
-                               "or not at all (see --list)")
+                    self.ev.g.add("RFTC118", f"this launch runs only when {o.label} of `{decision.text}` (line "
+                                  f"{decision.span.line}) runs, which depends on {decision.depends_on()}", inv.span,
+                                  hint="rftc compiles it as the script's launch; other branches launch differently "
+                                  "or not at all (see --list)")
 
     def _taint(self, decision: Decision, chosen: Outcome, viable: list[Outcome], before: State) -> None:
         """Variables the other viable branches leave with another value, and the working directory, carry a Taint
@@ -470,11 +253,11 @@ class Explorer:
 
         head = (f"depends on `{decision.text}` (line {decision.span.line}), which depends on "
                 f"{decision.depends_on()}: rftc took {chosen.label}")
-        where = _text(chosen.state.cwd)
-        moved = next((o for o in others if _text(o.state.cwd) != where), None)
+        where = text_of(chosen.state.cwd or ())
+        moved = next((o for o in others if text_of(o.state.cwd or ()) != where), None)
         if moved is not None and chosen.state.cwd:  # the working directory, which $PWD and $(pwd) read
             taint = Taint("PWD", decision.span, f"the working directory {head} ({where}); {how(moved)}, it is "
-                          f"{_text(moved.state.cwd) or 'where the script starts'}")
+                          f"{text_of(moved.state.cwd or ()) or 'where the script starts'}")
             chosen.state.cwd = [replace(s, notes=s.notes + (taint,)) for s in chosen.state.cwd]
         read = {k.name for k in decision.knobs if getattr(k, "kind", "") == "var"}
         for name in _changed(before, [chosen] + others):
@@ -494,20 +277,21 @@ class Explorer:
         """An `--env K=V` under which the condition takes the branch ``label``, found by deciding it again."""
         if decision.pick is None:
             return None
+        g = self.ev.g
         for knob, values in self._trial_values(decision):
             for value in values:
                 trial = before.fork()
                 assume(trial, knob, value)
-                ev = self.child(trial, capture=None)
-                self.g.quiet += 1
-                exit_span = self.g.exit_span
+                sub = self.ev.child(trial, capture=None)
+                g.quiet += 1
+                exit_span = g.exit_span
                 try:
-                    taken = decision.pick(ev)
+                    taken = decision.pick(sub)
                 except (Exit, Return, Break, Continue, RecursionError):
                     taken = None
                 finally:
-                    self.g.quiet -= 1
-                    self.g.exit_span = exit_span
+                    g.quiet -= 1
+                    g.exit_span = exit_span
                 if taken == label:
                     return f"--env {knob}={_quote(value)}"
         return None
@@ -530,7 +314,7 @@ class Explorer:
         for o in viable:
             if o.capture_unknown or any(s.unknowns for s in o.capture):
                 return list(chosen.capture)
-            text = "".join(s.text for s in o.capture)
+            text = text_of(o.capture)
             if text not in outputs:
                 outputs.append(text)
         if len(outputs) < 2:
@@ -538,75 +322,7 @@ class Explorer:
         command = decision.commands[0] if decision.commands else "cmd"
         command = command.rsplit("/", 1)[-1]
         choice = Choice(tuple(outputs), env_knob("RFTC_SUBST", command), decision.span, decision.text)
-        text = "".join(s.text for s in chosen.capture)
-        span = decision.span
-        return [Seg(text, span.file, span.line, span.col, span.last_line, span.end_col or span.col,
-                    notes=(choice,))]
-
-    # ------------------------------------------------------------------ choices in conditions
-    def choice_cases(self, segs_list: list[list[Seg]]):
-        """The values a condition's words can take when they hold choices: [({Choice: option}, [texts])], or
-        None when they hold none (or too many to try)."""
-        choices = [n for segs in segs_list for n in notes_of(segs) if isinstance(n, Choice)]
-        choices = list(dict.fromkeys(choices))
-        if not choices:
-            return None
-        combos = list(itertools.product(*(c.options for c in choices)))
-        if len(combos) > _MAX_COMBINATIONS:
-            return None
-        out = []
-        for combo in combos:
-            picked = dict(zip(choices, combo))
-            texts = ["".join(_pick_text(s, picked) for s in segs) for segs in segs_list]
-            out.append((picked, texts))
-        return out
-
-
-def _agreed(picks: list[dict]) -> dict:
-    """The choice values every one of ``picks`` agrees on."""
-    if not picks:
-        return {}
-    return {c: o for c, o in picks[0].items() if all(p.get(c) == o for p in picks)}
-
-
-def _merged(fixes) -> dict:
-    out: dict = {}
-    for f in fixes:
-        out.update(f)
-    return out
-
-
-def _cond_words(node):
-    """The words of a [[ ]] expression, in order."""
-    for c in node.children:
-        if hasattr(c, "type"):
-            continue
-        if c.data == "word":
-            yield c
-        else:
-            yield from _cond_words(c)
-
-
-def _cond_value(node, texts, ev, span) -> bool:
-    """A [[ ]] expression on the words' texts (taken in order from the iterator ``texts``)."""
-    kids = [c for c in node.children if not hasattr(c, "type")]
-    if node.data == "cond_words":
-        args = [next(texts) if not hasattr(c, "type") else c.value.strip() for c in node.children]
-        return test_words(args, ev, extended=True, span=span)
-    if node.data == "cond_negate":
-        return not _cond_value(kids[0], texts, ev, span)
-    if node.data in ("cond_and", "cond_or"):
-        left = _cond_value(kids[0], texts, ev, span)
-        right = _cond_value(kids[1], texts, ev, span)  # both read: the texts are consumed in order
-        return (left and right) if node.data == "cond_and" else (left or right)
-    return _cond_value(kids[0], texts, ev, span)  # ( ... )
-
-
-def _pick_text(seg: Seg, picked: dict) -> str:
-    for n in seg.notes:
-        if n in picked and seg.text in n.options:
-            return picked[n]
-    return seg.text
+        return [Seg.at(text_of(chosen.capture), decision.span, notes=(choice,))]
 
 
 def fix_choice(state: State, choice: Choice, option: str) -> None:
@@ -673,12 +389,8 @@ def _value(state: State, name: str) -> str | None:
     if v is None:
         return None
     if v.items is not None:
-        return " ".join("".join(s.text for s in e) for e in v.items if e is not None)
-    return "".join(s.text for s in v.segs or [])
-
-
-def _text(segs) -> str:
-    return "".join(s.text for s in segs or [])
+        return " ".join(text_of(e) for e in v.items if e is not None)
+    return text_of(v.segs or ())
 
 
 def _shown(value: str | None) -> str:

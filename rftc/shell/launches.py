@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from rftc.shell.expand import Field
 from rftc.shell.invocation import Arg, Invocation
+from rftc.shell.values import Field
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 # wrappers that run the rest of the line as a command: name -> (the options that take a value as the next word,

@@ -1,11 +1,12 @@
-"""Parse a launch script with grammar/launch.lark into a lark tree (tokens carry positions; a node's span is
-that of its first and last token, see rftc.shell.expand.node_span).
+"""Parse a launch script with grammar/launch.lark into its syntax tree (rftc.shell.syntax, built while lark parses
+by rftc.shell.transformer; a node's span is that of its first and last token).
 
 Heredoc bodies are not context-free, so a small scanner (rftc.shell.scan) runs before lark: it finds each heredoc
 operator outside quotes and comments and blanks the body lines out (line numbers stay; bodies are data, not
 script). The same scanner finds an unterminated quote, which lark would only report as an unexpected end of file.
 What bash reads only when it expands it (the inside of ``${...}`` and of arithmetic) is parsed by the grammar when
-it can be, and otherwise set aside for the evaluator, so that rftc parses exactly the scripts `bash -n` accepts.
+it can be, and otherwise set aside (a Deferred node in the tree) for the evaluator, so that rftc parses exactly the
+scripts `bash -n` accepts.
 
 Tokens lark filters out of the tree (newlines, blanks) are watched with lexer callbacks, to report the
 places where a backslash continuation silently ends a command (RFTC102-RFTC104).
@@ -22,16 +23,15 @@ from importlib import resources
 from rftc.diagnostics.collector import Diagnostics
 
 from rftc.diagnostics.model import Diagnostic, Span
+from rftc.shell import transformer
 from rftc.shell.scan import matched_pairs, strip_heredocs
-
+from rftc.shell.syntax import Script
 
 
 @dataclass
 class Parsed:
-    tree: object | None  # lark Tree, None when the script does not parse
+    tree: Script | None  # None when the script does not parse
     breaks: list[tuple[str, Span]] = field(default_factory=list)  # ("comment"|"blank"|"space", span)
-    # (line, col) of each ${...} / $((...)) / ((...)) the grammar does not read -> ("subst" | "arith", its text)
-    runtime: dict = field(default_factory=dict)
     # parse(..., partial=True) on a script with a syntax error: the error (not yet reported) and the number of
     # lines before it that bash runs, `tree` being those lines
     stop: tuple[Diagnostic, int] | None = None
@@ -42,8 +42,9 @@ def _lark():
     from lark import Lark
 
     text = resources.files("rftc.grammar").joinpath("launch.lark").read_text()
-    return Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=False,
-                cache=True, lexer_callbacks={"_NL": _on_newline, "LIT": _on_literal, "CLOSER": _on_closer})
+    return Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=False, cache=True,
+                transformer=transformer.ToSyntax(),
+                lexer_callbacks={"_NL": _on_newline, "LIT": _on_literal, "CLOSER": _on_closer})
 
 
 class _Watch(threading.local):
@@ -130,8 +131,8 @@ _MAX_RETRIES = 32  # ${...} / $((...)) regions bash would only read at run time,
 def parse(text: str, filename: str, diags: Diagnostics, *, partial: bool = False) -> Parsed:
     """Parse ``text``; syntax errors become diagnostics (RFTC100, RFTC101) on the line bash reports, and the tree
     is None. bash reads the inside of ``${...}`` and of arithmetic only when it expands them, so one that the
-    grammar does not read is set aside (``Parsed.runtime``) for the evaluator to report, as bash would at run
-    time, and parsing goes on.
+    grammar does not read is set aside (a Deferred node) for the evaluator to report, as bash would at run time,
+    and parsing goes on.
 
     With ``partial``, a syntax error is not reported but returned (``Parsed.stop``) with the tree of the commands
     bash runs before it: bash reads and runs a script one top-level command at a time (see _runs_before)."""
@@ -148,13 +149,14 @@ def parse(text: str, filename: str, diags: Diagnostics, *, partial: bool = False
     stripped = strip_heredocs(text) if "<<" in text else text
     parser = _lark()
     src = stripped + "\n\n"  # a final newline, and one more for a trailing backslash
-    runtime: dict[tuple[int, int], tuple[str, str]] = {}
+    runtime: dict[tuple[int, int], tuple[str, str]] = {}  # (line, col) of what is set aside -> (kind, its text)
     error = Diagnostics()  # the syntax error, and the offset in src where bash meets it
     at = 0
     try:
         for _ in range(_MAX_RETRIES):
             breaks: list = []
             _watch.breaks, _watch.lines, _watch.length = breaks, src.split("\n"), len(src)
+            transformer.begin(filename, runtime)
             try:
                 tree = parser.parse(src)
                 break
@@ -181,7 +183,7 @@ def parse(text: str, filename: str, diags: Diagnostics, *, partial: bool = False
         _watch.breaks = None
     if error:
         return _stopped(text, src, at, filename, error[0], diags) if partial else _failed(error, diags)
-    return Parsed(tree, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks], runtime)
+    return Parsed(tree, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks])
 
 
 def _failed(error: Diagnostics, diags: Diagnostics) -> Parsed:

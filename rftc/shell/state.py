@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from rftc.diagnostics.collector import Diagnostics
 
 from rftc.diagnostics.model import Span
-from rftc.shell.expand import Field, Seg
+from rftc.shell.values import Field, Seg
 from rftc.shell.invocation import Invocation
 
 MAX_ITERATIONS = 1000  # loop iterations per script
@@ -47,11 +47,11 @@ class Var:
 
 @dataclass(frozen=True)
 class Code:
-    """Text that `eval` or `bash -c` runs (see Evaluator.code_text)."""
+    """Text that `eval` or `bash -c` runs (see rftc.shell.files.Files.code_text)."""
 
     origin: str  # the file the command is in
     lines: list  # the text's lines
-    pieces: list  # (offset in the text, the Seg of a word it was), for Evaluator.traced
+    pieces: list  # (offset in the text, the Seg of a word it was), for Files.traced
 
 
 class State:
@@ -97,11 +97,8 @@ class Shared:
         self.seen: set = set()
         self.exit_span: Span | None = None  # where the script stopped with `exit`, if it did
         self.calls = 0
-        self.local_names: set[str] = set()  # see script_variables()
+        self.local_names: set[str] = set()  # see rftc.shell.files.script_variables()
         self.branches = 0  # branches of undecidable conditions evaluated (MAX_BRANCHES)
-        # (file, line, col) -> (kind, text) of each ${...} / arithmetic bash reads only when it expands it, and
-        # that the parser set aside (rftc.shell.parser.Parsed.runtime)
-        self.runtime: dict[tuple, tuple[str, str]] = {}
         self.quiet = 0  # > 0 while a condition is decided again to find the --env that picks a branch
         self.guards: set[Span] = set()  # conditions reported as guards (RFTC117), once each
         # syntax errors bash stops reading a file at, after running the lines before them: (error, lines run)

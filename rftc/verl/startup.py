@@ -1,19 +1,19 @@
 """veRL's startup checks over the effective config: what main_ppo's config validation refuses before anything
-runs, with veRL's own messages, for the verl release the config follows (rftc.verl.semantics). A launch that
+runs, with veRL's own messages, for the verl release the config follows (rftc.verl.releases.semantics). A launch that
 fails here would fail the same way in Trinity's trainer.
 
     check_startup(eff, diags)
 
 verl 0.1 validates nothing; 0.2.x to 0.5.0 run RayPPOTrainer._validate_config; 0.6.0 and later
 verl.utils.config.validate_config plus ActorConfig/CriticConfig.__post_init__ and validate(). The checks that
-differ between releases are facts of rftc.verl.semantics."""
+differ between releases are facts of rftc.verl.releases.semantics."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.verl import semantics
+from rftc.verl.releases import semantics
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.trainers import CONVERTED
 

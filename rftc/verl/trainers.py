@@ -1,4 +1,5 @@
-"""The RL trainers `rftc convert` maps: veRL's main_ppo, and the DAPO recipe's main_dapo. RayDAPOTrainer is
+"""The veRL entry modules rftc knows: those whose config it composes (ENTRY_POINTS, the recipes), and the RL
+trainers `rftc convert` maps (CONVERTED): veRL's main_ppo, and the DAPO recipe's main_dapo. RayDAPOTrainer is
 main_ppo's RayPPOTrainer (the same config, startup checks and workers) with dynamic sampling
 (algorithm.filter_groups, data.gen_batch_size) and the dapo reward manager built from
 reward_model.overlong_buffer. The recipe is not in the wheels: it lives beside the `verl` package in a checkout
@@ -11,6 +12,21 @@ RECIPES = {"recipe.dapo.main_dapo": ("recipe/dapo", "dapo_trainer"),
            "recipe.dapo.src.main_dapo": ("recipe/dapo/src", "dapo_trainer")}
 RECIPE_CONFIG_PATH = "config"  # the recipes' @hydra.main config_path, relative to the module
 CONVERTED = (MAIN_PPO, *RECIPES)
+# Entry module -> (its directory inside the verl package, the config_name its @hydra.main declares).
+ENTRY_POINTS = {
+    "verl.trainer.main_ppo": ("verl/trainer", "ppo_trainer"),
+    "verl.trainer.sft_trainer": ("verl/trainer", "sft_trainer_engine"),
+    "verl.experimental.fully_async_policy.fully_async_main": ("verl/experimental/fully_async_policy",
+                                                              "fully_async_ppo_trainer"),
+    "verl.experimental.one_step_off_policy.main_ppo": ("verl/experimental/one_step_off_policy",
+                                                       "one_step_off_ppo_trainer"),
+}
+
+
+def entry_of(module: str | None) -> tuple[str, str] | None:
+    """(folder below the sys.path root, config_name) of a verl entry point or a recipe rftc composes; None for
+    other modules."""
+    return ENTRY_POINTS.get(module) or RECIPES.get(module)
 
 
 def is_dapo(invocation) -> bool:

@@ -15,7 +15,7 @@ _SUFFIX = re.compile(r"[.-]?(post|dev|rc|a|b)(\d*)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class Release:
+class ReleaseNumber:
     text: str
     numbers: tuple[int, ...]  # padded to three: "0.2" -> (0, 2, 0)
     post: int = -1  # ".postN" (-1: none)
@@ -32,7 +32,7 @@ class Release:
 
 
 @lru_cache(maxsize=None)
-def parse(text: str) -> Release | None:
+def parse(text: str) -> ReleaseNumber | None:
     """The release ``text`` names, or None when it is not a version number."""
     m = _VERSION.fullmatch(text.strip())
     if m is None:
@@ -45,7 +45,7 @@ def parse(text: str) -> Release | None:
             post = int(n or 0)
         else:
             dev = True
-    return Release(text.strip(), numbers, post, dev)
+    return ReleaseNumber(text.strip(), numbers, post, dev)
 
 
 def key(text: str) -> tuple:

@@ -1,6 +1,8 @@
 """The bundled veRL schemas: the composed default config of each verl version and primary config, generated
-from the verl wheels by scripts/gen_verl_schemas.py (interpolations kept as text, "???" = mandatory). A release
-that ships another one's config files is stored as {"version": ..., "same_as": ...}."""
+from the verl wheels by scripts/gen_verl_schemas.py into schemas/<version>.json.gz (interpolations kept as text,
+"???" = mandatory). A release that ships another one's config files is stored as {"version": ..., "same_as": ...}.
+schemas/index.json lists each release's config names and config groups.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from rftc.verl import releases
+from rftc.verl.releases import order
 
-MISSING = "???"  # OmegaConf's mandatory-value marker
 SWITCHABLE_GROUP = "model_engine"  # the config group whose choices are bundled
 
 
@@ -48,14 +49,29 @@ class VersionSchema:
 @lru_cache(maxsize=1)
 def versions() -> tuple[str, ...]:
     """Bundled versions, newest first."""
-    names = [p.name[: -len(".json.gz")] for p in resources.files("rftc.verl").joinpath("schemas").iterdir()
+    names = [p.name[: -len(".json.gz")] for p in resources.files(__package__).joinpath("schemas").iterdir()
              if p.name.endswith(".json.gz")]
-    return tuple(sorted(names, key=releases.key, reverse=True))
+    return tuple(sorted(names, key=order.key, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict:
+    return json.loads(resources.files(__package__).joinpath("schemas", "index.json").read_text())
+
+
+def all_config_names() -> frozenset[str]:
+    """The config names of every bundled release (from schemas/index.json: no release's trees are read)."""
+    return frozenset().union(*(entry["configs"] for entry in _index().values()))
+
+
+def all_group_names() -> frozenset[str]:
+    """The config group names of every bundled release (from schemas/index.json)."""
+    return frozenset().union(*(entry["groups"] for entry in _index().values()))
 
 
 @lru_cache(maxsize=None)
 def load(version: str) -> VersionSchema:
-    raw = resources.files("rftc.verl").joinpath("schemas", f"{version}.json.gz").read_bytes()
+    raw = resources.files(__package__).joinpath("schemas", f"{version}.json.gz").read_bytes()
     data = json.loads(gzip.decompress(raw))
     if "same_as" in data:
         same = load(data["same_as"])
@@ -65,16 +81,15 @@ def load(version: str) -> VersionSchema:
 
 def key_paths(tree: dict) -> frozenset[str]:
     """Every dotted key of a tree, containers included (for 'does this key exist in that config')."""
-    out: set[str] = set()
-
-    def walk(node, prefix):
-        if isinstance(node, dict):
-            for k, v in node.items():
-                p = f"{prefix}.{k}" if prefix else str(k)
-                out.add(p)
-                walk(v, p)
-
-    walk(tree, "")
+    out: list[str] = []
+    stack = [(tree, "")] if isinstance(tree, dict) else []
+    while stack:
+        node, prefix = stack.pop()
+        for k, v in node.items():
+            p = f"{prefix}.{k}" if prefix else str(k)
+            out.append(p)
+            if isinstance(v, dict):
+                stack.append((v, p))
     return frozenset(out)
 
 

@@ -1,6 +1,6 @@
 """Which upstream veRL release a checkout's own config is: the release it declares (whose semantics it follows,
-rftc.verl.semantics, which places a development snapshot's changes by its own keys), and the bundled release
-whose config is closest, the upstream its defaults and keys are compared with.
+rftc.verl.releases.semantics, which places a development snapshot's changes by its own keys), and the bundled
+release whose config is closest, the upstream its defaults and keys are compared with.
 
 A version file names a release line, not a commit. veRL's main keeps a release's number until someone bumps it
 (a checkout declaring `0.1` may carry changes of 0.2), and after the bump names the coming release with `.dev`
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from rftc.verl import releases, schema
+from rftc.verl.releases import order, schema
 
 VERSION_FILES = ("version/version",)  # veRL's own: verl/__init__.py reads it into __version__
 VERSION_MODULES = ("__init__.py", "version.py", "_version.py")  # where a literal __version__ may be written
@@ -86,17 +86,17 @@ def _share(keys: frozenset[str], version: str, config_name: str) -> float:
 def identify(package: Path, keys: frozenset[str], config_name: str = "ppo_trainer") -> Release:
     """The release of the checkout whose `verl` package is ``package``; ``keys`` are the paths of its
     ``config_name`` composed with the default choices."""
-    bundled = sorted(schema.versions(), key=releases.key)
+    bundled = sorted(schema.versions(), key=order.key)
     found = declared_version(package)
     declared, declared_in = found if found is not None else (None, None)
-    v = releases.parse(declared) if declared else None
+    v = order.parse(declared) if declared else None
     if v is None:
         scored = [(b, _share(keys, b, config_name)) for b in reversed(bundled)]
         best = max(scored, key=lambda s: s[1])[0]  # newest first, so a tie goes to the newer release
         why = "not a version number" if declared else "no version"
         return Release(best, best, declared, declared_in, tuple(scored),
                        f"with {why}, it follows verl {best}, the bundled release whose config is closest")
-    at = {b: releases.parse(b) for b in bundled}
+    at = {b: order.parse(b) for b in bundled}
     if v.dev:
         low = next((b for b in reversed(bundled) if at[b].key < v.key), None)
         high = next((b for b in bundled if at[b].key >= v.key and at[b].numbers[:2] == v.numbers[:2]), None)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rftc.verl.configdir import ENTRY_POINTS
+from rftc.verl.trainers import ENTRY_POINTS
 
-REF_ROOT = Path(os.environ.get("RFTC_VERL_REF", Path(__file__).resolve().parents[2] / ".cache" / "verl-ref"))
+REF_ROOT = Path(os.environ.get("RFTC_VERL_REF", Path(__file__).resolve().parents[1] / ".cache" / "verl-ref"))
 
 
 def config_dir(version: str, module: str = "verl.trainer.main_ppo") -> Path | None:
@@ -21,7 +21,7 @@ def keep_env_symbolic() -> None:
     """Make ${oc.env:...} and ${now:...} resolve to their own text, as rftc keeps them."""
     from omegaconf import OmegaConf
 
-    from rftc.verl.resolve import RUNTIME_RESOLVERS
+    from rftc.verl.overrides.resolve import RUNTIME_RESOLVERS
 
     for name in RUNTIME_RESOLVERS:
         OmegaConf.register_new_resolver(
@@ -67,18 +67,19 @@ def hydra_effective(inv, version: str | None = None, source=None, config_name: s
     from omegaconf.errors import OmegaConfBaseException
 
     from rftc.diagnostics.collector import Diagnostics
-    from rftc.verl import configdir, schema
-    from rftc.verl.folder import FolderSchema
+    from rftc.verl.checkout.config_folder import FolderSchema
+    from rftc.verl.primary.locate import locate
+    from rftc.verl.releases import schema
 
     if source is not None:
         folder = FolderSchema.of(source)
-        primary = configdir.locate(inv, set(folder.configs), Diagnostics(), root=source.root)
+        primary = locate(inv, set(folder.configs), Diagnostics(), root=source.root)
         if primary is None:
             return None
         directory, search = primary.directory or folder.configs.get(primary.name), source.package / "trainer/config"
     else:
         names = set().union(*(schema.load(v).configs for v in schema.versions()))
-        primary = configdir.locate(inv, names, Diagnostics())
+        primary = locate(inv, names, Diagnostics())
         if primary is None:
             return None
         directory, search = primary.directory or config_dir(version, inv.module), None

@@ -1,8 +1,9 @@
 """A veRL checkout's own config folder, composed by hydra-core itself: the default tree of one config under
 the launch's config group choices, in the shape of a bundled schema's trees (interpolations kept as text, "???"
 for mandatory values), and the choices Hydra made. rftc then applies the launch's other overrides to it exactly
-as on a bundled release (apply.py), so the defaults list, `_self_`, groups, `@package` and every group choice
-(`actor@actor_rollout_ref.actor=my_actor`, `+group=option`, `~group`) mean what Hydra makes them mean.
+as on a bundled release (rftc.verl.overrides.apply), so the defaults list, `_self_`, groups, `@package` and every
+group choice (`actor@actor_rollout_ref.actor=my_actor`, `+group=option`, `~group`) mean what Hydra makes them
+mean.
 
 Composing costs hydra-core's import and a compose (0.2-0.6 s); the result is cached in memory and on disk
 (RFTC_CACHE_DIR, else $XDG_CACHE_HOME/rftc, else ~/.cache/rftc), keyed by the content of every YAML file Hydra
@@ -20,7 +21,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from rftc.verl.source import CONFIG, VerlSource
+from rftc.verl.checkout.find import CONFIG, VerlSource
+from rftc.verl.overrides.apply import leaves
+from rftc.verl.releases.schema import key_paths
 
 FORMAT = 1  # bump when the cached shape changes
 # Config folders of the package that hold primary configs (the trainer's; the experimental trainers' extend it).
@@ -40,6 +43,16 @@ class Composed:
     tree: dict  # shared between callers: copy before changing
     choices: dict  # "group@package" -> option, as Hydra's runtime.choices (hydra's own left out)
 
+    @cached_property
+    def keys(self) -> frozenset[str]:
+        """Every dotted key of the tree, containers included."""
+        return key_paths(self.tree)
+
+    @cached_property
+    def leaf_values(self) -> dict:
+        """Dotted leaf key -> value (shared: copy before changing)."""
+        return dict(leaves(self.tree, ""))
+
 
 class FolderSchema:
     """The primary configs of one checkout's `verl` package, composed on demand."""
@@ -48,6 +61,7 @@ class FolderSchema:
         self.source = source
         self.files = files  # (YAML file, mtime_ns, size) of every config folder: what the cache key reads
         self._memo: dict[tuple, Composed] = {}
+        self._key_positions: dict[tuple, dict] = {}  # (YAML file, working directory) -> its keys' spans
         self._digest: str | None = None
 
     @classmethod
@@ -91,9 +105,7 @@ class FolderSchema:
     def positions(self, name: str, composed: Composed) -> dict:
         """Where each key of ``composed`` (``name`` under its choices) is written: dotted key -> Span in the YAML
         file of the group option that sets it, the primary file's own keys winning (its `_self_` comes last)."""
-        from rftc.diagnostics.collector import Diagnostics
-        from rftc.diagnostics.model import Span
-        from rftc.verl.configdir import load_yaml
+        from rftc.verl.primary.files import key_positions
 
         base = self.source.package / CONFIG
         files = []
@@ -106,8 +118,10 @@ class FolderSchema:
         files.append((self.configs[name] / f"{name}.yaml", ""))
         out: dict = {}
         for path, package in files:
-            loaded = load_yaml(path, Diagnostics(), Span(str(path), 1, 1)) if path.is_file() else None
-            for rel, span in (loaded[1] if loaded else {}).items():
+            memo = (path, os.getcwd())  # a Span names its file relative to the working directory
+            if memo not in self._key_positions:
+                self._key_positions[memo] = key_positions(path) if path.is_file() else {}
+            for rel, span in self._key_positions[memo].items():
                 if not rel.startswith(("defaults", "hydra")):
                     out[f"{package}.{rel}" if package else rel] = span
         return out
@@ -118,9 +132,9 @@ class FolderSchema:
             for f, _, _ in self.files:
                 h.update(str(f.relative_to(self.source.package)).encode() + b"\0" + f.read_bytes() + b"\0")
             self._digest = h.hexdigest()
-        from hydra import __version__ as hydra_version
+        from importlib.metadata import version  # hydra-core's own import costs more than a conversion
 
-        what = [FORMAT, hydra_version, self._digest, str(directory.relative_to(self.source.package)), name,
+        what = [FORMAT, version("hydra-core"), self._digest, str(directory.relative_to(self.source.package)), name,
                 list(group_overrides)]
         return hashlib.sha256(json.dumps(what).encode()).hexdigest()
 

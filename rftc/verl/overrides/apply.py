@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rftc.diagnostics.collector import Diagnostics
+from rftc.dotted import ABSENT
 from rftc.verl.effective import Provenance
-from rftc.verl.overrides import Override, sub_span
-from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
-from rftc.verl.schema import MISSING
+from rftc.verl.overrides.parse import Override, sub_span
+from rftc.verl.overrides.resolve import MISSING, InterpolationError, Resolver, child, has_interpolation, walk
 
 
 def copy_tree(node):
@@ -98,11 +98,8 @@ def _select(tree: dict, key: str):
     node: Any = tree
     parts = key.split(".")
     for i, part in enumerate(parts):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
+        node = child(node, part)
+        if node is ABSENT:
             return None
         if has_interpolation(node):
             try:
@@ -122,7 +119,7 @@ def _apply_one(res: Applied, o: Override) -> None:
         if o.has_value and o.value != current:
             raise _Reject("RFTC205", f"cannot delete '{key}': its value is {current!r}, not {o.value!r}", key=key)
         parent_key, _, last = key.rpartition(".")
-        parent = _walk(tree, parent_key) if parent_key else tree
+        parent = walk(tree, parent_key) if parent_key else tree
         if isinstance(parent, list):
             raise _Reject("RFTC205", f"cannot delete '{key}': Hydra cannot delete a list element (it fails with "
                           "a TypeError)", hint=f"set the whole list instead: {parent_key}=[...]", key=key)
@@ -137,19 +134,19 @@ def _apply_one(res: Applied, o: Override) -> None:
     parts = key.split(".")
     node = tree
     for i, part in enumerate(parts[:-1]):
-        child = _child(node, part)
-        if not isinstance(child, (dict, list)):
+        sub = child(node, part)
+        if not isinstance(sub, (dict, list)):
             if not force:
                 raise _unknown(tree, key, o)
             if isinstance(node, list):
                 raise _Reject("RFTC203", f"list index '{part}' is out of range in '{key}'", key=key)
             node[part] = {}
-            child = node[part]
-        node = child
+            sub = node[part]
+        node = sub
     last = parts[-1]
     value = copy_tree(o.value)
     prov = provenance_of(o)
-    current = _child(node, last)
+    current = child(node, last)
     if isinstance(value, (dict, list)) and isinstance(current, (dict, list)):
         if isinstance(value, dict) != isinstance(current, dict):
             raise _Reject("RFTC216", f"cannot merge a {type(value).__name__} into '{key}', which holds a "
@@ -167,28 +164,10 @@ def _apply_one(res: Applied, o: Override) -> None:
             raise _Reject("RFTC203", f"list index '{last}' is out of range in '{key}'", key=key)
         node[int(last)] = value
     else:
-        if current is _ABSENT and not force:
+        if current is ABSENT and not force:
             raise _unknown(tree, key, o)
         node[last] = value
     _set(res, key, value, prov)
-
-
-_ABSENT = object()
-
-
-def _child(node, part: str):
-    if isinstance(node, dict):
-        return node.get(part, _ABSENT)
-    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-        return node[int(part)]
-    return _ABSENT
-
-
-def _walk(tree, key: str):
-    node = tree
-    for part in key.split("."):
-        node = _child(node, part)
-    return node
 
 
 def _check_merge(dest: dict, src: dict, key: str, force: bool, tree: dict, o: Override) -> None:
@@ -230,8 +209,8 @@ def _unknown(tree: dict, key: str, o: Override, *, in_value: bool = False) -> _R
     parts = key.split(".")
     depth = 0  # how many leading parts exist as sections
     node = tree
-    while depth < len(parts) - 1 and isinstance(_child(node, parts[depth]), (dict, list)):
-        node = _child(node, parts[depth])
+    while depth < len(parts) - 1 and isinstance(child(node, parts[depth]), (dict, list)):
+        node = child(node, parts[depth])
         depth += 1
     parent_key, missing = ".".join(parts[:depth]), parts[depth]
     prefix = parent_key + "." if parent_key else ""
@@ -240,7 +219,7 @@ def _unknown(tree: dict, key: str, o: Override, *, in_value: bool = False) -> _R
         close = difflib.get_close_matches(missing, [str(k) for k in node], n=1, cutoff=0.75)
         if close:
             hint = f"did you mean '{prefix}{close[0]}{key[len(prefix) + len(missing):]}'?"
-        elif _child(node, missing) is not _ABSENT:
+        elif child(node, missing) is not ABSENT:
             hint = f"'{prefix}{missing}' holds a value, not a section; prefix with '+' to replace it with one"
         elif in_value or not node:
             hint = f"'{parent_key or key}' has no key '{missing}'; to add one, prefix the override with '+'"

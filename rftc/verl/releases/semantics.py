@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from rftc.verl import releases
+from rftc.verl.releases import order, schema
 
 ACTOR, CRITIC = "actor_rollout_ref.actor", "critic"
 MODES4 = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
@@ -160,7 +160,7 @@ class Doubt:
 
 
 def _line(text: str) -> tuple[int, ...]:
-    r = releases.parse(text)
+    r = order.parse(text)
     return r.line if r is not None else ()
 
 
@@ -172,8 +172,6 @@ def _before(line: tuple[int, ...]) -> tuple[int, ...]:
 @lru_cache(maxsize=1)
 def _lines() -> tuple[tuple[int, ...], ...]:
     """The release lines the table knows, oldest first (post releases share their line)."""
-    from rftc.verl import schema
-
     return tuple(sorted({_line(v) for v in schema.versions()} | {_line(c.since) for c in CHANGES}))
 
 
@@ -207,7 +205,7 @@ def resolve(release: str, *, snapshot: bool, keys: frozenset[str] = frozenset())
     release's; ``keys``: the dotted keys of that config (the evidence). A string that is not a version number
     is read as the newest release."""
     lines = _lines()
-    r = releases.parse(release)
+    r = order.parse(release)
     if r is None:
         return Semantics(release, lines[-1])
     line = max((ln for ln in lines if ln <= r.line), default=lines[0])
@@ -227,7 +225,7 @@ def resolve(release: str, *, snapshot: bool, keys: frozenset[str] = frozenset())
     return sem
 
 
-def _place(fact: str, window: list[Change], r: releases.Release, keys: frozenset[str]):
+def _place(fact: str, window: list[Change], r: order.ReleaseNumber, keys: frozenset[str]):
     """(value, Doubt or None) of ``fact`` for a snapshot declaring ``r``, whose ``window`` of changes (oldest
     first) may or may not be in it. Each is in when the snapshot shows its evidence key, out when a strict one
     is missing, else follows the number (a change of the declared line is in, a later one out)."""
@@ -289,7 +287,5 @@ def inert(sem: Semantics, get, keys) -> list[tuple[str, str]]:
 def of(eff) -> Semantics:
     """The semantics an EffectiveConfig follows: its ``release``; a config that is not that release's bundled
     schema (a checkout's or fork's own) is a snapshot, placed by its own keys."""
-    from rftc.verl import schema
-
     snapshot = bool(eff.source) or eff.release != eff.verl_version
     return resolve(eff.release, snapshot=snapshot, keys=schema.key_paths(eff.values) if snapshot else frozenset())

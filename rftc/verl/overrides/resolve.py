@@ -1,7 +1,8 @@
-"""Resolving OmegaConf interpolations on plain dicts, as ``OmegaConf.to_container(resolve=True)`` would:
-``${a.b}``, relative ``${.x}`` / ``${..x}``, ``${oc.select:path,default}``; ``${oc.env:...}`` and Hydra's ``${now:...}`` are kept
-as text because the environment and clock of the training machine are not known here. Also records which keys each value
-followed, so a value that follows a key the user set is reported as derived from it."""
+"""OmegaConf's semantics on plain dicts: interpolations resolved as ``OmegaConf.to_container(resolve=True)`` would
+(``${a.b}``, relative ``${.x}`` / ``${..x}``, ``${oc.select:path,default}``; ``${oc.env:...}`` and Hydra's
+``${now:...}`` are kept as text because the environment and clock of the training machine are not known here),
+with the keys each value followed, so a value that follows a key the user set is reported as derived from it;
+the mandatory-value marker; dotted paths with list indexes."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from rftc.verl.schema import MISSING
+from rftc.dotted import ABSENT
 
+MISSING = "???"  # OmegaConf's mandatory-value marker
 # Resolvers whose value exists only when the job runs (environment, clock): kept as their text.
 RUNTIME_RESOLVERS = ("oc.env", "now")
 _NUMBER = re.compile(r"[+-]?(\d[\d_]*)?(\.\d*)?([eE][+-]?\d+)?")
@@ -166,7 +168,7 @@ class Resolver:
         if path in self._done:
             return self._done[path]
         raw = self._raw(path)
-        if raw is _ABSENT:
+        if raw is ABSENT:
             raise InterpolationError(f"'{path}' does not exist", path)
         if not has_interpolation(raw):
             return self._value(raw, path)
@@ -185,15 +187,7 @@ class Resolver:
         return value
 
     def _raw(self, path: str):
-        node = self.tree
-        for part in path.split(".") if path else []:
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return _ABSENT
-        return node
+        return walk(self.tree, path)
 
     def _string(self, raw: str, path: str, followed: list[str]):
         parts = parse_string(raw)
@@ -207,8 +201,8 @@ class Resolver:
     def _node(self, node: Node, path: str, followed: list[str]):
         if node.resolver is None:
             target = _absolute(node.key, path)
-            value = self.resolve_key(target) if self._raw(target) is not _ABSENT else _ABSENT
-            if value is _ABSENT:
+            value = self.resolve_key(target) if self._raw(target) is not ABSENT else ABSENT
+            if value is ABSENT:
                 raise InterpolationError(f"it refers to '{node.key}', which does not exist", path)
             if value == MISSING:
                 raise InterpolationError(f"it refers to '{node.key}', which is mandatory and not set", path)
@@ -217,7 +211,7 @@ class Resolver:
         if node.resolver == "oc.select":
             target = _absolute(str(self._arg(node.args[0], path, followed)), path)
             default = self._arg(node.args[1], path, followed) if len(node.args) > 1 else None
-            if self._raw(target) is _ABSENT:
+            if self._raw(target) is ABSENT:
                 return default
             value = self.resolve_key(target)
             if value == MISSING:
@@ -235,7 +229,21 @@ class Resolver:
         return arg
 
 
-_ABSENT = object()
+def child(node, part: str):
+    """One step down a dotted path: a dict's key, or a list's index written in digits; ABSENT where there is none."""
+    if isinstance(node, dict):
+        return node.get(part, ABSENT)
+    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return node[int(part)]
+    return ABSENT
+
+
+def walk(tree, path: str):
+    """The node at a dotted path ("" is the tree itself); ABSENT where there is none."""
+    node = tree
+    for part in path.split(".") if path else []:
+        node = child(node, part)
+    return node
 
 
 def _text(v) -> str:

@@ -1,22 +1,26 @@
-"""The effective config of a launch that imports a veRL checkout or fork (rftc.verl.source): its own config
-folder composed by hydra-core (rftc.verl.folder), the launch's other overrides applied as on a bundled release;
-the release it is (rftc.verl.release), the keys it adds, and the values its config sets that upstream's does not
-(changed defaults, the launch's group choices), which the mapping must write as the launch's."""
+"""The effective config of a launch that imports a veRL checkout or fork (rftc.verl.checkout.find): its own config
+folder composed by hydra-core (rftc.verl.checkout.config_folder), the launch's other overrides applied as on a
+bundled release; the release it is (rftc.verl.checkout.upstream), the keys it adds, and the values its config
+sets that upstream's does not (changed defaults, the launch's group choices), which the mapping must write as the
+launch's."""
 
 from __future__ import annotations
 
 import copy
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.invocation import Invocation
-from rftc.verl import configdir, release, schema
-from rftc.verl.apply import Applied, apply, leaves, provenance_of
+from rftc.verl.checkout import upstream
+from rftc.verl.checkout.config_folder import ComposeError, Composed, FolderSchema
 from rftc.verl.effective import EffectiveConfig, Provenance
-from rftc.verl.folder import ComposeError, FolderSchema
-from rftc.verl.overrides import Override
-from rftc.verl.resolve import InterpolationError, Resolver, has_interpolation
+from rftc.verl.overrides.apply import Applied, apply, leaves, provenance_of
+from rftc.verl.overrides.parse import Override
+from rftc.verl.overrides.resolve import InterpolationError, Resolver, has_interpolation
+from rftc.verl.primary.files import layered
+from rftc.verl.releases import schema
 
 
 def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Override], group_ovs: list[Override],
@@ -40,16 +44,16 @@ def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Ove
                           inv.span, hint="fix the config folder, or name another veRL with --verl-source DIR")
             return None
     base_tree = base.tree if base is not None else None
+    base_keys = base.keys if base is not None else frozenset()
     # which release the checkout is: the keys of its ppo_trainer (else of the config composed)
-    rel = release.identify(source.package, _config_keys(folder, "ppo_trainer") or schema.key_paths(base_tree or {}))
+    rel = upstream.identify(source.package, _config_keys(folder, "ppo_trainer") or base_keys)
     applied = Applied({})
-    configdir.layered(applied, primary, base_tree)
+    layered(applied, primary, base_tree)
     if base is not None:
         if group_ovs:
             _chosen(applied, base_tree, folder.compose(primary.base, tuple(primary.group_choices)).tree, group_ovs)
         if primary.base in schema.load(rel.upstream).configs:
-            _changed_defaults(applied, base_tree, schema.load(rel.upstream).tree(primary.base),
-                              lambda: folder.positions(primary.base, base))
+            _changed_defaults(applied, base, rel.upstream, primary.base, lambda: folder.positions(primary.base, base))
     found = Diagnostics()
     apply(applied.tree, config_ovs, found, applied=applied)
     if primary.assumed and any(d.code == "RFTC203" for d in found):  # keys it lacks (a `+` clash is Hydra's)
@@ -64,7 +68,7 @@ def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Ove
             named = replace(primary, base=fit, name=fit, assumed="")
             return compose(inv, folder, named, config_ovs, group_ovs, diags)
     diags.extend(_in_other_config(folder, primary.base, d) if d.code == "RFTC203" else d for d in found)
-    added = _fork_keys(base_tree or {})
+    added = _fork_keys(base_keys)
     choices = "".join(f", {o.text}" for o in group_ovs)
     named = f" (named by {primary.named_by}'s @hydra.main)" if primary.named_by else ""
     diags.add("RFTC230", f"composed '{primary.name}{choices}'{named} from the config of the veRL at "
@@ -86,14 +90,14 @@ def _chosen(applied: Applied, chosen: dict, default: dict, group_ovs: list[Overr
         applied.provenance[key] = provenance_of(owner)
 
 
-def _changed_defaults(applied: Applied, tree: dict, upstream: dict, positions) -> None:
+def _changed_defaults(applied: Applied, base: Composed, version: str, config_name: str, positions) -> None:
     """A checkout's default that differs from its release's upstream default (resolved) is set by the checkout's
     config, at the line of its YAML file that sets it: the mapping writes it, as it writes what a launch sets, and
     Trinity does not fall back to upstream's value. A `_target_` is not a setting: it names the class veRL's code
     builds the section as, and classes move between a snapshot and its release."""
-    mine, theirs, where = Resolver(tree), Resolver(upstream), None
-    up = dict(leaves(upstream, ""))
-    for key, value in leaves(tree, ""):
+    mine, theirs, where = Resolver(base.tree), Resolver(schema.load(version).tree(config_name)), None
+    up = _upstream_leaves(version, config_name)
+    for key, value in base.leaf_values.items():
         if key in applied.provenance or key not in up or up[key] == value or key.rsplit(".", 1)[-1] == "_target_":
             continue
         try:
@@ -106,6 +110,11 @@ def _changed_defaults(applied: Applied, tree: dict, upstream: dict, positions) -
             span = where.get(key)
             applied.provenance[key] = Provenance("config-file", span, f"{Path(span.file).name if span else 'config'}"
                                                  f": {key}")
+
+
+@lru_cache(maxsize=None)
+def _upstream_leaves(version: str, config_name: str) -> dict:
+    return dict(leaves(schema.load(version).tree(config_name), ""))
 
 
 def _only_fit(folder: FolderSchema, base: str | None, config_ovs: list[Override], group_ovs: list[Override]):
@@ -142,14 +151,14 @@ def _in_other_config(folder: FolderSchema, base: str | None, d):
 def _config_keys(folder: FolderSchema, name: str) -> frozenset[str]:
     """The keys of a config of the checkout composed with its default choices (none when it does not compose)."""
     try:
-        return schema.key_paths(folder.compose(name).tree)
+        return folder.compose(name).keys
     except (KeyError, ComposeError):
         return frozenset()
 
 
-def _fork_keys(tree: dict) -> frozenset[str]:
-    """The leaves of ``tree`` no upstream release's config has: the keys a fork adds."""
-    added = schema.key_paths(tree) - release.upstream_keys()
+def _fork_keys(keys: frozenset[str]) -> frozenset[str]:
+    """The leaves among a config's ``keys`` no upstream release's config has: the keys a fork adds."""
+    added = keys - upstream.upstream_keys()
     return frozenset(k for k in added if not any(p.startswith(k + ".") for p in added))
 
 

@@ -1,4 +1,4 @@
-"""Which verl version a launch's overrides are checked against, and what another version says about a key
+"""Which bundled verl release a launch's overrides are checked against, and what another version says about a key
 the chosen one does not have (removed, renamed, or not yet added)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from rftc.diagnostics.collector import Diagnostics
 from rftc.dotted import get
-from rftc.verl import releases, schema, semantics
+from rftc.verl.releases import order, schema, semantics
 
 
 @dataclass
@@ -123,21 +123,21 @@ def _outcome(a: Attempt, several: bool = False) -> str:
 
 def spans(versions: list[str]) -> str:
     """Versions as ranges of consecutive bundled releases: '0.2-0.3.0.post1, 0.5.0'."""
-    order = sorted(schema.versions(), key=releases.key)
-    idx = sorted(order.index(v) for v in versions if v in order)
+    bundled = sorted(schema.versions(), key=order.key)
+    idx = sorted(bundled.index(v) for v in versions if v in bundled)
     runs: list[list[int]] = []
     for i in idx:
         if runs and i == runs[-1][-1] + 1:
             runs[-1].append(i)
         else:
             runs.append([i])
-    return ", ".join(order[r[0]] if len(r) == 1 else f"{order[r[0]]}-{order[r[-1]]}" for r in runs)
+    return ", ".join(bundled[r[0]] if len(r) == 1 else f"{bundled[r[0]]}-{bundled[r[-1]]}" for r in runs)
 
 
 def _others(best: Attempt, tried: list[Attempt]) -> str:
     """The newer versions tried, consecutive ones with the same outcome together (older ones did no better)."""
     groups: list[list[Attempt]] = []
-    newer = [a for a in tried if releases.key(a.version) > releases.key(best.version)]
+    newer = [a for a in tried if order.key(a.version) > order.key(best.version)]
     older = len(newer) < len(tried) - 1
     for a in newer:
         if groups and _outcome(groups[-1][0]) == _outcome(a):
@@ -160,7 +160,7 @@ def note(best: Attempt, tried: list[Attempt], explicit: bool, also: list[str] = 
     fit = f"; every key also exists in {spans(list(also))}" if also else ""
     if best.inert_in is not None:
         _, dead = best.inert_in
-        newer = [u for u in also if releases.key(u) > releases.key(v)]
+        newer = [u for u in also if order.key(u) > order.key(v)]
         shown = "; ".join(f"{k} has no effect ({why})" for k, why in dead[:2])
         return (f"checked against verl {v}, the newest bundled version where every key the launch sets exists "
                 f"and takes effect: in {spans(newer)}, where they exist too, {shown}{fit}")
@@ -221,7 +221,7 @@ def elsewhere(key: str, version: str, config_name: str, choice: str | None) -> t
              and key in schema.leaf_paths(v, config_name, _choice(v, config_name, choice))]
     if not found:
         return None, None
-    older = [v for v in found if releases.key(v) < releases.key(version)]
+    older = [v for v in found if order.key(v) < order.key(version)]
     if older:
         msg = f"exists in verl {spans(older)} but not in {version} (removed)"
     else:

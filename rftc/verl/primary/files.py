@@ -1,0 +1,214 @@
+"""A launch's own config files: YAML read with the position of every key, composed with Hydra's defaults list
+(`_self_` ordering, group files in the same folder, `ppo_trainer`/`ppo_megatron_trainer` reached through
+hydra.searchpath resolving to verl's config folder), and merged in that order over the config they start from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rftc.diagnostics.collector import Diagnostics
+from rftc.diagnostics.model import Span
+from rftc.shell.invocation import Arg
+from rftc.verl.effective import Provenance
+from rftc.verl.overrides.apply import copy_tree, leaves
+from rftc.verl.overrides.resolve import MISSING
+
+
+@dataclass
+class Layer:
+    """A config file's own content, merged in defaults-list order."""
+
+    tree: dict
+    positions: dict  # dotted key -> Span of the key in the file
+    file: str
+    package: str = ""  # where the content goes ("" = the root)
+
+
+@dataclass
+class Primary:
+    base: str | None  # bundled config the composition starts from (None: only local files)
+    layers: list  # ordered: Layer, or the string "<base>" marking where the bundled config merges
+    choice: str | None = None  # model_engine chosen by the config files ("override model_engine: x")
+    name: str = ""  # the config name as the user wrote it (for EffectiveConfig.config_name)
+    hydra: list = field(default_factory=list)  # hydra: sections of the files (recorded, not applied)
+    group_choices: list = field(default_factory=list)  # "override group: option" of the files, as "group=option"
+    directory: Path | None = None  # the script-local config directory, when there is one
+    named_by: str = ""  # the checkout's entry module that names the config ("file:line"), when it does
+    assumed: str = ""  # why the checkout's own entry module could not say: the name is upstream's
+
+
+def _display(path: Path) -> str:
+    """The path relative to the working directory when it is below it (stable in messages)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def load_yaml(path: Path, diags: Diagnostics, span: Span) -> tuple[dict, dict] | None:
+    import yaml
+    from omegaconf._utils import get_yaml_loader
+
+    shown = _display(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        loader = get_yaml_loader()
+        data = yaml.load(text, Loader=loader)
+        node = yaml.compose(text, Loader=loader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = Span(shown, mark.line + 1, mark.column + 1) if mark else span
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        diags.add("RFTC211", f"cannot read the config file {shown}: {problem}", where)
+        return None
+    if data is None:
+        return {}, {}
+    if not isinstance(data, dict):
+        diags.add("RFTC211", f"the config file {shown} is not a mapping", Span(shown, 1, 1))
+        return None
+    positions: dict[str, Span] = {}
+    _positions(node, "", shown, positions)
+    return data, positions
+
+
+def key_positions(path: Path) -> dict[str, Span]:
+    """Where each key of a YAML file is written (dotted key -> Span), as load_yaml gives them, read by libyaml
+    where PyYAML has it (many times faster; the same marks); {} when the file cannot be read."""
+    import yaml
+
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    positions: dict[str, Span] = {}
+    _positions(node, "", _display(path), positions)
+    return positions
+
+
+def _positions(node, prefix: str, file: str, out: dict) -> None:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            key = f"{prefix}.{k.value}" if prefix else str(k.value)
+            m, e = k.start_mark, k.end_mark
+            out[key] = Span(file, m.line + 1, m.column + 1, e.line + 1, e.column + 1)
+            _positions(v, key, file, out)
+
+
+def compose_file(directory: Path, name: str, package: str, primary: Primary, bundled: set[str],
+                 span_of, diags: Diagnostics, is_primary: bool, any_group: bool = False) -> bool:
+    """Add config ``name`` of ``directory`` (its content going to ``package``) to ``primary`` in its defaults
+    list's order; False when it cannot be read or composed (reported). ``bundled``: the config names a defaults
+    entry may reach in verl's own config folder (the base config)."""
+    path = directory / f"{name}.yaml"
+    span = span_of.span if isinstance(span_of, Arg) else span_of
+    if not path.is_file():
+        if is_primary or name not in bundled:
+            diags.add("RFTC209" if is_primary else "RFTC211",
+                      f"no config named '{name}' in {_display(directory)}", span,
+                      hint="check --config-name and --config-path" if is_primary else None)
+            return False
+    loaded = load_yaml(path, diags, span)
+    if loaded is None:
+        return False
+    data, positions = loaded
+    defaults = data.pop("defaults", [])
+    if "hydra" in data:
+        primary.hydra.append((str(path), data.pop("hydra")))
+    if not isinstance(defaults, list):
+        diags.add("RFTC211", f"'defaults' in {path.name} must be a list", positions.get("defaults", span))
+        return False
+    own = Layer(data, {k: v for k, v in positions.items() if not k.startswith(("defaults", "hydra"))},
+                str(path), package)
+    if "_self_" not in defaults:
+        defaults = [*defaults, "_self_"]
+    where = positions.get("defaults", span)
+    for entry in defaults:
+        if entry == "_self_":
+            primary.layers.append(own)
+        elif isinstance(entry, str):
+            target = entry.lstrip("/")
+            if (directory / f"{target}.yaml").is_file():
+                if not compose_file(directory, target, package, primary, bundled, where, diags, False, any_group):
+                    return False
+            elif target in bundled and primary.base is None and not package:
+                primary.base = target
+                primary.layers.append("<base>")
+            else:
+                diags.add("RFTC211", f"{path.name}: the defaults entry '{entry}' names no config rftc can find",
+                          where)
+                return False
+        elif isinstance(entry, dict) and len(entry) == 1:
+            (group, option), = entry.items()
+            group = str(group)
+            if group.startswith("override "):
+                gname = group[len("override "):].strip()
+                if any_group and isinstance(option, str):
+                    primary.group_choices.append(f"{gname}={option}")
+                    continue
+                if gname == "model_engine" and isinstance(option, str):
+                    primary.choice = option
+                    continue
+                diags.add("RFTC207", f"{path.name}: 'override {gname}' is a config group choice rftc cannot "
+                          "compose", where)
+                return False
+            gname, _, pkg = group.partition("@")
+            gdir = directory / gname.lstrip("/")
+            if option is None or not (gdir / f"{option}.yaml").is_file():
+                diags.add("RFTC211", f"{path.name}: the defaults entry '{group}: {option}' names no file in "
+                          f"{_display(directory)}", where)
+                return False
+            target_pkg = pkg or gname.lstrip("/").replace("/", ".")
+            full_pkg = f"{package}.{target_pkg}" if package else target_pkg
+            if not compose_file(gdir, str(option), full_pkg, primary, bundled, where, diags, False, any_group):
+                return False
+        else:
+            diags.add("RFTC211", f"{path.name}: unsupported defaults entry {entry!r}", where)
+            return False
+    return True
+
+
+def layered(applied, primary: Primary, base_tree: dict | None) -> None:
+    """The primary config's layers in defaults-list order: the composed base config and the launch's own files."""
+    tree = applied.tree
+    for layer in primary.layers:
+        if layer == "<base>":
+            base = copy_tree(base_tree)
+            if not tree:
+                tree.update(base)
+            else:
+                merge_layer(tree, Layer(base, {}, "<base>"), {})
+        else:
+            merge_layer(tree, layer, applied.provenance)
+
+
+def merge_layer(tree: dict, layer: Layer, provenance: dict) -> None:
+    """Merge a config file's content (OmegaConf.merge: dicts merge, anything else replaces; new keys allowed)."""
+    dest = tree
+    if layer.package:
+        for part in layer.package.split("."):
+            if not isinstance(dest.get(part), dict):
+                dest[part] = {}
+            dest = dest[part]
+
+    def merge(d: dict, s: dict, prefix: str):
+        for k, v in s.items():
+            key = f"{prefix}.{k}" if prefix else str(k)
+            if isinstance(d.get(k), dict) and isinstance(v, dict):
+                merge(d[k], v, key)
+                continue
+            if v == MISSING and k in d:
+                continue  # OmegaConf's merge keeps the existing value over a mandatory marker
+            d[k] = copy_tree(v)
+            full = f"{layer.package}.{key}" if layer.package else key
+            for gone in [p for p in provenance if p == full or p.startswith(full + ".")]:
+                del provenance[gone]
+            for leaf, _ in leaves(v, full):
+                rel = leaf[len(layer.package) + 1:] if layer.package else leaf
+                provenance[leaf] = Provenance("config-file", layer.positions.get(rel) or layer.positions.get(key),
+                                              f"{Path(layer.file).name}: {rel}")
+
+    merge(dest, layer.tree, "")
