@@ -44,6 +44,11 @@ def _section(title: str) -> str:
     return text[start:end if end >= 0 else None]
 
 
+def test_readme_is_a_front_page():
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines: move detail to docs/"
+
+
 def test_readme_opens_with_the_two_commands():
     blocks = [body.strip() for lang, body in FENCE.findall(_section("The two commands"))]
     assert blocks == ["bash scripts/setup-runtime.sh && .venv-run/bin/rftc run examples/arith_grpo.sh",
