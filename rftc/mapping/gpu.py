@@ -115,24 +115,53 @@ def score(w: Workload, s: Split) -> tuple[float, int]:
 def solve(w: Workload, rollout_gpus: int | None = None) -> tuple[Split | None, list[str]]:
     """The best valid split, or None and the reasons the first five candidates fail (every one does).
 
-    The candidates are those of ``candidates`` in its order (the first of equal scores wins), visited through the
-    trainer counts that are valid rather than one by one: the rules hold for few of them, and the search stays
-    linear in the GPU count."""
+    The best of ``candidates``, the first of equal scores, found without visiting each: for each trainer count
+    the rules allow, the score is convex in the rollout engines (a sum of distances), so only the engine counts
+    around its kinks and at the ends are scored; the search is linear in the GPU count."""
     e, aux_unit = w.engine_gpus, sum(w.aux_gpus)
-    valid = [t for t in range(w.total - 1, 0, -1) if why_invalid(w, t) is None]  # descending: aux engines ascending
-    best = None
-    for k in [rollout_gpus // e] if rollout_gpus else range(1, w.total // e + 1):
-        rest = w.total - k * e
-        for t in valid:
-            if (rest - t >= aux_unit and (rest - t) % aux_unit == 0) if aux_unit else t == rest:
-                s = Split(k, (rest - t) // aux_unit if aux_unit else 0, t)
-                if best is None or score(w, s) < score(w, best):
-                    best = s
+    best, best_key = None, None
+    for t in range(w.total - 1, 0, -1):
+        if why_invalid(w, t) is None:
+            for k in _engine_counts(w, t, rollout_gpus):
+                s = Split(k, (w.total - t - k * e) // aux_unit if aux_unit else 0, t)
+                if best is None or (score(w, s), k) < best_key:
+                    best, best_key = s, (score(w, s), k)
     if best is not None:
         return best, []
     return None, [f"rollout {s.rollout_engines * e}" + (f" + auxiliary {s.aux_engines * aux_unit}" if w.aux_gpus
                                                         else "") + f": {why}"
                   for s, why in islice(candidates(w, rollout_gpus), 5)]
+
+
+def _engine_counts(w: Workload, trainer: int, rollout_gpus: int | None) -> list[int]:
+    """The rollout engine counts k that may score best with ``trainer`` GPUs: k x e + j x (auxiliary GPUs per
+    engine of each model) = total - trainer with k, j >= 1 (j = 0 without auxiliary models). Such k are one residue
+    class (Chinese remainder); the score is convex in k with kinks where the rollout meets its share of the
+    non-auxiliary GPUs and where each auxiliary model's GPUs meet the rollout's, so the class's members around
+    each kink and at its ends hold the best (and the smallest best)."""
+    e, aux_unit, rest = w.engine_gpus, sum(w.aux_gpus), w.total - trainer
+    if rollout_gpus:
+        left = rest - rollout_gpus
+        ok = (left >= aux_unit and left % aux_unit == 0) if aux_unit else left == 0
+        return [rollout_gpus // e] if ok else []
+    if not aux_unit:
+        return [rest // e] if rest % e == 0 and rest >= e else []
+    q = gcd(e, aux_unit)
+    if rest % q:
+        return []
+    m = aux_unit // q
+    lo = rest // q * pow(e // q, -1, m) % m or m  # the least k >= 1 with k x e = rest (mod aux_unit)
+    last = (rest - aux_unit) // e
+    if lo > last:
+        return []
+    hi = lo + m * ((last - lo) // m)
+    kinks = [rest * a / (e * (aux_unit + a)) for a in w.aux_gpus]
+    kinks += [w.share * trainer / (e * (1 - w.share))] if w.share < 1 else []
+    ks = {lo, hi}
+    for p in kinks:
+        below = lo + m * min(max(int((p - lo) // m), 0), (hi - lo) // m)
+        ks |= {below, min(below + m, hi)}
+    return sorted(ks)
 
 
 def extra_nodes(w: Workload, rollout_gpus: int | None = None) -> tuple[Split | None, int, str | None]:
