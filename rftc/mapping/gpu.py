@@ -39,10 +39,10 @@ from rftc.mapping.batch import divisors
 from rftc.mapping.draft import PASSED, ROLLOUT_TP, Draft, Origin
 
 DECODE_COST = 4
-# The most GPUs a job (veRL's world size, an engine, the explorer's extra nodes) may have: what no cluster Trinity or
-# veRL runs on exceeds. Both place their workers on one Ray cluster, and Ray's published scalability envelope is
-# about 2,000 nodes; the largest veRL/Trinity runs reported use a few thousand GPUs. 2,048 nodes of 8 GPUs leaves
-# room above both, and keeps the split search below (linear in the GPU count) well under a second.
+# The most GPUs veRL's world size (nnodes x n_gpus_per_node) or one engine may have; more is a typo, since no cluster
+# Trinity or veRL runs on has them. Both place their workers on one Ray cluster, Ray's published scalability envelope
+# is about 2,000 nodes, and veRL and Trinity are run on clusters of at most a few thousand GPUs. 2,048 nodes of 8 GPUs
+# leaves room above both; the split search below (linear in the GPU count) takes milliseconds there.
 MAX_GPUS = 16384
 R = "actor_rollout_ref.rollout"
 A = "actor_rollout_ref.actor"
