@@ -57,11 +57,15 @@ class Options:
 
     def __post_init__(self):
         from rftc.mapping.draft import CLUSTER_OPTIONS
+        from rftc.mapping.gpu import MAX_GPUS
 
         for name in ("explorer_gpus", "dataset_size", "total_steps"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise UsageError(f"--{name.replace('_', '-')} must be positive")
+        if self.explorer_gpus is not None and self.explorer_gpus > MAX_GPUS:
+            raise UsageError(f"--explorer-gpus {self.explorer_gpus} is more than the {MAX_GPUS} GPUs of any cluster "
+                             "Trinity and veRL run on")
         for key, value in self.cluster.items():
             if key not in CLUSTER_OPTIONS:
                 raise UsageError(f"{key} is not a cluster key rftc takes ({', '.join(CLUSTER_OPTIONS)})")

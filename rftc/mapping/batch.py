@@ -5,7 +5,7 @@ responses per mini-batch: rftc.verl.releases.semantics "actor_mini_unit"); Trini
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import lcm
+from math import isqrt, lcm
 
 from rftc.mapping.draft import Draft
 from rftc.trinity.registry import ALGORITHMS
@@ -34,11 +34,22 @@ def nearest_divisible(train_batch: int, mini: int) -> tuple[list[int], list[int]
     below and one above) and mini-batch sizes (the divisors of train_batch closest to mini)."""
     below = (train_batch // mini) * mini
     batches = [b for b in (below, below + mini) if b > 0]
-    divisors = [x for x in range(1, train_batch + 1) if train_batch % x == 0]
-    lower = [x for x in divisors if x < mini]
-    upper = [x for x in divisors if x > mini]
+    found = divisors(train_batch)
+    lower = [x for x in found if x < mini]
+    upper = [x for x in found if x > mini]
     minis = ([lower[-1]] if lower else []) + ([upper[0]] if upper else [])
     return batches, minis
+
+
+TRIAL_DIVISORS = 10**5  # every divisor of a batch up to 10**10 is found; a larger one costs no more time
+
+
+def divisors(n: int) -> list[int]:
+    """The divisors of ``n`` > 0, ascending, by trial division up to min(sqrt(n), TRIAL_DIVISORS) with each
+    divisor's cofactor: all of them for n up to 10**10, and for a larger n those up to 10**5 and their cofactors,
+    so that a batch size from the script never costs time in proportion to it."""
+    small = [x for x in range(1, min(isqrt(n), TRIAL_DIVISORS) + 1) if n % x == 0]
+    return sorted(set(small + [n // x for x in small]))
 
 
 def unit_fact(d: Draft) -> str:

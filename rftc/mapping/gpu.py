@@ -32,10 +32,18 @@ remains for jobs where even veRL's own world size breaks a rule (the numbers say
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import islice
+from math import gcd
 
+from rftc.mapping.batch import divisors
 from rftc.mapping.draft import PASSED, ROLLOUT_TP, Draft, Origin
 
 DECODE_COST = 4
+# The most GPUs veRL's world size (nnodes x n_gpus_per_node) or one engine may have; more is a typo, since no cluster
+# Trinity or veRL runs on has them. Both place their workers on one Ray cluster, Ray's published scalability envelope
+# is about 2,000 nodes, and veRL and Trinity are run on clusters of at most a few thousand GPUs. 2,048 nodes of 8 GPUs
+# leaves room above both; the split search below (linear in the GPU count) takes milliseconds there.
+MAX_GPUS = 16384
 R = "actor_rollout_ref.rollout"
 A = "actor_rollout_ref.actor"
 REF_MICRO = "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu"
@@ -86,7 +94,7 @@ def why_invalid(w: Workload, trainer: int) -> str | None:
 
 
 def candidates(w: Workload, rollout_gpus: int | None = None):
-    """Every (split, reason-or-None) in search order."""
+    """Every (split, reason-or-None) in search order: rollout engines ascending, then auxiliary engines."""
     e = w.engine_gpus
     aux_unit = sum(w.aux_gpus)
     ks = [rollout_gpus // e] if rollout_gpus else range(1, w.total // e + 1)
@@ -105,16 +113,55 @@ def score(w: Workload, s: Split) -> tuple[float, int]:
 
 
 def solve(w: Workload, rollout_gpus: int | None = None) -> tuple[Split | None, list[str]]:
-    """The best valid split, or None and the reasons the candidates failed."""
-    best, reasons = None, []
-    for s, why in candidates(w, rollout_gpus):
-        if why:
-            reasons.append(f"rollout {s.rollout_engines * w.engine_gpus}"
-                           + (f" + auxiliary {s.aux_engines * sum(w.aux_gpus)}" if w.aux_gpus else "")
-                           + f": {why}")
-        elif best is None or score(w, s) < score(w, best):
-            best = s
-    return best, reasons
+    """The best valid split, or None and the reasons the first five candidates fail (every one does).
+
+    The best of ``candidates``, the first of equal scores, found without visiting each: for each trainer count
+    the rules allow, the score is convex in the rollout engines (a sum of distances), so only the engine counts
+    around its kinks and at the ends are scored; the search is linear in the GPU count."""
+    e, aux_unit = w.engine_gpus, sum(w.aux_gpus)
+    best, best_key = None, None
+    for t in range(w.total - 1, 0, -1):
+        if why_invalid(w, t) is None:
+            for k in _engine_counts(w, t, rollout_gpus):
+                s = Split(k, (w.total - t - k * e) // aux_unit if aux_unit else 0, t)
+                if best is None or (score(w, s), k) < best_key:
+                    best, best_key = s, (score(w, s), k)
+    if best is not None:
+        return best, []
+    return None, [f"rollout {s.rollout_engines * e}" + (f" + auxiliary {s.aux_engines * aux_unit}" if w.aux_gpus
+                                                        else "") + f": {why}"
+                  for s, why in islice(candidates(w, rollout_gpus), 5)]
+
+
+def _engine_counts(w: Workload, trainer: int, rollout_gpus: int | None) -> list[int]:
+    """The rollout engine counts k that may score best with ``trainer`` GPUs: k x e + j x (auxiliary GPUs per
+    engine of each model) = total - trainer with k, j >= 1 (j = 0 without auxiliary models). Such k are one residue
+    class (Chinese remainder); the score is convex in k with kinks where the rollout meets its share of the
+    non-auxiliary GPUs and where each auxiliary model's GPUs meet the rollout's, so the class's members around
+    each kink and at its ends hold the best (and the smallest best)."""
+    e, aux_unit, rest = w.engine_gpus, sum(w.aux_gpus), w.total - trainer
+    if rollout_gpus:
+        left = rest - rollout_gpus
+        ok = (left >= aux_unit and left % aux_unit == 0) if aux_unit else left == 0
+        return [rollout_gpus // e] if ok else []
+    if not aux_unit:
+        return [rest // e] if rest % e == 0 and rest >= e else []
+    q = gcd(e, aux_unit)
+    if rest % q:
+        return []
+    m = aux_unit // q
+    lo = rest // q * pow(e // q, -1, m) % m or m  # the least k >= 1 with k x e = rest (mod aux_unit)
+    last = (rest - aux_unit) // e
+    if lo > last:
+        return []
+    hi = lo + m * ((last - lo) // m)
+    kinks = [rest * a / (e * (aux_unit + a)) for a in w.aux_gpus]
+    kinks += [w.share * trainer / (e * (1 - w.share))] if w.share < 1 else []
+    ks = {lo, hi}
+    for p in kinks:
+        below = lo + m * min(max(int((p - lo) // m), 0), (hi - lo) // m)
+        ks |= {below, min(below + m, hi)}
+    return sorted(ks)
 
 
 def extra_nodes(w: Workload, rollout_gpus: int | None = None) -> tuple[Split | None, int, str | None]:
@@ -125,15 +172,35 @@ def extra_nodes(w: Workload, rollout_gpus: int | None = None) -> tuple[Split | N
     if why:
         return None, 0, f"even the trainer on all {w.total} GPUs is invalid: {why}"
     e, aux, g = w.engine_gpus, sum(w.aux_gpus), w.gpu_per_node
-    rollouts = [rollout_gpus] if rollout_gpus else None
     for k in range(1, 2 * (e + aux) + 1):  # past (e + aux) / g nodes, the remainders repeat
-        fits = [Split(r // e, (k * g - r) // aux if aux else 0, w.total)
-                for r in (rollouts or range(e, k * g + 1, e))
-                if ((k * g - r > 0 and (k * g - r) % aux == 0) if aux else r == k * g)]
-        if fits:
-            return min(fits, key=lambda s: abs(s.aux_engines * aux - s.rollout_engines * e)), k, None
+        r = _rollout_fit(k * g, e, aux, rollout_gpus)
+        if r is not None:
+            return Split(r // e, (k * g - r) // aux if aux else 0, w.total), k, None
     what = f"--explorer-gpus {rollout_gpus}" if rollout_gpus else f"rollout engines of {e} GPUs"
     return None, 0, f"{what}{f' with auxiliary models of {aux}' if aux else ''} cannot fill whole nodes of {g}"
+
+
+def _rollout_fit(gpus: int, e: int, aux: int, rollout_gpus: int | None) -> int | None:
+    """The rollout GPUs r of ``gpus`` (``rollout_gpus``, else a multiple of ``e``) that leave a positive multiple
+    of ``aux`` to the auxiliary models (none without them), nearest gpus / 2 (the auxiliary models sized like the
+    rollout) and the smaller on a tie; None when none does. The multiples of ``e`` that leave a multiple of
+    ``aux`` are one residue class modulo lcm(e, aux) (Chinese remainder), so only its two members around
+    gpus / 2 are compared."""
+    if not aux:
+        r = rollout_gpus or gpus
+        return r if r == gpus and r % e == 0 else None
+    if rollout_gpus:
+        return rollout_gpus if gpus - rollout_gpus > 0 and (gpus - rollout_gpus) % aux == 0 else None
+    q = gcd(e, aux)
+    if gpus % q:
+        return None
+    step, m = e // q * aux, aux // q
+    first = e * (gpus // q * pow(e // q, -1, m) % m)  # the least r >= 0 with r % e == 0 and (gpus - r) % aux == 0
+    top = gpus - aux
+    below = first + step * ((min(gpus // 2, top) - first) // step)
+    above = first - step * ((first - max(gpus - gpus // 2, e)) // step)
+    fits = [r for r in (below, above) if e <= r <= top]
+    return min(fits, key=lambda r: (abs(gpus - 2 * r), r)) if fits else None
 
 
 def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: bool, ref: bool,
@@ -149,6 +216,12 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     if None in (nodes, gpn, tp):
         return
     total = nodes * gpn
+    sizes = [(total, f"trainer.nnodes x trainer.n_gpus_per_node = {nodes} x {gpn}",
+              "trainer.nnodes" if nodes > gpn else "trainer.n_gpus_per_node"),
+             (tp * dp * pp, f"one rollout engine (tensor x data x pipeline parallel {tp} x {dp} x {pp})", tp_key)]
+    sizes += [(a, f"one engine of the auxiliary model {d.val(key)}", key) for a, key in aux]
+    if any(_beyond_any_cluster(d, *size) for size in sizes):
+        return
     d.set("explorer.rollout_model.tensor_parallel_size", tp, tp_key,
           note=d.given_by(tp_key) or ("" if d.user(tp_key) else "veRL default (Trinity's is 1)"))
     if megatron:
@@ -231,6 +304,15 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
         d.set(f"explorer.auxiliary_models[{i}].engine_num", split.aux_engines, key, note=summary)
 
 
+def _beyond_any_cluster(d: Draft, gpus: int, what: str, key: str) -> bool:
+    """RFTC313 when ``what`` needs more GPUs than any cluster has (MAX_GPUS), before anything is sized from it."""
+    if gpus <= MAX_GPUS:
+        return False
+    d.report("RFTC313", f"{what} is {gpus} GPUs, more than the {MAX_GPUS} of any cluster Trinity and veRL run on",
+             key, hint=f"set {d.given_by(key) or key} to what the job runs on (at most {MAX_GPUS} GPUs in all)")
+    return True
+
+
 def _remainder(d: Draft, key: str) -> str:
     """How the script's release cuts a GPU's share into micro-batches of ``key``: smaller_last or exact."""
     return d.sem.value("log_prob_micro_remainder" if "log_prob" in key else "train_micro_remainder")
@@ -251,7 +333,7 @@ def _fit_micro(d: Draft, w: Workload, trainer: int) -> None:
         if per % m:
             why = (f"verl {d.sem.release} takes a smaller last micro-batch" if _remainder(d, key) == "smaller_last"
                    else f"it divides veRL's share on all {w.total} GPUs")
-            fitted[key] = max(x for x in range(1, m + 1) if per % x == 0)
+            fitted[key] = max(x for x in divisors(per) if x <= m)
             d.set(f"trainer.trainer_config.{key}", fitted[key], key, status=PASSED,
                   note=f"the script's {m}, lowered to divide the {per} experiences per trainer GPU (RFTC319)")
             d.report("RFTC319", f"{key} {m} becomes {fitted[key]}: Trinity's trainer splits the {per} experiences "

@@ -34,9 +34,12 @@ def num_rows(path: str | Path) -> int:
     return _Reader(meta).file_num_rows()
 
 
+MAX_NESTING = 64  # structs within structs: Apache Thrift's own readers stop at this depth
+
+
 class _Reader:
     def __init__(self, buf: bytes):
-        self.buf, self.pos = buf, 0
+        self.buf, self.pos, self.depth = buf, 0, 0
 
     def byte(self) -> int:
         if self.pos >= len(self.buf):
@@ -75,10 +78,12 @@ class _Reader:
             count = head >> 4
             if count == 15:
                 count = self.varint()
+            self.fits(count)
             for _ in range(count):
                 self.skip_element(head & 0x0F)
         elif ttype == 11:
             count = self.varint()
+            self.fits(2 * count)
             if count:
                 kv = self.byte()
                 for _ in range(count):
@@ -107,9 +112,18 @@ class _Reader:
             last = fid
             yield fid, ttype
 
+    def fits(self, elements: int) -> None:
+        """Every element takes a byte at least: a count the footer's bytes cannot hold is corrupt, not a loop."""
+        if elements > len(self.buf) - self.pos:
+            raise ParquetError(f"corrupt footer: {elements} elements in {len(self.buf) - self.pos} bytes")
+
     def skip_struct(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ParquetError(f"corrupt footer: structs nested deeper than {MAX_NESTING}")
         for _, ttype in self.fields():
             self.skip(ttype)
+        self.depth -= 1
 
     def file_num_rows(self) -> int:
         for fid, ttype in self.fields():

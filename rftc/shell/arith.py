@@ -49,7 +49,7 @@ def _mod(a: int, b: int) -> int:
 
 _BIN = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div, "%": _mod,
-    "**": lambda a, b: a ** b if b >= 0 else 0,
+    "**": lambda a, b: pow(a, b, 1 << 64) if b >= 0 else 0,  # bash's 64-bit power, at the cost of log2(b) steps
     "<<": lambda a, b: a << (b & 63), ">>": lambda a, b: a >> (b & 63), "&": lambda a, b: a & b,
     "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
     "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
@@ -109,7 +109,7 @@ class Arithmetic:
     def value(self, node: Arith) -> int:
         match node:
             case Number():
-                return parse_int(node.text) or 0
+                return _wrap(parse_int(node.text) or 0)  # bash keeps a literal's low 64 bits
             case ArithName():
                 return self.int_var(node.name, node.span)
             case ArithBinary():

@@ -16,6 +16,7 @@ MAX_WHILE = 100  # iterations of one while/until loop
 MAX_DEPTH = 24  # nested function calls / sourced files / called scripts
 MAX_CALLS = 5000  # function calls and command substitutions per script
 MAX_VALUE = 1 << 20  # characters in one variable
+MAX_INDEX = 1 << 16  # the highest array index assigned (rftc's arrays are lists, bash's are sparse)
 MAX_BRANCHES = 2000  # branches of undecidable conditions evaluated per analysis (rftc.shell.explore)
 
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from rftc.diagnostics.model import Span
 from rftc.shell.arith import ArithError, ArithUnknown, parse_int
-from rftc.shell.state import MAX_VALUE, Var
+from rftc.shell.state import MAX_INDEX, MAX_VALUE, Var
 from rftc.shell.syntax import ArrayAssignment, Assignment
 from rftc.shell.values import Field, Seg, Unknown, anchored, text_of
 
@@ -204,7 +204,10 @@ class Variables:
             v = self.get(node.name)
             items = list(v.items) if v is not None and v.items is not None else (
                 [v.segs] if v is not None and v.segs is not None else [])
-            if i is not None and i >= 0:
+            if i is not None and i > MAX_INDEX:
+                self.ev.g.add("RFTC114", f"${{{node.name}[{i}]}}: an array index above {MAX_INDEX} is not evaluated; "
+                              "the element stays unset", span)
+            elif i is not None and i >= 0:
                 while len(items) <= i:
                     items.append(None)  # a hole of a sparse array
                 items[i] = (items[i] + segs) if (node.append and items[i] is not None) else segs

@@ -82,8 +82,9 @@ CODES = [
          "the launches found, and `--invocation N` to pick one.",
          "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=x.parquet"),
     Code("RFTC313", "invalid-value", E, "A setting has a value of the wrong type or range for the conversion.",
-         "The mapping needs a number (or a boolean, or a list) here and the script gives something else, or a "
-         "size that must be positive is not. Nothing is written. Fix the value in the script.",
+         "The mapping needs a number (or a boolean, or a list) here and the script gives something else, a "
+         "size that must be positive is not, or a GPU count is beyond any cluster (more than 16384 GPUs in all, "
+         "or in one engine: rftc.mapping.gpu.MAX_GPUS). Nothing is written. Fix the value in the script.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=lots"),
     Code("RFTC314", "no-train-files", E, "The script names no training data.",
          "Trinity-RFT needs at least one taskset (buffer.explorer_input.tasksets) with a path; veRL's "
