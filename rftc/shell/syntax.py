@@ -250,9 +250,10 @@ class ArithGroup(Node):
     span: Span
 
 
-# $v, ${...} and $(...) are operands too (Var, Param, CommandSub, or Deferred where bash rejects a ${...})
+# $v, ${...}, $(...) and $((...)) are operands too (Var, Param, CommandSub, ArithSub, or Deferred where bash rejects
+# a ${...})
 Arith = (Number | ArithName | ArithIndex | ArithAssign | ArithIncrement | ArithUnary | ArithBinary | ArithCond
-         | ArithGroup | Var | Param | CommandSub | Deferred)
+         | ArithGroup | Var | Param | CommandSub | ArithSub | Deferred)
 
 
 # ------------------------------------------------------------------ [[ ]]
