@@ -179,6 +179,14 @@ python3 -m m "${U[@]-d}" "${E[@]-d}" "${E[@]:-d}" "${A[@]:-d}" ${A[@]:-d} "${A[@
 B=$(($(($G * $M)) * $A))
 python3 -m m $B $(( $((1 + 2)) * 3 )) "$(( $((2 ** 3)) ** 2 ))" $(( 1 - $((-2)) )) $(( $(( $((1)) )) ))
 """,
+    "expansions_to_nothing": """if [ -z "$U" ]; then X=; E=(); else X=b; E=(e); fi
+python3 -m m a $X ${Y:-} "${E[@]}" ${E[@]} $X$X ${E[@]:+"${E[@]}"} c
+""",
+    "unquoted_caller_values": """A="$EXTRA"; ARGS=(x $EXTRA y)
+f() { python3 -m m "$@"; }
+python3 -m m a $EXTRA ${EXTRA} $A $EXTRA$MORE "${ARGS[@]}" b
+f c $EXTRA d
+""",
     "newer_style": """: "${NNODES:=2}"
 LAUNCH=(python3)
 ACTOR_TURBO="actor.turbo"
@@ -299,6 +307,38 @@ def test_bash_c_runs_its_code_in_a_new_shell(tmp_path):
     assert rftc_launches(script) == ran and len(ran) == 3
     inv = analyze(script, "run.sh").invocations[0]
     assert inv.script == "run.sh" and (inv.args[1].span.file, inv.args[1].span.line) == ("run.sh", 2)
+
+
+def test_an_unquoted_value_the_caller_gives_is_left_out_and_named():
+    script = 'ARGS="$EXTRA"\npython3 -m verl.trainer.main_ppo a=1 $EXTRA $ARGS "$EXTRA" b=2 $1\n'
+    r = analyze(script, "run.sh")  # the script's arguments not given: $1 is the caller's too
+    assert [a.text for a in r.invocations[0].args] == ["a=1", "${oc.env:EXTRA}", "b=2"]  # quoted: one word
+    found = [(d.span.line, d.span.col, d.message) for d in r.diagnostics if d.code == "RFTC123"]
+    assert [(line, col) for line, col, _ in found] == [(2, 38), (2, 45), (2, 64)]
+    assert "$EXTRA is not set in the script and reaches" in found[0][2]
+    assert "$EXTRA is not set in the script (used at run.sh:1)" in found[1][2]
+    assert "`$1` is the script's 1st argument (not given to rftc) and reaches" in found[2][2]
+    given = analyze(script, "run.sh", env={"EXTRA": "c=3 d=4"}, extra_args=("e=5 f=6",)).invocations[0]
+    assert [a.text for a in given.args] == ["a=1", "c=3", "d=4", "c=3", "d=4", "c=3 d=4", "b=2", "e=5", "f=6"]
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_a_launch_held_in_a_heredoc_runs_as_bash_runs_it(tmp_path):
+    script = ("N=2; export E=e\ncmd=$(cat <<EOF\npython3 -m m t=$N \"q r\" \\$E '$N' $((N * 4)) \\\\\n"
+              "  x=\"a b\" $(echo s)\nEOF\n)\nbash -c \"$cmd\"\nsrun --nodes=1 bash -c \"$cmd\"\n"
+              "read -r -d '' c2 <<-'END'\n\tpython3 -m m2 \"$N\" a\\ b\n\tEND\neval \"$c2\"\n"
+              "c3=$(cat <<< \"python3 -m m3 k=$N\")\n$c3\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3").write_text("#!/bin/sh\n" + FAKE.split("{", 1)[1].rsplit("}", 1)[0] + "\n")
+    (tmp_path / "bin" / "srun").write_text('#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\nexec "$@"\n')
+    for program in ("python3", "srun"):
+        (tmp_path / "bin" / program).chmod(0o755)
+    proc = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=20,
+                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "HOME": "/home/u"})
+    ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
+    assert rftc_launches(script) == ran and len(ran) == 4
+    first = analyze(script, "run.sh").invocations[0]
+    assert [(a.span.line, a.span.col) for a in first.args[:2]] == [(3, 14), (3, 20)]  # where the body has them
 
 
 def test_a_launch_eval_runs_is_placed_where_its_words_were_written():

@@ -135,4 +135,12 @@ CODES = [
          "--env NAME=value.",
          "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:8\npython3 -m verl.trainer.main_ppo "
          "trainer.nnodes=$SLURM_JOB_NUM_NODES trainer.n_gpus_per_node=$SLURM_GPUS_ON_NODE\n"),
+    Code("RFTC123", "unquoted-caller-value", W, "A launch word that is only an unquoted value the caller gives.",
+         "A word such as `$EXTRA_ARGS` or `$1`, unquoted, whose variable the script never sets: bash splits the "
+         "value it has where the script runs into words (on blanks), so it may be no word at all (unset or "
+         "empty, as bash has it where nothing sets it), one, or many overrides. rftc cannot know which, never "
+         "guesses one override, and leaves the word out of the launch, as bash does with the variable unset. "
+         "Pass `--env NAME='key=value key2=value2'` to compile the words it holds (the script's arguments after "
+         "`--`), or quote it (`\"$NAME\"`) when it is one word.",
+         "python3 -m verl.trainer.main_ppo trainer.nnodes=1 $EXTRA_ARGS\n"),
 ]
