@@ -2,15 +2,12 @@
 that prints its arguments, and analysed by rftc; the arguments of every launch must be the same.
 (The scripts are this file's own; rftc never runs anything.)"""
 
-import shutil
 import subprocess
 
 import pytest
 
 from rftc.shell import analyze
-
-BASH = shutil.which("bash")
-FAKE = 'python3() { printf "\\1"; for a in "$@"; do printf "%s\\0" "$a"; done; }\n'
+from support.bash import BASH, FAKE, launches, run
 
 CASES = {
     "read": """X=0,1,2,3
@@ -229,8 +226,7 @@ X=1 2>/dev/null python3 -m m prefix_redirect=ok
 def bash_launches(script: str, args=()) -> list[list[str]]:
     proc = subprocess.run([BASH, "-c", FAKE + script, "bash", *args], capture_output=True, text=True, timeout=20,
                           env={"PATH": "/usr/bin:/bin", "HOME": "/home/u"})
-    out = proc.stdout.split("\1")[1:]
-    return [[a for a in chunk.split("\0")[:-1]] for chunk in out]
+    return launches(proc.stdout)
 
 
 def rftc_launches(script: str, args=()) -> list[list[str]]:
@@ -280,13 +276,9 @@ INCLUDED = "python3 -m inc\ndone\npython3 -m never\n"
 def test_a_syntax_error_stops_bash_where_it_stands(name, tmp_path):
     (tmp_path / "inc.sh").write_text(INCLUDED)
     (tmp_path / "run.sh").write_text(STOPS[name])
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "python3").write_text("#!/bin/sh\n" + FAKE.split("{", 1)[1].rsplit("}", 1)[0] + "\n")
-    (tmp_path / "bin" / "python3").chmod(0o755)
-    proc = subprocess.run([BASH, "run.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=20,
-                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
+    proc = run(["run.sh"], tmp_path, cwd=tmp_path)
     assert proc.returncode == 2 or "syntax error" in proc.stderr, proc.stderr
-    ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
+    ran = launches(proc.stdout)
     r = analyze((tmp_path / "run.sh").read_text(), str(tmp_path / "run.sh"), cwd=str(tmp_path))
     assert [["-m", i.module] + [a.text for a in i.args] for i in r.invocations] == ran
     codes = [d.code for d in r.diagnostics if d.code in ("RFTC100", "RFTC101", "RFTC121")]
@@ -298,12 +290,7 @@ def test_a_syntax_error_stops_bash_where_it_stands(name, tmp_path):
 def test_bash_c_runs_its_code_in_a_new_shell(tmp_path):
     script = ("N=4; export E=e\nbash -c \"python3 -m m x=\\$1 y=$N e=\\$E\" name 7\n"
               "sh -c 'python3 -m m \"$0\" \"$@\"' a b 'c d'\nbash -x -c 'python3 -m m q=\"$HOME\"'\n")
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "python3").write_text("#!/bin/sh\n" + FAKE.split("{", 1)[1].rsplit("}", 1)[0] + "\n")
-    (tmp_path / "bin" / "python3").chmod(0o755)
-    proc = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=20,
-                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "HOME": "/home/u"})
-    ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
+    ran = launches(run(["-c", script], tmp_path).stdout)
     assert rftc_launches(script) == ran and len(ran) == 3
     inv = analyze(script, "run.sh").invocations[0]
     assert inv.script == "run.sh" and (inv.args[1].span.file, inv.args[1].span.line) == ("run.sh", 2)
@@ -328,14 +315,7 @@ def test_a_launch_held_in_a_heredoc_runs_as_bash_runs_it(tmp_path):
               "  x=\"a b\" $(echo s)\nEOF\n)\nbash -c \"$cmd\"\nsrun --nodes=1 bash -c \"$cmd\"\n"
               "read -r -d '' c2 <<-'END'\n\tpython3 -m m2 \"$N\" a\\ b\n\tEND\neval \"$c2\"\n"
               "c3=$(cat <<< \"python3 -m m3 k=$N\")\n$c3\n")
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "python3").write_text("#!/bin/sh\n" + FAKE.split("{", 1)[1].rsplit("}", 1)[0] + "\n")
-    (tmp_path / "bin" / "srun").write_text('#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\nexec "$@"\n')
-    for program in ("python3", "srun"):
-        (tmp_path / "bin" / program).chmod(0o755)
-    proc = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=20,
-                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "HOME": "/home/u"})
-    ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
+    ran = launches(run(["-c", script], tmp_path).stdout)
     assert rftc_launches(script) == ran and len(ran) == 4
     first = analyze(script, "run.sh").invocations[0]
     assert [(a.span.line, a.span.col) for a in first.args[:2]] == [(3, 14), (3, 20)]  # where the body has them

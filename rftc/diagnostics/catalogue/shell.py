@@ -49,10 +49,11 @@ CODES = [
          "python3 -m verl.trainer.main_ppo trainer.experiment_name=run-$(date +%Y%m%d)\n"),
     Code("RFTC108", "unresolved-command-substitution", W, "A command substitution rftc cannot evaluate.",
          "rftc never runs commands from the script. Only pwd, cd, dirname, basename, realpath, readlink -f, "
-         "echo and printf are evaluated; any other `$(...)` is kept as the `${oc.env:NAME}` interpolation named in the "
-         "message. Arithmetic `$((...))` that needs a variable the script does not set (or that fails in bash, "
-         "such as a division by a variable set only later) is kept as `${oc.env:RFTC_ARITH_NAME}`, one word as "
-         "bash's integer would be. Pass `--env NAME=value`, or write the value into the script.",
+         "echo, printf and `cat` of a heredoc or here-string are evaluated; any other `$(...)` is kept as the "
+         "`${oc.env:NAME}` interpolation named in the message. Arithmetic `$((...))` that needs a variable the "
+         "script does not set (or that fails in bash, such as a division by a variable set only later) is kept "
+         "as `${oc.env:RFTC_ARITH_NAME}`, one word as bash's integer would be. Pass `--env NAME=value`, or "
+         "write the value into the script.",
          "python3 -m verl.trainer.main_ppo trainer.nnodes=$(python3 -c 'print(2)')\n"),
     Code("RFTC109", "branch-value-chosen", W, "A launch value depends on something only the running machine decides.",
          "A condition rftc cannot decide (it reads a variable the script never sets, a file, a command's result or "
