@@ -426,12 +426,6 @@ def _unquoted_escape(text, i):
     return 0, ""
 
 
-def _heredoc_escape(text, i):
-    if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '$`\\\n':
-        return 2, ("" if text[i + 1] == "\n" else text[i + 1])
-    return 0, ""
-
-
 def _without_leading_tabs(seg: Seg, lead: dict[int, int]) -> list[Seg]:
     """The pieces of a heredoc's piece without the tabs that start its lines (``lead``: line -> how many)."""
     if not seg.exact or "\t" not in seg.text:
@@ -445,10 +439,17 @@ def _without_leading_tabs(seg: Seg, lead: dict[int, int]) -> list[Seg]:
     return out + ([cut(seg, start, len(seg.text))] if start < len(seg.text) else [])
 
 
-def _dq_escape(text, i):
-    if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
-        return 2, ("" if text[i + 1] == "\n" else text[i + 1])
-    return 0, ""
+def _escapes(chars: str):
+    """What a backslash escapes where only ``chars`` can be escaped (a backslash-newline is nothing)."""
+    def drop(text, i):
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in chars:
+            return 2, ("" if text[i + 1] == "\n" else text[i + 1])
+        return 0, ""
+    return drop
+
+
+_dq_escape = _escapes('$`"\\\n')  # in double quotes
+_heredoc_escape = _escapes('$`\\\n')  # in a heredoc body: `"` is a character
 
 
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v",
