@@ -2,15 +2,12 @@
 that prints its arguments, and analysed by rftc; the arguments of every launch must be the same.
 (The scripts are this file's own; rftc never runs anything.)"""
 
-import shutil
 import subprocess
 
 import pytest
 
 from rftc.shell import analyze
-
-BASH = shutil.which("bash")
-FAKE = 'python3() { printf "\\1"; for a in "$@"; do printf "%s\\0" "$a"; done; }\n'
+from support.bash import BASH, FAKE, launches, run
 
 CASES = {
     "read": """X=0,1,2,3
@@ -171,6 +168,26 @@ i=1; arr[2]=two; arr[0]=zero
 typeset T=t
 python3 -m m ${L[1]} $R $G ${arr[2]} ${arr[0]} ${#arr[@]} $T ${a:-unset}
 """,
+    "array_tests": """A=(a "b c"); E=(); F=(""); G=("" ""); unset U; declare -a D
+python3 -m m "${A[@]+"${A[@]}"}" "${U[@]+"${U[@]}"}" "${E[@]+"${E[@]}"}" "${F[@]+"${F[@]}"}" "${E[@]+x}" "${F[@]+x}" \
+  ${A[@]+"${A[@]}"} "${A[@]:+"${A[@]}"}" "${A[*]+"${A[@]}"}" "${U[@]+"$U"}" ${E[@]+"${E[@]}"} ${U[@]+x} \
+  "x${A[@]+"${A[@]}"}y" "${A[@]+"${A[@]}" z}" "${D[@]}" "${D[@]-unset}" "${D[*]}"
+python3 -m m "${U[@]-d}" "${E[@]-d}" "${E[@]:-d}" "${A[@]:-d}" ${A[@]:-d} "${A[@]-d}" ${A[@]-"d e"} ${U[@]-"d e"} \
+  "${F[@]:-d}" "${G[@]:-d}" "${G[*]:-d}" "${F[@]:+x}" "${G[@]:+x}" "${F[@]-d}" "${U[@]-}" "${E[@]:-}" "${U[*]+x}" \
+  "${E[@]:+x}" "${A[*]:-d}" "${E[*]:-d}" ${A[*]+"${A[*]}"} "${E[*]-d}"
+""",
+    "nested_arithmetic": """G=8; M=8; A=2
+B=$(($(($G * $M)) * $A))
+python3 -m m $B $(( $((1 + 2)) * 3 )) "$(( $((2 ** 3)) ** 2 ))" $(( 1 - $((-2)) )) $(( $(( $((1)) )) ))
+""",
+    "expansions_to_nothing": """if [ -z "$U" ]; then X=; E=(); else X=b; E=(e); fi
+python3 -m m a $X ${Y:-} "${E[@]}" ${E[@]} $X$X ${E[@]:+"${E[@]}"} c
+""",
+    "unquoted_caller_values": """A="$EXTRA"; ARGS=(x $EXTRA y)
+f() { python3 -m m "$@"; }
+python3 -m m a $EXTRA ${EXTRA} $A $EXTRA$MORE "${ARGS[@]}" b
+f c $EXTRA d
+""",
     "newer_style": """: "${NNODES:=2}"
 LAUNCH=(python3)
 ACTOR_TURBO="actor.turbo"
@@ -213,8 +230,7 @@ X=1 2>/dev/null python3 -m m prefix_redirect=ok
 def bash_launches(script: str, args=()) -> list[list[str]]:
     proc = subprocess.run([BASH, "-c", FAKE + script, "bash", *args], capture_output=True, text=True, timeout=20,
                           env={"PATH": "/usr/bin:/bin", "HOME": "/home/u"})
-    out = proc.stdout.split("\1")[1:]
-    return [[a for a in chunk.split("\0")[:-1]] for chunk in out]
+    return launches(proc.stdout)
 
 
 def rftc_launches(script: str, args=()) -> list[list[str]]:
@@ -264,13 +280,9 @@ INCLUDED = "python3 -m inc\ndone\npython3 -m never\n"
 def test_a_syntax_error_stops_bash_where_it_stands(name, tmp_path):
     (tmp_path / "inc.sh").write_text(INCLUDED)
     (tmp_path / "run.sh").write_text(STOPS[name])
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "python3").write_text("#!/bin/sh\n" + FAKE.split("{", 1)[1].rsplit("}", 1)[0] + "\n")
-    (tmp_path / "bin" / "python3").chmod(0o755)
-    proc = subprocess.run([BASH, "run.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=20,
-                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
+    proc = run(["run.sh"], tmp_path, cwd=tmp_path)
     assert proc.returncode == 2 or "syntax error" in proc.stderr, proc.stderr
-    ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
+    ran = launches(proc.stdout)
     r = analyze((tmp_path / "run.sh").read_text(), str(tmp_path / "run.sh"), cwd=str(tmp_path))
     assert [["-m", i.module] + [a.text for a in i.args] for i in r.invocations] == ran
     codes = [d.code for d in r.diagnostics if d.code in ("RFTC100", "RFTC101", "RFTC121")]
@@ -282,15 +294,35 @@ def test_a_syntax_error_stops_bash_where_it_stands(name, tmp_path):
 def test_bash_c_runs_its_code_in_a_new_shell(tmp_path):
     script = ("N=4; export E=e\nbash -c \"python3 -m m x=\\$1 y=$N e=\\$E\" name 7\n"
               "sh -c 'python3 -m m \"$0\" \"$@\"' a b 'c d'\nbash -x -c 'python3 -m m q=\"$HOME\"'\n")
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "python3").write_text("#!/bin/sh\n" + FAKE.split("{", 1)[1].rsplit("}", 1)[0] + "\n")
-    (tmp_path / "bin" / "python3").chmod(0o755)
-    proc = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=20,
-                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "HOME": "/home/u"})
-    ran = [chunk.split("\0")[:-1] for chunk in proc.stdout.split("\1")[1:]]
+    ran = launches(run(["-c", script], tmp_path).stdout)
     assert rftc_launches(script) == ran and len(ran) == 3
     inv = analyze(script, "run.sh").invocations[0]
     assert inv.script == "run.sh" and (inv.args[1].span.file, inv.args[1].span.line) == ("run.sh", 2)
+
+
+def test_an_unquoted_value_the_caller_gives_is_left_out_and_named():
+    script = 'ARGS="$EXTRA"\npython3 -m verl.trainer.main_ppo a=1 $EXTRA $ARGS "$EXTRA" b=2 $1\n'
+    r = analyze(script, "run.sh")  # the script's arguments not given: $1 is the caller's too
+    assert [a.text for a in r.invocations[0].args] == ["a=1", "${oc.env:EXTRA}", "b=2"]  # quoted: one word
+    found = [(d.span.line, d.span.col, d.message) for d in r.diagnostics if d.code == "RFTC123"]
+    assert [(line, col) for line, col, _ in found] == [(2, 38), (2, 45), (2, 64)]
+    assert "$EXTRA is not set in the script and reaches" in found[0][2]
+    assert "$EXTRA is not set in the script (used at run.sh:1)" in found[1][2]
+    assert "`$1` is the script's 1st argument (not given to rftc) and reaches" in found[2][2]
+    given = analyze(script, "run.sh", env={"EXTRA": "c=3 d=4"}, extra_args=("e=5 f=6",)).invocations[0]
+    assert [a.text for a in given.args] == ["a=1", "c=3", "d=4", "c=3", "d=4", "c=3 d=4", "b=2", "e=5", "f=6"]
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_a_launch_held_in_a_heredoc_runs_as_bash_runs_it(tmp_path):
+    script = ("N=2; export E=e\ncmd=$(cat <<EOF\npython3 -m m t=$N \"q r\" \\$E '$N' $((N * 4)) \\\\\n"
+              "  x=\"a b\" $(echo s)\nEOF\n)\nbash -c \"$cmd\"\nsrun --nodes=1 bash -c \"$cmd\"\n"
+              "read -r -d '' c2 <<-'END'\n\tpython3 -m m2 \"$N\" a\\ b\n\tEND\neval \"$c2\"\n"
+              "c3=$(cat <<< \"python3 -m m3 k=$N\")\n$c3\n")
+    ran = launches(run(["-c", script], tmp_path).stdout)
+    assert rftc_launches(script) == ran and len(ran) == 4
+    first = analyze(script, "run.sh").invocations[0]
+    assert [(a.span.line, a.span.col) for a in first.args[:2]] == [(3, 14), (3, 20)]  # where the body has them
 
 
 def test_a_launch_eval_runs_is_placed_where_its_words_were_written():

@@ -43,7 +43,7 @@ def _check(node, outer: Span | None = None) -> None:
             _check(child, outer)
         return
     if not isinstance(node, syntax.Node):
-        assert node is None or isinstance(node, (str, bool, frozenset)), node
+        assert node is None or isinstance(node, (str, bool, int, frozenset)), node  # int: a heredoc body's line
         return
     span = getattr(node, "span", None)
     if span is not None and outer is not None:

@@ -8,8 +8,8 @@ import re
 
 from rftc.diagnostics.model import Span
 from rftc.shell.syntax import (
-    Arith, ArithAssign, ArithBinary, ArithCond, ArithGroup, ArithIncrement, ArithIndex, ArithName, ArithUnary, Deferred,
-    Number, Var,
+    Arith, ArithAssign, ArithBinary, ArithCond, ArithGroup, ArithIncrement, ArithIndex, ArithName, ArithSub, ArithUnary,
+    Deferred, Number, Var,
 )
 from rftc.shell.values import Seg, Unknown, text_of
 
@@ -143,6 +143,10 @@ class Arithmetic:
                 return new if node.prefix else old
             case ArithGroup():
                 return self.value(node.expr)
+            case ArithSub():  # $(( $((a * b)) * c )): the inner expression, in the same evaluation
+                if isinstance(node.expr, Deferred):
+                    raise ArithError(f"bash rejects `{node.expr.text.strip()}` as an arithmetic expression")
+                return 0 if node.expr is None else self.value(node.expr)
         return self.atom(node)  # $v, ${...}, $(...)
 
     # ------------------------------------------------------------------ operands

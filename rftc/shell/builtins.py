@@ -14,8 +14,8 @@ from rftc.shell.arith import expr, parse_int
 from rftc.shell.conditions import test_words
 from rftc.shell.notes import Choice
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, Break, Continue, Exit, Return
-from rftc.shell.syntax import CommandList, HereString, Redirect, Text
-from rftc.shell.values import Field, Seg, Unknown, anchored, env_knob, notes_of, text_of, unknowns_of
+from rftc.shell.syntax import CommandList, HereDoc, HereString, Redirect, Text
+from rftc.shell.values import Field, Seg, Unknown, anchored, cut, env_knob, notes_of, text_of, unknowns_of
 
 _DYNAMIC = {"nvidia-smi": "RFTC_NUM_GPUS", "npu-smi": "RFTC_NUM_NPUS", "nproc": "RFTC_NPROC",
             "hostname": "HOSTNAME"}
@@ -41,23 +41,24 @@ class Builtins:
         return getattr(self, "b_" + BUILTINS[name]) if name in BUILTINS else None
 
     # ------------------------------------------------------------------ command substitution
-    def command_output(self, source: str | None, body: CommandList | None, span: Span):
-        """The output of $(...) (its ``body``) or `...` (its ``source``, parsed here): (text, unknowns, via,
-        notes)."""
+    def command_output(self, source: str | None, body: CommandList | None, span: Span) -> list[Seg]:
+        """The output of $(...) (its ``body``) or `...` (its ``source``, parsed here), trailing newlines removed: the
+        pieces the commands print, each where its text was written (`cat <<EOF` prints its body's), or one piece
+        for an output only the run knows or that is one of a few literals (a Choice)."""
         ev = self.ev
         g = ev.g
         g.calls += 1
         if ev.depth >= MAX_DEPTH or g.calls > MAX_CALLS:
             g.add("RFTC114", f"command substitution not evaluated: more than {MAX_DEPTH} nested or {MAX_CALLS} in "
                   "all", span)
-            return "", [], [], []
+            return []
         if source is not None:  # backticks: parse the body again
             from rftc.shell.parser import parse
 
             tree = parse(source, ev.file, Diagnostics()).tree
             body = tree.body if tree is not None else None
         if body is None:
-            return "", [], [], []
+            return []
         out: list = []
         sub = ev.child(ev.st.fork(), capture=out)
         sub.depth, sub.testing, sub.uncertain = ev.depth + 1, False, None
@@ -68,34 +69,33 @@ class Builtins:
         source = re.sub(r"^\$\(|^`|\)$|`$", "", ev.source_text(span)).strip()
         if sub.capture_unknown:
             name, inner, date_format = sub.capture_unknown[0]
-            return (*self._dynamic(name, source or inner, date_format, span), [])
-        text = text_of(out).rstrip("\n")
-        via: list = []
-        for s in out:
-            via += [v for v in s.via if v not in via]
+            return [self._dynamic(name, source or inner, date_format, span)]
         notes = [_whole(n, out, span, source) if isinstance(n, Choice) else n for n in notes_of(out)]
         choice = next((n for n in notes if isinstance(n, Choice)), None)
-        if choice is not None and choice.knob in g.env:  # --env RFTC_SUBST_<CMD>=... gives the output
-            return g.env[choice.knob], [], [], []
-        return text, list(unknowns_of(out)), via, notes
+        if choice is None:
+            return _without_final_newlines(out)
+        if choice.knob in g.env:  # --env RFTC_SUBST_<CMD>=... gives the output
+            return [Seg.at(g.env[choice.knob], span)]
+        via = tuple(dict.fromkeys(v for s in out for v in s.via))
+        return [Seg.at(text_of(out).rstrip("\n"), span, unknowns=unknowns_of(out), via=via, notes=tuple(notes))]
 
-    def _dynamic(self, name: str, text: str, date_format: str | None, span: Span):
+    def _dynamic(self, name: str, text: str, date_format: str | None, span: Span) -> Seg:
         ev = self.ev
         if ev.unset_mode:
-            return "", [], []
+            return Seg.at("", span)
         if name == "date":
             # One ${now:..} per blank-free run of the format: the placeholder splits into words where the date
             # would, and each word is a whole Hydra interpolation.
             placeholder = re.sub(r"[^ \t\n]+", lambda m: f"${{now:{m.group()}}}", date_format)
-            return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
+            return Seg.at(placeholder, span, unknowns=(Unknown("dyn", placeholder, span, text.strip()),))
         env_name = _DYNAMIC.get(name) or env_knob("RFTC_SUBST", name)
         value = ev.g.env.get(env_name)
         if value is not None:
-            return value, [], []
+            return Seg.at(value, span)
         placeholder = f"${{oc.env:{env_name}}}"
         if name in _DYNAMIC:
-            return placeholder, [Unknown("dyn", placeholder, span, text.strip())], []
-        return placeholder, [Unknown("cmd", env_name, span, text.strip())], []
+            return Seg.at(placeholder, span, unknowns=(Unknown("dyn", placeholder, span, text.strip()),))
+        return Seg.at(placeholder, span, unknowns=(Unknown("cmd", env_name, span, text.strip()),))
 
     # ------------------------------------------------------------------ builtins
     def b__noop(self, fields, span, redirects, words) -> int:
@@ -310,7 +310,8 @@ class Builtins:
         comes from elsewhere (the terminal, a file, a pipe) is read at run time: unknown."""
         ev = self.ev
         options, names = read_options([f.text for f in fields[1:]])
-        line = self._here_string(redirects)
+        given = self._input(redirects)
+        line = None if given is None or unknowns_of(given) else text_of(given)
         ifs = ev.vars.get("IFS")  # unset: bash splits as with the default
         known_ifs = ifs is None or (ifs.segs is not None and not any(x.unknowns for x in ifs.segs))
         if line is None or not known_ifs or {"n", "N", "u"} & options.keys():  # a count of characters, another fd
@@ -331,14 +332,26 @@ class Builtins:
                 ev.vars.assign_segs(n, [Seg.at(v, span)], span)
         return 0 if found else 1
 
-    def _here_string(self, redirects) -> str | None:
-        """The text a `<<< word` gives the command's input (the word expanded, unsplit, and a newline); None when
-        the input is anything else or not known."""
+    def _input(self, redirects) -> list[Seg] | None:
+        """What a here-string (the word expanded, unsplit, and a newline) or a heredoc gives the command's input;
+        None when it reads anything else."""
         for r in redirects:
             if isinstance(r, HereString):
-                text, unknowns = self.ev.words.text(r.word)
-                return None if unknowns else text + "\n"
+                return self.ev.words.segs(r.word) + [Seg.at("\n", r.span)]
+            if isinstance(r, HereDoc):
+                return self.ev.words.heredoc(r)
         return None
+
+    def b_cat(self, fields, span, redirects, words) -> int:
+        """`cat` of a heredoc or here-string prints their text (`cmd=$(cat <<EOF ... EOF)`); what it reads from
+        anywhere else is known only at run time."""
+        ev = self.ev
+        given = self._input(redirects) if all(f.text == "-" for f in fields[1:]) else None
+        if given is None:
+            return ev.commands.external(fields, {}, span, redirects)
+        if not to_devnull(redirects) and not to_file(redirects):
+            ev.emit(given, newline=False)
+        return 0
 
     def b_test(self, fields, span, redirects, words) -> int:
         ev = self.ev
@@ -367,7 +380,7 @@ class Builtins:
 
 # command name -> builtin method suffix
 BUILTINS = {
-    "true": "_noop", ":": "_noop", "false": "_false", "echo": "echo", "printf": "printf", "pwd": "pwd",
+    "true": "_noop", ":": "_noop", "false": "_false", "echo": "echo", "printf": "printf", "pwd": "pwd", "cat": "cat",
     "dirname": "dirname", "basename": "basename", "realpath": "realpath", "readlink": "realpath",
     "cd": "cd", "pushd": "cd", "source": "source", ".": "source", "set": "set", "shift": "shift",
     "unset": "unset", "exit": "exit", "return": "return", "break": "break", "continue": "continue",
@@ -375,6 +388,15 @@ BUILTINS = {
     "sleep": "_noop", "seq": "seq", "expr": "expr", "shopt": "_noop", "ulimit": "_noop", "umask": "_noop",
     "popd": "_noop", "hash": "_noop",
 }
+
+
+def _without_final_newlines(out: list[Seg]) -> list[Seg]:
+    """Printed pieces without the newlines that end them, which command substitution removes."""
+    out = list(out)
+    while out and out[-1].text.endswith("\n"):
+        last = cut(out[-1], 0, len(out[-1].text.rstrip("\n")))
+        out[-1:] = [last] if last.text else []
+    return out
 
 
 def _whole(choice: Choice, out: list, span: Span, source: str) -> Choice:

@@ -9,6 +9,7 @@ import re
 from rftc.diagnostics.model import Span
 from rftc.shell import arith, filters, launches
 from rftc.shell.builtins import date_format, redirect_targets, to_devnull
+from rftc.shell.notes import Split
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_WHILE, Break, Continue, Exit, Return
 from rftc.shell.syntax import (
     AndOr, ArithCommand, ArithFor, Assignment, ArrayAssignment, BraceGroup, Case, Command, CommandList, CompoundCommand,
@@ -249,15 +250,16 @@ class Commands:
                 ev.capture_unknown.append(("cat", ev.source_text(node.span), None))  # $(< file)
             return 0
         fields: list[Field] = []
+        vanished: list[Field] = []  # expansions to nothing that carry notes, for a launch to report
         for w in words:
-            fields += ev.words.fields(w)
+            fields += ev.words.fields(w, vanished)
         if not fields:
             for a in assigns:
                 ev.vars.assign(a)
             return 0
         prefix: dict[str, str] = {}
         if not assigns:
-            return self.run_fields(fields, prefix, node)
+            return self.run_fields(fields, prefix, node, vanished)
         # VAR=x cmd: the assignments hold for the command only; what the command itself sets stays, as in
         # bash (`IFS=, read -ra GPUS <<< "$X"` sets GPUS; a function's globals; a `cd`)
         before: dict[str, tuple] = {}
@@ -266,7 +268,7 @@ class Commands:
             ev.vars.assign(a, exported=True)
             prefix[a.name] = text_of(ev.vars.get(a.name).segs or [])
         try:
-            return self.run_fields(fields, prefix, node)
+            return self.run_fields(fields, prefix, node, vanished)
         finally:
             for name, (var, taint) in before.items():
                 scope = ev.vars.scope_of(name)
@@ -277,7 +279,7 @@ class Commands:
                 if taint is not None:
                     ev.st.taints[name] = taint
 
-    def run_fields(self, fields: list[Field], prefix: dict, node: SimpleCommand) -> int:
+    def run_fields(self, fields: list[Field], prefix: dict, node: SimpleCommand, vanished: list[Field]) -> int:
         ev = self.ev
         name = fields[0].text
         if name in ev.st.funcs:
@@ -285,9 +287,11 @@ class Commands:
         builtin = ev.builtins.find(name)
         if builtin is not None:
             return builtin(fields, node.span, node.redirects, node.words)
-        return self.external(fields, prefix, node.span, node.redirects)
+        return self.external(fields, prefix, node.span, node.redirects, vanished)
 
-    def external(self, fields: list[Field], prefix: dict, span: Span, redirects: tuple[Redirection, ...]) -> int:
+    def external(self, fields: list[Field], prefix: dict, span: Span, redirects: tuple[Redirection, ...],
+                 vanished: list[Field] = ()) -> int:
+        """A program run with ``fields``; ``vanished`` are the words that expanded to nothing (their notes)."""
         ev = self.ev
         name = fields[0].text
         base = name.rsplit("/", 1)[-1]
@@ -297,9 +301,11 @@ class Commands:
                 #                 `cmd && echo a`, it is taken to print nothing)
                 ev.capture_unknown.append((base, ev.source_text(span), date_format(fields) if base == "date" else None))
             return 0
-        parts = launches.recognize(fields, prefix)
+        # a word that is only an unquoted value the caller gives is no word where it is unset, as rftc takes it
+        split = [f for f in fields[1:] if _caller_words(f)]
+        parts = launches.recognize([f for f in fields if not any(f is x for x in split)], prefix)
         if parts is not None:
-            ev.recorder.add(parts, span)
+            ev.recorder.add(parts, span, [*vanished, *split])
             if base == "exec":
                 raise Exit()
             return 0
@@ -392,3 +398,9 @@ class Commands:
                 elif _NAME.fullmatch(f.text):
                     ev.vars.declare(f, flags, export=export, local=local)
         return 0
+
+
+def _caller_words(field: Field) -> bool:
+    """A word that is still nothing but a value the caller gives, unquoted where it was written (notes.Split)."""
+    return any(isinstance(n, Split) for n in field.notes) and field.symbolic and \
+        all(s.unknowns for s in field.segs if s.text)

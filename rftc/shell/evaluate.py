@@ -11,7 +11,7 @@ symbolic), and ``cd`` moves relative to it. ``$0`` and ``${BASH_SOURCE[0]}`` are
 path when the file exists, so ``$(cd "$(dirname "$0")" && pwd)`` is the real script directory.
 
 Command substitution is evaluated for pure commands only (pwd, cd, dirname, basename, realpath,
-readlink -f, echo, printf, seq, expr's arithmetic), and their output piped through text filters
+readlink -f, echo, printf, seq, expr's arithmetic, cat of a heredoc), and their output piped through text filters
 (rftc.shell.filters); ``$(date +F)`` becomes Hydra's ``${now:F}``; any other command's output is the
 placeholder ``${oc.env:NAME}`` (RFTC_NUM_GPUS for nvidia-smi, RFTC_NPROC for nproc, HOSTNAME for hostname,
 RFTC_SUBST_<CMD> otherwise), which the caller can set through ``env``.

@@ -10,10 +10,12 @@ import re
 from dataclasses import replace
 
 from rftc.diagnostics.model import Span
+from rftc.shell.notes import Split
 from rftc.shell.params import Params
+from rftc.shell.parser import heredoc_parts
 from rftc.shell.syntax import (
-    Ansi, ArithSub, Backtick, CommandSub, Cont, Deferred, Dollar, DoubleQuoted, DqText, Lit, OperandText, Param, Part,
-    PatternText, ProcessSub, RegexText, Single, Text, Var, Word,
+    Ansi, ArithSub, Backtick, CommandSub, Cont, Deferred, Dollar, DoubleQuoted, DqText, HereDoc, HereText, Lit,
+    OperandText, Param, Part, PatternText, ProcessSub, RegexText, Single, Text, Var, Word,
 )
 from rftc.shell.values import BREAK, Field, Seg, Unknown, advance, cut, env_knob, marked, text_of, unknowns_of
 
@@ -33,8 +35,11 @@ class Expander:
         self.plain: frozenset = frozenset()  # variables the word being expanded uses as a plain $NAME / ${NAME}
 
     # ------------------------------------------------------------------ entry points
-    def fields(self, word: Word) -> list[Field]:
-        """A command word: expanded, split and quote-removed into zero or more fields."""
+    def fields(self, word: Word, vanished: list | None = None) -> list[Field]:
+        """A command word: expanded, split and quote-removed into zero or more fields. An expansion to nothing
+        that carries notes (a value chosen in a branch, rftc.shell.notes) is no word; with ``vanished`` it is kept
+        there as a field of its own, for the notes. A word that is only an unquoted value the caller gives is
+        noted as bash splitting it (Split)."""
         first = word.parts[0] if word.parts else None
         # bash (outside POSIX mode) expands a tilde after the `=` and `:` of an argument shaped like an assignment
         assign = ARG if isinstance(first, Lit) and _ASSIGN_LIKE.match(first.text) else NONE
@@ -42,10 +47,17 @@ class Expander:
         fields = split(items)
         if len(fields) == 1:
             fields[0].word_span = word.span
+        if any(not f.has_word for f in fields):
+            if vanished is not None:
+                vanished += [f for f in fields if not f.has_word]
+            fields = [f for f in fields if f.has_word]
         origin = _origin(word)
-        if origin:
-            for f in fields:
+        for f in fields:
+            if origin:
                 f.origin = origin
+            if _caller_split(f):
+                note = Split(f.span)
+                f.segs = [replace(s, notes=s.notes + (note,)) for s in f.segs]
         return fields
 
     def value(self, word: Word | None) -> list[Seg]:
@@ -93,6 +105,8 @@ class Expander:
                 out += _runs(part, part.text, 0, _unquoted_escape)
             case DqText():
                 out += _runs(part, part.text, 0, _dq_escape)
+            case HereText():
+                out += _runs(part, part.text, 0, _heredoc_escape)
             case Var():
                 start = len(out)
                 self.var(part.name, part.span, out, in_dq=in_dq, anchor=anchor)
@@ -148,6 +162,29 @@ class Expander:
                       hint="write the parameter expansion bash expects, e.g. ${NAME:-default}")
         if in_dq:
             out.append(Seg.at("", part.span, quoted=True))
+
+    def heredoc(self, doc: HereDoc) -> list[Seg] | None:
+        """The text a heredoc gives its command's input, expanded as bash expands it when its delimiter is unquoted,
+        each piece at its place in the file; None where the parse did not see the body (or cannot read it)."""
+        if doc.body is None:
+            return None
+        file, line = doc.span.file, doc.line
+        if not doc.expand:
+            segs = [Seg(doc.body, file, line, 1, *advance(line, 1, doc.body), exact=True, quoted=True)]
+        else:
+            parts = heredoc_parts(doc.body, line, file)
+            if parts is None:
+                return None
+            segs, pad = [], line - 1  # the newlines the body was parsed after
+            for s in self.parts(parts, in_dq=True):
+                if s is not BREAK:
+                    skip = min(pad, len(s.text))
+                    pad -= skip
+                    segs += [cut(s, skip, len(s.text))] if skip < len(s.text) else []
+        if doc.strip_tabs:  # <<-: bash removes the tabs that start each line before it expands the body
+            lead = {line + k: len(t) - len(t.lstrip("\t")) for k, t in enumerate(doc.body.split("\n"))}
+            segs = [piece for s in segs for piece in _without_leading_tabs(s, lead)]
+        return segs
 
     # ------------------------------------------------------------------ tilde
     def home(self, part: Text, offset: int = 0) -> list[Seg]:
@@ -283,8 +320,8 @@ class Expander:
         return f"${{oc.env:{env_name}}}", unknowns + [Unknown("arith", env_name, span, f"`{source}` ({why})")]
 
     def command_output(self, source: str | None, body, span: Span, out: list, in_dq: bool) -> None:
-        text, unknowns, via, notes = self.ev.builtins.command_output(source, body, span)
-        out.append(Seg.at(text, span, quoted=in_dq, unknowns=tuple(unknowns), via=tuple(via), notes=tuple(notes)))
+        printed = self.ev.builtins.command_output(source, body, span)  # split when unquoted, however printed
+        out += [replace(s, quoted=in_dq) for s in printed] or [Seg.at("", span, quoted=in_dq)]
 
 
 def split(items: list) -> list[Field]:
@@ -321,6 +358,18 @@ def split(items: list) -> list[Field]:
     if cur or has:
         fields.append(Field(cur))
     return fields
+
+
+def _caller_split(field: Field) -> bool:
+    """Whether a field is nothing but unquoted values the caller gives (`$EXTRA`, `$1`, `$A$B`), which bash splits."""
+    texts = [s for s in field.segs if s.text]
+    return bool(texts) and all(not s.quoted and s.unknowns and all(_from_caller(u) for u in s.unknowns)
+                               for s in texts)
+
+
+def _from_caller(u: Unknown) -> bool:
+    """A variable or argument the caller may set to anything (the working directory and $# are one word each)."""
+    return u.kind == "var" and u.name not in ("PWD", "#")
 
 
 # special parameters only known to the running shell, as the environment names rftc reads them from
@@ -377,10 +426,30 @@ def _unquoted_escape(text, i):
     return 0, ""
 
 
-def _dq_escape(text, i):
-    if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
-        return 2, ("" if text[i + 1] == "\n" else text[i + 1])
-    return 0, ""
+def _without_leading_tabs(seg: Seg, lead: dict[int, int]) -> list[Seg]:
+    """The pieces of a heredoc's piece without the tabs that start its lines (``lead``: line -> how many)."""
+    if not seg.exact or "\t" not in seg.text:
+        return [seg]
+    out, start, line, col = [], 0, seg.line, seg.col
+    for i, c in enumerate(seg.text):
+        if c == "\t" and col <= lead.get(line, 0):
+            out += [cut(seg, start, i)] if i > start else []
+            start = i + 1
+        line, col = (line + 1, 1) if c == "\n" else (line, col + 1)
+    return out + ([cut(seg, start, len(seg.text))] if start < len(seg.text) else [])
+
+
+def _escapes(chars: str):
+    """What a backslash escapes where only ``chars`` can be escaped (a backslash-newline is nothing)."""
+    def drop(text, i):
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in chars:
+            return 2, ("" if text[i + 1] == "\n" else text[i + 1])
+        return 0, ""
+    return drop
+
+
+_dq_escape = _escapes('$`"\\\n')  # in double quotes
+_heredoc_escape = _escapes('$`\\\n')  # in a heredoc body: `"` is a character
 
 
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v",

@@ -384,16 +384,19 @@ def _changed(before: State, outcomes: list[Outcome]) -> list[str]:
     return names
 
 
-def _value(state: State, name: str) -> str | None:
+def _value(state: State, name: str) -> str | tuple[str, ...] | None:
+    """A variable's text, an array's elements (a tuple), or None when it is unset."""
     v = state.vars.get(name)
     if v is None:
         return None
     if v.items is not None:
-        return " ".join(text_of(e) for e in v.items if e is not None)
+        return tuple(text_of(e) for e in v.items if e is not None)
     return text_of(v.segs or ())
 
 
-def _shown(value: str | None) -> str:
+def _shown(value: str | tuple[str, ...] | None) -> str:
+    if isinstance(value, tuple):
+        return "=(" + " ".join(map(_quote, value)) + ")"
     return " unset" if value is None else f"={_quote(value)}"
 
 

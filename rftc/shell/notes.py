@@ -34,3 +34,11 @@ class Default:
     """The default of ``${VAR:-default}``, used because VAR is not set: the environment the script runs in may."""
 
     var: str
+
+
+@dataclass(frozen=True)
+class Split:
+    """A word that is only an unquoted value the caller gives (`$EXTRA`, `$1`): bash splits the value into any
+    number of words, none when it is unset or empty. A launch leaves it out and says so (RFTC123)."""
+
+    span: Span  # the word

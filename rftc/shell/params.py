@@ -12,6 +12,7 @@ from rftc.shell.syntax import Param
 from rftc.shell.values import BREAK, Seg, Unknown, defaulted, marked, notes_of, text_of, unknowns_of
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
+_TESTS = (":-", "-", ":=", "=", ":+", "+", ":?", "?")  # the operators that test whether the parameter is set
 
 
 class Params:
@@ -57,7 +58,7 @@ class Params:
                 items = items if ln is None else items[:ln] if ln >= 0 else items[:ln]
                 exp.elements(items, (), span, out, in_dq)
                 return
-        if idx in ("@", "*") and prefix is None and op in (None, ":"):
+        if idx in ("@", "*") and prefix is None and op in (None, ":") + _TESTS:
             self.array(node, out, in_dq=in_dq, anchor=anchor)
             return
 
@@ -81,7 +82,7 @@ class Params:
                 return
             out += marked(val[1], val[0], span, in_dq, anchor)
             return
-        if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+        if op in _TESTS:
             self.default(node, val, out, in_dq=in_dq, anchor=anchor)
             return
 
@@ -102,11 +103,16 @@ class Params:
         out.append(Seg.at(result, span, quoted=in_dq, via=via, notes=notes_of(segs)))
 
     def array(self, node: Param, out: list, *, in_dq: bool, anchor: bool) -> None:
-        """${a[@]}, ${a[*]} and their slices ${a[@]:offset:length}."""
+        """${a[@]}, ${a[*]}, their slices ${a[@]:offset:length} and ${a[@]+word} and the other tests."""
         exp = self.exp
         ev = exp.ev
         name, span, idx = node.name, node.span, node.index
         elems = ev.vars.lookup_array(name, span)
+        if node.op in _TESTS:  # set: one element at least; null: that and "${a[*]}" is empty
+            joined = None if not elems or not elems[1] else (elems[0], _joined(elems[1], span))
+            self.default(node, joined, out, in_dq=in_dq, anchor=anchor,
+                         whole=lambda: self.elements(span, idx, elems or ((), []), out, in_dq, anchor))
+            return
         if elems is not None and node.op == ":":  # ${a[@]:offset:length}
             bounds = self.slice_bounds(node.words, in_dq)
             if bounds is None:
@@ -119,16 +125,15 @@ class Params:
             if not ev.unset_mode:
                 out.append(exp.unknown(name, span, in_dq))
             return
+        self.elements(span, idx, elems, out, in_dq, anchor)
+
+    def elements(self, span: Span, idx: str, elems: tuple, out: list, in_dq: bool, anchor: bool) -> None:
+        """The words of ${a[@]} / ${a[*]} at ``span`` from (via, items): "${a[*]}" joins them into one."""
         via, items = elems
         if idx == "*" and in_dq:
-            joined = []
-            for i, e in enumerate(items):
-                if i:
-                    joined.append(Seg.at(" ", span, quoted=True))
-                joined += e
-            out += marked(joined, via, span, True, anchor)
+            out += marked(_joined(items, span), via, span, True, anchor)
             return
-        exp.elements(items, via, span, out, in_dq, anchor)
+        self.exp.elements(items, via, span, out, in_dq, anchor)
 
     def length(self, node: Param, out: list, in_dq: bool) -> None:
         """${#NAME}, ${#a[@]}."""
@@ -155,8 +160,10 @@ class Params:
             return
         out.append(Seg.at(str(len(text_of(segs))), span, quoted=in_dq, via=via, notes=notes_of(segs)))
 
-    def default(self, node: Param, val, out: list, *, in_dq: bool, anchor: bool) -> None:
-        """${V:-word} ${V-word} ${V:=word} ${V=word} ${V:+word} ${V+word} ${V:?word} ${V?word}."""
+    def default(self, node: Param, val, out: list, *, in_dq: bool, anchor: bool, whole=None) -> None:
+        """${V:-word} ${V-word} ${V:=word} ${V=word} ${V:+word} ${V+word} ${V:?word} ${V?word}. ``whole`` puts
+        the value itself into ``out`` where it is not a scalar's (${a[@]+word}: the elements, and where the test
+        fails, no word at all when there is none)."""
         exp = self.exp
         ev = exp.ev
         name, span, op = node.name, node.span, node.op
@@ -180,9 +187,14 @@ class Params:
                 return
             if not use_default:
                 out += word()
+            elif whole is not None:
+                whole()
             return
         if not use_default:
-            out += marked(val[1], val[0], span, in_dq, anchor)
+            if whole is not None:
+                whole()
+            else:
+                out += marked(val[1], val[0], span, in_dq, anchor)
             return
         segs = word()
         if not is_set and ev.vars.from_environment(name):
@@ -307,3 +319,13 @@ def glob_regex(pattern: str) -> re.Pattern:
         return re.compile("".join(out), re.S)
     except re.error:
         return re.compile(re.escape(pattern), re.S)
+
+
+def _joined(items: list[list[Seg]], span: Span) -> list[Seg]:
+    """The elements of an array joined by blanks, as "${a[*]}" gives them."""
+    out: list[Seg] = []
+    for i, e in enumerate(items):
+        if i:
+            out.append(Seg.at(" ", span, quoted=True))
+        out += e
+    return out

@@ -43,6 +43,7 @@ def _lark():
 
     text = resources.files("rftc.grammar").joinpath("launch.lark").read_text()
     return Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=False, cache=True,
+                start=["start", "heredoc"],
                 transformer=transformer.ToSyntax(),
                 lexer_callbacks={"_NL": _on_newline, "LIT": _on_literal, "CLOSER": _on_closer})
 
@@ -146,7 +147,8 @@ def parse(text: str, filename: str, diags: Diagnostics, *, partial: bool = False
                   "last word", Span(filename, line, col, line, col + 1), hint="convert the file to LF line endings")
         return Parsed(None)
     # the scanner is only needed for heredocs; an open quote is looked for once lark fails (bash may stop earlier)
-    stripped = strip_heredocs(text) if "<<" in text else text
+    stripped, bodies = strip_heredocs(text) if "<<" in text else (text, [])
+    heredocs = {_line_col(text, b.at): (b, text.count("\n", 0, b.start) + 1) for b in bodies}  # with the body's line
     parser = _lark()
     src = stripped + "\n\n"  # a final newline, and one more for a trailing backslash
     runtime: dict[tuple[int, int], tuple[str, str]] = {}  # (line, col) of what is set aside -> (kind, its text)
@@ -156,9 +158,9 @@ def parse(text: str, filename: str, diags: Diagnostics, *, partial: bool = False
         for _ in range(_MAX_RETRIES):
             breaks: list = []
             _watch.breaks, _watch.lines, _watch.length = breaks, src.split("\n"), len(src)
-            transformer.begin(filename, runtime)
+            transformer.begin(filename, runtime, heredocs)
             try:
-                tree = parser.parse(src)
+                tree = parser.parse(src, start="start")
                 break
             except UnexpectedInput as exc:
                 region = _runtime_region(src, exc, runtime)
@@ -186,6 +188,19 @@ def parse(text: str, filename: str, diags: Diagnostics, *, partial: bool = False
     return Parsed(tree, [(k, Span(filename, s.line, s.col, s.end_line, s.end_col)) for k, s in breaks])
 
 
+def heredoc_parts(body: str, line: int, filename: str) -> tuple | None:
+    """The word parts of a heredoc body that bash expands (its delimiter unquoted), written from ``line`` of
+    ``filename`` on; None when the grammar cannot read it. The body is parsed after ``line - 1`` newlines, so that
+    its parts have their places in the file: the parts' first ``line - 1`` characters are those newlines."""
+    from lark.exceptions import LarkError
+
+    transformer.begin(filename, {})
+    try:
+        return _lark().parse("\n" * (line - 1) + body, start="heredoc")
+    except (LarkError, Misplaced, RecursionError):
+        return None
+
+
 def _failed(error: Diagnostics, diags: Diagnostics) -> Parsed:
     diags.extend(error)
     return Parsed(None)
@@ -211,7 +226,7 @@ def _runs_before(src: str, at: int) -> int:
     is complete runs; the line with the error, or the compound command around it, does not."""
     from lark.exceptions import LarkError
 
-    ip = _lark().parse_interactive(src)
+    ip = _lark().parse_interactive(src, start="start")
     end = 0
     try:
         for tok in ip.iter_parse():

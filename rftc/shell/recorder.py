@@ -9,7 +9,7 @@ import re
 from rftc.diagnostics.model import Span
 from rftc.shell import launches
 from rftc.shell.explore import ordinal
-from rftc.shell.notes import Choice, Taint
+from rftc.shell.notes import Choice, Split, Taint
 from rftc.shell.values import Field, Unknown, text_of
 
 
@@ -19,8 +19,10 @@ class Recorder:
     def __init__(self, ev):
         self.ev = ev
 
-    def add(self, parts: dict, span: Span) -> None:
-        """A launch rftc.shell.launches.recognize found (its ``parts``) in the command at ``span``."""
+    def add(self, parts: dict, span: Span, dropped: list[Field] = ()) -> None:
+        """A launch rftc.shell.launches.recognize found (its ``parts``) in the command at ``span``; ``dropped`` are
+        words of the command that bash makes nothing of (an expansion to nothing, a value the caller gives
+        unquoted), reported with what they carry."""
         ev = self.ev
         g = ev.g
         if g.quiet:
@@ -43,6 +45,15 @@ class Recorder:
         for n in parts["span_start"].notes if parts.get("span_start") is not None else ():
             reported.add(n)  # the program itself (`$PYTHON -m ...`)
             self.report_choice(n, parts["span_start"].span)
+        for f in dropped:
+            f = ev.files.traced(f) if code is not None else f
+            for n in f.notes:
+                if n not in reported:
+                    reported.add(n)
+                    if isinstance(n, Split):
+                        self.report_split(f)
+                    else:
+                        self.report_choice(n, f.span)
         for f in parts["args"]:
             for u in f.unknowns:
                 if (u.kind, u.name) not in reported:  # once per launch and name, where it first appears
@@ -58,6 +69,20 @@ class Recorder:
         """A command whose program comes from a variable rftc does not know (RFTC115)."""
         self.ev.g.add("RFTC115", f"the command comes from {field.written}, {_unknown_why(field)}; what it runs is "
                       "unknown", self.ev.files.written_at(field, span), hint=_unknown_hint(field))
+
+    def report_split(self, field: Field) -> None:
+        """RFTC123: a word left out of a launch because it is only a value the caller gives, unquoted."""
+        for u in dict.fromkeys(field.unknowns):
+            if u.name.isdigit():
+                what = f"`{u.written}` is the script's {ordinal(int(u.name))} argument (not given to rftc)"
+                hint = "pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)"
+            else:
+                what = f"{u.written} is not set in the script"
+                hint = f"pass --env {u.name}='...' to compile the words it holds, or quote it to pass one word"
+            line = "" if u.span.line == field.span.line and u.span.file == field.span.file else \
+                f" (used at {u.span.file}:{u.span.line})"
+            self.ev.g.add("RFTC123", f"{what}{line} and reaches the launch unquoted: bash splits its value into "
+                          "words, none when it is unset or empty; rftc leaves it out", field.span, hint=hint)
 
     def report_choice(self, note, span: Span) -> None:
         """RFTC109 where a value rftc chose for something only the running machine decides reaches a launch."""

@@ -12,6 +12,18 @@ _OPENERS = ("$((", "$(", "${", "((")
 _CASE = re.compile(r"(?:case|esac)(?=[ \t\n;&|)])")
 
 
+@dataclass(frozen=True)
+class HereBody:
+    """The body of a heredoc: its lines before the delimiter line (``text``), and how bash reads them."""
+
+    at: int  # offset of the `<<` operator
+    start: int  # offset of the body's first line
+    end: int  # offset after the delimiter line (or the end of the text)
+    text: str
+    expand: bool  # the delimiter is unquoted: $ expansions and backslash escapes apply
+    strip_tabs: bool  # <<-: leading tabs are removed from each line
+
+
 @dataclass
 class Pairs:
     """What a scan finds."""
@@ -19,7 +31,7 @@ class Pairs:
     regions: list[tuple[int, int, str]]  # closed ${..} ("subst"), $((..)) / ((..)) ("arith"), $(..) ("comsub")
     open: list[tuple[str, int]]  # constructs left open at the end of the text, outermost first: kind, offset
     subshells: list[int]  # `$((` / `((` that do not close with `))`: the offset of the `(` that opens a subshell
-    heredocs: list[tuple[int, int]] = field(default_factory=list)  # heredoc bodies: first line start, end
+    heredocs: list[HereBody] = field(default_factory=list)  # heredoc bodies, in the order of their operators
 
     @property
     def open_kind(self) -> str | None:
@@ -30,14 +42,15 @@ class Pairs:
         return self.open[-1][1] if self.open else 0
 
 
-def strip_heredocs(text: str) -> str:
-    """The text with heredoc bodies blanked, line numbers kept (their content is data for a command, not script)."""
+def strip_heredocs(text: str) -> tuple[str, list[HereBody]]:
+    """The text with heredoc bodies blanked, line numbers kept (their content is data for a command, not script),
+    and the bodies."""
     bodies = scan(text, heredocs=True).heredocs
     out, last = [], 0
-    for start, end in bodies:
-        out += [text[last:start], "\n" * text.count("\n", start, end)]
-        last = end
-    return "".join(out) + text[last:]
+    for body in bodies:
+        out += [text[last:body.start], "\n" * text.count("\n", body.start, body.end)]
+        last = body.end
+    return "".join(out) + text[last:], bodies
 
 
 def matched_pairs(text: str) -> Pairs:
@@ -51,7 +64,8 @@ def scan(text: str, *, heredocs: bool) -> Pairs:
     the bodies of heredocs, which start on the line after their operator."""
     pairs = Pairs([], [], [])
     stack: list[list] = []  # [kind, start, paren depth (arithmetic) or open `case`s (command substitution)]
-    pending: list[tuple[str, bool]] = []  # heredocs opened on the current line: (delimiter, <<-)
+    pending: list[tuple[str, bool, int, bool]] = []  # heredocs opened on the current line: (delimiter, <<-,
+    #                                                    the operator's offset, whether the delimiter is quoted)
     i, n = 0, len(text)
     while i < n:
         top = stack[-1][0] if stack else ""
@@ -129,7 +143,8 @@ def scan(text: str, *, heredocs: bool) -> Pairs:
                 continue
             m = _HEREDOC.match(text, i)
             if m:
-                pending.append((next(g for g in m.groups()[1:] if g is not None), m.group(1) == "-"))
+                quoted = m.group(4) is None or "\\" in m.group(0)  # 'EOF' "EOF" \EOF
+                pending.append((next(g for g in m.groups()[1:] if g is not None), m.group(1) == "-", i, quoted))
                 i = m.end()
                 continue
         elif c == "(":
@@ -159,18 +174,19 @@ def scan(text: str, *, heredocs: bool) -> Pairs:
     return pairs
 
 
-def _skip_bodies(text: str, i: int, pending: list[tuple[str, bool]], bodies: list) -> int:
+def _skip_bodies(text: str, i: int, pending: list[tuple[str, bool, int, bool]], bodies: list) -> int:
     """Skip the bodies of the heredocs opened on the line that ended before ``i``; return where script resumes."""
-    for delim, strip_tabs in pending:
-        start = i
+    for delim, strip_tabs, at, quoted in pending:
+        start = last = i
         while i < len(text):
             j = text.find("\n", i)
             end = len(text) if j < 0 else j + 1
             line = text[i:end].rstrip("\n")
-            i = end
+            last, i = i, end
             if (line.lstrip("\t") if strip_tabs else line) == delim:
                 break
-        bodies.append((start, i))
+            last = i
+        bodies.append(HereBody(at, start, i, text[start:last], not quoted, strip_tabs))
     return i
 
 

@@ -77,6 +77,10 @@ class DqText(Text):
     """Text inside double quotes."""
 
 
+class HereText(Text):
+    """Text of a heredoc body whose delimiter is unquoted."""
+
+
 
 class OperandText(Text):
     """Text of the operand of ``${V:-operand}`` (blanks are literal there)."""
@@ -250,9 +254,10 @@ class ArithGroup(Node):
     span: Span
 
 
-# $v, ${...} and $(...) are operands too (Var, Param, CommandSub, or Deferred where bash rejects a ${...})
+# $v, ${...}, $(...) and $((...)) are operands too (Var, Param, CommandSub, ArithSub, or Deferred where bash rejects
+# a ${...})
 Arith = (Number | ArithName | ArithIndex | ArithAssign | ArithIncrement | ArithUnary | ArithBinary | ArithCond
-         | ArithGroup | Var | Param | CommandSub | Deferred)
+         | ArithGroup | Var | Param | CommandSub | ArithSub | Deferred)
 
 
 # ------------------------------------------------------------------ [[ ]]
@@ -335,9 +340,13 @@ class Redirect(Node):
 
 @_node
 class HereDoc(Node):
-    """<<EOF (the body is data, blanked out before parsing)."""
+    """<<EOF (the body is data, blanked out before parsing, and kept here as written)."""
 
     span: Span
+    body: str | None  # the lines before the delimiter line; None where the parse did not see them
+    expand: bool  # the delimiter is unquoted: bash expands $ and backslash escapes in the body
+    strip_tabs: bool  # <<-
+    line: int  # the body's first line (the line after the operator's, unless the command goes on below)
 
 
 @_node

@@ -18,31 +18,34 @@ from rftc.shell.syntax import (
     Ansi, AndOr, ArithAssign, ArithBinary, ArithCommand, ArithCond, ArithFor, ArithGroup, ArithIncrement, ArithIndex,
     ArithName, ArithSub, ArithUnary, ArrayAssignment, Assignment, Backtick, BraceGroup, Case, CaseItem,
     CommandList, CommandSub, Compound, CondBinary, CondGroup, CondNot, CondTest, Cont, DBracket, DeclCommand,
-    Deferred, Dollar, DoubleQuoted, DqText, Elif, For, FunctionDef, HereDoc, HereString, If, Lit, Number,
+    Deferred, Dollar, DoubleQuoted, DqText, Elif, For, FunctionDef, HereDoc, HereString, HereText, If, Lit, Number,
     OperandText, Param, PatternText, Pipeline, ProcessSub, Redirect, RegexText, Script, Select, SimpleCommand, Single,
     Subshell, Var, While, Word,
 )
 
 _TEXT = {"LIT": Lit, "CONT": Cont, "SQ": Single, "ANSI": Ansi, "DOLLAR": Dollar, "VAR": Var, "BACKTICK": Backtick,
-         "DQ_TEXT": DqText, "BRACE_TEXT": OperandText, "PAT_TEXT": PatternText, "REGEX_TEXT": RegexText}
+         "DQ_TEXT": DqText, "HD_TEXT": HereText, "BRACE_TEXT": OperandText, "PAT_TEXT": PatternText,
+         "REGEX_TEXT": RegexText}
 _ASSIGN = re.compile(r"([A-Za-z_]\w*)(?:\[([^\]]*)\])?(\+?)=")
 
 
 class _Parse(threading.local):
-    """The parse running in this thread: its file, what was set aside ((line, col) -> (kind, text)), and the names
-    assigned so far."""
+    """The parse running in this thread: its file, what was set aside ((line, col) -> (kind, text)), the heredoc
+    bodies by the (line, col) of their `<<` ((rftc.shell.scan.HereBody, its first line)), and the names assigned so
+    far."""
 
     file = ""
     deferred: dict = {}
+    heredocs: dict = {}
     assigned: set = set()
 
 
 _parse = _Parse()
 
 
-def begin(file: str, deferred: dict) -> None:
+def begin(file: str, deferred: dict, heredocs: dict | None = None) -> None:
     """Set up for a parse of ``file`` (called before each attempt: only the last one's names count)."""
-    _parse.file, _parse.deferred, _parse.assigned = file, deferred, set()
+    _parse.file, _parse.deferred, _parse.heredocs, _parse.assigned = file, deferred, heredocs or {}, set()
 
 
 def _span(children) -> Span:
@@ -124,7 +127,14 @@ class ToSyntax:
     def redirect(self, ch):
         head = ch[0]
         if head.type == "HEREDOC":
-            return HereDoc(_span(ch))
+            k = head.value.index("<<")
+            before = head.value[:k]
+            at = (head.line + before.count("\n"),
+                  k - before.rfind("\n") if "\n" in before else head.column + k)
+            body, line = _parse.heredocs.get(at, (None, 0))
+            if body is None:
+                return HereDoc(_span(ch), None, False, False, 0)
+            return HereDoc(_span(ch), body.text, body.expand, body.strip_tabs, line)
         if head.type == "HERESTR":
             return HereString(ch[1], _span(ch))
         return Redirect(head.value, ch[1], _span(ch))
@@ -224,6 +234,9 @@ class ToSyntax:
 
     def dq(self, ch):
         return DoubleQuoted(tuple([_part(c) for c in ch[1:-1]]), _span(ch))
+
+    def heredoc(self, ch):
+        return tuple(_part(c) for c in ch)
 
     def param(self, ch):
         span = _span(ch)

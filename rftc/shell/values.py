@@ -130,6 +130,11 @@ class Field:
         return text_of(self.segs)
 
     @property
+    def has_word(self) -> bool:
+        """False for an unquoted expansion to nothing that only carries notes: bash makes no word of it."""
+        return any(s.quoted or s.text for s in self.segs)
+
+    @property
     def symbolic(self) -> bool:
         return any(s.unknowns for s in self.segs)
 

@@ -229,3 +229,6 @@ class Variables:
                     st.vars[t] = Var(val[1], None, None, True)
         elif local:
             st.frames[-1][t] = Var([], None, field.span) if "a" not in flags else Var(None, [], field.span)
+        elif "a" in flags and self.get(t) is None:  # the script's array: empty, or the caller's value as element 0
+            val = None if t in self.ev.g.local_names else self.lookup(t, field.span)
+            st.vars[t] = Var(None, [] if val is None else [val[1]], field.span)

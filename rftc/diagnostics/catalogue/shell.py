@@ -49,10 +49,11 @@ CODES = [
          "python3 -m verl.trainer.main_ppo trainer.experiment_name=run-$(date +%Y%m%d)\n"),
     Code("RFTC108", "unresolved-command-substitution", W, "A command substitution rftc cannot evaluate.",
          "rftc never runs commands from the script. Only pwd, cd, dirname, basename, realpath, readlink -f, "
-         "echo and printf are evaluated; any other `$(...)` is kept as the `${oc.env:NAME}` interpolation named in the "
-         "message. Arithmetic `$((...))` that needs a variable the script does not set (or that fails in bash, "
-         "such as a division by a variable set only later) is kept as `${oc.env:RFTC_ARITH_NAME}`, one word as "
-         "bash's integer would be. Pass `--env NAME=value`, or write the value into the script.",
+         "echo, printf and `cat` of a heredoc or here-string are evaluated; any other `$(...)` is kept as the "
+         "`${oc.env:NAME}` interpolation named in the message. Arithmetic `$((...))` that needs a variable the "
+         "script does not set (or that fails in bash, such as a division by a variable set only later) is kept "
+         "as `${oc.env:RFTC_ARITH_NAME}`, one word as bash's integer would be. Pass `--env NAME=value`, or "
+         "write the value into the script.",
          "python3 -m verl.trainer.main_ppo trainer.nnodes=$(python3 -c 'print(2)')\n"),
     Code("RFTC109", "branch-value-chosen", W, "A launch value depends on something only the running machine decides.",
          "A condition rftc cannot decide (it reads a variable the script never sets, a file, a command's result or "
@@ -135,4 +136,12 @@ CODES = [
          "--env NAME=value.",
          "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:8\npython3 -m verl.trainer.main_ppo "
          "trainer.nnodes=$SLURM_JOB_NUM_NODES trainer.n_gpus_per_node=$SLURM_GPUS_ON_NODE\n"),
+    Code("RFTC123", "unquoted-caller-value", W, "A launch word that is only an unquoted value the caller gives.",
+         "A word such as `$EXTRA_ARGS` or `$1`, unquoted, whose variable the script never sets: bash splits the "
+         "value it has where the script runs into words (on blanks), so it may be no word at all (unset or "
+         "empty, as bash has it where nothing sets it), one, or many overrides. rftc cannot know which, never "
+         "guesses one override, and leaves the word out of the launch, as bash does with the variable unset. "
+         "Pass `--env NAME='key=value key2=value2'` to compile the words it holds (the script's arguments after "
+         "`--`), or quote it (`\"$NAME\"`) when it is one word.",
+         "python3 -m verl.trainer.main_ppo trainer.nnodes=1 $EXTRA_ARGS\n"),
 ]

@@ -1,0 +1,8 @@
+#!/bin/bash
+# EXTRA_ARGS comes from the caller: bash splits it into words, none when it is unset.
+python3 -m verl.trainer.main_ppo data.train_files=x.parquet algorithm.adv_estimator=grpo \
+    actor_rollout_ref.model.path=m actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=4 \
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 \
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 \
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 \
+    $EXTRA_ARGS trainer.nnodes=1
