@@ -138,6 +138,7 @@ def read(paths: Sequence[str] = (), options: Options | None = None, *, overrides
     from rftc.shell.invocation import COMMAND_LINE, Arg
     from rftc.sources import expand_paths, read_text
     from rftc.verl.overrides.text import OVERRIDES_FILE, invocation_from_text
+    from rftc.verl.trainers import resolve
 
     options = options or Options()
     verl_source(options)
@@ -168,7 +169,9 @@ def read(paths: Sequence[str] = (), options: Options | None = None, *, overrides
         out.diagnostics.extend(result.diagnostics)
         out.sources.update(result.sources)
         out.sources.setdefault(name, text)
-        for inv in _chosen(result.invocations, options.invocation, every_launch):
+        # a module rftc does not know by name may be a fork's own entry module: resolved from its source
+        invocations = [resolve(i, out.diagnostics) or i if i.kind == "other" else i for i in result.invocations]
+        for inv in _chosen(invocations, options.invocation, every_launch):
             inv.script = inv.script or name
             out.launches.append(inv)
     return out
@@ -186,15 +189,15 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
     """The launches of the trainers rftc converts, by script. A script with none gets RFTC312 (in
     ``found.diagnostics``), and so does each file of ``paths`` that was read but launches nothing."""
     from rftc.sources import STDIN, expand_paths
-    from rftc.verl.trainers import CONVERTED
+    from rftc.verl.trainers import CONVERTED, converts
 
     diags = found.diagnostics
     by_script: dict[str, list[Invocation]] = {}
     for inv in found.launches:
         by_script.setdefault(inv.script or OVERRIDES, []).append(inv)
-    out = {s: [i for i in invs if i.module in CONVERTED and composable(i)] for s, invs in by_script.items()}
+    out = {s: [i for i in invs if converts(i) and composable(i)] for s, invs in by_script.items()}
     for s, invs in by_script.items():
-        if not out[s]:
+        if not out[s] and not any(d.code == "RFTC235" and d.span.file == s for d in diags):  # said why already
             where = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
             diags.add("RFTC312", f"no launch of {' or '.join(CONVERTED[:2])} to convert (found {where}); other "
                       "trainers (asynchronous and SFT trainers, other recipes) have their own semantics",
@@ -229,7 +232,8 @@ def composable(inv: Invocation) -> bool:
     training launch naming a config."""
     from rftc.verl.trainers import entry_of
 
-    return entry_of(inv.module) is not None or (inv.is_training and inv.config_name is not None)
+    return entry_of(inv.module) is not None or inv.fork is not None or (inv.is_training and
+                                                                        inv.config_name is not None)
 
 
 def verl_config(inv: Invocation, options: Options | None = None, *, startup: bool = True) -> Result:

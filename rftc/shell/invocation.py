@@ -18,6 +18,17 @@ class Arg:
     symbolic: bool = False  # part of the value is not known statically (environment, command substitution)
 
 
+@dataclass(frozen=True)
+class ForkEntry:
+    """A fork's own entry module, as the veRL stage resolves it (rftc.verl.trainers.resolve): the file Python runs
+    and what its @hydra.main declares. The launch is converted as veRL's main_ppo on that config."""
+
+    file: str  # the module's file (absolute)
+    config_path: str | None  # @hydra.main's config_path, relative to the file's folder
+    config_name: str | None
+    named_by: str  # where the decorator is ("file:line")
+
+
 @dataclass
 class Invocation:
     index: int  # 0-based position among the launches found in the file
@@ -41,6 +52,7 @@ class Invocation:
     #   (`the \`then\` branch of \`[ "$A" = "$B" ]\` (line 95)`); empty when it runs whatever they decide
     primary: bool = True  # in the branches rftc takes (the first viable of each); False: another branch's launch
     loop: dict[str, str] = field(default_factory=dict)  # the for-loop variables around it and their values
+    fork: ForkEntry | None = None  # the fork's own entry module it runs, once resolved (module keeps its name)
 
     @property
     def is_training(self) -> bool:

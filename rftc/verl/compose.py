@@ -16,7 +16,7 @@ from rftc.verl.overrides.parse import parse_launch
 from rftc.verl.overrides.resolve import MISSING, InterpolationError, Resolver, has_interpolation
 from rftc.verl.primary.locate import locate
 from rftc.verl.releases import compose as on_releases, legacy, schema
-from rftc.verl.trainers import entry_of
+from rftc.verl.trainers import entry_of, module_of
 
 # Mandatory keys ("???") verl reads on every main_ppo run; others (e.g. the reward model's rollout name) are
 # read only when their feature is on.
@@ -60,12 +60,12 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
 def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diagnostics) -> EffectiveConfig:
     """Resolve the composed tree into ``eff``, with the checks every composed config gets."""
     eff.values, eff.provenance = _resolve(applied, diags, inv)
-    if entry_of(inv.module) is not None:
+    if entry_of(module_of(inv)) is not None:
         for key in MANDATORY_READ:
             if get(eff.values, key) == MISSING:
                 diags.add("RFTC217", f"'{key}' is mandatory in the veRL config and the launch does not set it",
                           inv.span, key=key, hint=f"add {key}=<value>")
-    if legacy.ignores_legacy(inv.module, eff.release):
+    if legacy.ignores_legacy(module_of(inv), eff.release):
         legacy.report(eff.provenance, eff.release, diags)
     return eff
 

@@ -4,7 +4,10 @@ main_ppo's RayPPOTrainer (the same config, startup checks and workers) with dyna
 (algorithm.filter_groups, data.gen_batch_size) and the dapo reward manager built from
 reward_model.overlong_buffer. The recipe is not in the wheels: it lives beside the `verl` package in a checkout
 (recipe/dapo, recipe/dapo/src before 0.4), and its @hydra.main composes `config/dapo_trainer.yaml` there, which
-extends ppo_trainer."""
+extends ppo_trainer.
+
+A fork's own entry module (`python3 -m myfork.trainer.main_ppo`) is resolved from its source (resolve): one that
+runs veRL's PPO trainer is converted as main_ppo on the config its @hydra.main names."""
 
 MAIN_PPO = "verl.trainer.main_ppo"
 # recipe entry module -> (its folder below the sys.path root, the config_name of its @hydra.main)
@@ -32,3 +35,70 @@ def entry_of(module: str | None) -> tuple[str, str] | None:
 def is_dapo(invocation) -> bool:
     """Whether the launch (an Invocation, or None for plain overrides) runs the DAPO recipe's trainer."""
     return invocation is not None and invocation.module in RECIPES
+
+
+def converts(inv) -> bool:
+    """Whether `rftc convert` maps the launch: veRL's main_ppo, a recipe it knows, or a fork's own entry module
+    resolved to one that runs veRL's PPO trainer (resolve)."""
+    return inv.module in CONVERTED or inv.fork is not None
+
+
+def module_of(inv) -> str:
+    """The veRL entry module whose semantics the launch follows (a fork's own one: main_ppo's)."""
+    return MAIN_PPO if inv.fork is not None else inv.module
+
+
+def resolve(inv, diags):
+    """A launch of a module rftc does not know by name (`python3 -m myfork.trainer.main_ppo`, `python3
+    path/to/main_ppo.py`), resolved as Python and Hydra resolve it: the file Python runs
+    (rftc.verl.checkout.modules), read with ast, never imported. A Hydra app that runs veRL's PPO trainer comes
+    back as a main_ppo launch on the config its @hydra.main names (RFTC233; a trainer class of the fork's own:
+    RFTC234). Not a Hydra app, or a name Hydra cannot read statically: RFTC235, and None. None, saying nothing,
+    when Python finds no such module or it runs no veRL PPO trainer: the launch is not one rftc converts."""
+    import dataclasses
+
+    from rftc.shell.invocation import ForkEntry
+    from rftc.shell.launches import hydra_split
+    from rftc.verl.checkout.modules import find_spec, launch_dir, main_file, search_path
+    from rftc.verl.primary import hydra_main
+    from rftc.verl.primary.files import display
+
+    args = inv.args
+    if inv.module:
+        spec = find_spec(inv.module, search_path(inv))
+        file = main_file(spec) if spec is not None else None
+        found = f"found in {spec.entry.why}" if spec is not None else ""
+    elif args and args[0].text.endswith(".py") and not args[0].symbolic:
+        file = launch_dir(inv) / args[0].text
+        file, found, args = (file if file.is_file() else None), "the file the launch runs", args[1:]
+    else:
+        return None
+    tree = hydra_main.parse(file) if file is not None else None
+    runs = hydra_main.trainer(tree, display(file)) if tree is not None else None
+    if runs is None:
+        return None
+    name = inv.module or inv.args[0].text
+    shown = display(file)
+    declared = hydra_main.declared_in(tree)
+    if declared is None or not declared.literal or not declared.config_name:
+        why = ("has no @hydra.main: it reads its config its own way (argparse, a YAML file it loads), which rftc "
+               "does not follow" if declared is None else
+               f"names its config through a value rftc cannot read (@hydra.main at line {declared.line})"
+               if not declared.literal else f"@hydra.main at line {declared.line} names no config")
+        diags.add("RFTC235", f"the entry module {name} is {shown} ({found}); it {why}, so its config is not "
+                  "composed", inv.span,
+                  hint="convert a launch of verl.trainer.main_ppo with the config it loads: --config-path DIR "
+                       "--config-name NAME")
+        return None
+    fork = ForkEntry(str(file.resolve()), declared.config_path, declared.config_name, f"{shown}:{declared.line}")
+    what = " and ".join(runs.verl) or "a trainer class of its own"
+    config = f"'{declared.config_name}' in {declared.config_path or '.'}/ beside it"
+    diags.add("RFTC233", f"the entry module {name} is {shown} ({found}); its @hydra.main ({fork.named_by}) "
+              f"composes {config}, and it runs {what}: converted as verl.trainer.main_ppo", inv.span)
+    if runs.own:
+        diags.add("RFTC234", f"{name} trains with {', '.join(runs.own)}, the fork's own trainer class, not veRL's "
+                  "RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes is not in it",
+                  inv.span, hint="check what the class does differently before training with the converted config")
+    resolved = dataclasses.replace(inv, kind="main_ppo", fork=fork, args=list(args))
+    resolved.overrides, resolved.config_path, resolved.config_name = hydra_split(resolved.args)
+    return resolved

@@ -156,4 +156,36 @@ CODES = [
          "the launch the script runs first and names the others. `--invocation N` converts another; "
          "`--out-dir DIR` writes one config per launch; `--list` shows them.",
          "for lr in 1e-6 2e-6; do\n  python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.optim.lr=$lr\ndone\n"),
+    Code("RFTC233", "fork-entry-module", I, "A fork's own entry module runs veRL's PPO trainer: converted as main_ppo.",
+         "`python3 -m myfork.trainer.main_ppo` runs the file Python finds for that name: along the launch's working "
+         "directory (for `python3 path/main.py`, the file's folder), the PYTHONPATH the script sets, then what the "
+         "repository installs (its src/ folder or root, nested projects), a regular package before a namespace "
+         "one. rftc reads that file with ast, never importing it: its `@hydra.main(config_path=..., "
+         "config_name=...)` names the config Hydra composes, relative to the file, and a module that calls veRL's "
+         "run_ppo or RayPPOTrainer is veRL's main_ppo on that config. The message names the file, where Python "
+         "finds it, the decorator's line and the config.",
+         "python3 -m myfork.trainer.main_ppo data.train_files=x.parquet   # myfork/trainer/main_ppo.py: "
+         "@hydra.main(config_path='config', config_name='ppo_trainer') ... run_ppo(config)"),
+    Code("RFTC234", "fork-trainer-class", W, "The fork's entry module trains with a trainer class of its own.",
+         "The module instantiates a trainer class that is not veRL's RayPPOTrainer (defined in the fork, or "
+         "imported from it). The config is composed and converted as veRL's main_ppo, whose semantics Trinity "
+         "follows; what the fork's class does differently (its own advantage, sampling or loss) is not in the "
+         "converted config. The message names the class; read it before training with the result.",
+         "python3 -m myfork.main   # myfork/main.py: from myfork.trainer import MyPPOTrainer ... "
+         "MyPPOTrainer(config)"),
+    Code("RFTC235", "fork-entry-not-hydra", E, "The fork's entry module does not read its config through Hydra.",
+         "The module Python runs for the launch calls veRL's trainer but has no `@hydra.main` (it parses its "
+         "arguments with argparse and loads a YAML file itself), or names its config through a value rftc cannot "
+         "read without running it. What config it builds is decided by its own code, which rftc does not run; "
+         "nothing is composed. Convert a launch of verl.trainer.main_ppo with the config file it loads "
+         "(`--config-path DIR --config-name NAME`).",
+         "python3 -m myfork.train cfg.yaml   # myfork/train.py: argparse, OmegaConf.load(args.config) ... "
+         "run_ppo(config)"),
+    Code("RFTC236", "container-config-path", W, "An absolute --config-path that is not here was found in the "
+         "repository by its tail.",
+         "A path like `/workspace/<repo>/cfg` exists where the job runs (a container that mounts the repository, "
+         "the author's machine), not here. rftc looks for its tails, the longest first, from the launch's "
+         "directory and the script's folder and their parents, and composes the folder found, naming both. "
+         "Check that it is the folder the job sees at that path, or give the path relative to the repository.",
+         "python3 -m verl.trainer.main_ppo --config-path=/workspace/myrepo/cfg --config-name=x"),
 ]

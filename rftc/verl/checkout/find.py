@@ -8,7 +8,9 @@ veRL checkout in a subfolder: `pip install -e ./verl`) is imported through site-
 1. `--verl-source DIR` (DIR holds `verl/`, `src/verl/`, or is the `verl` package itself);
 2. the entry module's own file when the launch names it by path (`python3 x/verl/trainer/main_ppo.py`,
    `-m x.verl.trainer.main_ppo`): Hydra's --config-path is relative to that file;
-3. the directory the launch runs in (the script's `cd`, else where rftc starts), then the script's folder and
+3. the directory the launch runs in, then the PYTHONPATH entries the script sets, as Python searches them before
+   site-packages (rftc.verl.checkout.modules: a regular package before a namespace package);
+4. the directory the launch runs in (the script's `cd`, else where rftc starts), then the script's folder and
    its parents up to the repository it belongs to (the first with setup.py, pyproject.toml, setup.cfg or .git):
    the first directory D with `D/verl`, else `D/src/verl`, else, where D is such a project, `D/<sub>/verl`
    (a veRL checkout the project installs); a `verl` counts when it holds `trainer/config/`.
@@ -20,18 +22,14 @@ rftc's own Python environment is not searched: it is not the training job's; nam
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from rftc.shell.invocation import Invocation
+from rftc.verl.checkout.modules import PROJECT_MARKERS, find_spec, launch_dir, pythonpath, search_path
 
 BUNDLED = "bundled"  # --verl-source bundled: ignore any checkout, use the bundled releases
 CONFIG = Path("trainer") / "config"
-PROJECT_MARKERS = ("setup.py", "pyproject.toml", "setup.cfg", ".git")
-_PWD = "${oc.env:PWD}"
-_SYMBOLIC = re.compile(r"\$\{|\$\(")
 
 
 @dataclass(frozen=True)
@@ -65,18 +63,8 @@ def from_dir(directory: str | Path) -> VerlSource | None:
     return None
 
 
-def launch_dir(inv: Invocation) -> Path:
-    """The directory the launch runs in: the script's cd (an unknown start is where rftc runs), else here."""
-    cwd = inv.cwd
-    if cwd and cwd.startswith(_PWD):
-        cwd = os.getcwd() + cwd[len(_PWD):]
-    if cwd and not _SYMBOLIC.search(cwd):
-        return Path(cwd)
-    return Path.cwd()
-
-
 def find(inv: Invocation) -> VerlSource | None:
-    """The verl package ``inv`` imports (steps 2 and 3 of the module docstring), or None."""
+    """The verl package ``inv`` imports (steps 2 to 4 of the module docstring), or None."""
     starts = [launch_dir(inv)]
     if inv.script and inv.script not in ("-", "<stdin>") and Path(inv.script).is_file():
         for d in (folder := Path(inv.script).resolve().parent, *folder.parents):
@@ -87,6 +75,9 @@ def find(inv: Invocation) -> VerlSource | None:
         found = _by_entry_file(inv, starts)
         if found is not None:
             return found
+    found = _on_pythonpath(inv)
+    if found is not None:
+        return found
     for i, d in enumerate(starts):
         found = _in(d)
         if found is not None:
@@ -106,6 +97,22 @@ def _by_entry_file(inv: Invocation, starts: list[Path]) -> VerlSource | None:
             if package is not None:
                 return VerlSource(package.resolve(), f"the package of the entry file {inv.entry_file}")
     return None
+
+
+def _on_pythonpath(inv: Invocation) -> VerlSource | None:
+    """The `verl` Python imports through the PYTHONPATH the script sets, when no regular `verl` package in the
+    launch's directory comes first (a namespace one there does not: Python prefers a regular package)."""
+    path = pythonpath(inv)
+    if not path:
+        return None
+    spec = find_spec("verl", search_path(inv)[:1 + len(path)])  # the launch's folder, then PYTHONPATH
+    if spec is None or spec.entry not in path:
+        return None
+    package = next((f for f in spec.folders if is_package(f)), None)
+    if package is None:
+        return None
+    return VerlSource(package.resolve(), f"found through the {spec.entry.why}, which Python searches before "
+                      "site-packages")
 
 
 def _in(d: Path) -> Path | None:

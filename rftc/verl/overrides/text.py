@@ -11,6 +11,7 @@ from rftc.shell.invocation import Arg, Invocation
 from rftc.verl.trainers import MAIN_PPO
 
 OVERRIDES_FILE = "<overrides>"  # Span.file for overrides given as text (rftc lint --overrides '...')
+OVERRIDES_LAUNCHER = "overrides"  # Invocation.launcher of override text: no script, its paths are from here
 _FLAGS = {"--config-path": "config_path", "-cp": "config_path", "--config-dir": "config_path",
           "--config-name": "config_name", "-cn": "config_name"}
 
@@ -26,7 +27,7 @@ def invocation_from_text(text: str, *, diags: Diagnostics, module: str = MAIN_PP
         return None
     args += list(extra)
     end = max((a.span.end_col or a.span.col for a in args if a.span.file == file), default=1)
-    inv = Invocation(0, module, "main_ppo" if module == MAIN_PPO else "experimental", "overrides",
+    inv = Invocation(0, module, "main_ppo" if module == MAIN_PPO else "experimental", OVERRIDES_LAUNCHER,
                      Span(file, 1, 1, 1, end), list(args))
     i = 0
     while i < len(args):

@@ -39,7 +39,7 @@ class Primary:
     assumed: str = ""  # why the checkout's own entry module could not say: the name is upstream's
 
 
-def _display(path: Path) -> str:
+def display(path: Path) -> str:
     """The path relative to the working directory when it is below it (stable in messages)."""
     try:
         return str(path.resolve().relative_to(Path.cwd()))
@@ -51,7 +51,7 @@ def load_yaml(path: Path, diags: Diagnostics, span: Span) -> tuple[dict, dict] |
     import yaml
     from omegaconf._utils import get_yaml_loader
 
-    shown = _display(path)
+    shown = display(path)
     try:
         text = path.read_text(encoding="utf-8")
         loader = get_yaml_loader()
@@ -83,7 +83,7 @@ def key_positions(path: Path) -> dict[str, Span]:
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return {}
     positions: dict[str, Span] = {}
-    _positions(node, "", _display(path), positions)
+    _positions(node, "", display(path), positions)
     return positions
 
 
@@ -108,7 +108,7 @@ def compose_file(directory: Path, name: str, package: str, primary: Primary, bun
     if not path.is_file():
         if is_primary or name not in bundled:
             diags.add("RFTC209" if is_primary else "RFTC211",
-                      f"no config named '{name}' in {_display(directory)}", span,
+                      f"no config named '{name}' in {display(directory)}", span,
                       hint="check --config-name and --config-path" if is_primary else None)
             return False
     loaded = load_yaml(path, diags, span)
@@ -159,7 +159,7 @@ def compose_file(directory: Path, name: str, package: str, primary: Primary, bun
             gdir = directory / gname.lstrip("/")
             if option is None or not (gdir / f"{option}.yaml").is_file():
                 diags.add("RFTC211", f"{path.name}: the defaults entry '{group}: {option}' names no file in "
-                          f"{_display(directory)}", where)
+                          f"{display(directory)}", where)
                 return False
             target_pkg = pkg or gname.lstrip("/").replace("/", ".")
             full_pkg = f"{package}.{target_pkg}" if package else target_pkg

@@ -1,6 +1,7 @@
-"""The config an entry module declares: `@hydra.main(config_path=..., config_name=...)` in a checkout's own copy
-of the module, read with ast (nothing of the checkout is imported). A fork may change either (a trainer of its
-own, a config with its keys), so the config a launch composes is the one its copy of the module names."""
+"""What an entry module declares, read with ast (nothing of the checkout or fork is imported): the config of its
+`@hydra.main(config_path=..., config_name=...)` in a checkout's copy or a fork's own module, and the trainer it
+runs. A fork may change either (a trainer of its own, a config with its keys), so the config a launch composes is
+the one its module names."""
 
 from __future__ import annotations
 
@@ -25,13 +26,23 @@ def module_file(root: Path, module: str) -> Path:
     return root.joinpath(*module.split(".")).with_suffix(".py")
 
 
+def parse(path: Path) -> ast.Module | None:
+    """The module at ``path`` parsed; None when it is absent or unreadable."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+
+
 def declared(path: Path) -> Declared | None:
     """The @hydra.main arguments of the module at ``path``; None when the file is absent, unreadable or has no
     @hydra.main."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-        return None
+    tree = parse(path)
+    return None if tree is None else declared_in(tree)
+
+
+def declared_in(tree: ast.Module) -> Declared | None:
+    """The @hydra.main arguments of a parsed module; None without one."""
     names = _hydra_main_names(tree)
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -69,3 +80,56 @@ def _is_hydra_main(func: ast.expr, names: set[str]) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr == "main" and isinstance(func.value, ast.Name) and func.value.id == "hydra"
     return isinstance(func, ast.Name) and func.id in names
+
+
+# veRL's PPO trainer as a fork's module reaches it: main_ppo's run_ppo, or the trainer class itself
+VERL_TRAINER_NAMES = ("run_ppo", "RayPPOTrainer")
+
+
+@dataclass(frozen=True)
+class Trainer:
+    verl: tuple[str, ...]  # veRL's run_ppo / RayPPOTrainer the module calls (dotted, as imported)
+    own: tuple[str, ...]  # trainer classes of the fork's own it instantiates ("pkg.mod.Class", "Class (file:line)")
+
+
+def trainer(tree: ast.Module, where: str) -> Trainer | None:
+    """The PPO trainer a module runs: the veRL names it calls (imported from a `verl.` module) and the trainer
+    classes of its own (a `...Trainer` class defined there or imported from elsewhere, in a module that imports
+veRL; ``where``: the file, as messages show it); None when it calls neither."""
+    origins: dict[str, str] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module and not n.level:
+            origins.update({a.asname or a.name: f"{n.module}.{a.name}" for a in n.names})
+        elif isinstance(n, ast.Import):
+            origins.update({a.asname or a.name.split(".")[0]: a.name if a.asname else a.name.split(".")[0]
+                            for a in n.names})
+    classes = {n.name: n.lineno for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    verl, own = [], []
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        dotted, name = _callee(n.func, origins)
+        if name not in VERL_TRAINER_NAMES and not name.endswith("Trainer"):
+            continue
+        if dotted is not None and dotted.startswith("verl."):
+            verl.append(dotted)
+        elif name.endswith("Trainer") and (dotted is not None or name in classes):
+            own.append(dotted or f"{name} ({where}:{classes[name]})")
+    if not verl and not any(o.startswith("verl.") for o in origins.values()):
+        return None  # a trainer class of a module that imports nothing of veRL is no veRL fork's
+    return Trainer(tuple(dict.fromkeys(verl)), tuple(dict.fromkeys(own))) if verl or own else None
+
+
+def _callee(func: ast.expr, origins: dict[str, str]) -> tuple[str | None, str]:
+    """(the dotted name the call reaches through the module's imports, or None; the name called)."""
+    if isinstance(func, ast.Name):
+        return origins.get(func.id), func.id
+    if isinstance(func, ast.Attribute):
+        parts, node = [func.attr], func.value
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in origins:
+            return ".".join([origins[node.id], *reversed(parts)]), func.attr
+        return None, func.attr
+    return None, ""

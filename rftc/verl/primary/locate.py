@@ -17,7 +17,8 @@ from pathlib import Path, PurePosixPath
 from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl.primary import hydra_main
-from rftc.verl.primary.files import Primary, compose_file
+from rftc.verl.overrides.text import OVERRIDES_LAUNCHER
+from rftc.verl.primary.files import Primary, compose_file, display
 from rftc.verl.trainers import RECIPE_CONFIG_PATH, RECIPES, entry_of
 
 BUNDLED_DIRS = {"verl/trainer/config", "verl/experimental/fully_async_policy/config",
@@ -65,6 +66,8 @@ class _Defaults:
 
 
 def _defaults(inv: Invocation, entry: tuple[str, str] | None, root: Path | None) -> _Defaults:
+    if inv.fork is not None:  # a fork's own entry module: what its @hydra.main declares
+        return _Defaults(inv.fork.config_name, inv.fork.config_path or ".", named_by=inv.fork.named_by)
     path = RECIPE_CONFIG_PATH if inv.module in RECIPES else None  # a recipe's config folder is beside it
     if entry is None or root is None:
         return _Defaults(entry[1] if entry else None, path)
@@ -88,15 +91,36 @@ def _locate(inv: Invocation, entry: tuple[str, str] | None, name: str | None, ow
         return _bundled(name or own.name, bundled, inv.config_name or inv.span, diags, where)
     raw, span = (path_arg.text, path_arg.span) if path_arg is not None else (own.path, inv.span)
     directory = None
-    if entry is not None and not raw.startswith("/") and not _SYMBOLIC.search(raw):
-        rel = str(PurePosixPath(entry[0]) / raw)
-        if _normalize(rel) in BUNDLED_DIRS:
+    relative = not raw.startswith("/") and not _SYMBOLIC.search(raw)
+    if inv.fork is not None and relative:  # Hydra: relative to the entry module's file
+        folder = Path(inv.fork.file).parent
+        directory = Path(os.path.normpath(folder / raw))
+        if not directory.is_dir():
+            diags.add("RFTC210", f"cannot find the config directory '{raw}' of this launch: Hydra looks for it "
+                      f"beside the entry module {display(Path(inv.fork.file))}, in {display(directory)}", span,
+                      hint="fix --config-path (an absolute path is read as written)")
+            return None
+    elif entry is not None and relative:
+        rel = _normalize(str(PurePosixPath(entry[0]) / raw))
+        if rel in BUNDLED_DIRS:
             return _bundled(name or own.name, bundled, inv.config_name or span, diags, where)
-        if root is not None and (root / _normalize(rel)).is_dir():
-            directory = root / _normalize(rel)  # relative to the entry module in the checkout
+        if root is not None and (root / rel).is_dir():
+            directory = root / rel  # relative to the entry module in the checkout
+        elif (rel == "verl" or rel.startswith("verl/")) and inv.launcher != OVERRIDES_LAUNCHER:
+            # inside the verl package, which has no such config (override text has no module: from here)
+            shown = f"{root / rel}/" if root is not None else f"{rel}/"
+            diags.add("RFTC209", f"no config named '{name or own.name}' in {shown}: --config-path '{raw}' is "
+                      f"relative to the folder of the entry module {inv.module}, where Hydra looks for it", span,
+                      hint="to name a folder beside the script, give its absolute path (--config-path=$PWD/...)")
+            return None
     if _normalize(_SYMBOLIC.sub("", raw)).endswith("verl/trainer/config"):
         return _bundled(name or own.name or "ppo_trainer", bundled, span, diags, where)
-    directory = directory or _find_dir(inv, raw)
+    if directory is None:
+        directory = _find_dir(inv, raw)
+        if directory is not None and raw.startswith("/") and not _SYMBOLIC.search(raw) and directory != Path(raw):
+            diags.add("RFTC236", f"the config directory '{raw}' is not on this machine (a container's or another "
+                      f"machine's path); composed its tail found in the repository, {display(directory)}", span,
+                      hint=f"check that {display(directory)} is the folder the job mounts at {raw}")
     if directory is None:
         # a path the script spells out (BASEDIR=base_dir) is not changed by --env: the script's assignment wins
         hint = ("pass the values of the variables it uses with --env NAME=VALUE, or run rftc where the directory "
@@ -143,18 +167,26 @@ def _bundled(name: str, bundled: set[str], span_of, diags: Diagnostics, where: s
 
 def _find_dir(inv: Invocation, raw: str) -> Path | None:
     """The directory on disk: as written when absolute and present; else its literal tail looked up from
-    the launch's cwd and the script's folder and their parents (the repository root the script runs from)."""
+    the launch's cwd and the script's folder and their parents (the repository root the script runs from). An
+    absolute path that is not here (a container's `/workspace/<repo>/cfg`, the author's home folder) is looked
+    up by its tails, the longest first."""
     if not _SYMBOLIC.search(raw) and raw.startswith("/") and Path(raw).is_dir():
         return Path(raw)
     tail = _SYMBOLIC.split(raw)[-1].lstrip("/")
     module_dir = "/".join(inv.module.split(".")[:-1]) if inv.module else ""
-    candidates = [tail] if _SYMBOLIC.search(raw) or raw.startswith("/") else [f"{module_dir}/{tail}", tail]
+    if _SYMBOLIC.search(raw):
+        candidates = [tail]
+    elif raw.startswith("/"):
+        parts = [p for p in tail.split("/") if p not in ("", ".")]
+        candidates = ["/".join(parts[i:]) for i in range(len(parts))]
+    else:
+        candidates = [f"{module_dir}/{tail}", tail]
     starts = [Path(inv.cwd)] if inv.cwd else []
     if inv.script and inv.script not in ("-", "<stdin>"):
         starts.append(Path(inv.script).resolve().parent)
-    for start in starts:
-        for base in (start, *start.parents):
-            for c in candidates:
-                if c and (base / c).is_dir():
-                    return base / c
+    bases = [base for start in starts for base in (start, *start.parents)]
+    for c in candidates:
+        for base in bases:
+            if c and (base / c).is_dir():
+                return base / c
     return None
