@@ -56,6 +56,8 @@ def resolve(inv, diags):
     RFTC234). Not a Hydra app, or a name Hydra cannot read statically: RFTC235, and None. None, saying nothing,
     when Python finds no such module or it runs no veRL PPO trainer: the launch is not one rftc converts."""
     import dataclasses
+    import os
+    from pathlib import Path
 
     from rftc.shell.invocation import ForkEntry
     from rftc.shell.launches import hydra_split
@@ -70,7 +72,7 @@ def resolve(inv, diags):
         found = f"found in {spec.entry.why}" if spec is not None else ""
     elif args and args[0].text.endswith(".py") and not args[0].symbolic:
         file = launch_dir(inv) / args[0].text
-        file, found, args = (file if file.is_file() else None), "the file the launch runs", args[1:]
+        file, found, args = (file if file.is_file() else None), "", args[1:]
     else:
         return None
     tree = hydra_main.parse(file) if file is not None else None
@@ -79,22 +81,23 @@ def resolve(inv, diags):
         return None
     name = inv.module or inv.args[0].text
     shown = display(file)
+    what_runs = f"the entry module {name} is {shown} ({found})" if inv.module else f"the entry file {shown}"
     declared = hydra_main.declared_in(tree)
     if declared is None or not declared.literal or not declared.config_name:
         why = ("has no @hydra.main: it reads its config its own way (argparse, a YAML file it loads), which rftc "
                "does not follow" if declared is None else
                f"names its config through a value rftc cannot read (@hydra.main at line {declared.line})"
                if not declared.literal else f"@hydra.main at line {declared.line} names no config")
-        diags.add("RFTC235", f"the entry module {name} is {shown} ({found}); it {why}, so its config is not "
+        diags.add("RFTC235", f"{what_runs}; it {why}, so its config is not "
                   "composed", inv.span,
                   hint="convert a launch of verl.trainer.main_ppo with the config it loads: --config-path DIR "
                        "--config-name NAME")
         return None
     fork = ForkEntry(str(file.resolve()), declared.config_path, declared.config_name, f"{shown}:{declared.line}")
     what = " and ".join(runs.verl) or "a trainer class of its own"
-    config = f"'{declared.config_name}' in {declared.config_path or '.'}/ beside it"
-    diags.add("RFTC233", f"the entry module {name} is {shown} ({found}); its @hydra.main ({fork.named_by}) "
-              f"composes {config}, and it runs {what}: converted as verl.trainer.main_ppo", inv.span)
+    folder = display(Path(os.path.normpath(file.parent / (declared.config_path or "."))))
+    diags.add("RFTC233", f"{what_runs}; its @hydra.main ({fork.named_by}) composes '{declared.config_name}' "
+              f"in {folder}/, and it runs {what}: converted as verl.trainer.main_ppo", inv.span)
     if runs.own:
         diags.add("RFTC234", f"{name} trains with {', '.join(runs.own)}, the fork's own trainer class, not veRL's "
                   "RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes is not in it",

@@ -111,7 +111,7 @@ def _on_pythonpath(inv: Invocation) -> VerlSource | None:
     package = next((f for f in spec.folders if is_package(f)), None)
     if package is None:
         return None
-    return VerlSource(package.resolve(), f"found through the {spec.entry.why}, which Python searches before "
+    return VerlSource(package.resolve(), f"found through {spec.entry.why}, which Python searches before "
                       "site-packages")
 
 

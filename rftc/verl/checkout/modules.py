@@ -63,7 +63,7 @@ def pythonpath(inv: Invocation) -> list[Entry]:
     for part in value.split(":"):
         if _SYMBOLIC.search(part):
             continue
-        out.append(Entry(base / part if part else base, f"PYTHONPATH entry '{part}' the launch sets"))
+        out.append(Entry(base / part if part else base, f"the PYTHONPATH entry '{part}' the launch sets"))
     return out
 
 

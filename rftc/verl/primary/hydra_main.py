@@ -115,7 +115,7 @@ veRL; ``where``: the file, as messages show it); None when it calls neither."""
             verl.append(dotted)
         elif name.endswith("Trainer") and (dotted is not None or name in classes):
             own.append(dotted or f"{name} ({where}:{classes[name]})")
-    if not verl and not any(o.startswith("verl.") for o in origins.values()):
+    if not verl and not any(o == "verl" or o.startswith("verl.") for o in origins.values()):
         return None  # a trainer class of a module that imports nothing of veRL is no veRL fork's
     return Trainer(tuple(dict.fromkeys(verl)), tuple(dict.fromkeys(own))) if verl or own else None
 
