@@ -1,10 +1,3 @@
 # the same entry module run by its path
 python3 forkpkg/trainer/main_ppo.py \
-    data.train_files=train.parquet \
-    actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct \
-    actor_rollout_ref.rollout.name=vllm \
-    actor_rollout_ref.rollout.n=4 \
-    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 \
-    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 \
-    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 \
-    trainer.n_gpus_per_node=4
+    data.train_files=train.parquet trainer.n_gpus_per_node=4

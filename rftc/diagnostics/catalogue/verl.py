@@ -131,7 +131,8 @@ CODES = [
     Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
          "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
          "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "
-         "Python would (the launch's directory, then the script's folder and its parents: verl/, src/verl/, or "
+         "Python would (the launch's directory, the PYTHONPATH the script sets, then the script's folder and its "
+         "parents: verl/, src/verl/, or "
          "a veRL checkout in a subfolder; --verl-source DIR names one) and composes it with hydra-core, so a "
          "fork's own keys and its group choices compose as they do for the job. The message names the folder, "
          "the version the checkout declares and the upstream release whose semantics (batch units, defaults, "
