@@ -239,3 +239,15 @@ def test_a_fork_entry_module_composes_what_naming_its_config_folder_composes(tmp
     values = [[line.split("#")[0].rstrip() for line in c[0].read_text().splitlines() if not line.startswith("#")]
               for c in configs]
     assert values[0] == values[1]
+
+
+def test_config_dir_is_from_the_working_directory_not_the_entry_module(tmp_path):
+    """--config-dir, unlike --config-path, is a folder Hydra adds to its search path as os.path.abspath reads it:
+    from the working directory."""
+    (tmp_path / "cfgdir").mkdir()
+    (tmp_path / "cfgdir" / "cfg.yaml").write_text(FORK_CONFIG)
+    inv = _launch(tmp_path, "", f"verl.trainer.main_ppo --config-dir=cfgdir --config-name=cfg {OVERRIDES}")
+    diags = Diagnostics()
+    eff = effective_config(inv, diags=diags)
+    assert inv.config_dir and eff is not None and not diags.errors
+    assert eff.values["data"]["train_batch_size"] == 64

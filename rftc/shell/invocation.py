@@ -40,6 +40,8 @@ class Invocation:
     overrides: list[Arg] = field(default_factory=list)  # the Hydra overrides among args, in order
     config_path: Arg | None = None  # --config-path / --config-dir / -cp value
     config_name: Arg | None = None  # --config-name / -cn value
+    config_dir: bool = False  # config_path was given as --config-dir / -cd: relative to the working directory,
+    #   not to the entry module as --config-path is
     env: dict[str, str] = field(default_factory=dict)  # exported and inline environment at the launch
     cwd: str | None = None  # the directory the launch runs in: where it starts (--cwd; PWD from --env, or the
     #   current directory with --use-env) moved by the script's own cd's. Unknown start and a relative cd:

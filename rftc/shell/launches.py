@@ -35,6 +35,7 @@ _CONTAINERS = ("singularity", "apptainer", "docker", "podman")  # the image or c
 
 _HYDRA_FLAGS = {"--config-path": "path", "-cp": "path", "--config-dir": "path", "-cd": "path",
                 "--config-name": "name", "-cn": "name"}
+_CONFIG_DIR = ("--config-dir", "-cd")  # a folder Hydra adds to its search path, from the working directory
 # a command line that is really a stray override: a key with dots (or +/~ prefix) and a value
 ORPHAN = re.compile(r"(?:\+\+?|~)?[A-Za-z_][\w\-]*(?:\.[\w@\-]+)+=|(?:\+\+?|~)[A-Za-z_][\w.\-]*=", re.S)
 
@@ -257,26 +258,28 @@ def to_arg(f: Field) -> Arg:
     return Arg(f.text, f.span, f.via, f.symbolic)
 
 
-def hydra_split(args: list[Arg]) -> tuple[list[Arg], Arg | None, Arg | None]:
-    """Overrides, --config-path / --config-dir, --config-name among a Hydra app's arguments."""
+def hydra_split(inv: Invocation) -> None:
+    """Set ``inv``'s overrides, --config-path / --config-dir and --config-name from its arguments (a Hydra app's)."""
     overrides: list[Arg] = []
     flags: dict[str, Arg | None] = {"path": None, "name": None}
-    j = 0
+    args, j = inv.args, 0
     while j < len(args):
         a = args[j]
         t = a.text
         flag = _HYDRA_FLAGS.get(t)
         if flag and j + 1 < len(args):
             flags[flag] = args[j + 1]
+            inv.config_dir = t in _CONFIG_DIR if flag == "path" else inv.config_dir
             j += 2
             continue
         if t.startswith("-") and "=" in t and t.split("=", 1)[0] in _HYDRA_FLAGS:
             k, v = t.split("=", 1)
             flags[_HYDRA_FLAGS[k]] = Arg(v, a.span, a.via, a.symbolic)
+            inv.config_dir = k in _CONFIG_DIR if _HYDRA_FLAGS[k] == "path" else inv.config_dir
         elif not t.startswith("-"):  # Hydra parses every positional argument as an override (and rejects a stray
             overrides.append(a)      # word: `\ # TODO` passes ' #', 'TODO', ...)
         j += 1
-    return overrides, flags["path"], flags["name"]
+    inv.overrides, inv.config_path, inv.config_name = overrides, flags["path"], flags["name"]
 
 
 def build(parts: dict, *, index: int, span, cwd: str | None, script: str, exported: dict[str, str]) -> Invocation:
@@ -286,5 +289,5 @@ def build(parts: dict, *, index: int, span, cwd: str | None, script: str, export
     inv = Invocation(index=index, module=module, kind=kind, launcher=parts["launcher"], span=span, args=args,
                      env={**exported, **parts["env"]}, cwd=cwd, script=script, entry_file=parts.get("entry_file"))
     if module and kind != "other":
-        inv.overrides, inv.config_path, inv.config_name = hydra_split(args)
+        hydra_split(inv)
     return inv

@@ -103,5 +103,5 @@ def resolve(inv, diags):
                   "RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes is not in it",
                   inv.span, hint="check what the class does differently before training with the converted config")
     resolved = dataclasses.replace(inv, kind="main_ppo", fork=fork, args=list(args))
-    resolved.overrides, resolved.config_path, resolved.config_name = hydra_split(resolved.args)
+    hydra_split(resolved)
     return resolved

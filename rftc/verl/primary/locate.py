@@ -91,7 +91,8 @@ def _locate(inv: Invocation, entry: tuple[str, str] | None, name: str | None, ow
         return _bundled(name or own.name, bundled, inv.config_name or inv.span, diags, where)
     raw, span = (path_arg.text, path_arg.span) if path_arg is not None else (own.path, inv.span)
     directory = None
-    relative = not raw.startswith("/") and not _SYMBOLIC.search(raw)
+    # relative to the entry module, as Hydra reads --config-path (--config-dir is from the working directory)
+    relative = not raw.startswith("/") and not _SYMBOLIC.search(raw) and not inv.config_dir
     if inv.fork is not None and relative:  # Hydra: relative to the entry module's file
         folder = Path(inv.fork.file).parent
         directory = Path(os.path.normpath(folder / raw))
@@ -107,11 +108,8 @@ def _locate(inv: Invocation, entry: tuple[str, str] | None, name: str | None, ow
         if root is not None and (root / rel).is_dir():
             directory = root / rel  # relative to the entry module in the checkout
         elif (rel == "verl" or rel.startswith("verl/")) and inv.launcher != OVERRIDES_LAUNCHER:
-            # inside the verl package, which has no such config (override text has no module: from here)
-            shown = f"{root / rel}/" if root is not None else f"{rel}/"
-            diags.add("RFTC209", f"no config named '{name or own.name}' in {shown}: --config-path '{raw}' is "
-                      f"relative to the folder of the entry module {inv.module}, where Hydra looks for it", span,
-                      hint="to name a folder beside the script, give its absolute path (--config-path=$PWD/...)")
+            # inside the verl package (override text has no module: its paths are from here)
+            _outside_verl(inv, raw, rel, name or own.name, root, entry[0], span, diags)
             return None
     if _normalize(_SYMBOLIC.sub("", raw)).endswith("verl/trainer/config"):
         return _bundled(name or own.name or "ppo_trainer", bundled, span, diags, where)
@@ -142,6 +140,23 @@ def _locate(inv: Invocation, entry: tuple[str, str] | None, name: str | None, ow
     if not compose_file(directory, name, "", primary, bundled, inv.config_name or span, diags, True, any_group):
         return None
     return primary
+
+
+def _outside_verl(inv: Invocation, raw: str, rel: str, name: str, root: Path | None, module_dir: str, span,
+                  diags: Diagnostics) -> None:
+    """A relative --config-path that Hydra reads in the verl package, where the config is not: the entry module's
+    own folder has no such config (RFTC209, as Hydra's 'Cannot find primary config'), any other folder is not there
+    (RFTC210, as Hydra's 'Primary config directory not found')."""
+    shown = f"{root / rel}/" if root is not None else f"{rel}/"
+    where = f"--config-path '{raw}' is relative to the folder of the entry module {inv.module}, where Hydra looks"
+    hint = "to name a folder beside the script, give its absolute path (--config-path=$PWD/...)"
+    if rel == module_dir:
+        diags.add("RFTC209", f"no config named '{name}' in {shown}: {where} for it", span, hint=hint)
+        return
+    via = inv.config_path.via if inv.config_path is not None else ()
+    notes = tuple(f"its value is set at {os.path.basename(v.file)}:{v.line}" for v in via[:2])
+    diags.add("RFTC210", f"cannot find the config directory '{raw}' of this launch: {where} for it, in {shown}",
+              span, hint=hint, notes=notes)
 
 
 def _normalize(p: str) -> str:
