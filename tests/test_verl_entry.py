@@ -251,3 +251,28 @@ def test_config_dir_is_from_the_working_directory_not_the_entry_module(tmp_path)
     eff = effective_config(inv, diags=diags)
     assert inv.config_dir and eff is not None and not diags.errors
     assert eff.values["data"]["train_batch_size"] == 64
+
+
+def test_the_launch_s_config_flags_replace_the_fork_s_decorator_as_in_hydra(tmp_path):
+    """`--config-path` (relative to the entry module's file, as Hydra's _run_hydra reads it) and `--config-name`
+    given to a fork's module replace its @hydra.main's."""
+    from hydra._internal.utils import compute_search_path_dir
+
+    root = _tree(tmp_path, {"rfx_p/__init__.py": "", "rfx_p/main.py": FORK_MAIN.format(path="config"),
+                            "rfx_p/config/fork.yaml": FORK_CONFIG,
+                            "rfx_p/other/alt.yaml": FORK_CONFIG.replace("64", "96")})
+    inv = _launch(root, "", f"rfx_p.main --config-path=other --config-name=alt {OVERRIDES}")
+    diags = Diagnostics()
+    eff = effective_config(inv, diags=diags)
+    assert eff is not None and eff.values["data"]["train_batch_size"] == 96
+    hydra_dir = compute_search_path_dir(str(root / "rfx_p/main.py"), None, "other")
+    assert os.path.realpath(hydra_dir) == os.path.realpath(root / "rfx_p/other")
+
+
+def test_a_fork_main_without_a_config_folder_is_explained_not_composed(tmp_path):
+    root = _tree(tmp_path, {"rfx_q.py": FORK_MAIN.replace('config_path="{path}", ', "")})
+    (root / "run.sh").write_text("python3 -m rfx_q x=1\n")
+    found = api.read([str(root / "run.sh")], api.Options(cwd=str(root)))
+    assert found.launches[0].fork is None
+    assert [d.code for d in found.diagnostics.errors] == ["RFTC235"]
+    assert "names no config_path" in found.diagnostics.errors[0].message

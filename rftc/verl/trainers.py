@@ -82,26 +82,33 @@ def resolve(inv, diags):
     name = inv.module or inv.args[0].text
     shown = display(file)
     what_runs = f"the entry module {name} is {shown} ({found})" if inv.module else f"the entry file {shown}"
+    resolved = dataclasses.replace(inv, kind="main_ppo", args=list(args))
+    hydra_split(resolved)  # --config-path and --config-name replace what the decorator says
     declared = hydra_main.declared_in(tree)
-    if declared is None or not declared.literal or not declared.config_name:
+    path = resolved.config_path.text if resolved.config_path is not None else declared and declared.config_path
+    config = resolved.config_name.text if resolved.config_name is not None else declared and declared.config_name
+    if declared is None or not declared.literal or not path or not config:
         why = ("has no @hydra.main: it reads its config its own way (argparse, a YAML file it loads), which rftc "
                "does not follow" if declared is None else
                f"names its config through a value rftc cannot read (@hydra.main at line {declared.line})"
-               if not declared.literal else f"@hydra.main at line {declared.line} names no config")
-        diags.add("RFTC235", f"{what_runs}; it {why}, so its config is not "
-                  "composed", inv.span,
+               if not declared.literal else
+               f"has no config folder: its @hydra.main (line {declared.line}) names no config_path" if not path
+               else f"names no config: its @hydra.main (line {declared.line}) has no config_name")
+        diags.add("RFTC235", f"{what_runs}; it {why}, so its config is not composed", inv.span,
                   hint="convert a launch of verl.trainer.main_ppo with the config it loads: --config-path DIR "
                        "--config-name NAME")
         return None
-    fork = ForkEntry(str(file.resolve()), declared.config_path, declared.config_name, f"{shown}:{declared.line}")
+    resolved.fork = ForkEntry(str(file.resolve()), declared.config_path, declared.config_name,
+                              f"{shown}:{declared.line}")
     what = " and ".join(runs.verl) or "a trainer class of its own"
-    folder = display(Path(os.path.normpath(file.parent / (declared.config_path or "."))))
-    diags.add("RFTC233", f"{what_runs}; its @hydra.main ({fork.named_by}) composes '{declared.config_name}' "
-              f"in {folder}/, and it runs {what}: converted as verl.trainer.main_ppo", inv.span)
+    folder = path if path.startswith("/") else display(Path(os.path.normpath(file.parent / path)))
+    given = [flag for flag, a in (("--config-path", resolved.config_path), ("--config-name", resolved.config_name))
+             if a is not None]
+    named = f"its @hydra.main ({resolved.fork.named_by})" + (f" with the launch's {' and '.join(given)}" * bool(given))
+    diags.add("RFTC233", f"{what_runs}; {named} composes '{config}' in {folder.rstrip('/')}/, and it runs {what}: "
+              "converted as verl.trainer.main_ppo", inv.span)
     if runs.own:
         diags.add("RFTC234", f"{name} trains with {', '.join(runs.own)}, the fork's own trainer class, not veRL's "
                   "RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes is not in it",
                   inv.span, hint="check what the class does differently before training with the converted config")
-    resolved = dataclasses.replace(inv, kind="main_ppo", fork=fork, args=list(args))
-    hydra_split(resolved)
     return resolved

@@ -1,14 +1,13 @@
 """Where Python finds a launch's module, read from the file system as Python's import system reads it (nothing is
 imported or run).
 
-sys.path is the folder Python starts from (`python3 -m pkg.mod`: the launch's working directory; `python3
-path/to/main.py`: the file's folder), then the entries of PYTHONPATH as the script sets them (relative ones taken
-from the working directory; an empty one is the working directory), then site-packages, where a repository's
-editable install puts its src/ folder, its own root, or a nested project's. Along it, as importlib's PathFinder:
-in each entry a regular package (a folder with __init__.py) comes before a module file, which comes before a
-namespace package (a folder without __init__.py); the first regular package or module wins, and where there is
-none, the namespace folders found make one package. A submodule is looked up in its package's folders only.
-`-m pkg` runs pkg/__main__.py."""
+sys.path for `python3 -m pkg.mod` is the launch's working directory (`python3 path/to/main.py` runs that file),
+then the entries of PYTHONPATH as the script sets them (relative ones taken from the working directory; an empty
+one is the working directory), then site-packages, where a repository's editable install puts its src/ folder, its
+own root, or a nested project's. Along it, as importlib's PathFinder: in each entry a regular package (a folder
+with __init__.py) comes before a module file, which comes before a namespace package (a folder without
+__init__.py); the first regular package or module wins, and where there is none, the namespace folders found make
+one package. A submodule is looked up in its package's folders only. `-m pkg` runs pkg/__main__.py."""
 
 from __future__ import annotations
 
@@ -67,12 +66,11 @@ def pythonpath(inv: Invocation) -> list[Entry]:
     return out
 
 
-def search_path(inv: Invocation, script: Path | None = None) -> list[Entry]:
-    """sys.path for ``inv`` (``script``: the file Python runs, when it runs one), site-packages as the repository
-    the launch runs in installs it: its src/ folder or its root, and nested projects, each editable."""
+def search_path(inv: Invocation) -> list[Entry]:
+    """sys.path for ``python -m`` in ``inv``, site-packages as the repository the launch runs in installs it: its
+    src/ folder or its root, and nested projects, each editable."""
     base = launch_dir(inv)
-    first = (Entry(script.parent, "the folder of the file Python runs") if script is not None else
-             Entry(base, "the launch's working directory, which `python -m` puts first on sys.path"))
+    first = Entry(base, "the launch's working directory, which `python -m` puts first on sys.path")
     return [first, *pythonpath(inv), *installed(base)]
 
 

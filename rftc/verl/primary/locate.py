@@ -67,7 +67,7 @@ class _Defaults:
 
 def _defaults(inv: Invocation, entry: tuple[str, str] | None, root: Path | None) -> _Defaults:
     if inv.fork is not None:  # a fork's own entry module: what its @hydra.main declares
-        return _Defaults(inv.fork.config_name, inv.fork.config_path or ".", named_by=inv.fork.named_by)
+        return _Defaults(inv.fork.config_name, inv.fork.config_path, named_by=inv.fork.named_by)
     path = RECIPE_CONFIG_PATH if inv.module in RECIPES else None  # a recipe's config folder is beside it
     if entry is None or root is None:
         return _Defaults(entry[1] if entry else None, path)
