@@ -276,3 +276,21 @@ def test_a_fork_main_without_a_config_folder_is_explained_not_composed(tmp_path)
     assert found.launches[0].fork is None
     assert [d.code for d in found.diagnostics.errors] == ["RFTC235"]
     assert "names no config_path" in found.diagnostics.errors[0].message
+
+
+def test_a_container_path_is_found_by_its_longest_tail_in_the_repository_only(tmp_path):
+    root = _tree(tmp_path, {"cfg/x.yaml": FORK_CONFIG, "repo/pyproject.toml": "", "repo/cfg/x.yaml": FORK_CONFIG,
+                            "repo/conf/cfg/x.yaml": FORK_CONFIG.replace("64", "96")})
+    inv = _launch(root / "repo", "", f"verl.trainer.main_ppo --config-path=/workspace/repo/conf/cfg --config-name=x "
+                  f"{OVERRIDES}")
+    diags = Diagnostics()
+    eff = effective_config(inv, diags=diags)
+    assert eff is not None and eff.values["data"]["train_batch_size"] == 96  # conf/cfg, not the shorter cfg
+    [said] = [d for d in diags if d.code == "RFTC236"]
+    assert "'/workspace/repo/conf/cfg'" in said.message and "conf/cfg" in said.message.split("repository, ")[1]
+    (root / "repo" / "cfg" / "x.yaml").unlink()
+    (root / "repo" / "cfg").rmdir()
+    inv = _launch(root / "repo", "", f"verl.trainer.main_ppo --config-path=/mnt/data/cfg --config-name=x {OVERRIDES}")
+    diags = Diagnostics()
+    assert effective_config(inv, diags=diags) is None  # the cfg/ beside the repository is not its
+    assert [d.code for d in diags.errors] == ["RFTC210"]

@@ -186,7 +186,8 @@ CODES = [
          "repository by its tail.",
          "A path like `/workspace/<repo>/cfg` exists where the job runs (a container that mounts the repository, "
          "the author's machine), not here. rftc looks for its tails, the longest first, from the launch's "
-         "directory and the script's folder and their parents, and composes the folder found, naming both. "
+         "directory and the script's folder (the whole path in their parents too, a shorter tail only up to the "
+         "repository's root), and composes the folder found, naming both. "
          "Check that it is the folder the job sees at that path, or give the path relative to the repository.",
          "python3 -m verl.trainer.main_ppo --config-path=/workspace/myrepo/cfg --config-name=x"),
 ]

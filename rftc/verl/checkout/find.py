@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rftc.shell.invocation import Invocation
-from rftc.verl.checkout.modules import PROJECT_MARKERS, find_spec, launch_dir, pythonpath, search_path
+from rftc.verl.checkout.modules import find_spec, is_project, launch_dir, pythonpath, search_path
 
 BUNDLED = "bundled"  # --verl-source bundled: ignore any checkout, use the bundled releases
 CONFIG = Path("trainer") / "config"
@@ -69,7 +69,7 @@ def find(inv: Invocation) -> VerlSource | None:
     if inv.script and inv.script not in ("-", "<stdin>") and Path(inv.script).is_file():
         for d in (folder := Path(inv.script).resolve().parent, *folder.parents):
             starts.append(d)
-            if _project(d):
+            if is_project(d):
                 break  # the repository the script belongs to: above it lie other people's folders
     if inv.entry_file:
         found = _by_entry_file(inv, starts)
@@ -121,17 +121,13 @@ def _in(d: Path) -> Path | None:
     for candidate in (d / "verl", d / "src" / "verl"):
         if is_package(candidate):
             return candidate
-    if not _project(d):
+    if not is_project(d):
         return None
     try:
         subs = sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith("."))
     except OSError:
         return None
     return next((sub / "verl" for sub in subs if is_package(sub / "verl")), None)
-
-
-def _project(d: Path) -> bool:
-    return any((d / m).exists() for m in PROJECT_MARKERS)
 
 
 def _layout(d: Path, package: Path) -> str:

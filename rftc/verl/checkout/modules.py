@@ -89,6 +89,11 @@ def installed(start: Path) -> list[Entry]:
     return out
 
 
+def is_project(d: Path) -> bool:
+    """Whether ``d`` is a repository's root (packaging files or a git checkout)."""
+    return any((d / m).exists() for m in PROJECT_MARKERS)
+
+
 def _is_project(d: Path) -> bool:
     return any((d / m).is_file() for m in _PROJECT_FILES)
 

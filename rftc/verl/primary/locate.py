@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl.primary import hydra_main
+from rftc.verl.checkout.modules import is_project
 from rftc.verl.overrides.text import OVERRIDES_LAUNCHER
 from rftc.verl.primary.files import Primary, compose_file, display
 from rftc.verl.trainers import RECIPE_CONFIG_PATH, RECIPES, entry_of
@@ -184,24 +185,33 @@ def _find_dir(inv: Invocation, raw: str) -> Path | None:
     """The directory on disk: as written when absolute and present; else its literal tail looked up from
     the launch's cwd and the script's folder and their parents (the repository root the script runs from). An
     absolute path that is not here (a container's `/workspace/<repo>/cfg`, the author's home folder) is looked
-    up by its tails, the longest first."""
+    up by its tails, the longest first; the shorter ones only up to the repository's root, not in the folders
+    around it."""
     if not _SYMBOLIC.search(raw) and raw.startswith("/") and Path(raw).is_dir():
         return Path(raw)
     tail = _SYMBOLIC.split(raw)[-1].lstrip("/")
     module_dir = "/".join(inv.module.split(".")[:-1]) if inv.module else ""
-    if _SYMBOLIC.search(raw):
-        candidates = [tail]
-    elif raw.startswith("/"):
-        parts = [p for p in tail.split("/") if p not in ("", ".")]
-        candidates = ["/".join(parts[i:]) for i in range(len(parts))]
-    else:
-        candidates = [f"{module_dir}/{tail}", tail]
     starts = [Path(inv.cwd)] if inv.cwd else []
     if inv.script and inv.script not in ("-", "<stdin>"):
         starts.append(Path(inv.script).resolve().parent)
     bases = [base for start in starts for base in (start, *start.parents)]
-    for c in candidates:
-        for base in bases:
-            if c and (base / c).is_dir():
-                return base / c
-    return None
+    if _SYMBOLIC.search(raw) or not raw.startswith("/"):
+        candidates = [tail] if _SYMBOLIC.search(raw) else [f"{module_dir}/{tail}", tail]
+        return next((base / c for base in bases for c in candidates if c and (base / c).is_dir()), None)
+    parts = [p for p in tail.split("/") if p not in ("", ".")]
+    found = next((base / tail for base in bases if parts and (base / tail).is_dir()), None)
+    if found is None:
+        repo = [b for start in starts for b in _up_to_repository(start)]
+        shorter = ["/".join(parts[i:]) for i in range(1, len(parts))]
+        found = next((b / t for t in shorter for b in repo if (b / t).is_dir()), None)
+    return found
+
+
+def _up_to_repository(start: Path) -> list[Path]:
+    """``start`` and its parents up to the repository it is in (all of them outside one)."""
+    out = []
+    for d in (start, *start.parents):
+        out.append(d)
+        if is_project(d):
+            break
+    return out
