@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from rftc import api
 from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
 from rftc.verl.overrides.apply import Applied
@@ -145,3 +146,22 @@ def test_fixtures_cover_every_form():
     for form in ("optional ", "override ", "@_here_", "@_global_", "# @package", "???", "null", "[a, b]", "/other",
                  ".yaml"):
         assert form in text, form
+
+
+def test_an_entry_written_with_its_extension_converts_as_hydra_composes_it(tmp_path):
+    """golden/launch-resolution/defaults-extension (C2): `grp@actor_rollout_ref.agent: agent.yaml` is composed, by
+    Hydra (with veRL's config on the search path, as the file's hydra.searchpath says) and by rftc alike."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from support.cli import convert
+    from support.paths import GOLDEN
+
+    folder = GOLDEN / "launch-resolution" / "defaults-extension"
+    with initialize_config_dir(config_dir=str(folder / "cfg"), version_base=None):
+        hydra = OmegaConf.to_container(compose("main"), resolve=False)
+    found = api.read([str(folder / "run.sh")], api.Options(cwd=str(folder)))
+    eff = api.verl_config(found.launches[0]).verl
+    assert eff.values["actor_rollout_ref"]["agent"] == hydra["actor_rollout_ref"]["agent"] == {"max_turns": 3}
+    done = convert("run.sh", out=tmp_path, cwd=folder)
+    assert done.returncode == 0 and not [d for d in done.diagnostics if d["severity"] == "error"]
