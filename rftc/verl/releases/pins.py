@@ -84,14 +84,17 @@ def _line_of(text: str, needle: str, start: int = 0) -> int:
     return text.count("\n", 0, i) + 1 if i >= 0 else 1
 
 
-def _lock(path: Path) -> list[Pin]:
+def _toml(path: Path) -> tuple[str, dict]:
+    """A TOML file's text and content ("", {} when absent or unreadable)."""
     text = _read(path)
-    if text is None:
-        return []
     try:
-        data = tomllib.loads(text)
+        return (text, tomllib.loads(text)) if text is not None else ("", {})
     except tomllib.TOMLDecodeError:
-        return []
+        return "", {}
+
+
+def _lock(path: Path) -> list[Pin]:
+    text, data = _toml(path)
     for pkg in data.get("package", []):
         if isinstance(pkg, dict) and _canonical(str(pkg.get("name", ""))) == "verl" and "version" in pkg:
             line = _line_of(text, f'name = "{pkg["name"]}"')
@@ -106,41 +109,29 @@ def _requirements(path: Path) -> list[Pin]:
     text = _read(path)
     if text is None:
         return []
-    out = []
+    found = []
     for i, raw in enumerate(text.splitlines(), 1):
         line = re.sub(r"(^|\s)#.*", "", raw).strip()
         if line.startswith(("-e ", "--editable ")):
             line = line.split(None, 1)[1]
-        elif line.startswith("-"):
-            continue
-        pin = _requirement(path, i, line)
-        if pin is not None:
-            out.append(pin)
-    return out
+        if line and not line.startswith("-"):
+            found.append((i, line))
+    return _listed(path, found)
 
 
 def _pyproject(path: Path) -> list[Pin]:
-    text = _read(path)
-    if text is None:
-        return []
-    try:
-        project = tomllib.loads(text).get("project", {})
-    except tomllib.TOMLDecodeError:
-        return []
+    text, data = _toml(path)
+    project = data.get("project", {})
     if _canonical(str(project.get("name", ""))) == "verl":
         return []  # veRL itself (a fork): the release its checkout declares decides
     deps = project.get("dependencies", [])
-    return _listed(path, text, deps if isinstance(deps, list) else [])
+    return _listed(path, [(_line_of(text, d), d) for d in deps if isinstance(d, str)] if isinstance(deps, list)
+                   else [])
 
 
-def _listed(path: Path, text: str, deps: list) -> list[Pin]:
-    out = []
-    for dep in deps:
-        if isinstance(dep, str):
-            pin = _requirement(path, _line_of(text, dep), dep)
-            if pin is not None:
-                out.append(pin)
-    return out
+def _listed(path: Path, found: list[tuple[int, str]]) -> list[Pin]:
+    """The pins of (line, requirement) pairs."""
+    return [pin for line, dep in found if (pin := _requirement(path, line, dep)) is not None]
 
 
 def _setup_py(path: Path) -> list[Pin]:
@@ -154,7 +145,7 @@ def _setup_py(path: Path) -> list[Pin]:
         return []
     bound = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
              if isinstance(t, ast.Name)}
-    out = []
+    found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -166,12 +157,9 @@ def _setup_py(path: Path) -> list[Pin]:
                 continue
             value = bound.get(kw.value.id) if isinstance(kw.value, ast.Name) else kw.value
             if isinstance(value, (ast.List, ast.Tuple)):
-                for elt in value.elts:
-                    if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
-                        pin = _requirement(path, elt.lineno, elt.value)
-                        if pin is not None:
-                            out.append(pin)
-    return out
+                found += [(e.lineno, e.value) for e in value.elts if isinstance(e, ast.Constant)
+                          and isinstance(e.value, str)]
+    return _listed(path, found)
 
 
 def _setup_cfg(path: Path) -> list[Pin]:
@@ -186,7 +174,7 @@ def _setup_cfg(path: Path) -> list[Pin]:
     if _canonical(parser.get("metadata", "name", fallback="")) == "verl":
         return []
     deps = parser.get("options", "install_requires", fallback="")
-    return _listed(path, text, [d.strip() for d in deps.splitlines() if d.strip()])
+    return _listed(path, [(_line_of(text, d.strip()), d.strip()) for d in deps.splitlines() if d.strip()])
 
 
 def _clones(path: Path) -> list[Pin]:
