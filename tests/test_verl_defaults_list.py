@@ -81,6 +81,17 @@ FIXTURES = {
         "grp/b.yaml": "y: 2\nd: {q: 2}\n",
     },
     "config-default-package": {"main.yaml": "defaults:\n  - sub/cfg@pk\n", "sub/cfg.yaml": "k: 1\n"},
+    "interpolated-choice": {
+        "main.yaml": "defaults:\n  - db: mysql\n  - os: linux\n  - db_os: ${db}_${os}\n",
+        "db/mysql.yaml": "d: 1\n", "os/linux.yaml": "o: 1\n", "db_os/mysql_linux.yaml": "both: 1\n",
+    },
+    "interpolated-overridden": {
+        "main.yaml": "defaults:\n  - db: mysql\n  - db_os: ${db}\n  - override db: pg\n",
+        "db/mysql.yaml": "d: 1\n", "db/pg.yaml": "d: 2\n", "db_os/pg.yaml": "both: 2\n",
+    },
+    "interpolated-unknown": {"main.yaml": "defaults:\n  - db_os: ${nothere}\n", "db_os/x.yaml": "k: 1\n"},
+    "interpolated-in-list": {"main.yaml": "defaults:\n  - db: mysql\n  - grp: [a, '${db}']\n",
+                             "db/mysql.yaml": "d: 1\n", "grp/a.yaml": "k: 1\n", "grp/mysql.yaml": "k: 2\n"},
 }
 
 
@@ -165,3 +176,30 @@ def test_an_entry_written_with_its_extension_converts_as_hydra_composes_it(tmp_p
     assert eff.values["actor_rollout_ref"]["agent"] == hydra["actor_rollout_ref"]["agent"] == {"max_turns": 3}
     done = convert("run.sh", out=tmp_path, cwd=folder)
     assert done.returncode == 0 and not [d for d in done.diagnostics if d["severity"] == "error"]
+
+
+def test_a_refusal_is_reported_at_the_entry_hydra_refuses(tmp_path):
+    folder = _write(tmp_path, {"main.yaml": "a: 1\ndefaults:\n  - _self_\n  - grp: b\n", "grp/a.yaml": "k: 1\n"})
+    diags = Diagnostics()
+    assert not compose_file(folder, "main", Primary(None, []), set(), Span("run.sh", 1, 1), diags)
+    (d,) = diags
+    assert (d.code, d.span.file, d.span.line, d.span.col) == ("RFTC211", str(folder / "main.yaml"), 4, 5)
+    assert "Could not find 'grp/b'" in d.message and "Available options in 'grp':\n\ta" in d.message
+
+
+def test_the_bundled_config_is_named_with_or_without_its_extension(tmp_path):
+    for entry in ("ppo_trainer", "ppo_trainer.yaml", "/ppo_trainer"):
+        folder = _write(tmp_path / entry.strip("/"), {"main.yaml": f"defaults:\n  - {entry}\n  - _self_\nk: 1\n"})
+        primary = Primary(None, [])
+        assert compose_file(folder, "main", primary, {"ppo_trainer"}, Span("run.sh", 1, 1), Diagnostics())
+        assert primary.base == "ppo_trainer" and primary.layers[0] == "<base>"
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_golden_lint_output_of_the_extension_case():
+    from support.cli import rftc
+    from support.paths import GOLDEN
+
+    folder = GOLDEN / "launch-resolution" / "defaults-extension"
+    done = rftc("lint", "run.sh", "--format", "concise", cwd=folder)
+    assert done.stderr == (folder / "expected.txt").read_text() and done.returncode == 0

@@ -107,3 +107,30 @@ def test_key_matching_prefers_a_release_where_verl_starts(tmp_path, monkeypatch)
     assert any(d.code == "RFTC221" for d in older.diagnostics)  # what veRL 0.3.0.post1 says at startup
     valid = api.compile(overrides=C7 + " actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2")
     assert valid.verl.verl_version == "0.3.0.post1"  # valid there: the release where every key takes effect
+
+
+def test_a_checkout_composed_from_its_own_verl_keeps_the_release_it_declares(tmp_path):
+    """A pin says which bundled release to compose; a repository that vendors veRL composes that copy's config,
+    under the release its verl/version/version declares, whatever its requirements say."""
+    from verl_checkout import launch, write_checkout
+
+    write_checkout(tmp_path, version="0.5.0", release="0.5.0")
+    (tmp_path / "requirements.txt").write_text("verl==0.3.0.post1\n")
+    (tmp_path / "setup.cfg").write_text("[metadata]\nname = myproject\n")
+    script = launch(tmp_path, "data.train_files=x actor_rollout_ref.rollout.name=vllm")
+    pins.pinned.cache_clear()
+    found = api.read([str(script)], api.Options(cwd=str(tmp_path)))
+    result = api.verl_config(found.launches[0], startup=False)
+    codes = {d.code for d in result.diagnostics}
+    assert result.verl.release == "0.5.0" and result.verl.source and "RFTC230" in codes
+    assert not codes & {"RFTC224", "RFTC225"}
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in PINNED.iterdir()))
+@pytest.mark.usefixtures("plain_terminal")
+def test_golden_lint_output(case):
+    """What `rftc lint run.sh` says in each repository of golden/launch-resolution/pinned (expected.txt)."""
+    from support.cli import rftc
+
+    done = rftc("lint", "run.sh", "--format", "concise", cwd=PINNED / case)
+    assert done.stderr == (PINNED / case / "expected.txt").read_text() and done.returncode == 0

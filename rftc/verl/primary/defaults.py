@@ -211,6 +211,11 @@ def _node(walk: _Walk, node: _Node, span: Span, diags: Diagnostics) -> bool:
             if got is None:
                 return False
             children.append(got)
+    for i, got in enumerate(children):  # interpolated choices, from the choices made meanwhile
+        if isinstance(got, Entry):
+            children[i] = _child(walk, node, got, path, span, diags, _interpolated(walk, listed, got.value))
+            if children[i] is None:
+                return False
     for items in reversed(children):
         walk.items.extend(items)
     return True
@@ -247,24 +252,31 @@ def _register(walk: _Walk, node: _Node, listed: list[Entry], path: Path) -> None
             walk.overrides.setdefault(_key(node, e), [e.value, node.config, False, e])
 
 
-def _child(walk: _Walk, node: _Node, e: Entry, path: Path, span: Span, diags: Diagnostics) -> list | None:
-    """The layers of one entry, in merge order; None when it cannot be composed (reported)."""
+def _child(walk: _Walk, node: _Node, e: Entry, path: Path, span: Span, diags: Diagnostics,
+           resolved: str | None = None) -> list | Entry | None:
+    """The layers of one entry, in merge order; None when it cannot be composed (reported). An entry whose
+    option is an interpolation comes back, with that option, to be composed after its siblings (``resolved``)."""
     if not e.group:
         target = e.path[1:] if e.path.startswith("/") else f"{node.base_dir}/{e.path}" if node.base_dir else e.path
         if not (walk.directory / file_name(target)).is_file():
-            if e.path.lstrip("/") in walk.bundled and walk.primary.base is None and node.package == "" \
-                    and e.package is None:
-                walk.primary.base = e.path.lstrip("/")
+            name = e.path.lstrip("/").removesuffix(".yaml")
+            if name in walk.bundled and walk.primary.base is None and node.package == "" and e.package is None:
+                walk.primary.base = name
                 return ["<base>"]
             raise DefaultsError(f"In '{node.config}': Could not load '{target}'.", path, e.index)
         return _load(walk, node, e, target, e.path.lstrip("/").rpartition("/")[0], span, diags)
     key = _key(node, e)
     registered = walk.overrides.get(key)
-    value = e.value
-    if registered is not None:
+    value = e.value if resolved is None else resolved
+    if registered is not None and resolved is None:
         registered[2] = True
         value = registered[0]
+    if isinstance(value, str) and "${" in value and resolved is None:
+        return Entry(e.path, e.package, True, value, e.optional, e.override, e.index)
     if isinstance(value, list):
+        if any("${" in v for v in value):
+            raise DefaultsError(f"In '{node.config}': Defaults List interpolation is not supported in options list "
+                                "items", path, e.index)
         out = []
         for option in value:
             got = _load(walk, node, e, f"{_group_path(node, e.path)}/{option}", e.path.lstrip("/"), span, diags)
@@ -284,6 +296,23 @@ def _child(walk: _Walk, node: _Node, e: Entry, path: Path, span: Span, diags: Di
                             path, e.index)
     return _load(walk, node, e, f"{_group_path(node, e.path)}/{value}", e.path.lstrip("/"), span, diags,
                  _group_path(node, e.path))
+
+
+def _interpolated(walk: _Walk, listed: list[Entry], value: str) -> str:
+    """GroupDefault.resolve_interpolation: the option, resolved against the group choices known so far."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    known = OmegaConf.create(dict(walk.choices))
+    node = OmegaConf.create({"_dummy_": value})
+    node._set_parent(known)
+    try:
+        got = node["_dummy_"]
+    except OmegaConfBaseException:
+        keys = ", ".join(str(k) for k in walk.choices)
+        raise DefaultsError(f"Error resolving interpolation '{value}'" + (f", possible interpolation keys: {keys}"
+                                                                           if keys else "")) from None
+    return str(got)
 
 
 def _load(walk: _Walk, node: _Node, e: Entry, target: str, relative_group: str, span: Span,

@@ -27,7 +27,8 @@ def compose(inv: Invocation, primary: Primary, config_ovs: list[Override], group
     ``refusal(attempt)``: veRL's startup refusal of a composed attempt (None: it starts). Returns the composed
     tree and the EffectiveConfig its values go to (not yet resolved)."""
     bundled_versions = schema.versions()
-    pin = None if verl_version else _pin(inv, diags)
+    found = pins.pinned(root) if not verl_version and (root := pins.repository(inv)) is not None else ()
+    pin = _pin(found, diags)
     candidates = [verl_version] if verl_version else list(pin.versions) if pin else list(bundled_versions)
 
     def attempt(v):
@@ -55,8 +56,11 @@ def compose(inv: Invocation, primary: Primary, config_ovs: list[Override], group
             note = (f"the newest of {selection.spans(candidates)}, which it allows; every key the launch sets "
                     "exists in it" if clean and v == candidates[0] else f"of {selection.spans(candidates)}, which "
                     f"it allows, {note}")
+        differ = [p for p in found if p.versions and p is not pin and p.versions != pin.versions]
         diags.add("RFTC224", f"the repository pins verl: {pin.text}; the launch is composed under verl {v}"
-                  + (f" ({note})" if len(candidates) > 1 else ""), Span(display(pin.file), pin.line, 1))
+                  + (f" ({note})" if len(candidates) > 1 else "")
+                  + "".join(f"; {p.where()} says '{p.text}', and {pin.file.name} decides over it" for p in differ),
+                  Span(display(pin.file), pin.line, 1))
         note = f"verl {v}, pinned by {pin.where()} ({pin.text})" + (f"; {note}" if len(candidates) > 1 else "")
     elif not verl_version and (v != bundled_versions[0] or best.refused_in is not None):
         diags.add("RFTC219", note, inv.span)
@@ -65,14 +69,12 @@ def compose(inv: Invocation, primary: Primary, config_ovs: list[Override], group
     return applied, EffectiveConfig(v, config_name, {}, {}, inv, note)
 
 
-def _pin(inv: Invocation, diags: Diagnostics) -> pins.Pin | None:
+def _pin(found: tuple[pins.Pin, ...], diags: Diagnostics) -> pins.Pin | None:
     """The pin that decides the release (the first with a bundled release); RFTC225 for those passed over."""
-    root = pins.repository(inv)
-    found = pins.pinned(root) if root is not None else ()
     use = next((p for p in found if p.versions), None)
     for p in found:
         if p.passed:
-            diags.add("RFTC225", f"{p.where()} names verl ({p.text}) but no bundled release: {p.passed}; "
+            diags.add("RFTC225", f"'{p.text}' pins no bundled verl release: {p.passed}; "
                       + (f"{use.where()} decides instead" if use else "the release is chosen by the launch's keys"),
                       Span(display(p.file), p.line, 1), hint="pass --verl-version X.Y.Z to name the release the job "
                       "runs, or --verl-source DIR to compose its own config")
