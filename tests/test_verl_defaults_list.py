@@ -1,7 +1,7 @@
 """A launch's own config files composed by their defaults lists as hydra-core 1.3 composes them: fixture trees
-(written below, one folder each) and variants generated from them, composed by rftc.verl.primary.defaults and by
-Hydra's compose (version_base=None, as veRL's entry modules declare it). Both must give the same config, or both
-refuse (rftc with Hydra's own message)."""
+(tests/fixtures/defaults_list, one folder each) and variants generated from them, composed by
+rftc.verl.primary.defaults and by Hydra's compose (version_base=None, as veRL's entry modules declare it). Both
+must give the same config, or both refuse (rftc with Hydra's own message)."""
 
 from __future__ import annotations
 
@@ -16,83 +16,12 @@ from rftc.diagnostics.model import Span
 from rftc.verl.overrides.apply import Applied
 from rftc.verl.primary.defaults import compose_file
 from rftc.verl.primary.files import Primary, layered
+from support.paths import GOLDEN
 
-# name -> {file: text}; the primary config is main.yaml
-FIXTURES = {
-    "extension": {
-        "main.yaml": "defaults:\n  - grp@x: agent.yaml\n  - _self_\na: 1\n",
-        "grp/agent.yaml": "max_turns: 3\n",
-    },
-    "extension-in-string": {"main.yaml": "defaults:\n  - sub/cfg.yaml\n  - _self_\n", "sub/cfg.yaml": "k: 1\n"},
-    "self-first": {"main.yaml": "defaults:\n  - _self_\n  - grp: a\nk: 1\n", "grp/a.yaml": "k: 2\n"},
-    "self-implicit-last": {"main.yaml": "defaults:\n  - grp: a\nx: 1\n", "grp/a.yaml": "x: 2\ny: 3\n"},
-    "header-global": {"main.yaml": "defaults:\n  - grp: a\n  - _self_\n", "grp/a.yaml": "# @package _global_\nk: 1\n"},
-    "header-named": {"main.yaml": "defaults:\n  - grp: a\n", "grp/a.yaml": "# comment\n# @package foo.bar\nk: 1\n"},
-    "header-entry-wins": {"main.yaml": "defaults:\n  - grp@x: a\n", "grp/a.yaml": "# @package foo\nk: 1\n"},
-    "here": {"main.yaml": "defaults:\n  - grp@_here_: a\n", "grp/a.yaml": "k: 1\n"},
-    "global-entry": {"main.yaml": "defaults:\n  - grp@_global_.top: a\n", "grp/a.yaml": "k: 1\n"},
-    "nested": {
-        "main.yaml": "defaults:\n  - grp: a\n",
-        "grp/a.yaml": "defaults:\n  - sub: b\n  - /other: c\n  - _self_\nk: 1\n",
-        "grp/sub/b.yaml": "s: 1\n",
-        "other/c.yaml": "o: 1\n",
-    },
-    "optional-missing": {"main.yaml": "defaults:\n  - optional grp: nothere\n  - _self_\nk: 1\n", "grp/a.yaml": "k: 2\n"},
-    "missing-refused": {"main.yaml": "defaults:\n  - grp: nothere\n", "grp/a.yaml": "k: 2\n"},
-    "null-option": {"main.yaml": "defaults:\n  - grp: null\n  - _self_\nk: 1\n", "grp/a.yaml": "k: 2\n"},
-    "mandatory-option": {"main.yaml": "defaults:\n  - grp: ???\n", "grp/a.yaml": "k: 2\n"},
-    "options-list": {
-        "main.yaml": "defaults:\n  - grp: [a, b]\n",
-        "grp/a.yaml": "k: 1\nl: 1\n",
-        "grp/b.yaml": "k: 2\n",
-    },
-    "override": {
-        "main.yaml": "defaults:\n  - grp: a\n  - _self_\n  - override grp: b\n",
-        "grp/a.yaml": "k: 1\n",
-        "grp/b.yaml": "k: 2\n",
-    },
-    "override-nested": {
-        "main.yaml": "defaults:\n  - sub\n  - override grp: b\n",
-        "sub.yaml": "defaults:\n  - grp: a\n",
-        "grp/a.yaml": "k: 1\n",
-        "grp/b.yaml": "k: 2\n",
-    },
-    "override-unmatched": {"main.yaml": "defaults:\n  - override grp: b\n", "grp/b.yaml": "k: 2\n"},
-    "override-before": {
-        "main.yaml": "defaults:\n  - override grp: b\n  - grp: a\n",
-        "grp/a.yaml": "k: 1\n",
-        "grp/b.yaml": "k: 2\n",
-    },
-    "multiple-values": {
-        "main.yaml": "defaults:\n  - grp: a\n  - sub\n",
-        "sub.yaml": "defaults:\n  - /grp: b\n",
-        "grp/a.yaml": "k: 1\n",
-        "grp/b.yaml": "k: 2\n",
-    },
-    "two-keys": {"main.yaml": "defaults:\n  - {grp: a, other: b}\n", "grp/a.yaml": "k: 1\n"},
-    "bad-type": {"main.yaml": "defaults:\n  - grp: 3\n", "grp/a.yaml": "k: 1\n"},
-    "not-a-list": {"main.yaml": "defaults:\n  grp: a\n", "grp/a.yaml": "k: 1\n"},
-    "duplicate-self": {"main.yaml": "defaults:\n  - _self_\n  - _self_\nk: 1\n"},
-    "self-package": {"main.yaml": "defaults:\n  - _self_@x\nk: 1\n"},
-    "yml-refused": {"main.yaml": "defaults:\n  - grp: a.yml\n", "grp/a.yml": "k: 1\n"},
-    "merge-order": {
-        "main.yaml": "defaults:\n  - grp@m: a\n  - grp@m: b\n  - _self_\nm:\n  z: 0\n",
-        "grp/a.yaml": "x: 1\nd: {p: 1}\n",
-        "grp/b.yaml": "y: 2\nd: {q: 2}\n",
-    },
-    "config-default-package": {"main.yaml": "defaults:\n  - sub/cfg@pk\n", "sub/cfg.yaml": "k: 1\n"},
-    "interpolated-choice": {
-        "main.yaml": "defaults:\n  - db: mysql\n  - os: linux\n  - db_os: ${db}_${os}\n",
-        "db/mysql.yaml": "d: 1\n", "os/linux.yaml": "o: 1\n", "db_os/mysql_linux.yaml": "both: 1\n",
-    },
-    "interpolated-overridden": {
-        "main.yaml": "defaults:\n  - db: mysql\n  - db_os: ${db}\n  - override db: pg\n",
-        "db/mysql.yaml": "d: 1\n", "db/pg.yaml": "d: 2\n", "db_os/pg.yaml": "both: 2\n",
-    },
-    "interpolated-unknown": {"main.yaml": "defaults:\n  - db_os: ${nothere}\n", "db_os/x.yaml": "k: 1\n"},
-    "interpolated-in-list": {"main.yaml": "defaults:\n  - db: mysql\n  - grp: [a, '${db}']\n",
-                             "db/mysql.yaml": "d: 1\n", "grp/a.yaml": "k: 1\n", "grp/mysql.yaml": "k: 2\n"},
-}
+# one folder per case, its primary config main.yaml
+FOLDERS = Path(__file__).parent / "fixtures" / "defaults_list"
+FIXTURES = {d.name: {str(f.relative_to(d)): f.read_text() for f in sorted(d.rglob("*")) if f.is_file()}
+            for d in sorted(FOLDERS.iterdir())}
 
 
 def _variants() -> dict[str, dict[str, str]]:
@@ -166,8 +95,6 @@ def test_an_entry_written_with_its_extension_converts_as_hydra_composes_it(tmp_p
     from omegaconf import OmegaConf
 
     from support.cli import convert
-    from support.paths import GOLDEN
-
     folder = GOLDEN / "launch-resolution" / "defaults-extension"
     with initialize_config_dir(config_dir=str(folder / "cfg"), version_base=None):
         hydra = OmegaConf.to_container(compose("main"), resolve=False)
@@ -198,8 +125,6 @@ def test_the_bundled_config_is_named_with_or_without_its_extension(tmp_path):
 @pytest.mark.usefixtures("plain_terminal")
 def test_golden_lint_output_of_the_extension_case():
     from support.cli import rftc
-    from support.paths import GOLDEN
-
     folder = GOLDEN / "launch-resolution" / "defaults-extension"
     done = rftc("lint", "run.sh", "--format", "concise", cwd=folder)
     assert done.stderr == (folder / "expected.txt").read_text() and done.returncode == 0
