@@ -1,10 +1,10 @@
 """A launch's own config files composed by their defaults lists as Hydra 1.3 composes them (version_base=None, as
 veRL's entry modules declare it): each entry read as ConfigRepository reads it (`optional`/`override` keywords,
-`group@package`, `_here_`, `_global_`, option lists, null and ???), `.yaml` added to a name only when it lacks it,
-the `# @package` header, group paths relative to the containing config unless absolute, `_self_` last when not
-listed, entries walked last first so that the first `override` of a group registered wins, and Hydra's own
-errors where Hydra refuses. The bundled config a defaults entry names (`ppo_trainer`, reached through
-hydra.searchpath) is where the bundled release merges.
+`group@package`, `_here_`, `_global_`, option lists, null and ???, a choice interpolating the others: `${db}`),
+`.yaml` added to a name only when it lacks it, the `# @package` header, group paths relative to the containing
+config unless absolute, `_self_` last when not listed, entries walked last first so that the first `override` of
+a group registered wins, and Hydra's own errors where Hydra refuses. The bundled config a defaults entry names
+(`ppo_trainer`, reached through hydra.searchpath) is where the bundled release merges.
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def _node(walk: _Walk, node: _Node, span: Span, diags: Diagnostics) -> bool:
             children.append(got)
     for i, got in enumerate(children):  # interpolated choices, from the choices made meanwhile
         if isinstance(got, Entry):
-            children[i] = _child(walk, node, got, path, span, diags, _interpolated(walk, listed, got.value))
+            children[i] = _child(walk, node, got, path, span, diags, _interpolated(walk, got.value))
             if children[i] is None:
                 return False
     for items in reversed(children):
@@ -298,7 +298,7 @@ def _child(walk: _Walk, node: _Node, e: Entry, path: Path, span: Span, diags: Di
                  _group_path(node, e.path))
 
 
-def _interpolated(walk: _Walk, listed: list[Entry], value: str) -> str:
+def _interpolated(walk: _Walk, value: str) -> str:
     """GroupDefault.resolve_interpolation: the option, resolved against the group choices known so far."""
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
