@@ -11,9 +11,7 @@ a project marker (setup.py, pyproject.toml, setup.cfg, .git), else the same from
 from __future__ import annotations
 
 import ast
-import configparser
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -73,10 +71,12 @@ def pinned(root: Path) -> tuple[Pin, ...]:
 
 
 def _read(path: Path) -> str | None:
+    """The file's text when it names verl at all (the others are not parsed)."""
     try:
-        return path.read_text(encoding="utf-8") if path.is_file() else None
+        text = path.read_text(encoding="utf-8") if path.is_file() else None
     except (OSError, UnicodeDecodeError):
         return None
+    return text if text is not None and "verl" in text.lower() else None
 
 
 def _line_of(text: str, needle: str, start: int = 0) -> int:
@@ -86,6 +86,8 @@ def _line_of(text: str, needle: str, start: int = 0) -> int:
 
 def _toml(path: Path) -> tuple[str, dict]:
     """A TOML file's text and content ("", {} when absent or unreadable)."""
+    import tomllib
+
     text = _read(path)
     try:
         return (text, tomllib.loads(text)) if text is not None else ("", {})
@@ -163,6 +165,8 @@ def _setup_py(path: Path) -> list[Pin]:
 
 
 def _setup_cfg(path: Path) -> list[Pin]:
+    import configparser
+
     text = _read(path)
     if text is None:
         return []
@@ -209,6 +213,8 @@ def _canonical(name: str) -> str:
 
 
 def _requirement(path: Path, line: int, text: str) -> Pin | None:
+    if "verl" not in text.lower():
+        return None  # another package (not parsed: most are not verl)
     from packaging.requirements import InvalidRequirement, Requirement
 
     url = _GIT_URL.search(text)
