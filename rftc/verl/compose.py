@@ -53,7 +53,8 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
     if folder is not None:
         composed = on_checkout.compose(inv, folder, primary, config_ovs, group_ovs, diags)
     else:
-        composed = on_releases.compose(inv, primary, config_ovs, group_ovs, verl_version, diags)
+        composed = on_releases.compose(inv, primary, config_ovs, group_ovs, verl_version, diags,
+                                       refusal=lambda a: _refusal(inv, a))
     return None if composed is None else _finish(inv, *composed, diags)
 
 
@@ -68,6 +69,17 @@ def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diag
     if legacy.ignores_legacy(module_of(inv), eff.release):
         legacy.report(eff.provenance, eff.release, diags)
     return eff
+
+
+def _refusal(inv: Invocation, attempt) -> str | None:
+    """veRL's first startup refusal (RFTC221) of the launch composed under an attempt's release, or None."""
+    from rftc.verl.startup import check_startup
+
+    applied, _ = attempt.result
+    quiet = Diagnostics()
+    values, provenance = _resolve(applied, quiet, inv)
+    check_startup(EffectiveConfig(attempt.version, "", values, provenance, inv), quiet)
+    return next((d.message for d in quiet if d.code == "RFTC221"), None)
 
 
 def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation) -> tuple[dict, dict]:

@@ -96,7 +96,9 @@ CODES = [
          "Without --verl-version, rftc uses the newest bundled verl release under which every key the launch "
          "sets exists, unless a key the launch sets has no effect there but does in an older release where "
          "every key exists too (e.g. algorithm.kl_ctrl.kl_coef without use_kl_in_reward: verl put the KL in "
-         "the reward by default before 0.4.0); then that older release. When no release accepts every key, it "
+         "the reward by default before 0.4.0) and veRL's startup checks pass there; then that older release (where "
+         "they refuse the launch, the newest, and the note says so). A release the repository pins comes first "
+         "(RFTC224). When no release accepts every key, it "
          "uses the one that rejects the fewest. This note appears when the choice is not the newest release, "
          "and names the releases that lack a key and the others where every key exists. The release decides "
          "the semantics too (batch units, KL switches, startup checks). Pass --verl-version to choose.",
@@ -128,6 +130,20 @@ CODES = [
          "main_ppo prints 'WARNING: val_batch_size is deprecated.' when data.val_batch_size is set: validation "
          "data goes to the inference engines as one batch, so the value has no effect. Remove it.",
          "data.val_batch_size=1312", "overrides"),
+    Code("RFTC224", "pinned-release", I, "The repository pins the verl release; the launch is composed under it.",
+         "The repository the launch belongs to (the script's folder and its parents up to the first with setup.py, "
+         "pyproject.toml, setup.cfg or .git) names the verl it installs: uv.lock or poetry.lock, "
+         "requirements*.txt, pyproject's [project] dependencies, setup.py's install_requires (read, never run), "
+         "setup.cfg, or a setup script that clones a release tag. That is stronger evidence than the keys the "
+         "launch sets, so the bundled releases the pin allows are the only candidates (keys choose among them). "
+         "Optional extras are ignored. Pass --verl-version to choose another.",
+         "# pyproject.toml: dependencies = [\"verl==0.4.1\"]\npython3 -m verl.trainer.main_ppo data.train_files=x", "sh"),
+    Code("RFTC225", "pin-passed-over", W, "The repository names verl in a way that pins no bundled release.",
+         "A packaging file names verl but no bundled release: a branch (`verl @ git+...@main`), a commit, a "
+         "submodule (it records a commit), or a release rftc has no schema for (newer than the bundled ones). The "
+         "release is chosen by another pin or by the launch's keys, which may not be the one the job runs: pass "
+         "--verl-version to name it, or --verl-source DIR to compose the checkout's own config.",
+         "# requirements.txt: verl @ git+https://github.com/volcengine/verl@main\npython3 -m verl.trainer.main_ppo", "sh"),
     Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
          "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
          "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "

@@ -1,6 +1,5 @@
-"""A launch's own config files: YAML read with the position of every key, composed with Hydra's defaults list
-(`_self_` ordering, group files in the same folder, `ppo_trainer`/`ppo_megatron_trainer` reached through
-hydra.searchpath resolving to verl's config folder), and merged in that order over the config they start from.
+"""A launch's own config files: YAML read with the position of every key (composed in their defaults lists' order
+by rftc.verl.primary.defaults), and merged in that order over the config they start from.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from pathlib import Path
 
 from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
-from rftc.shell.invocation import Arg
 from rftc.verl.effective import Provenance
 from rftc.verl.overrides.apply import copy_tree, leaves
 from rftc.verl.overrides.resolve import MISSING
@@ -96,79 +94,6 @@ def _positions(node, prefix: str, file: str, out: dict) -> None:
             m, e = k.start_mark, k.end_mark
             out[key] = Span(file, m.line + 1, m.column + 1, e.line + 1, e.column + 1)
             _positions(v, key, file, out)
-
-
-def compose_file(directory: Path, name: str, package: str, primary: Primary, bundled: set[str],
-                 span_of, diags: Diagnostics, is_primary: bool, any_group: bool = False) -> bool:
-    """Add config ``name`` of ``directory`` (its content going to ``package``) to ``primary`` in its defaults
-    list's order; False when it cannot be read or composed (reported). ``bundled``: the config names a defaults
-    entry may reach in verl's own config folder (the base config)."""
-    path = directory / f"{name}.yaml"
-    span = span_of.span if isinstance(span_of, Arg) else span_of
-    if not path.is_file():
-        if is_primary or name not in bundled:
-            diags.add("RFTC209" if is_primary else "RFTC211",
-                      f"no config named '{name}' in {display(directory)}", span,
-                      hint="check --config-name and --config-path" if is_primary else None)
-            return False
-    loaded = load_yaml(path, diags, span)
-    if loaded is None:
-        return False
-    data, positions = loaded
-    defaults = data.pop("defaults", [])
-    if "hydra" in data:
-        primary.hydra.append((str(path), data.pop("hydra")))
-    if not isinstance(defaults, list):
-        diags.add("RFTC211", f"'defaults' in {path.name} must be a list", positions.get("defaults", span))
-        return False
-    own = Layer(data, {k: v for k, v in positions.items() if not k.startswith(("defaults", "hydra"))},
-                str(path), package)
-    if "_self_" not in defaults:
-        defaults = [*defaults, "_self_"]
-    where = positions.get("defaults", span)
-    for entry in defaults:
-        if entry == "_self_":
-            primary.layers.append(own)
-        elif isinstance(entry, str):
-            target = entry.lstrip("/")
-            if (directory / f"{target}.yaml").is_file():
-                if not compose_file(directory, target, package, primary, bundled, where, diags, False, any_group):
-                    return False
-            elif target in bundled and primary.base is None and not package:
-                primary.base = target
-                primary.layers.append("<base>")
-            else:
-                diags.add("RFTC211", f"{path.name}: the defaults entry '{entry}' names no config rftc can find",
-                          where)
-                return False
-        elif isinstance(entry, dict) and len(entry) == 1:
-            (group, option), = entry.items()
-            group = str(group)
-            if group.startswith("override "):
-                gname = group[len("override "):].strip()
-                if any_group and isinstance(option, str):
-                    primary.group_choices.append(f"{gname}={option}")
-                    continue
-                if gname == "model_engine" and isinstance(option, str):
-                    primary.choice = option
-                    continue
-                diags.add("RFTC207", f"{path.name}: 'override {gname}' is a config group choice rftc cannot "
-                          "compose", where)
-                return False
-            gname, _, pkg = group.partition("@")
-            gdir = directory / gname.lstrip("/")
-            if option is None or not (gdir / f"{option}.yaml").is_file():
-                diags.add("RFTC211", f"{path.name}: the defaults entry '{group}: {option}' names no file in "
-                          f"{display(directory)}", where)
-                return False
-            target_pkg = pkg or gname.lstrip("/").replace("/", ".")
-            full_pkg = f"{package}.{target_pkg}" if package else target_pkg
-            if not compose_file(gdir, str(option), full_pkg, primary, bundled, where, diags, False, any_group):
-                return False
-        else:
-            diags.add("RFTC211", f"{path.name}: unsupported defaults entry {entry!r}", where)
-            return False
-    return True
 
 
 def layered(applied, primary: Primary, base_tree: dict | None) -> None:

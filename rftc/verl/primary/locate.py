@@ -19,7 +19,8 @@ from rftc.shell.invocation import Arg, Invocation
 from rftc.verl.primary import hydra_main
 from rftc.verl.checkout.modules import is_project
 from rftc.verl.overrides.text import OVERRIDES_LAUNCHER
-from rftc.verl.primary.files import Primary, compose_file, display
+from rftc.verl.primary.defaults import compose_file
+from rftc.verl.primary.files import Primary, display
 from rftc.verl.trainers import RECIPE_CONFIG_PATH, RECIPES, entry_of
 
 BUNDLED_DIRS = {"verl/trainer/config", "verl/experimental/fully_async_policy/config",
@@ -138,7 +139,7 @@ def _locate(inv: Invocation, entry: tuple[str, str] | None, name: str | None, ow
     if name is None:
         return None  # the entry point's own config name is not known
     primary = Primary(None, [], name=name, directory=directory)
-    if not compose_file(directory, name, "", primary, bundled, inv.config_name or span, diags, True, any_group):
+    if not compose_file(directory, name, primary, bundled, inv.config_name or span, diags, any_group):
         return None
     return primary
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rftc.diagnostics.collector import Diagnostics
+from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Invocation
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.overrides.apply import Applied, apply, provenance_of
 from rftc.verl.overrides.parse import Override
-from rftc.verl.primary.files import Primary, layered
-from rftc.verl.releases import schema, selection
+from rftc.verl.primary.files import Primary, display, layered
+from rftc.verl.releases import pins, schema, selection
 
 # A key no bundled release has may be a fork's own (RFTC203's note on a bundled release).
 FORK_NOTE = ("a fork or checkout of veRL with this key in its own config is composed when rftc runs from its "
@@ -20,11 +21,15 @@ FORK_NOTE = ("a fork or checkout of veRL with this key in its own config is comp
 
 
 def compose(inv: Invocation, primary: Primary, config_ovs: list[Override], group_ovs: list[Override],
-            verl_version: str | None, diags: Diagnostics) -> tuple[Applied, EffectiveConfig] | None:
-    """Compose under ``verl_version``, else under the release the launch fits (RFTC219 says which and why when it
-    is not the newest). Returns the composed tree and the EffectiveConfig its values go to (not yet resolved)."""
+            verl_version: str | None, diags: Diagnostics, refusal=None) -> tuple[Applied, EffectiveConfig] | None:
+    """Compose under ``verl_version``, else under the release the repository pins (RFTC224) and, among those or
+    all bundled ones, the release the launch fits (RFTC219 says which and why when it is not the newest).
+    ``refusal(attempt)``: veRL's startup refusal of a composed attempt (None: it starts). Returns the composed
+    tree and the EffectiveConfig its values go to (not yet resolved)."""
     bundled_versions = schema.versions()
-    candidates = [verl_version] if verl_version else list(bundled_versions)
+    found = pins.pinned(root) if not verl_version and (root := pins.repository(inv)) is not None else ()
+    pin = _pin(found, diags)
+    candidates = [verl_version] if verl_version else list(pin.versions) if pin else list(bundled_versions)
 
     def attempt(v):
         return _compose(v, primary, config_ovs, group_ovs, auto=verl_version is None) \
@@ -35,7 +40,7 @@ def compose(inv: Invocation, primary: Primary, config_ovs: list[Override], group
     absent = (lambda v: selection.absent_keys(v, primary.base, config_ovs)) if lookup else None
     best, tried = selection.choose(candidates, attempt, absent)
     if best is not None and lookup:
-        best, tried = selection.plausible(best, tried, candidates, attempt, primary.base, config_ovs)
+        best, tried = selection.plausible(best, tried, candidates, attempt, primary.base, config_ovs, refusal)
     if best is None:
         where = f"verl {verl_version}" if verl_version else "any bundled verl version"
         diags.add("RFTC209", f"{where} has no config named '{primary.base}'", inv.span)
@@ -45,11 +50,35 @@ def compose(inv: Invocation, primary: Primary, config_ovs: list[Override], group
     also = [u for u in selection.fits(candidates, primary.base, config_ovs) if u != v] \
         if lookup and v != bundled_versions[0] else []
     note = selection.note(best, tried, explicit=verl_version is not None, also=also)
-    if not verl_version and v != bundled_versions[0]:
+    if pin is not None:
+        if len(candidates) > 1:  # the launch's keys choose among the releases the pin allows
+            clean = not best.rejected and not best.retired_keys and best.refused_in is None
+            note = (f"the newest of {selection.spans(candidates)}, which it allows; every key the launch sets "
+                    "exists in it" if clean and v == candidates[0] else f"of {selection.spans(candidates)}, which "
+                    f"it allows, {note}")
+        differ = [p for p in found if p.versions and p is not pin and p.versions != pin.versions]
+        diags.add("RFTC224", f"the repository pins verl: {pin.text}; the launch is composed under verl {v}"
+                  + (f" ({note})" if len(candidates) > 1 else "")
+                  + "".join(f"; {p.where()} says '{p.text}', and {pin.file.name} decides over it" for p in differ),
+                  Span(display(pin.file), pin.line, 1))
+        note = f"verl {v}, pinned by {pin.where()} ({pin.text})" + (f"; {note}" if len(candidates) > 1 else "")
+    elif not verl_version and (v != bundled_versions[0] or best.refused_in is not None):
         diags.add("RFTC219", note, inv.span)
     config_name = primary.name + (f" (model_engine={choice})" if choice and choice != _default_choice(
         v, primary) else "")
     return applied, EffectiveConfig(v, config_name, {}, {}, inv, note)
+
+
+def _pin(found: tuple[pins.Pin, ...], diags: Diagnostics) -> pins.Pin | None:
+    """The pin that decides the release (the first with a bundled release); RFTC225 for those passed over."""
+    use = next((p for p in found if p.versions), None)
+    for p in found:
+        if p.passed:
+            diags.add("RFTC225", f"'{p.text}' pins no bundled verl release: {p.passed}; "
+                      + (f"{use.where()} decides instead" if use else "the release is chosen by the launch's keys"),
+                      Span(display(p.file), p.line, 1), hint="pass --verl-version X.Y.Z to name the release the job "
+                      "runs, or --verl-source DIR to compose its own config")
+    return use
 
 
 def _default_choice(version: str, primary: Primary) -> str | None:

@@ -22,6 +22,8 @@ class Attempt:
     retired_keys: list[str] = field(default_factory=list)  # overrides of removed keys that change nothing there
     composed: bool = True  # False: the keys were only looked up in the schema (absent_keys)
     inert_in: tuple[str, list] | None = None  # (newer version, [(key, why)]): chosen where these keys take effect
+    refused_in: tuple[str, list, str] | None = None  # (older version, [(key, why)], veRL's startup refusal there):
+    #   these keys take effect only there, but veRL refuses the launch there
 
     @property
     def rejected(self) -> int:
@@ -60,11 +62,13 @@ def choose(candidates: list[str], attempt: Callable[[str], Attempt | None],
 
 
 def plausible(best: Attempt, tried: list[Attempt], candidates: list[str], attempt: Callable[[str], Attempt | None],
-              config_name: str, overrides: list) -> tuple[Attempt, list[Attempt]]:
+              config_name: str, overrides: list,
+              refusal: Callable[[Attempt], str | None] | None = None) -> tuple[Attempt, list[Attempt]]:
     """The release a launch that is clean under ``best`` was most plausibly written for: an older release where
     every key exists is preferred when keys the launch sets take effect there but not in ``best``
     (semantics.inert: e.g. algorithm.kl_ctrl.kl_coef without use_kl_in_reward has no effect from 0.4.0 on, and
-    put the KL in the reward before). Otherwise ``best``, the newest."""
+    put the KL in the reward before), and the launch is valid there (``refusal``: veRL's startup refusal of an
+    attempt, None when it starts). Otherwise ``best``, the newest."""
 
     if best.rejected or best.retired_keys or best.result is None:
         return best, tried
@@ -77,8 +81,11 @@ def plausible(best: Attempt, tried: list[Attempt], candidates: list[str], attemp
         if len(semantics.inert(semantics.resolve(v, snapshot=False), lambda k: get(tree, k), keys)) < len(dead):
             a = attempt(v)
             if a is not None and a.rejected == 0 and not a.retired_keys:
-                a.inert_in = (best.version, dead)
-                return a, [*tried, a]
+                refused = refusal(a) if refusal is not None else None
+                if refused is None:
+                    a.inert_in = (best.version, dead)
+                    return a, [*tried, a]
+                best.refused_in = (v, dead, refused)
             break
     return best, tried
 
@@ -154,6 +161,11 @@ def note(best: Attempt, tried: list[Attempt], explicit: bool, also: list[str] = 
     v = best.version
     if explicit:
         return f"verl {v} (chosen with --verl-version)"
+    if best.refused_in is not None:
+        older, dead, refused = best.refused_in
+        shown = "; ".join(f"{k} has no effect ({why})" for k, why in dead[:2])
+        return (f"checked against verl {v}, the newest bundled version where every key the launch sets exists: "
+                f"{shown}; in verl {older}, where it takes effect, veRL refuses the launch at startup ({refused})")
     if best.rejected == 0 and not best.retired_keys and v == schema.versions()[0]:
         return f"verl {v}: the newest bundled version; every key the launch sets exists in it"
     others = _others(best, tried)

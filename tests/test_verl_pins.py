@@ -1,0 +1,136 @@
+"""The verl release a repository pins (rftc.verl.releases.pins): every packaging format, which file decides, what is
+passed over; the launches of golden/launch-resolution/pinned/ composed under the pinned release; and key matching
+that prefers a release where veRL starts (the launch of C7: 0.9.1 with a note, not 0.3.0.post1 and a refusal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rftc import api
+from rftc.verl.releases import pins
+from support.paths import GOLDEN
+
+PINNED = GOLDEN / "launch-resolution" / "pinned"
+
+
+def _pins(tmp_path: Path, files: dict[str, str]):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    pins.pinned.cache_clear()
+    return [(p.file.name, p.line, p.versions, bool(p.passed)) for p in pins.pinned(tmp_path)]
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"uv.lock": '[[package]]\nname = "torch"\nversion = "2.4.0"\n\n[[package]]\nname = "verl"\nversion = "0.4.1"\n'},
+     [("uv.lock", 6, ("0.4.1",), False)]),
+    ({"poetry.lock": '[[package]]\nname = "verl"\nversion = "0.5.0"\ndescription = ""\n'},
+     [("poetry.lock", 2, ("0.5.0",), False)]),
+    ({"requirements.txt": "# env\ntorch\nverl==0.3.0.post1\n"}, [("requirements.txt", 3, ("0.3.0.post1",), False)]),
+    ({"requirements-train.txt": "-e git+https://github.com/volcengine/verl.git@v0.4.1#egg=verl\n"},
+     [("requirements-train.txt", 1, ("0.4.1",), False)]),
+    ({"pyproject.toml": '[project]\nname = "x"\ndependencies = [\n  "verl~=0.4.0",\n]\n'
+                        '[project.optional-dependencies]\nnew = ["verl==0.9.1"]\n'},
+     [("pyproject.toml", 4, ("0.4.1", "0.4.0"), False)]),
+    ({"setup.py": 'from setuptools import setup\nsetup(name="x", install_requires=["numpy", "verl==0.2"],\n'
+                  '      extras_require={"a": ["verl==0.9.1"]})\n'}, [("setup.py", 2, ("0.2",), False)]),
+    ({"setup.cfg": "[metadata]\nname = x\n[options]\ninstall_requires =\n    numpy\n    verl==0.5.0\n"},
+     [("setup.cfg", 6, ("0.5.0",), False)]),
+    ({"scripts/setup_env.sh": "set -e\ngit clone --branch v0.4.0 https://github.com/volcengine/verl\n"},
+     [("setup_env.sh", 2, ("0.4.0",), False)]),
+    # passed over: a branch, a commit, a release with no bundled schema, a submodule
+    ({"requirements.txt": "verl @ git+https://github.com/volcengine/verl@main\n"}, [("requirements.txt", 1, (), True)]),
+    ({"install.sh": "git clone -b 1a2b3c4d https://github.com/me/verl.git\n"}, [("install.sh", 1, (), True)]),
+    ({"requirements.txt": "verl==0.12.0\n"}, [("requirements.txt", 1, (), True)]),
+    ({".gitmodules": '[submodule "verl"]\n  path = verl\n  url = https://github.com/volcengine/verl.git\n'},
+     [(".gitmodules", 3, (), True)]),
+    # not a pin: an unversioned requirement, an extra, veRL's own project (a fork), a local path
+    ({"requirements.txt": "verl\nfoo[verl]==1\n"}, []),
+    ({"requirements.txt": 'verl==0.4.1; extra == "rl"\n'}, []),
+    ({"pyproject.toml": '[project]\nname = "verl"\ndependencies = ["verl==0.4.1"]\n'}, []),
+    ({"setup.py": 'from setuptools import setup\nsetup(name="verl", install_requires=["verl==0.4.1"])\n'}, []),
+    ({"uv.lock": '[[package]]\nname = "verl"\nversion = "0.4.1"\nsource = { editable = "verl" }\n'}, []),
+])
+def test_each_format(tmp_path, files, expected):
+    assert _pins(tmp_path, files) == expected
+
+
+def test_a_lock_decides_before_requirements_before_packaging_before_scripts(tmp_path):
+    found = _pins(tmp_path, {"install.sh": "git clone -b v0.2 https://github.com/volcengine/verl.git\n",
+                             "setup.py": 'setup(install_requires=["verl==0.3.0.post1"])\n',
+                             "requirements.txt": "verl==0.4.0\n",
+                             "uv.lock": '[[package]]\nname = "verl"\nversion = "0.4.1"\n'})
+    assert [f for f, *_ in found] == ["uv.lock", "requirements.txt", "setup.py", "install.sh"]
+
+
+def _release(folder: Path, *overrides: str):
+    pins.pinned.cache_clear()
+    found = api.read([str(folder / "run.sh")], api.Options(cwd=str(folder)))
+    (inv,) = found.launches
+    inv.overrides.extend(type(inv.overrides[0])(o, inv.overrides[0].span) for o in overrides)
+    result = api.verl_config(inv)
+    return result.verl.verl_version, {d.code: d for d in result.diagnostics}
+
+
+@pytest.mark.parametrize("case, release, code, line", [
+    ("requirements", "0.4.1", "RFTC224", 2), ("uv-lock", "0.5.0", "RFTC224", 10),
+    ("clone-tag", "0.3.0.post1", "RFTC224", 3), ("range", "0.5.0", "RFTC224", 5),
+    ("branch", "0.9.1", "RFTC225", 1), ("newer", "0.9.1", "RFTC225", 4), ("submodule", "0.9.1", "RFTC225", 3),
+])
+def test_the_pinned_release_is_composed(case, release, code, line):
+    got, diags = _release(PINNED / case)
+    assert got == release and diags[code].span.line == line and "RFTC221" not in diags
+
+
+def test_a_pin_is_stronger_than_key_matching():
+    """kl_coef takes effect only before 0.4.0 (key matching alone picks an older release); the pin decides."""
+    got, diags = _release(PINNED / "requirements", "algorithm.kl_ctrl.kl_coef=0.001")
+    assert got == "0.4.1" and "RFTC219" not in diags
+
+
+C7 = ("data.train_files=x algorithm.kl_ctrl.kl_coef=0.001 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
+      "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 actor_rollout_ref.rollout.name=vllm "
+      "critic.ppo_micro_batch_size_per_gpu=2")
+
+
+def test_key_matching_prefers_a_release_where_verl_starts(tmp_path, monkeypatch):
+    """C7: the kl_ctrl key takes effect only in 0.3.0.post1 and older, whose startup check refuses the launch (no
+    reference micro batch size); veRL 0.9.1 starts it, so 0.9.1 is chosen and the note says why."""
+    monkeypatch.chdir(tmp_path)
+    result = api.compile(overrides=C7)
+    codes = {d.code: d for d in result.diagnostics}
+    assert result.verl.verl_version == "0.9.1" and "RFTC221" not in codes
+    assert "in verl 0.3.0.post1, where it takes effect, veRL refuses the launch at startup" in codes["RFTC219"].message
+    older = api.compile(overrides=C7, options=api.Options(verl_version="0.3.0.post1"))
+    assert any(d.code == "RFTC221" for d in older.diagnostics)  # what veRL 0.3.0.post1 says at startup
+    valid = api.compile(overrides=C7 + " actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2")
+    assert valid.verl.verl_version == "0.3.0.post1"  # valid there: the release where every key takes effect
+
+
+def test_a_checkout_composed_from_its_own_verl_keeps_the_release_it_declares(tmp_path):
+    """A pin says which bundled release to compose; a repository that vendors veRL composes that copy's config,
+    under the release its verl/version/version declares, whatever its requirements say."""
+    from verl_checkout import launch, write_checkout
+
+    write_checkout(tmp_path, version="0.5.0", release="0.5.0")
+    (tmp_path / "requirements.txt").write_text("verl==0.3.0.post1\n")
+    (tmp_path / "setup.cfg").write_text("[metadata]\nname = myproject\n")
+    script = launch(tmp_path, "data.train_files=x actor_rollout_ref.rollout.name=vllm")
+    pins.pinned.cache_clear()
+    found = api.read([str(script)], api.Options(cwd=str(tmp_path)))
+    result = api.verl_config(found.launches[0], startup=False)
+    codes = {d.code for d in result.diagnostics}
+    assert result.verl.release == "0.5.0" and result.verl.source and "RFTC230" in codes
+    assert not codes & {"RFTC224", "RFTC225"}
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in PINNED.iterdir()))
+@pytest.mark.usefixtures("plain_terminal")
+def test_golden_lint_output(case):
+    """What `rftc lint run.sh` says in each repository of golden/launch-resolution/pinned (expected.txt)."""
+    from support.cli import rftc
+
+    done = rftc("lint", "run.sh", "--format", "concise", cwd=PINNED / case)
+    assert done.stderr == (PINNED / case / "expected.txt").read_text() and done.returncode == 0
