@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rftc.shell.invocation import Invocation
-from rftc.verl.checkout.find import PROJECT_MARKERS, launch_dir
+from rftc.verl.checkout.modules import is_project, launch_dir
 from rftc.verl.releases import order, schema
 
 _GIT_URL = re.compile(r"(?:git\+)?(?:https?://|git@|ssh://)\S*?/verl(?:\.git)?@([\w.\-/]+)")
@@ -48,7 +48,7 @@ def repository(inv: Invocation) -> Path | None:
     starts.append(launch_dir(inv).resolve())
     for start in starts:
         for d in (start, *start.parents):
-            if any((d / m).exists() for m in PROJECT_MARKERS):
+            if is_project(d):
                 return d
     return None
 
