@@ -100,3 +100,24 @@ def test_no_async_key_is_an_info_where_it_changes_training(tmp_path):
         entry = r.ledger[key]
         assert mine or entry.status == MAPPED or key in THROUGHPUT or "not read" in entry.note \
             or "never reached" in entry.note or "sync_interval" in entry.note, (key, entry)
+
+
+def test_one_step_off_and_fully_async_launches(tmp_path):
+    """one_step_off_policy: one batch ahead (2 explorer steps of 32) on the rollout's GPUs; fully_async_policy: a
+    step of ppo_mini_batch_size x require_batches prompts, weights every trigger_parameter_sync_step steps, and
+    int(32 x 0.5 x 2) = 32 prompts ahead."""
+    from rftc.verl.releases.modes import FULLY_ASYNC, ONE_STEP_OFF
+
+    gpus = ("rollout.nnodes=1", "rollout.n_gpus_per_node=4")
+    (tmp_path / "a").mkdir()
+    script = launch(tmp_path / "a", *BASE, *gpus, module=ONE_STEP_OFF)
+    r = api.compile(str(script), api.Options(verl_version="0.9.1"))
+    assert _sync(r)["sync_offset"] == 2 and r.document["cluster"]["node_num"] == 2
+    (tmp_path / "b").mkdir()
+    script = launch(tmp_path / "b", *BASE, *gpus, "async_training.staleness_threshold=0.5",
+                    "async_training.trigger_parameter_sync_step=2", "async_training.partial_rollout=False",
+                    module=FULLY_ASYNC)
+    r = api.compile(str(script), api.Options(verl_version="0.9.1"))
+    assert (_sync(r)["sync_offset"], _sync(r)["sync_interval"]) == (1, 2)
+    assert r.document["buffer"]["batch_size"] == 32
+    assert "RFTC341" not in {d.code for d in r.diagnostics}

@@ -220,9 +220,14 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     total = nodes * gpn
     if rollout:
         gpus, section = rollout
+        keys = ("trainer.nnodes", "trainer.n_gpus_per_node", f"{section}.nnodes", f"{section}.n_gpus_per_node")
+        if gpus % gpn:  # nodes of a size both the trainer's and the rollout's GPUs fill (Trinity's are uniform)
+            gpn = gcd(total, gpus)
+            nodes = total // gpn
+            d.set("cluster.gpu_per_node", gpn, *keys, note=f"gcd({total}, {gpus}): the trainer's and the "
+                  "rollout's GPUs on whole nodes (RFTC340)")
         total += gpus
-        d.set("cluster.node_num", nodes + -(-gpus // gpn), "trainer.nnodes", f"{section}.nnodes",
-              f"{section}.n_gpus_per_node", note=f"{nodes} for the trainer + the rollout's {gpus} GPUs")
+        d.set("cluster.node_num", total // gpn, *keys, note=f"{nodes} for the trainer + the rollout's {gpus} GPUs")
     sizes = [(total, f"trainer.nnodes x trainer.n_gpus_per_node = {nodes} x {gpn}",
               "trainer.nnodes" if nodes > gpn else "trainer.n_gpus_per_node"),
              (tp * dp * pp, f"one rollout engine (tensor x data x pipeline parallel {tp} x {dp} x {pp})", tp_key)]

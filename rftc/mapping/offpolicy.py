@@ -96,8 +96,8 @@ def rollout_gpus(d: Draft, s: Schedule) -> tuple[int, str] | None:
     if gpn != d.val("trainer.n_gpus_per_node"):
         g = f"{s.loop.own_gpus}.n_gpus_per_node"
         d.report("RFTC340", f"{g}={gpn} differs from trainer.n_gpus_per_node="
-                 f"{d.fmt_value('trainer.n_gpus_per_node')}; Trinity's cluster has one gpu_per_node, so the "
-                 f"explorer's {nodes * gpn} GPUs are placed on nodes of the trainer's size", g if d.user(g) else None,
+                 f"{d.fmt_value('trainer.n_gpus_per_node')}; Trinity's cluster has one gpu_per_node, so both are "
+                 f"placed on nodes of a size that divides both ({nodes * gpn} rollout GPUs)", g if d.user(g) else None,
                  settles=False)
     return nodes * gpn, s.loop.own_gpus
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rftc.diagnostics.collector import Diagnostics
 from rftc.verl.releases import semantics
 from rftc.verl.effective import EffectiveConfig
-from rftc.verl.trainers import CONVERTED
+from rftc.verl.trainers import CONVERTED, OFF_POLICY
 
 ACTOR, REF, ROLLOUT = "actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout"
 FSDP = {"fsdp", "fsdp2"}
@@ -123,7 +123,7 @@ def _micro(eff: EffectiveConfig, pair: MicroPair, say: _Report) -> None:
 
 def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     """Report what veRL's startup validation of ``eff`` refuses (RFTC221), notices (RFTC222) and warns (RFTC223)."""
-    if eff.invocation is not None and eff.invocation.module not in CONVERTED:
+    if eff.invocation is not None and (eff.invocation.module not in CONVERTED or eff.invocation.module in OFF_POLICY):
         return  # other entry points (asynchronous trainers, other recipes) validate in their own way
     sem = semantics.of(eff)
     if sem.value("startup_checks") is None or sem.doubt("startup_checks") is not None:
