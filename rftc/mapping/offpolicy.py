@@ -71,13 +71,26 @@ def map_schedule(d: Draft, s: Schedule, tasks: int | None, si: int | None) -> No
               note=f"{si}*{s.sync_every}: the weights move every trigger_parameter_sync_step veRL steps")
     for key, why in s.differences:
         d.report("RFTC340", f"{key}={d.fmt_value(key)}: {why}", key if d.user(key) else None)
+    key = loop.partial if loop.partial != "never" and loop.partial != "always" else None
     if s.partial:
-        key = loop.partial if loop.partial != "always" else None
         d.report("RFTC341", f"veRL's {loop.name} trainer aborts unfinished responses at each weight update and "
                  "resumes them with the new weights, so a response can span two weight versions; Trinity "
                  "generates each response with one version (the lag is the same, the mixture within a response "
-                 "is not)", key if key and d.user(key) else None, settles=False,
+                 "is not)", key if key and d.user(key) else None,
                  hint=f"set {key}=False in the veRL launch to compare like with like" if key else None)
+    elif key and d.user(key):
+        d.implied(key, "off: each response is generated with one weight version, as in Trinity")
+    if s.total_prompts is not None and tasks:
+        k = "rollout.total_rollout_steps"
+        d.set("buffer.total_steps", s.total_prompts // tasks, k, note=f"{s.total_prompts}//{tasks}: veRL's rollout "
+              "stops after this many prompts (or rows x total_epochs, which Trinity's total_epochs bounds)"
+              + ("" if d.user(k) else "; veRL's default"))
+    for k in s.per_version:  # counted in weight versions: sync_every veRL steps each
+        target = {"trainer.test_freq": "explorer.eval_interval", "trainer.save_freq": "trainer.save_interval"}[k]
+        v = d.get(target)
+        if d.user(k) and isinstance(v, int) and v > 0:
+            d.set(target, v * s.sync_every, k, note=f"{v}*{s.sync_every}: veRL's {loop.name} trainer counts "
+                  f"{k.split('.')[1]} in weight versions of trigger_parameter_sync_step steps")
     _account(d, s)
 
 
@@ -111,7 +124,7 @@ def _account(d: Draft, s: Schedule) -> None:
     only, or a warning (never an info where the value changes what is trained)."""
     inert = dict(s.inert)
     mode = s.loop.name
-    for key in [k for k in d.cfg.user_keys() if k.startswith(SECTIONS)]:
+    for key in [k for k in d.cfg.user_keys() if k.startswith(SECTIONS) or k in inert]:
         if d.done(key):
             continue
         if key.startswith("rollout.") and not s.loop.own_gpus:
@@ -137,6 +150,10 @@ def _account(d: Draft, s: Schedule) -> None:
             d.implied(key, f"read by veRL's {mode} loop: synchronizer.sync_offset and sync_interval follow it")
         elif key in (f"{s.loop.own_gpus}.nnodes", f"{s.loop.own_gpus}.n_gpus_per_node"):
             d.implied(key, "the explorer's GPUs (explorer.rollout_model.engine_num)")
+        elif key.startswith("rollout.") and key.split(".", 1)[1] not in (
+                modes.fact("fully_async_rollout_keys", d.cfg.release) or ()):
+            d.implied(key, f"not read: veRL's {mode} trainer reads rollout.nnodes, n_gpus_per_node and "
+                      "total_rollout_steps only")
         elif key.startswith(f"{ASYNC}.") and mode != "fully_async":
             d.implied(key, f"not read: the launch runs veRL's {mode} trainer loop")
         else:

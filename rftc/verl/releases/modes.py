@@ -87,6 +87,9 @@ FACTS: tuple[Fact, ...] = (
          "floor(num_warmup_batches x train_batch_size / gen_batch_size) chunks of gen_batch_size prompts"),
     Fact("threshold_may_be_null", "0.9.0", False, "replay_buffer.py ReplayBuffer.__init__: assert int > 0"),
     Fact("threshold_may_be_null", "0.9.1", True, "replay_buffer.py ReplayBuffer.__init__: None disables it"),
+    Fact("fully_async_rollout_keys", "0.8.0", ("nnodes", "n_gpus_per_node", "total_rollout_steps"),
+         "fully_async_main.py and fully_async_rollouter.py read config.rollout.nnodes, n_gpus_per_node and "
+         "total_rollout_steps only (one_step_off_policy/main_ppo.py the first two)"),
     Fact("hybrid_rollout", "0.9.0", False, "no trainer.v1.separate_async.hybrid_rollout"),
     Fact("hybrid_rollout", "0.9.1", True, "trainer_separate_async.py on_step_end: with hybrid_rollout.enable_switch "
          "the trainer's GPUs generate too between steps, with the weights of the last update"),
@@ -119,6 +122,8 @@ class Schedule:
     differences: list[tuple[str, str]] = field(default_factory=list)  # (key, what Trinity cannot reproduce)
     inert: list[tuple[str, str]] = field(default_factory=list)  # (key, why this loop never reads it)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (key, the assertion veRL fails at startup)
+    total_prompts: int | None = None  # prompts the rollout generates in all, where the loop bounds them
+    per_version: tuple[str, ...] = ()  # trainer keys counted in weight versions, not veRL steps
 
 
 def loop_of(module: str | None, release: str, get) -> Loop:
@@ -210,6 +215,17 @@ def _fully_async(s: Schedule, get) -> None:
     st = st if isinstance(st, (int, float)) and not isinstance(st, bool) and st >= 0 else 0
     s.keys = (f"{ASYNC}.require_batches", f"{ASYNC}.trigger_parameter_sync_step", f"{ASYNC}.staleness_threshold")
     s.sync_every = trigger
+    # FullyAsyncRollouter.__init__ asserts both; its loader takes one prompt at a time
+    for key, want in (("data.train_batch_size", 0), ("data.gen_batch_size", 1)):
+        if get(key) != want:
+            s.refused.append((key, f"{key} must be {want} (fully_async_rollouter.py FullyAsyncRollouter.__init__)"))
+        else:
+            s.inert.append((key, f"{want} as veRL's fully_async trainer requires: a step takes ppo_mini_batch_size x "
+                                 "async_training.require_batches prompts"))
+    # the rollouter stops at min(total_rollout_steps, rows x total_epochs) prompts (FullyAsyncRollouter.__init__)
+    s.total_prompts = _int(get("rollout.total_rollout_steps"))
+    # FullyAsyncTrainer: validates and saves when current_param_version % test_freq (save_freq) == 0
+    s.per_version = ("trainer.test_freq", "trainer.save_freq")
     if not mini:
         return
     required = mini * req
