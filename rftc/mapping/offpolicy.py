@@ -57,9 +57,11 @@ def map_schedule(d: Draft, s: Schedule, tasks: int | None, si: int | None) -> No
                  else None, settles=False)
     if loop.name != "sync" and tasks and not d.opt.sync_offset:  # --sync-offset N is the user's lag
         offset = math.ceil(s.ahead / tasks)
-        d.set("synchronizer.sync_offset", offset, *_user(d, s.keys),
+        keys = _user(d, s.keys)
+        d.set("synchronizer.sync_offset", offset, *keys,
               note=f"veRL {loop.name}: {s.ahead} prompts ahead = {offset} explorer steps of {tasks} "
-                   f"(rollouts up to {s.staleness} update{'s' if s.staleness != 1 else ''} old)")
+                   f"(rollouts up to {s.staleness} update{'s' if s.staleness != 1 else ''} old)"
+                   + ("" if keys or not s.keys else f"; {', '.join(s.keys)}: veRL's default"))
         if s.ahead % tasks:
             key = s.keys[-1] if s.keys else None
             d.report("RFTC340", f"veRL's {loop.name} trainer generates {s.ahead} prompts ahead of the trainer; "
@@ -73,10 +75,11 @@ def map_schedule(d: Draft, s: Schedule, tasks: int | None, si: int | None) -> No
         d.report("RFTC340", f"{key}={d.fmt_value(key)}: {why}", key if d.user(key) else None)
     key = loop.partial if loop.partial != "never" and loop.partial != "always" else None
     if s.partial:
+        at = next((k for k in (key, f"{V1}.trainer_mode") if k and d.user(k)), None)
         d.report("RFTC341", f"veRL's {loop.name} trainer aborts unfinished responses at each weight update and "
                  "resumes them with the new weights, so a response can span two weight versions; Trinity "
                  "generates each response with one version (the lag is the same, the mixture within a response "
-                 "is not)", key if key and d.user(key) else None,
+                 "is not)", at,
                  hint=f"set {key}=False in the veRL launch to compare like with like" if key else None)
     elif key and d.user(key):
         d.implied(key, "off: each response is generated with one weight version, as in Trinity")
