@@ -74,6 +74,9 @@ HORIZON_UNKNOWN = ("the LR horizon needs the number of training rows, and the da
                    "rftc converts: RFTC303 warns, and --dataset-size or --total-steps give it")
 GEO_MEAN = ("veRL's geo_mean (GMPO) loss has no Trinity-RFT 0.6 equivalent: RFTC305 warns and the config uses "
             "Trinity's ppo loss, whose dual clip (clip_ratio_c 3.0) the geometric-mean loss does not have")
+LAG_ROUNDED = ("veRL's fully-async rollout runs int(prompts a step x staleness_threshold x trigger_parameter_sync_step) "
+               "prompts ahead, not whole explorer steps: RFTC340 warns and Trinity's sync_offset rounds it up to whole "
+               "steps")
 # (corpus script relative to the corpus, key) -> why the difference is intended, as EXPLAINED.
 CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (
@@ -84,6 +87,11 @@ CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     **{(f"examples/gmpo_trainer/{script}.sh", key): GEO_MEAN
        for script in ("run_qwen2_5-7b_math", "test_dapo_7b_math", "test_dapo_qwen3_30b_math")
        for key in ("policy loss", "clip ratio c")},
+    **{(script, "prompts ahead of the trainer"): LAG_ROUNDED for script in (
+        "tests/special_e2e/run_fully_async_policy.sh",
+        *(f"verl/experimental/fully_async_policy/shell/{name}.sh" for name in (
+            "dapo_7b_math_fsdp2_16_16", "dapo_7b_math_fsdp2_32_32", "dapo_7b_math_fsdp2_4_12",
+            "dapo_7b_math_fsdp2_4_4", "dapo_7b_math_fsdp2_8_8", "geo3k_qwen25vl_7b_megatron_4_4")))},
 }
 
 pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)

@@ -121,3 +121,29 @@ def test_one_step_off_and_fully_async_launches(tmp_path):
     assert (_sync(r)["sync_offset"], _sync(r)["sync_interval"]) == (1, 2)
     assert r.document["buffer"]["batch_size"] == 32
     assert "RFTC341" not in {d.code for d in r.diagnostics}
+
+
+ASYNC_TREE = schema.load("0.9.1").tree("fully_async_ppo_trainer")
+ASYNC_KEYS = sorted(k for k in schema.leaf_paths("0.9.1", "fully_async_ppo_trainer")
+                    if k.startswith(("async_training.", "rollout.")) and not isinstance(dotted.get(ASYNC_TREE, k), dict))
+
+
+def test_no_fully_async_key_is_an_info_where_it_changes_training(tmp_path):
+    """The same for every key of the fully async trainer's async_training and rollout sections."""
+    from rftc.verl.releases.modes import FULLY_ASYNC
+
+    assert len(ASYNC_KEYS) >= 12, ASYNC_KEYS
+    base = [o for o in BASE if not o.startswith("data.train_batch_size")] + [
+        "data.train_batch_size=0", "data.gen_batch_size=1", "rollout.nnodes=1", "rollout.n_gpus_per_node=4"]
+    for i, key in enumerate(ASYNC_KEYS):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        value = _other(dotted.get(ASYNC_TREE, key))
+        script = launch(folder, *[o for o in base if not o.startswith(key + "=")], f"{key}={value}",
+                        module=FULLY_ASYNC)
+        r = api.compile(str(script), api.Options(verl_version="0.9.1"))
+        mine = [d for d in r.diagnostics if d.key == key]
+        assert not [d for d in mine if d.severity.name == "INFO"], (key, mine)
+        entry = r.ledger[key]
+        assert mine or entry.status == MAPPED or key in THROUGHPUT or "not read" in entry.note \
+            or "sync_interval" in entry.note or "explorer" in entry.note or "as in Trinity" in entry.note, (key, entry)
