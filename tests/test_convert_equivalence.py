@@ -45,7 +45,7 @@ from trinity_ref import reference
 
 REPO = paths.ROOT
 GOLDEN = paths.GOLDEN / "convert"
-SCRIPTS = sorted(GOLDEN.glob("*.sh")) + sorted((GOLDEN / "cases").glob("*.sh")) + sorted((GOLDEN / "async").glob("*.sh"))
+SCRIPTS = sorted(GOLDEN.glob("*.sh")) + [s for sub in ("cases", "async") for s in sorted((GOLDEN / sub).glob("*.sh"))]
 CASES = [s for s in SCRIPTS if s.with_suffix(".yaml").is_file() and s.with_suffix(".yaml").read_text().strip()]
 A = "actor_rollout_ref.actor."
 MAXSIZE = 2**63 - 1
@@ -74,9 +74,9 @@ HORIZON_UNKNOWN = ("the LR horizon needs the number of training rows, and the da
                    "rftc converts: RFTC303 warns, and --dataset-size or --total-steps give it")
 GEO_MEAN = ("veRL's geo_mean (GMPO) loss has no Trinity-RFT 0.6 equivalent: RFTC305 warns and the config uses "
             "Trinity's ppo loss, whose dual clip (clip_ratio_c 3.0) the geometric-mean loss does not have")
-LAG_ROUNDED = ("veRL's fully-async rollout runs int(prompts a step x staleness_threshold x trigger_parameter_sync_step) "
-               "prompts ahead, not whole explorer steps: RFTC340 warns and Trinity's sync_offset rounds it up to whole "
-               "steps")
+LAG_ROUNDED = ("veRL's fully-async rollout runs int(prompts a step x staleness_threshold x "
+               "trigger_parameter_sync_step) prompts ahead, not whole explorer steps: RFTC340 warns and Trinity's "
+               "sync_offset rounds it up to whole steps")
 # (corpus script relative to the corpus, key) -> why the difference is intended, as EXPLAINED.
 CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (

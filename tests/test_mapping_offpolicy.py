@@ -125,7 +125,8 @@ def test_one_step_off_and_fully_async_launches(tmp_path):
 
 ASYNC_TREE = schema.load("0.9.1").tree("fully_async_ppo_trainer")
 ASYNC_KEYS = sorted(k for k in schema.leaf_paths("0.9.1", "fully_async_ppo_trainer")
-                    if k.startswith(("async_training.", "rollout.")) and not isinstance(dotted.get(ASYNC_TREE, k), dict))
+                    if k.startswith(("async_training.", "rollout."))
+                    and not isinstance(dotted.get(ASYNC_TREE, k), dict))
 
 
 def test_no_fully_async_key_is_an_info_where_it_changes_training(tmp_path):
@@ -147,3 +148,24 @@ def test_no_fully_async_key_is_an_info_where_it_changes_training(tmp_path):
         entry = r.ledger[key]
         assert mine or entry.status == MAPPED or key in THROUGHPUT or "not read" in entry.note \
             or "sync_interval" in entry.note or "explorer" in entry.note or "as in Trinity" in entry.note, (key, entry)
+
+
+def test_sync_offset_option_replacing_the_loops_lag_is_a_warning(tmp_path):
+    script = launch(tmp_path, *BASE, "trainer.v1.trainer_mode=colocate_async")
+    r = api.compile(str(script), api.Options(verl_version="0.9.1", sync_offset=5))
+    assert _sync(r)["sync_offset"] == 5
+    assert any(d.code == "RFTC340" and "--sync-offset 5" in d.message for d in r.diagnostics)
+
+
+@pytest.mark.parametrize("extra, key, code", [
+    # main_ppo_v0 and the off-policy trainers read no trainer.v1 key
+    (("trainer.use_v1=false",), "trainer.v1.sampler.sync_refill_failed_groups=true", None),
+    # the v1 sync trainer samples from the replay buffer too: refilling failed groups acts there
+    (("trainer.v1.trainer_mode=sync",), "trainer.v1.sampler.sync_refill_failed_groups=true", "RFTC342"),
+    (("trainer.v1.trainer_mode=sync",), "trainer.v1.sampler.max_off_policy_threshold=1", None),
+])
+def test_v1_keys_follow_the_trainer_that_reads_them(tmp_path, extra, key, code):
+    r = _compile(tmp_path, *extra, key)
+    name = key.split("=")[0]
+    assert [d.code for d in r.diagnostics if d.key == name] == ([code] if code else [])
+    assert code or r.ledger[name].status == "implied"

@@ -55,7 +55,12 @@ def map_schedule(d: Draft, s: Schedule, tasks: int | None, si: int | None) -> No
     for key, why in s.refused:
         d.report("RFTC313", f"veRL's {loop.name} trainer refuses this launch at startup: {why}", key if d.user(key)
                  else None, settles=False)
-    if loop.name != "sync" and tasks and not d.opt.sync_offset:  # --sync-offset N is the user's lag
+    if loop.name != "sync" and tasks and d.opt.sync_offset:  # --sync-offset N is the user's lag
+        offset = math.ceil(s.ahead / tasks)
+        if d.opt.sync_offset != offset:
+            d.report("RFTC340", f"--sync-offset {d.opt.sync_offset} replaces the lag of veRL's {loop.name} trainer: "
+                     f"{s.ahead} prompts ahead, sync_offset {offset} in explorer steps of {tasks}", None)
+    elif loop.name != "sync" and tasks:
         offset = math.ceil(s.ahead / tasks)
         keys = _user(d, s.keys)
         d.set("synchronizer.sync_offset", offset, *keys,
@@ -69,6 +74,7 @@ def map_schedule(d: Draft, s: Schedule, tasks: int | None, si: int | None) -> No
                      f"ahead: {offset * tasks - s.ahead} prompts a weight version are generated one update earlier "
                      "than in veRL", key if key and d.user(key) else None, settles=False)
     if s.sync_every > 1 and si:
+        # (the fully async trainer, from verl 0.8.0, counts mini-batches in prompts: no explorer_sync_interval)
         d.set("synchronizer.sync_interval", si * s.sync_every, *_user(d, (f"{ASYNC}.trigger_parameter_sync_step",)),
               note=f"{si}*{s.sync_every}: the weights move every trigger_parameter_sync_step veRL steps")
     for key, why in s.differences:
@@ -127,6 +133,7 @@ def _account(d: Draft, s: Schedule) -> None:
     only, or a warning (never an info where the value changes what is trained)."""
     inert = dict(s.inert)
     mode = s.loop.name
+    v1 = s.loop.module == modes.MAIN_PPO and modes.fact("v1_routing", d.cfg.release) and d.val("trainer.use_v1") is True
     for key in [k for k in d.cfg.user_keys() if k.startswith(SECTIONS) or k in inert]:
         if d.done(key):
             continue
@@ -134,13 +141,16 @@ def _account(d: Draft, s: Schedule) -> None:
             continue  # not a section of this trainer's config: the rules' RFTC300
         if key in inert:
             d.implied(key, inert[key])
-        elif key == "trainer.use_v1" or key == f"{V1}.trainer_mode":
+        elif key == "trainer.use_v1" or key == f"{V1}.trainer_mode" and v1:
             d.implied(key, f"selects veRL's {mode} trainer loop, which the synchronizer reproduces")
+        elif key.startswith(f"{V1}.") and not v1:
+            d.implied(key, "not read: " + ("trainer.use_v1 is false (main_ppo_v0's RayPPOTrainer)"
+                                           if s.loop.module == modes.MAIN_PPO else f"veRL's {mode} trainer has a loop "
+                                           "of its own"))
         elif key.startswith(f"{V1}.") and not key.startswith((f"{V1}.{mode}.", f"{V1}.sampler.")):
             d.implied(key, f"not read: the launch runs veRL's {mode} trainer loop")
-        elif key.startswith(f"{V1}.sampler.") and mode not in ("colocate_async", "separate_async") \
-                and key not in UNCARRIED:
-            d.implied(key, f"not read: veRL's {mode} trainer loop trains every rollout of its batch")
+        elif key.startswith(f"{V1}.sampler.max_off_policy_") and mode == "sync":
+            d.implied(key, "never reached: veRL's v1 sync trainer trains rollouts of the last update only")
         elif key in THROUGHPUT:
             d.implied(key, THROUGHPUT[key])
         elif key in UNCARRIED:

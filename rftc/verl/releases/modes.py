@@ -58,12 +58,14 @@ LOOPS: tuple[Loop, ...] = (
          own_gpus="actor_rollout_ref.rollout", partial="always"),
     Loop("one_step_off", ONE_STEP_OFF, "0.8.0", "verl/experimental/one_step_off_policy/ray_trainer.py "
          "OneStepOffRayTrainer._fit_generate: takes the batch generated during the last step, syncs the weights, "
-         "starts the next batch, then trains: every batch is one update old (main_ppo.py copies rollout.nnodes and n_gpus_per_node into actor_rollout_ref)",
+         "starts the next batch, then trains: every batch is one update old (main_ppo.py copies rollout.nnodes and "
+         "n_gpus_per_node into actor_rollout_ref)",
          own_gpus="rollout"),
     Loop("fully_async", FULLY_ASYNC, "0.8.0", "verl/experimental/fully_async_policy/fully_async_rollouter.py "
          "FullyAsyncRollouter: a trainer step takes ppo_mini_batch_size x require_batches prompts, the weights move "
          "every trigger_parameter_sync_step steps, and the rollouter may hold staleness_threshold x that many "
-         "prompts more (max_required_samples, reset_staleness)", own_gpus="rollout", partial=f"{ASYNC}.partial_rollout"),
+         "prompts more (max_required_samples, reset_staleness)", own_gpus="rollout",
+         partial=f"{ASYNC}.partial_rollout"),
 )
 
 
@@ -188,7 +190,8 @@ def _v1_async(s: Schedule, release: str, get) -> None:
     else:
         s.inert += [(tkey, f"never reached: rollouts are at most {s.staleness} updates old, the threshold acts on "
                            + (f"those {threshold} or more" if _int(threshold) else "none")),
-                    (f"{V1}.sampler.max_off_policy_strategy", "never reached: it acts only on rollouts past max_off_policy_threshold")]
+                    (f"{V1}.sampler.max_off_policy_strategy",
+                     "never reached: it acts only on rollouts past max_off_policy_threshold")]
     if mode == "separate_async":
         psync, mini = _int(get(f"{V1}.separate_async.parameter_sync_step")), _int(
             get("actor_rollout_ref.actor.ppo_mini_batch_size"))
