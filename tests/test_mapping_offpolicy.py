@@ -51,7 +51,7 @@ def test_sync_mode_and_releases_before_v1_stay_on_policy(tmp_path):
     (1.5, 64, "0.9.1", 2, False),  # whole chunks of gen_batch_size: 64 prompts
     (1.5, 32, "0.9.1", 3, False),  # 96 prompts = 3 explorer steps
     (1.25, 16, "0.9.1", 3, True),  # 80 prompts: Trinity runs 96 ahead (RFTC340)
-    (2.5, 32, "0.9.0", 4, False),  # 0.9.0 adds whole batches: range(num_warmup_batches)
+    (2, 32, "0.9.0", 4, False),  # 0.9.0 adds whole batches: range(num_warmup_batches)
 ])
 def test_colocate_async_window(tmp_path, warm, gen, release, offset, differs):
     r = _compile(tmp_path, "trainer.v1.trainer_mode=colocate_async", f"data.gen_batch_size={gen}",
@@ -60,9 +60,18 @@ def test_colocate_async_window(tmp_path, warm, gen, release, offset, differs):
     assert ("RFTC340" in {d.code for d in r.diagnostics}) == differs
 
 
-def test_separate_async_refuses_what_verl_asserts(tmp_path):
-    r = _compile(tmp_path, *SEPARATE[:1], "trainer.v1.separate_async.parameter_sync_step=4", *SEPARATE[2:])
-    assert any(d.code == "RFTC313" and "parameter_sync_step" in d.message for d in r.diagnostics)
+@pytest.mark.parametrize("overrides, release, what", [
+    ((*SEPARATE[:1], "trainer.v1.separate_async.parameter_sync_step=4", *SEPARATE[2:]), "0.9.1", "parameter_sync_step"),
+    (("trainer.v1.trainer_mode=colocate_async", "trainer.v1.colocate_async.num_warmup_batches=1.5"), "0.9.0",
+     "TypeError"),
+    (("trainer.v1.trainer_mode=colocate_async", "trainer.v1.sampler.max_off_policy_threshold=null"), "0.9.0",
+     "threshold: None"),
+    (("trainer.v1.trainer_mode=colocate_async", "trainer.v1.sampler.max_off_policy_strategy=keep"), "0.9.1",
+     "strategy: keep"),
+])
+def test_what_veRLs_async_trainers_assert_is_refused(tmp_path, overrides, release, what):
+    r = _compile(tmp_path, *overrides, release=release)
+    assert any(d.code == "RFTC313" and what in d.message for d in r.diagnostics), r.diagnostics
 
 
 def _mode_for(key: str) -> str:

@@ -71,7 +71,7 @@ LOOPS: tuple[Loop, ...] = (
 
 @dataclass(frozen=True)
 class Fact:
-    """A per-release detail of the v1 trainers."""
+    """A per-release detail of the asynchronous trainers."""
 
     fact: str
     since: str
@@ -175,11 +175,22 @@ def _v1_async(s: Schedule, release: str, get) -> None:
     if fact("fractional_warmup", release):  # whole gen_batch_size chunks of prompts
         s.ahead = math.floor(warm * batch / gen) * gen if gen else 0
     else:
+        if warm != int(warm):
+            s.refused.append((key, f"verl {release} adds range(num_warmup_batches) batches, and range() of "
+                              f"{warm:g} is a TypeError (fractional values from verl 0.9.1)"))
         s.ahead = int(warm) * batch
     s.staleness = math.ceil(s.ahead / batch) if batch else 0
     s.keys = (key,)
     threshold, strategy = get(f"{V1}.sampler.max_off_policy_threshold"), get(f"{V1}.sampler.max_off_policy_strategy")
     tkey = f"{V1}.sampler.max_off_policy_threshold"
+    # replay_buffer.py ReplayBuffer.__init__ asserts these
+    if threshold is None and not fact("threshold_may_be_null", release) or threshold is not None and not (
+            _int(threshold) is not None and threshold > 0):
+        s.refused.append((tkey, f"Invalid max off policy threshold: {threshold}, must be an integer greater than 0"
+                          + (", or null" if fact("threshold_may_be_null", release) else "")))
+    if strategy not in ("drop", "wait"):
+        s.refused.append((f"{V1}.sampler.max_off_policy_strategy", f"Invalid max off policy strategy: {strategy}, "
+                          "must be one of ['drop', 'wait']"))
     # replay_buffer.py _stale_terminal_keys: dropped when global_steps - prompt step + 1 > threshold
     if _int(threshold) is not None and threshold <= s.staleness:
         what = "drops" if strategy == "drop" else "waits for (strategy wait: the rollout stops running ahead)"
