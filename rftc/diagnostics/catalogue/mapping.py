@@ -76,9 +76,10 @@ CODES = [
          "`--use-env`, or append the override after `--`.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=$BATCH"),
     Code("RFTC312", "no-main-ppo-launch", E, "The script has no launch of a trainer rftc converts.",
-         "rftc converts launches of veRL's main_ppo trainer and of the DAPO recipe's main_dapo (directly, "
-         "through ray job submit, torchrun, srun or uv run). SFT, generation, the asynchronous trainers and "
-         "other recipes have other configs and semantics. Nothing is written. Use `rftc convert --list` to see "
+         "rftc converts launches of veRL's main_ppo trainer, its one-step-off and fully async trainers "
+         "(verl.experimental.one_step_off_policy.main_ppo, verl.experimental.fully_async_policy.fully_async_main) "
+         "and of the DAPO recipe's main_dapo (directly, through ray job submit, torchrun, srun or uv run). SFT, "
+         "generation and other recipes have other configs and semantics. Nothing is written. Use `rftc convert --list` to see "
          "the launches found, and `--invocation N` to pick one.",
          "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=x.parquet"),
     Code("RFTC313", "invalid-value", E, "A setting has a value of the wrong type or range for the conversion.",
