@@ -38,14 +38,14 @@ import pytest
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP
 from rftc.plugins import GPG_LOSS_FN
-from rftc.verl.releases import semantics
+from rftc.verl.releases import modes, semantics
 from support import paths
 from support.paths import CORPUS, needs_corpus
 from trinity_ref import reference
 
 REPO = paths.ROOT
 GOLDEN = paths.GOLDEN / "convert"
-SCRIPTS = sorted(GOLDEN.glob("*.sh")) + sorted((GOLDEN / "cases").glob("*.sh"))
+SCRIPTS = sorted(GOLDEN.glob("*.sh")) + [s for sub in ("cases", "async") for s in sorted((GOLDEN / sub).glob("*.sh"))]
 CASES = [s for s in SCRIPTS if s.with_suffix(".yaml").is_file() and s.with_suffix(".yaml").read_text().strip()]
 A = "actor_rollout_ref.actor."
 MAXSIZE = 2**63 - 1
@@ -64,14 +64,19 @@ LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN}
 DISCOUNTED = ("gae", "reinforce_plus_plus")
 
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
-# None today: every compared setting of every golden conversion agrees.
-EXPLAINED: dict[tuple[str, str], str] = {}
+EXPLAINED: dict[tuple[str, str], str] = {
+    ("cases/sync_offset_option.sh", "prompts ahead of the trainer"): "runs with `--sync-offset 1`, which makes the "
+    "explorer run one step ahead where veRL's synchronous trainer does not",
+}
 DEVIATIONS = GOLDEN / "DEVIATIONS.md"
 
 HORIZON_UNKNOWN = ("the LR horizon needs the number of training rows, and the data files are not readable where "
                    "rftc converts: RFTC303 warns, and --dataset-size or --total-steps give it")
 GEO_MEAN = ("veRL's geo_mean (GMPO) loss has no Trinity-RFT 0.6 equivalent: RFTC305 warns and the config uses "
             "Trinity's ppo loss, whose dual clip (clip_ratio_c 3.0) the geometric-mean loss does not have")
+LAG_ROUNDED = ("veRL's fully-async rollout runs int(prompts a step x staleness_threshold x "
+               "trigger_parameter_sync_step) prompts ahead, not whole explorer steps: RFTC340 warns and Trinity's "
+               "sync_offset rounds it up to whole steps")
 # (corpus script relative to the corpus, key) -> why the difference is intended, as EXPLAINED.
 CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (
@@ -82,6 +87,11 @@ CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     **{(f"examples/gmpo_trainer/{script}.sh", key): GEO_MEAN
        for script in ("run_qwen2_5-7b_math", "test_dapo_7b_math", "test_dapo_qwen3_30b_math")
        for key in ("policy loss", "clip ratio c")},
+    **{(script, "prompts ahead of the trainer"): LAG_ROUNDED for script in (
+        "tests/special_e2e/run_fully_async_policy.sh",
+        *(f"verl/experimental/fully_async_policy/shell/{name}.sh" for name in (
+            "dapo_7b_math_fsdp2_16_16", "dapo_7b_math_fsdp2_32_32", "dapo_7b_math_fsdp2_4_12",
+            "dapo_7b_math_fsdp2_4_4", "dapo_7b_math_fsdp2_8_8", "geo3k_qwen25vl_7b_megatron_4_4")))},
 }
 
 pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
@@ -98,6 +108,7 @@ def _args(script: Path) -> argparse.Namespace:
 
 
 RELEASE = "<semantics>"  # the release's behaviour (rftc.verl.semantics, tested against each release's code)
+SCHEDULE = "<schedule>"  # the trainer loop's lag and weight-update cadence (rftc.verl.releases.modes)
 # The comparison computes what main_ppo's RayPPOTrainer trains; the DAPO recipe's trainer samples dynamically
 # (a step is train_batch_size kept prompts out of rounds of gen_batch_size): tests/test_mapping_dapo.py and
 # tests/test_trinity_workflow.py check its conversion.
@@ -111,17 +122,19 @@ def _effective(script: Path, args, index: int | None = None) -> dict:
     from rftc.commands import convert
     from rftc.verl import effective_config
     from rftc.verl.overrides.apply import leaves
-    from rftc.verl.trainers import CONVERTED, MAIN_PPO
+    from rftc.verl.trainers import CONVERTED, MAIN_PPO, OFF_POLICY
 
     inputs = api.read(args.paths, convert.options(args))
     launches = [i for i in inputs.launches if i.module in CONVERTED and api.composable(i)
                 and (index is None or i.index == index)]
     assert len(launches) == 1, f"{script}: {len(launches)} launches"
-    if launches[0].module != MAIN_PPO:
+    module = launches[0].module
+    if module not in (MAIN_PPO, *OFF_POLICY):
         return None
     eff = effective_config(launches[0], verl_version=args.verl_version, diags=inputs.diagnostics)
     assert eff is not None, f"{script}: no effective config"
-    return {**dict(leaves(eff.values, "")), RELEASE: semantics.of(eff)}
+    return {**dict(leaves(eff.values, "")), RELEASE: semantics.of(eff),
+            SCHEDULE: modes.schedule(module, eff.release, lambda k: eff.get(k, None))}
 
 
 def _verl_total_steps(v: dict, args, script: Path):
@@ -146,8 +159,9 @@ def _verl_total_steps(v: dict, args, script: Path):
 def _verl_side(v: dict, args, script: Path) -> dict:
     """What veRL trains, by the rules of the release the config follows (batch units, KL switches, dual clip and
     loss aggregation differ before 0.4.0)."""
-    sem = v[RELEASE]
-    n, mini, batch = v.get("actor_rollout_ref.rollout.n", 1), v[A + "ppo_mini_batch_size"], v["data.train_batch_size"]
+    sem, loop = v[RELEASE], v[SCHEDULE]
+    n, mini = v.get("actor_rollout_ref.rollout.n", 1), v[A + "ppo_mini_batch_size"]
+    batch = loop.batch or v["data.train_batch_size"]  # the fully async trainer's step: mini x require_batches
     unit = sem.value("megatron_actor_mini_unit" if v[A + "strategy"] == "megatron" else "actor_mini_unit")
     responses = min(mini * n if unit == "prompts" else mini, batch * n)  # a larger mini-batch holds the batch
     epochs, si = v[A + "ppo_epochs"], batch * n // responses
@@ -162,10 +176,12 @@ def _verl_side(v: dict, args, script: Path) -> dict:
     # veRL's sapo loss smooths the ratio with tau_pos/tau_neg, its gpg loss has no ratio: neither reads a clip ratio
     clipped = mode not in ("sapo", "gpg")
     total = v.get("trainer.total_training_steps")
-    modes = sem.value("loss_agg_modes")
+    if loop.total_prompts is not None:  # the fully async rollouter stops after this many prompts
+        total = loop.total_prompts // batch
+    agg_modes = sem.value("loss_agg_modes")
     out = {
         "experiences per optimizer step": responses,
-        "optimizer steps per rollout batch": si * epochs,
+        "optimizer steps per rollout batch": si * epochs * loop.sync_every,  # between weight updates
         "ppo_epochs": epochs,
         "lr": v[A + "optim.lr"],
         "warmup steps": warmup * si if isinstance(warmup, int) and warmup > 0 else None,
@@ -186,7 +202,7 @@ def _verl_side(v: dict, args, script: Path) -> dict:
         "sapo tau_pos": v.get(A + "tau_pos") if mode == "sapo" else None,
         "sapo tau_neg": v.get(A + "tau_neg") if mode == "sapo" else None,
         "entropy coef": v[A + "entropy_coeff"],
-        "loss agg mode": v[A + "loss_agg_mode"] if len(modes) > 1 else modes[0],
+        "loss agg mode": v[A + "loss_agg_mode"] if len(agg_modes) > 1 else agg_modes[0],
         "weight decay": v.get(A + "optim.weight_decay", 0.01),  # verl 0.1-0.3 read it with this default
         "gamma": v["algorithm.gamma"] if est in DISCOUNTED else None,
         "lam": v["algorithm.lam"] if est == "gae" else None,
@@ -197,9 +213,15 @@ def _verl_side(v: dict, args, script: Path) -> dict:
         "temperature": v["actor_rollout_ref.rollout.temperature"],
         "max prompt length": v["data.max_prompt_length"],
         "max response length": v["data.max_response_length"],
+        # staleness: prompts generated ahead of the trainer, and experiences trained between weight updates
+        "prompts ahead of the trainer": loop.ahead,
+        "experiences between weight updates": batch * n * loop.sync_every,
     }
+    if loop.rollout_gpus:  # a rollout on GPUs of its own: the explorer's, beside the trainer's
+        out["rollout GPUs"] = loop.rollout_gpus[0] * loop.rollout_gpus[1]
+        out["trainer GPUs"] = v["trainer.nnodes"] * v["trainer.n_gpus_per_node"]
     if (ratio > 0 and not out["warmup steps"]) or sched != "constant":
-        total = _verl_total_steps(v, args, script)
+        total = total if loop.total_prompts is not None else _verl_total_steps(v, args, script)
         out["lr horizon"] = total * si if isinstance(total, int) else total
     return out
 
@@ -247,6 +269,10 @@ def _trinity_side(record: dict, wants_horizon: bool) -> dict:
         "temperature": v["rollout.temperature"],
         "max prompt length": d["model.max_prompt_tokens"],
         "max response length": d["model.max_response_tokens"],
+        "prompts ahead of the trainer": d["synchronizer.sync_offset"] * d["buffer.batch_size"],
+        "experiences between weight updates": d["synchronizer.trainer_sync_interval"] * v["actor.ppo_mini_batch_size"],
+        "rollout GPUs": d["cluster.rollout_gpu_num"],
+        "trainer GPUs": d["cluster.trainer_gpu_num"],
     }
     if wants_horizon:
         total = v.get("actor.optim.total_training_steps", v.get("actor.optim.lr_decay_steps"))

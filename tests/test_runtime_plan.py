@@ -97,6 +97,24 @@ def test_trainer_driven_sync_runs_as_fixed_without_nccl(tmp_path, style, method,
     assert errors == ([] if ok else ["RFTC509"])
 
 
+@pytest.mark.parametrize("interval,offset,stale", [(1, 0, 0), (1, 1, 1), (2, 2, 1), (2, 3, 2)])
+def test_the_plan_states_the_staleness_it_runs_with(tmp_path, interval, offset, stale):
+    """A fixed schedule with an offset runs here (veRL's one-step-off and asynchronous trainers convert to one);
+    the plan says how many weight updates a rollout may lag: ceil(offset / explorer interval)."""
+    s = settings(_cfg(tmp_path, synchronizer={"sync_interval": interval, "sync_offset": offset}))
+    plan = make_plan(s, gpus=0)
+    assert not plan.errors
+    text = plan.describe(s)
+    assert (f"staleness: rollouts up to {stale} weight update(s) older" in text) == (stale > 0)
+    assert ("every rollout trained from the weights that generated it" in text) == (stale == 0)
+
+
+@pytest.mark.parametrize("style", ["explorer_driven", "fully_async"])
+def test_sync_styles_this_runtime_does_not_run_point_to_trinity(tmp_path, style):
+    (error,) = make_plan(settings(_cfg(tmp_path, synchronizer={"sync_style": style})), gpus=0).errors
+    assert error[0] == "RFTC509" and "--engine trinity" in error[2]
+
+
 def test_plan_reports_what_cannot_run(tmp_path):
     cfg = _cfg(tmp_path, algorithm={"advantage_fn": "opmd"}, synchronizer={"sync_style": "explorer_driven"},
                model={"model_path": str(tmp_path / "nope")})

@@ -187,10 +187,15 @@ def test_values_from_the_environment_are_not_decided():
     assert messages(d) == []
 
 
-def test_other_entry_points_are_not_checked():
+def test_entry_points_check_as_their_main_does():
+    """The one-step-off trainer's TaskRunner calls main_ppo's validate_config; the fully async trainer has its own
+    checks (FullyAsyncRollouter._validate_config, rftc.verl.releases.modes)."""
+    d = startup("actor_rollout_ref.rollout.name=vllm",
+                module="verl.experimental.fully_async_policy.fully_async_main", version=None)
+    assert list(d) == []
     d = startup("actor_rollout_ref.rollout.name=vllm",
                 module="verl.experimental.one_step_off_policy.main_ppo", version=None)
-    assert list(d) == []
+    assert "RFTC221" in {x.code for x in d}
 
 
 # --- differential: verl 0.9.1's validate_config on the same launches

@@ -71,7 +71,7 @@ def prompts_key(d: Draft) -> str:
     return B
 
 
-def map_batch(d: Draft, algo: str | None) -> Batch | None:
+def map_batch(d: Draft, algo: str | None, step: tuple[int, str] | None = None) -> Batch | None:
     """r = the responses one optimizer step takes (ppo_mini_batch_size x n, or ppo_mini_batch_size where the
     release counts it in responses: verl 0.1, and the Megatron worker before 0.3.0.post0);
     buffer.train_batch_size = r; algorithm.repeat_times = rollout.n (n);
@@ -87,9 +87,12 @@ def map_batch(d: Draft, algo: str | None) -> Batch | None:
     t tasks a step, and the algorithm must compute advantages per task in the explorer (RFTC329), not on each
     trainer step's experiences. A mini-batch larger than the batch, where the release accepts one (before its
     startup check, or with dynamic batch sizes), holds the whole batch (RFTC325).
+
+    ``step``: (prompts, key) of a veRL step where the trainer loop does not read data.train_batch_size (veRL's
+    fully async trainer takes ppo_mini_batch_size x async_training.require_batches prompts a step).
     """
-    bk = prompts_key(d)
-    tb = d.number(bk, positive=True)
+    bk = prompts_key(d) if step is None else step[1]
+    tb = d.number(bk, positive=True) if step is None else step[0]
     mini = d.number(MINI, positive=True)
     n = d.number(N, positive=True)
     if tb is None or mini is None or n is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.mapping import algorithm, batch, data, gpu, models, rewards, sampling, steps, sync, trainer
+from rftc.mapping import algorithm, batch, data, gpu, models, offpolicy, rewards, sampling, steps, sync, trainer
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
@@ -32,7 +32,8 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     d = Draft(cfg, options)
     trainer.map_trainer(d)
     algo = algorithm.map_algorithm(d)
-    b = batch.map_batch(d, algo)
+    loop = offpolicy.schedule(d)
+    b = batch.map_batch(d, algo, (loop.batch, "async_training.require_batches") if loop.batch else None)
     b = sampling.map_dynamic_sampling(d, b)
     critic = algo == "ppo"
     if not critic:
@@ -44,10 +45,11 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     models.ref_micro_batch(d, ref=algo in REF_ALGORITHMS)
     if b is not None:
         steps.map_steps(d, b)
-    sync.map_sync(d)
+    sync.map_sync(d, loop.loop.name)
+    offpolicy.map_schedule(d, loop, d.get("buffer.batch_size"), b.sync_interval if b else None)
     aux = rewards.map_rewards(d, scored)
     if b is not None:
         gpu.map_gpus(d, experiences=b.experiences, aux=aux, critic=critic, ref=(algo in REF_ALGORITHMS),
-                     megatron=models.strategy(d) == "megatron")
+                     megatron=models.strategy(d) == "megatron", rollout=offpolicy.rollout_gpus(d, loop))
     apply_rules(d)
     return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)

@@ -204,9 +204,11 @@ def _rollout_fit(gpus: int, e: int, aux: int, rollout_gpus: int | None) -> int |
 
 
 def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: bool, ref: bool,
-             megatron: bool) -> None:
+             megatron: bool, rollout: tuple[int, str] | None = None) -> None:
     """Write explorer.rollout_model.engine_num / tensor_parallel_size and each auxiliary model's engine_num
-    (``aux`` = [(GPUs per engine, veRL key)]), or mode colocate for one GPU; RFTC306 when no split is valid."""
+    (``aux`` = [(GPUs per engine, veRL key)]), or mode colocate for one GPU; RFTC306 when no split is valid.
+    ``rollout``: (GPUs, section) of a veRL rollout that runs beside the trainer's (veRL's off-policy trainers,
+    counted by the section's nnodes x n_gpus_per_node): the explorer gets exactly those, and the cluster both."""
     nodes = d.number("trainer.nnodes", positive=True)
     gpn = d.number("trainer.n_gpus_per_node", positive=True)
     tp_key = ROLLOUT_TP
@@ -216,6 +218,16 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     if None in (nodes, gpn, tp):
         return
     total = nodes * gpn
+    if rollout:
+        gpus, section = rollout
+        keys = ("trainer.nnodes", "trainer.n_gpus_per_node", f"{section}.nnodes", f"{section}.n_gpus_per_node")
+        if gpus % gpn:  # nodes of a size both the trainer's and the rollout's GPUs fill (Trinity's are uniform)
+            gpn = gcd(total, gpus)
+            nodes = total // gpn
+            d.set("cluster.gpu_per_node", gpn, *keys, note=f"gcd({total}, {gpus}): the trainer's and the "
+                  "rollout's GPUs on whole nodes (RFTC340)")
+        total += gpus
+        d.set("cluster.node_num", total // gpn, *keys, note=f"{nodes} for the trainer + the rollout's {gpus} GPUs")
     sizes = [(total, f"trainer.nnodes x trainer.n_gpus_per_node = {nodes} x {gpn}",
               "trainer.nnodes" if nodes > gpn else "trainer.n_gpus_per_node"),
              (tp * dp * pp, f"one rollout engine (tensor x data x pipeline parallel {tp} x {dp} x {pp})", tp_key)]
@@ -247,7 +259,8 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
                           epochs, ref, critic)
     w = Workload(total, gpn, tp * dp * pp, [a for a, _ in aux], sp, experiences, micro, share,
                  "megatron model-parallel (TP x PP x CP)" if megatron else "sequence-parallel")
-    forced = d.opt.explorer_gpus
+    forced = d.opt.explorer_gpus or (rollout[0] if rollout else None)
+    why_forced = " (--explorer-gpus)" if d.opt.explorer_gpus else " (veRL's rollout GPUs)" if rollout else ""
     if forced is not None and (forced <= 0 or forced % w.engine_gpus):
         d.report("RFTC306", f"--explorer-gpus {forced} is not a positive multiple of the {w.engine_gpus} GPUs one "
                  f"rollout engine needs (tensor x data x pipeline parallel)", tp_key if d.user(tp_key) else None)
@@ -299,7 +312,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
                + f" + trainer {split.trainer} = {total}")
     assumed_tp = (tp_key,) if tp_key in d.assumed else ()  # the engine count rests on it: its comment says so
     d.set("explorer.rollout_model.engine_num", split.rollout_engines, "trainer.n_gpus_per_node", "trainer.nnodes",
-          *assumed_tp, note=summary + (" (--explorer-gpus)" if forced else ""))
+          *assumed_tp, note=summary + why_forced)
     for i, (_, key) in enumerate(aux):
         d.set(f"explorer.auxiliary_models[{i}].engine_num", split.aux_engines, key, note=summary)
 

@@ -301,9 +301,15 @@ RULES: list[Rule] = [
         ("use_legacy_worker_impl", "veRL worker selection"), ("esi_redundant_time", "checkpoint timing"),
         ("del_local_ckpt_after_load", "checkpoint housekeeping"), ("hdfs_dir", "checkpoint upload"),
         ("profile_steps", "profiling"), ("profile_continuous_steps", "profiling"), ("npu_profile.*", "profiling"),
-        ("remove_previous_ckpt_in_save", "checkpoint housekeeping"), ("use_v1", "veRL trainer selection"),
-        ("v1.*", "veRL trainer selection"), ("checkpoint_callback_class", "checkpoint hooks"),
+        ("remove_previous_ckpt_in_save", "checkpoint housekeeping"), ("checkpoint_callback_class", "checkpoint hooks"),
         ("save_hf_model", "Trinity's trainer.save_hf_checkpoint defaults to the last step"),
+    ]],
+    # ---- veRL's trainer loops: what each batch is generated with (rftc/mapping/offpolicy.py)
+    *[Rule(k, "rule", "offpolicy.map_schedule", n) for k, n in [
+        (f"{T}.use_v1", "synchronizer.sync_offset (the trainer loop: veRL 0.9's v1 trainers)"),
+        (f"{T}.v1.*", "synchronizer.sync_offset / sync_interval (warmup batches, parameter sync); RFTC340-RFTC342"),
+        ("async_training.*", "synchronizer.sync_offset / sync_interval (staleness, parameter sync); RFTC340-RFTC342"),
+        ("rollout.*", "the explorer's GPUs (rollout.nnodes x n_gpus_per_node of the off-policy trainers)"),
     ]],
     Rule("global_profiler.*", "handled", "", "profiling"),
     Rule("ray_kwargs.*", "handled", "", "Ray is started outside Trinity (ray start --head)"),

@@ -1,4 +1,5 @@
-"""Weight synchronisation: veRL is on-policy, every rollout uses the weights of the previous update."""
+"""Weight synchronisation: veRL's synchronous trainer is on-policy, every rollout uses the weights of the previous
+update; its asynchronous loops set the offset and interval in rftc.mapping.offpolicy."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from rftc.mapping.draft import Draft
 GUIDE_SYNC_TIMEOUT = 1200  # the Trinity guide's value (veRL has no synchronizer; its NCCL timeout is 600 s)
 
 
-def map_sync(d: Draft) -> None:
+def map_sync(d: Draft, loop: str = "sync") -> None:
     """synchronizer.sync_style = fixed; synchronizer.sync_offset = 0 (``--sync-offset N`` overrides).
 
     The guide's text says ``sync_offset=0`` to match veRL, while its two example configs show 1. An offset
@@ -15,7 +16,8 @@ def map_sync(d: Draft) -> None:
     steps old; veRL never does that, so 0 is the faithful value (golden/convert/DEVIATIONS.md).
     The sync interval itself is set by :func:`rftc.mapping.batch.map_batch`.
     """
-    d.set("synchronizer.sync_style", "fixed", note="veRL is on-policy")
+    d.set("synchronizer.sync_style", "fixed", note="veRL is on-policy" if loop == "sync" else
+          f"a fixed lag, as veRL's {loop} trainer loop")
     offset = d.opt.sync_offset
     d.set("synchronizer.sync_offset", offset,
           note="--sync-offset" if offset else "0 = on-policy as veRL (the guide's examples show 1)")

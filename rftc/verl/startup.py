@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from rftc.diagnostics.collector import Diagnostics
 from rftc.verl.releases import semantics
 from rftc.verl.effective import EffectiveConfig
+from rftc.verl.releases.modes import FULLY_ASYNC
 from rftc.verl.trainers import converts
 
 ACTOR, REF, ROLLOUT = "actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout"
@@ -123,8 +124,10 @@ def _micro(eff: EffectiveConfig, pair: MicroPair, say: _Report) -> None:
 
 def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     """Report what veRL's startup validation of ``eff`` refuses (RFTC221), notices (RFTC222) and warns (RFTC223)."""
-    if eff.invocation is not None and not converts(eff.invocation):
-        return  # other entry points (asynchronous trainers, other recipes) validate in their own way
+    # other entry points validate in their own way (the fully async rollouter has its _validate_config); the
+    # one-step-off trainer calls main_ppo's validate_config
+    if eff.invocation is not None and (not converts(eff.invocation) or eff.invocation.module == FULLY_ASYNC):
+        return
     sem = semantics.of(eff)
     if sem.value("startup_checks") is None or sem.doubt("startup_checks") is not None:
         return  # verl 0.1 validates nothing (nor may a snapshot declaring it)

@@ -14,7 +14,9 @@ MAIN_PPO = "verl.trainer.main_ppo"
 RECIPES = {"recipe.dapo.main_dapo": ("recipe/dapo", "dapo_trainer"),
            "recipe.dapo.src.main_dapo": ("recipe/dapo/src", "dapo_trainer")}
 RECIPE_CONFIG_PATH = "config"  # the recipes' @hydra.main config_path, relative to the module
-CONVERTED = (MAIN_PPO, *RECIPES)
+# veRL's off-policy trainers: main_ppo's config and workers under a loop of their own (rftc.verl.releases.modes)
+OFF_POLICY = ("verl.experimental.one_step_off_policy.main_ppo", "verl.experimental.fully_async_policy.fully_async_main")
+CONVERTED = (MAIN_PPO, *RECIPES, *OFF_POLICY)
 # Entry module -> (its directory inside the verl package, the config_name its @hydra.main declares).
 ENTRY_POINTS = {
     "verl.trainer.main_ppo": ("verl/trainer", "ppo_trainer"),

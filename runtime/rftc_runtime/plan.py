@@ -111,7 +111,12 @@ class Plan:
         e, t, off = sched.explorer_interval, sched.trainer_interval, s.sync_offset
         every = f"every {e} step(s)" if e == t else f"every {e} explorer step(s) and {t} trainer step(s)"
         lag = "on-policy" if off == 0 and e == 1 else f"off-policy by up to {e + off - 1} explorer step(s)"
-        return f"{every}, offset {off} ({lag})"
+        # the explorer runs `off` steps ahead of the trainer's syncs, so a rollout is trained from weights up to
+        # ceil(off / e) updates newer than the ones that generated it
+        stale = -(-off // e)
+        staleness = ("every rollout trained from the weights that generated it" if stale == 0 else
+                     f"staleness: rollouts up to {stale} weight update(s) older than the weights they train")
+        return f"{every}, offset {off} ({lag}; {staleness})"
 
     def _describe_sft(self, s) -> str:
         d = s.sft_data
@@ -364,7 +369,8 @@ def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) ->
     if s.sync_style not in ("fixed", "trainer_driven") or (s.sync_style == "trainer_driven" and sync_method == "nccl"):
         errors.append(("RFTC509", f"sync_style {s.sync_style} with sync_method {sync_method} is not supported by this "
                        "runtime (fixed; trainer_driven with memory or checkpoint sync)",
-                       "use synchronizer.sync_style: fixed", "synchronizer.sync_style"))
+                       "`rftc run --engine trinity` runs it on Trinity-RFT itself; or use synchronizer.sync_style: "
+                       "fixed (with sync_offset for a bounded lag)", "synchronizer.sync_style"))
     rows = None
     if s.taskset is None or not s.taskset.path:
         errors.append(("RFTC506", "the config has no training taskset", "set buffer.explorer_input.taskset.path",
