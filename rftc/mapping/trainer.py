@@ -28,6 +28,8 @@ def map_trainer(d: Draft) -> None:
         d.set(trinity, _without_hydra(d, key, str(v), verl.split("_")[0], "name"), key,
               note="" if d.user(key) else "veRL default")
     for verl, trinity in (("nnodes", "cluster.node_num"), ("n_gpus_per_node", "cluster.gpu_per_node")):
+        if d.has(trinity):  # the launcher gave it (rftc.mapping.sft: a torchrun trainer)
+            continue
         n = d.number(f"{T}.{verl}", positive=True)
         if n is not None:
             d.set(trinity, n, f"{T}.{verl}", note=d.given_by(f"{T}.{verl}") or (
