@@ -1,0 +1,123 @@
+"""veRL's SFT trainers and pipelines of several launches: the pipeline golden (golden/pipeline/: an SFT warm-up,
+then GRPO, as one config with stages), what `--list` says of each launch, Trinity 0.6.0's own loader on the SFT
+goldens (golden/convert/sft/, compared byte for byte by tests/test_convert_golden.py) and on the pipeline, stage by
+stage as `trinity run` checks them, and the runtime's plan of a converted pipeline."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from rftc import api
+from support import paths
+from support.cli import rftc
+from trinity_ref import reference
+
+PIPELINE = paths.GOLDEN / "pipeline" / "sft_grpo"
+SFT = paths.GOLDEN / "convert" / "sft"
+
+pytestmark = pytest.mark.usefixtures("plain_terminal")
+
+
+def test_two_scripts_become_one_config_with_their_stages_in_order():
+    proc = rftc("convert", "sft.sh", "grpo.sh", "--format", "concise", *paths.arguments(PIPELINE / "args"),
+                cwd=PIPELINE)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr == (PIPELINE / "expected.stderr").read_text()
+    assert proc.stdout == (PIPELINE / "expected.yaml").read_text()
+    assert proc.returncode == 0
+
+
+def test_list_names_the_stage_each_launch_becomes():
+    proc = rftc("convert", "--list", "sft.sh", "grpo.sh", cwd=PIPELINE)
+    rows = [line.split("\t") for line in proc.stdout.splitlines()]
+    assert [(r[0], r[4], r[-1]) for r in rows] == [("sft.sh", "verl.trainer.fsdp_sft_trainer", "stage 1: sft"),
+                                                   ("grpo.sh", "verl.trainer.main_ppo", "stage 2: grpo")]
+
+
+def test_a_script_without_a_launch_stops_the_pipeline(tmp_path):
+    (tmp_path / "a.sh").write_text("python3 -m verl.trainer.sft_trainer data.train_files=/d/t.parquet\n")
+    (tmp_path / "b.sh").write_text("echo nothing to train\n")
+    proc = rftc("convert", "a.sh", "b.sh", "--format", "concise", cwd=tmp_path)
+    assert proc.returncode == 1 and "error[RFTC312]" in proc.stderr and proc.stdout == ""
+
+
+# Trinity's loader, then each stage as `trinity run` checks it (Config.__iter__, check_and_update); a config
+# without stages is checked whole. Where a LoRA adapter has no path, Trinity builds a dummy one from the model's
+# weights (peft, the whole model): offline its stand-in is an empty folder, as the adapter's path is all the
+# validator keeps of it.
+STAGE_CHECK = r'''
+import json, sys, tempfile
+import trinity.common.config_validator as validator
+from trinity.common.config import load_config
+validator.create_dummy_lora = lambda **kwargs: tempfile.mkdtemp()
+out = {}
+for path in sys.argv[1:]:
+    config = load_config(path)
+    stages = list(config) or [config]
+    got = []
+    for stage in stages:
+        stage.checkpoint_root_dir = tempfile.mkdtemp()
+        stage.check_and_update()
+        got.append([stage.mode, stage.algorithm.algorithm_type, stage.buffer.train_batch_size,
+                    stage.model.model_path, stage.synchronizer.sync_method.value])
+    out[path] = got
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
+def test_trinity_accepts_the_sft_goldens_and_the_pipeline_stage_by_stage(tmp_path):
+    configs = [*sorted(SFT.glob("*.yaml")), PIPELINE / "expected.yaml"]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HOME="/srv/home", PWD="/srv/pwd",
+               PYTHONPATH=str(paths.ROOT))
+    done = subprocess.run([str(reference.PYTHON), "-c", STAGE_CHECK, *map(str, configs)], capture_output=True,
+                          text=True, timeout=600, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.splitlines()[-1])
+    for config in configs[:-1]:
+        (stage,) = got[str(config)]
+        assert stage[:2] == ["train", "sft"] and stage[4] == "checkpoint", (config, stage)
+    sft, grpo = got[str(PIPELINE / "expected.yaml")]
+    assert sft == ["train", "sft", 256, "Qwen/Qwen2.5-0.5B-Instruct", "checkpoint"]
+    assert grpo[:3] == ["both", "grpo", 1280]
+
+
+def _scripts(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (tmp_path / "sft.jsonl").write_text("".join(json.dumps({"q": str(i), "a": str(i)}) + "\n" for i in range(8)))
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps({"prompt": "q", "answer": 1}) + "\n" for _ in range(4)))
+    (tmp_path / "sft.sh").write_text(
+        f"torchrun --nproc_per_node=2 -m verl.trainer.fsdp_sft_trainer data.train_files={tmp_path}/sft.jsonl \\\n"
+        f"    data.prompt_key=q data.response_key=a data.train_batch_size=4 data.micro_batch_size_per_gpu=2 \\\n"
+        f"    model.partial_pretrain={model} trainer.total_training_steps=2\n")
+    (tmp_path / "grpo.sh").write_text(
+        f"python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_files={tmp_path}/tasks.jsonl \\\n"
+        f"    data.val_files={tmp_path}/tasks.jsonl data.train_batch_size=2 actor_rollout_ref.rollout.n=2 \\\n"
+        "    actor_rollout_ref.actor.ppo_mini_batch_size=2 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\\n"
+        f"    actor_rollout_ref.model.path={model} actor_rollout_ref.rollout.name=vllm trainer.n_gpus_per_node=2 \\\n"
+        "    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 trainer.total_training_steps=2 \\\n"
+        "    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\\n"
+        "    actor_rollout_ref.rollout.tensor_model_parallel_size=1\n")
+    return [str(tmp_path / "sft.sh"), str(tmp_path / "grpo.sh")]
+
+
+def test_a_converted_pipeline_is_what_the_runtime_plans(tmp_path):
+    from runtime_support import settings
+
+    from rftc_runtime.plan import make_plan
+
+    found = api.read(_scripts(tmp_path))
+    launches = [invs[0] for invs in api.trainings(found).values()]
+    result = api.compile_pipeline(launches)
+    assert result.ok, [str(d) for d in result.diagnostics if d.severity.label == "error"]
+    s = settings(result.document)
+    plan = make_plan(s, gpus=0)
+    assert plan.errors == []
+    sft, grpo = plan.stages
+    assert (sft.total_train_steps, sft.experiences_per_step) == (2, 4)
+    assert grpo.total_train_steps == 2
+    assert "model         the latest Hugging Face checkpoint of stage sft" in plan.describe(s)
