@@ -15,7 +15,7 @@ import os
 
 from rftc.mapping.batch import Batch
 from rftc.mapping.data import file_list, source_name, split_path
-from rftc.mapping.draft import Draft
+from rftc.mapping.draft import ARGS_HINT, CLUSTER_OPTIONS, ENV_ONLY, Draft
 from rftc.mapping.models import SCHEDULES, map_lora
 from rftc.mapping.steps import dataset_rows, horizon, steps_per_epoch
 
@@ -53,19 +53,36 @@ def map_sft_cluster(d: Draft) -> None:
     inv = d.cfg.invocation
     if inv is None or inv.launcher != "torchrun" or inv.module not in TORCHRUN_TRAINERS:
         return
-    for size, tkey in (("nnodes", "cluster.node_num"), ("nproc_per_node", "cluster.gpu_per_node")):
+    for size, tkey, verl in (("nnodes", "cluster.node_num", "trainer.nnodes"),
+                             ("nproc_per_node", "cluster.gpu_per_node", "trainer.n_gpus_per_node")):
         arg = inv.launcher_sizes.get(size)
         text = arg.text if arg is not None else "1"
-        if not text.isdigit() or int(text) <= 0:
-            d.report("RFTC311", f"torchrun --{size} {text}: the GPU count is only known when the script runs; "
-                     f"the conversion takes trainer.{'nnodes' if size == 'nnodes' else 'n_gpus_per_node'}", None,
-                     hint=f"set --{size} to a number in the script")
-            continue
         where = f" ({os.path.basename(arg.span.file)}:{arg.span.line})" if arg is not None else ""
-        d.set(tkey, int(text), note=f"torchrun --{size}{where}" + ("" if arg is not None else ", torchrun's default"))
+        if verl in d.opt.fixed:
+            d.set(tkey, d.opt.fixed[verl], note=f"{CLUSTER_OPTIONS[verl]}, for torchrun --{size} {text}{where}")
+        elif text.isdigit() and int(text) > 0:
+            d.set(tkey, int(text), note=f"torchrun --{size}{where}" + ("" if arg is not None else
+                                                                        ", torchrun's default"))
+        else:
+            _assume_size(d, size, text, arg, tkey, verl)
     for key in ("trainer.nnodes", "trainer.n_gpus_per_node"):
         if d.user(key):
             d.implied(key, f"not read by {inv.module.rsplit('.', 1)[-1]}: torchrun starts its processes")
+
+
+def _assume_size(d: Draft, size: str, text: str, arg, tkey: str, verl: str) -> None:
+    """A torchrun size only the run knows (the script's argument, the environment, torchrun's `auto`): the
+    conversion assumes torchrun's default, 1; an SFT job trains the same on any GPU count (its batch is global),
+    so this is RFTC318, as for main_ppo's cluster keys."""
+    env = ENV_ONLY.fullmatch(text)
+    knows = ("which only the run knows" if env is None else
+             f"the script's argument ${env.group(1)}, which rftc is not given" if env.group(1).isdigit() else
+             "which only the environment knows")
+    d.set(tkey, 1, note=f"assumed for torchrun --{size} {text} (RFTC318)")
+    d.diags.add("RFTC318", f"torchrun --{size} is {text!r}, {knows}; the conversion assumes 1 ({tkey} is computed "
+                "with it)", arg.span if arg is not None else None,
+                hint=f"pass {CLUSTER_OPTIONS[verl]} N" + (f", or {ARGS_HINT}" if env and env.group(1).isdigit()
+                                                          else ""))
 
 
 def map_sft_batch(d: Draft) -> None:
@@ -177,6 +194,10 @@ def _messages(d: Draft) -> None:
         d.set(f"{FMT}.tools_key", d.val(key), key)
     d.set(f"{FMT}.enable_concatenated_multi_turn", True,
           note="veRL's multi-turn SFT dataset trains every assistant turn")
+    if d.sem.value("sft_multiturn_images"):
+        _warn(d, "RFTC337", f"verl {d.sem.release}'s multi-turn SFT dataset gives a multimodal model the images and "
+              "videos of a row's `images`/`videos` columns; Trinity's SFT formatter reads none from chat messages, "
+              "so rows with images train on their text only", f"{prefix}messages_key")
     for key in ("data.prompt_key", "data.response_key", "data.prompt_dict_keys", "data.response_dict_keys"):
         if d.user(key):
             d.implied(key, "not read: the rows are chat messages")

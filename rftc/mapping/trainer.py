@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rftc.mapping.draft import Draft
+from rftc.mapping.draft import ARGS_HINT, ARGUMENT, Draft
 
 T = "trainer"
 MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
@@ -104,7 +104,12 @@ def _without_hydra(d: Draft, key: str, v: str, fallback: str, what: str) -> str:
 
 def _checkpoints(d: Draft) -> None:
     key = f"{T}.default_local_dir"
-    if d.user(key) and d.val(key):
+    argument = ARGUMENT.search(str(d.val(key))) if d.user(key) else None
+    if argument is not None:  # where checkpoints go, not what is trained: the conversion goes on without it
+        d.set("checkpoint_root_dir", DEFAULT_ROOT, key, note=f"assumed: ${argument.group(1)} is not given (RFTC336)")
+        d.report("RFTC336", f"{key} is {d.val(key)!r}: ${argument.group(1)} is the script's argument, which rftc is "
+                 f"not given; checkpoints go to {DEFAULT_ROOT}/<project>/<name>", key, hint=ARGS_HINT, settles=False)
+    elif d.user(key) and d.val(key):
         v = str(d.val(key)).rstrip("/")
         project, name = d.get("project", ""), d.get("name", "")
         root, stripped = v, False

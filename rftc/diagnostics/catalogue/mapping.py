@@ -209,4 +209,17 @@ CODES = [
          "every stage. Where the launches differ there, the message says which value the pipeline keeps. Make "
          "the scripts agree, or convert them as separate configs.",
          "rftc convert sft.sh grpo.sh -o pipeline.yaml"),
+    Code("RFTC336", "checkpoint-folder-assumed", W, "The checkpoint folder is a script argument rftc is not given.",
+         "trainer.default_local_dir names where checkpoints go, not what is trained, and the script takes it from "
+         "an argument (`$2`) that rftc was not given. The config writes checkpoints under ./checkpoints/<project>/"
+         "<name> instead. Pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...), or set "
+         "checkpoint_root_dir in the config.",
+         "python3 -m verl.trainer.sft_trainer data.train_files=/data/t.parquet trainer.default_local_dir=$2"),
+    Code("RFTC337", "sft-images-not-read", W, "Images in multi-turn SFT rows are not read by Trinity.",
+         "From verl 0.7.0 veRL's multi-turn SFT dataset passes the images and videos of a row (its `images` and "
+         "`videos` columns) to a multimodal model's processor, in place of the `<image>`/`<video>` placeholders "
+         "of the messages. Trinity-RFT 0.6's SFT formatter reads images only for single-turn rows "
+         "(format.image_key); from chat messages it reads the text. A text-only dataset or model is unaffected; "
+         "for a multimodal one, put the images into the messages' content, or train it in veRL.",
+         "python3 -m verl.trainer.sft_trainer data.train_files=/data/captions/train.parquet"),
 ]
