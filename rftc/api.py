@@ -201,7 +201,8 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
         if not out[s]:
             where = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
             diags.add("RFTC312", f"no launch of {', '.join(CONVERTED[:2])} or a veRL SFT trainer to convert "
-                      f"(found {where}); other trainers (asynchronous trainers, other recipes) have their own semantics",
+                      f"(found {where}); other trainers (asynchronous trainers, other recipes) have their own "
+                      "semantics",
                       invs[0].span)
     # a script with no launch at all has nothing to convert, whatever else it reported (e.g. RFTC112's warning);
     # one that could not be read has its RFTC001 already

@@ -1,7 +1,7 @@
 """Corpus conformance: every launch of main_ppo, the DAPO recipe and veRL's SFT trainers in ../shared/corpus/verl
 converts (exit 0) or fails with error diagnostics that name a line; never a traceback; at least 90% exit 0; and
-every config a conversion writes with exit 0 passes Trinity-RFT 0.6.0's own load_config + check_and_update. Prints the counts by outcome,
-by code and by Trinity verdict (pytest -s to see them).
+every config a conversion writes with exit 0 passes Trinity-RFT 0.6.0's own load_config + check_and_update. Prints
+the counts by outcome, by code and by Trinity verdict (pytest -s to see them).
 
 The corpus is converted once per test session and Trinity's reference run over the configs is shared with
 tests/test_convert_equivalence.py (the fixtures corpus_run and corpus_trinity, tests/support/corpus.py)."""

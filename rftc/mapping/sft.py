@@ -237,9 +237,9 @@ def map_sft_model(d: Draft) -> None:
 
 def map_sft_schedule(d: Draft) -> None:
     """algorithm.optimizer: lr_scheduler_type (fsdp_sft_trainer: optim.lr_scheduler, cosine by default; the
-    engine trainer: the deprecated optim.warmup_style where set, else lr_scheduler_type), min_lr_ratio for cosine (veRL 0.0,
-    Trinity 0.01), the warmup ratio the release reads (lr_warmup_steps_ratio, or warmup_steps_ratio before
-    verl 0.6.1) and lr_warmup_steps."""
+    engine trainer: the deprecated optim.warmup_style where set, else lr_scheduler_type), min_lr_ratio for
+    cosine (veRL 0.0, Trinity 0.01), the warmup ratio the release reads (lr_warmup_steps_ratio, or
+    warmup_steps_ratio before verl 0.6.1) and lr_warmup_steps."""
     # the engine's optimizer config takes the deprecated warmup_style over lr_scheduler_type when it is set
     keys = [k for k in ("optim.lr_scheduler", "optim.warmup_style", "optim.lr_scheduler_type")
             if d.cfg.has(k) and d.val(k) is not None]
