@@ -39,9 +39,8 @@ class Staged:
 
     def __init__(self, launches: list[Launch]):
         self.launches = launches
-        self.verl_version = ", ".join(f"{x.cfg.verl_version} ({x.name}: {x.cfg.config_name})" for x in launches)
-        self.config_name, self.version_note = "", ""
-        self.source = ", ".join(dict.fromkeys(x.cfg.source for x in launches if x.cfg.source))
+        self.verl_version = ", ".join(_composed(x) for x in launches)  # what the emitter's header names
+        self.config_name, self.version_note, self.source = "", "", ""
 
     def prov(self, key: str) -> Provenance:
         index, _, verl_key = key.partition(TAG)
@@ -53,6 +52,12 @@ class Staged:
     @staticmethod
     def display(key: str) -> str:
         return key.partition(TAG)[2] or key
+
+
+def _composed(launch: Launch) -> str:
+    cfg = launch.cfg
+    where = f"the config of {cfg.source}" if cfg.source else cfg.verl_version
+    return f"{where} ({launch.name}: {cfg.config_name})"
 
 
 def stage_names(scripts: list[str]) -> list[str]:
