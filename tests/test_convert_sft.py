@@ -10,6 +10,10 @@ import subprocess
 import pytest
 
 from rftc import api
+from rftc.mapping.rules import find_rule
+from rftc.mapping.sft_rules import SFT_RULES
+from rftc.verl.releases import schema
+from rftc.verl.trainers import SFT_CONFIGS
 from support import paths
 from support.cli import rftc
 from trinity_ref import reference
@@ -18,6 +22,43 @@ PIPELINE = paths.GOLDEN / "pipeline" / "sft_grpo"
 SFT = paths.GOLDEN / "convert" / "sft"
 
 pytestmark = pytest.mark.usefixtures("plain_terminal")
+
+
+def _leaves(tree, prefix=""):
+    for k, v in tree.items():
+        key = f"{prefix}.{k}" if prefix else k
+        yield from _leaves(v, key) if isinstance(v, dict) and v else [key]
+
+
+def test_every_key_of_every_release_s_sft_configs_has_a_rule():
+    missing = {(v, key) for v in schema.versions() for name in SFT_CONFIGS if name in schema.load(v).configs
+               for key in _leaves(schema.load(v).tree(name)) if find_rule(key, SFT_RULES) is None}
+    assert not missing
+
+
+@pytest.mark.parametrize("version,ratio", [("0.5.0", "warmup_steps_ratio"), ("0.7.0", "lr_warmup_steps_ratio")])
+def test_the_warmup_ratio_is_the_key_the_release_reads(tmp_path, version, ratio):
+    (tmp_path / "sft.sh").write_text("torchrun --nproc_per_node=4 -m verl.trainer.fsdp_sft_trainer "
+                                     f"data.train_files=/d/train.parquet optim.{ratio}=0.2 "
+                                     "trainer.total_training_steps=9\n")
+    result = api.compile(str(tmp_path / "sft.sh"), api.Options(verl_version=version))
+    optimizer = result.document["algorithm"]["optimizer"]
+    assert (optimizer["lr_warmup_steps_ratio"], result.provenance["algorithm.optimizer.lr_warmup_steps_ratio"].keys) \
+        == (0.2, (f"optim.{ratio}",))
+    assert (optimizer["lr_scheduler_type"], optimizer["min_lr_ratio"]) == ("cosine", 0.0)  # fsdp_sft_trainer's
+    assert result.document["cluster"] == {"node_num": 1, "gpu_per_node": 4}  # torchrun's world
+
+
+def test_the_engine_trainer_takes_warmup_style_over_lr_scheduler_type_and_ray_reads_the_trainer_s_gpus(tmp_path):
+    (tmp_path / "sft.sh").write_text("python3 -m verl.trainer.sft_trainer_ray data.train_files=/d/train.parquet "
+                                     "optim.warmup_style=cosine optim.lr_scheduler_type=constant "
+                                     "trainer.n_gpus_per_node=4 trainer.total_training_steps=9\n")
+    result = api.compile(str(tmp_path / "sft.sh"))
+    assert result.ok, [str(d) for d in result.diagnostics]
+    assert result.document["algorithm"]["optimizer"]["lr_scheduler_type"] == "cosine"
+    assert result.document["cluster"]["gpu_per_node"] == 4
+    fmt = result.document["buffer"]["trainer_input"]["experience_buffer"]["format"]
+    assert fmt == {"prompt_type": "messages", "messages_key": "messages", "enable_concatenated_multi_turn": True}
 
 
 def test_two_scripts_become_one_config_with_their_stages_in_order():

@@ -41,6 +41,7 @@ SFT_RULES: list[Rule] = [
     Rule("data.val_max_samples", "implied", "", "follows data.val_files"),
     Rule("data.chat_template", "map", "model.custom_chat_template"),
     Rule("data.apply_chat_template_kwargs.enable_thinking", "map", f"{EB}.format.enable_thinking"),
+    Rule("data.apply_chat_template_kwargs", "none", "", "set the chat template (model.custom_chat_template)"),
     Rule("data.apply_chat_template_kwargs.*", "none", "", "set the chat template (model.custom_chat_template)"),
     Rule("data.multiturn.enable_thinking_key", "none", "", "per-row thinking switch; Trinity has one for the "
          f"dataset ({EB}.format.enable_thinking)"),
@@ -67,6 +68,7 @@ SFT_RULES: list[Rule] = [
     Rule("model.use_liger", "pass", "actor_rollout_ref.model.use_liger"),
     Rule("model.use_fused_kernels", "pass", "actor_rollout_ref.model.use_fused_kernels"),
     Rule("model.fused_kernel_options.*", "pass", "actor_rollout_ref.model.fused_kernel_options.*"),
+    Rule("model.override_config", "pass", "actor_rollout_ref.model.override_config"),
     Rule("model.override_config.*", "pass", "actor_rollout_ref.model.override_config.*"),
     Rule("model.fsdp_config.*", "pass", f"{A}.fsdp_config.*"),
     Rule("model.use_remove_padding", "map", "trainer.use_remove_padding"),
@@ -121,6 +123,8 @@ SFT_RULES: list[Rule] = [
         ("balance_batch", "trainer.balance_batch"), ("device", "cuda is implied")]],
     Rule("trainer.seed", "none", "", "Trinity's trainer takes no seed; the data order follows the experience "
          "buffer's data_selector.seed"),
+    *[Rule(f"{k}._target_", "implied", "", "the class veRL builds the section as") for k in
+      ("model", "optim", "engine", "checkpoint", "profiler")],
     *[Rule(k, "handled", "", n) for k, n in [
         ("trainer.default_hdfs_dir", "checkpoint upload"), ("trainer.profile_interval", "profiling"),
         ("profiler.*", "profiling"), ("global_profiler.*", "profiling"), ("model_engine", "veRL worker selection")]],
