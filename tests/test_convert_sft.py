@@ -84,6 +84,13 @@ def test_a_script_without_a_launch_stops_the_pipeline(tmp_path):
     assert proc.returncode == 1 and "error[RFTC312]" in proc.stderr and proc.stdout == ""
 
 
+def test_rftc_check_accepts_the_sft_goldens_and_the_pipeline():
+    for config in [*sorted(SFT.glob("*.yaml")), PIPELINE / "expected.yaml"]:
+        result = api.check(str(config))
+        assert result.ok, (config, [str(d) for d in result.diagnostics if d.severity.label == "error"])
+        assert len(result.config.stages) == (2 if config.parent == PIPELINE else 0)
+
+
 # Trinity's loader, then each stage as `trinity run` checks it (Config.__iter__, check_and_update); a config
 # without stages is checked whole. Where a LoRA adapter has no path, Trinity builds a dummy one from the model's
 # weights (peft, the whole model): offline its stand-in is an empty folder, as the adapter's path is all the
