@@ -19,6 +19,7 @@ from support.cli import rftc
 from trinity_ref import reference
 
 PIPELINE = paths.GOLDEN / "pipeline" / "sft_grpo"
+GRPO = "../../convert/cases/algo_grpo_kl_loss.sh"  # the GRPO launch after the SFT warm-up, a golden case of its own
 SFT = paths.GOLDEN / "convert" / "sft"
 
 pytestmark = pytest.mark.usefixtures("plain_terminal")
@@ -62,8 +63,7 @@ def test_the_engine_trainer_takes_warmup_style_over_lr_scheduler_type_and_ray_re
 
 
 def test_two_scripts_become_one_config_with_their_stages_in_order():
-    proc = rftc("convert", "sft.sh", "grpo.sh", "--format", "concise", *paths.arguments(PIPELINE / "args"),
-                cwd=PIPELINE)
+    proc = rftc("convert", "sft.sh", GRPO, "--format", "concise", *paths.arguments(PIPELINE / "args"), cwd=PIPELINE)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr == (PIPELINE / "expected.stderr").read_text()
     assert proc.stdout == (PIPELINE / "expected.yaml").read_text()
@@ -71,10 +71,11 @@ def test_two_scripts_become_one_config_with_their_stages_in_order():
 
 
 def test_list_names_the_stage_each_launch_becomes():
-    proc = rftc("convert", "--list", "sft.sh", "grpo.sh", cwd=PIPELINE)
+    proc = rftc("convert", "--list", "sft.sh", GRPO, cwd=PIPELINE)
     rows = [line.split("\t") for line in proc.stdout.splitlines()]
-    assert [(r[0], r[4], r[-1]) for r in rows] == [("sft.sh", "verl.trainer.fsdp_sft_trainer", "stage 1: sft"),
-                                                   ("grpo.sh", "verl.trainer.main_ppo", "stage 2: grpo")]
+    assert [(r[0], r[4], r[-1]) for r in rows] == [
+        ("sft.sh", "verl.trainer.fsdp_sft_trainer", "stage 1: sft"),
+        (GRPO, "verl.trainer.main_ppo", "stage 2: algo_grpo_kl_loss")]
 
 
 def test_a_script_without_a_launch_stops_the_pipeline(tmp_path):
