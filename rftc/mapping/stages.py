@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from rftc.diagnostics.collector import Diagnostics
+from rftc.dotted import get
 from rftc.mapping.draft import Origin
 from rftc.trinity.expand import STAGE_SECTIONS
 from rftc.verl.effective import EffectiveConfig, Provenance
@@ -76,7 +77,7 @@ def stage_names(scripts: list[str]) -> list[str]:
 def pipeline(launches: list[Launch], diags: Diagnostics) -> tuple[dict, dict[str, Origin], Staged]:
     """The one config of ``launches`` in order, its provenance, and the Staged view of their veRL configs."""
     last = len(launches) - 1
-    config = {k: v for k, v in launches[last].config.items()}
+    config = dict(launches[last].config)
     origins = {k: _tagged(o, last) for k, o in launches[last].origins.items()}
     first = launches[0]
     if first.config.get("model", {}).get("model_path") is not None:
@@ -84,7 +85,7 @@ def pipeline(launches: list[Launch], diags: Diagnostics) -> tuple[dict, dict[str
         origins[MODEL_PATH] = _tagged(first.origins.get(MODEL_PATH, Origin()), 0)
     for i, launch in enumerate(launches[1:], 1):
         _replaced_model(launch, launches[i - 1], diags)
-    for i, launch in enumerate(launches[:-1]):
+    for launch in launches[:-1]:
         _shared(launch, launches[last], diags)
     stages = []
     for i, launch in enumerate(launches):
@@ -129,7 +130,8 @@ def _shared(launch: Launch, kept: Launch, diags: Diagnostics) -> None:
         given = [k for k in origin.keys if launch.cfg.user_set(k)]
         if top in STAGE_SECTIONS or top == "stages" or tkey == MODEL_PATH or not (given or top == "cluster"):
             continue  # a value of the script's (or of its launcher: the GPUs torchrun starts), not a default
-        mine, theirs = _value(launch.config, tkey), _value(kept.config, tkey)
+        path = tuple(int(p) if p.isdigit() else p for p in tkey.split("."))  # origins index lists by number
+        mine, theirs = get(launch.config, path), get(kept.config, path)
         if mine != theirs:
             by = given[0] if given else origin.note
             diags.add("RFTC335", f"{tkey} is {mine!r} in stage {launch.name} ({by}) and {theirs!r} in stage "
@@ -138,14 +140,3 @@ def _shared(launch: Launch, kept: Launch, diags: Diagnostics) -> None:
                       key=given[0] if given else None,
                       hint="make the scripts agree, or convert them as separate configs")
 
-
-def _value(config: dict, tkey: str):
-    node = config
-    for part in re.split(r"\.", tkey):
-        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        elif isinstance(node, dict) and part in node:
-            node = node[part]
-        else:
-            return None
-    return node
