@@ -184,8 +184,6 @@ def _warn(d: Draft, code: str, message: str, key: str) -> None:
 
 def _messages(d: Draft) -> None:
     prefix = "data.multiturn." if legacy(d) else "data."
-    if legacy(d):
-        d.account("data.multiturn.enable", "mapped", f"{FMT}.prompt_type")
     d.set(f"{FMT}.prompt_type", "messages", *([f"{prefix}enable"] if legacy(d) else []), note="chat messages")
     key = f"{prefix}messages_key"
     d.set(f"{FMT}.messages_key", d.val(key), key, note="" if d.user(key) else "veRL default (Trinity's is message)")
