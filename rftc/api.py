@@ -96,8 +96,9 @@ class Result:
     document: dict | None = None  # the config as written: keys in the guide's order, ${oc.env:...} kept
     provenance: dict[str, Origin] = field(default_factory=dict)  # Trinity key -> the veRL keys it came from
     ledger: dict[str, Entry] = field(default_factory=dict)  # veRL key -> what became of it
-    verl: EffectiveConfig | None = None  # the effective veRL config the launch runs
+    verl: EffectiveConfig | None = None  # the effective veRL config the launch runs (a pipeline: each stage's)
     launch: Invocation | None = None
+    title: str | None = None  # a pipeline's scripts, for the header (one launch: its script)
 
     @property
     def ok(self) -> bool:
@@ -108,6 +109,8 @@ class Result:
         with a comment on every key naming the veRL key(s) and script line it came from."""
         from rftc.emit.yaml import emit
 
+        if self.title is not None:
+            return emit(self.document, self.provenance, self.verl, source=self.title)
         inv = self.launch
         script = inv.script if inv is not None and inv.script else OVERRIDES
         return emit(self.document, self.provenance, self.verl, source=os.path.basename(script),
@@ -189,18 +192,19 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
     """The launches of the trainers rftc converts, by script. A script with none gets RFTC312 (in
     ``found.diagnostics``), and so does each file of ``paths`` that was read but launches nothing."""
     from rftc.sources import STDIN, expand_paths
-    from rftc.verl.trainers import CONVERTED, converts
+    from rftc.verl.trainers import maps
 
     diags = found.diagnostics
     by_script: dict[str, list[Invocation]] = {}
     for inv in found.launches:
         by_script.setdefault(inv.script or OVERRIDES, []).append(inv)
-    out = {s: [i for i in invs if converts(i) and composable(i)] for s, invs in by_script.items()}
+    out = {s: [i for i in invs if maps(i) and composable(i)] for s, invs in by_script.items()}
     for s, invs in by_script.items():
         if not out[s] and not any(d.code == "RFTC235" and d.span.file == s for d in diags):  # said why already
             where = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
-            diags.add("RFTC312", f"no launch of {' or '.join(CONVERTED[:2])} to convert (found {where}); other "
-                      "trainers (asynchronous and SFT trainers, other recipes) have their own semantics",
+            diags.add("RFTC312", f"no launch of a trainer rftc converts (found {where}): it converts veRL's main_ppo, "
+                      "its one-step-off, fully async and SFT trainers and the DAPO recipe; other trainers and "
+                      "recipes have their own semantics",
                       invs[0].span)
     # a script with no launch at all has nothing to convert, whatever else it reported (e.g. RFTC112's warning);
     # one that could not be read has its RFTC001 already
@@ -209,6 +213,22 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
         if name in found.sources and name not in by_script:
             diags.add("RFTC312", "no training launch found in the script", Span(name, 1, 1))
     return out
+
+
+def stage_of(found: Launches) -> dict[int, str]:
+    """Where several scripts make one config: the stage each script's first converted launch becomes
+    (``id(launch)`` -> "stage N: name"), as `rftc convert SCRIPT SCRIPT ...` builds it; empty for one script."""
+    from rftc.mapping.stages import stage_names
+    from rftc.verl.trainers import maps
+
+    firsts: dict[str, Invocation] = {}
+    for inv in found.launches:
+        if inv.primary and maps(inv) and composable(inv):
+            firsts.setdefault(inv.script or OVERRIDES, inv)
+    if len({inv.script for inv in found.launches}) < 2:
+        return {}
+    names = stage_names(list(firsts))
+    return {id(inv): f"stage {i + 1}: {name}" for i, (inv, name) in enumerate(zip(firsts.values(), names))}
 
 
 def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
@@ -282,6 +302,32 @@ def compile_launch(inv: Invocation, options: Options | None = None) -> Result:
     diags.extend(d for d in found if SAID_BY_MAPPING.get(d.code) not in said)
     result.config = None if found.has_errors else ir
     return result
+
+
+def compile_pipeline(launches: Sequence[Invocation], options: Options | None = None) -> Result:
+    """Several launches (one per script, in order: an SFT warm-up, then RL) as one config with ``stages:``
+    (rftc.mapping.stages), checked as Trinity loads it. Each launch is compiled on its own first; the
+    diagnostics are all of theirs and the pipeline's."""
+    from rftc.mapping.convert import Mapped
+    from rftc.mapping.stages import Launch, pipeline, stage_names
+    from rftc.trinity.validate import CheckOptions, check_config
+
+    diags = Diagnostics()
+    results = [compile_launch(inv, options) for inv in launches]
+    for r in results:
+        diags.extend(r.diagnostics)
+    title = " + ".join(os.path.basename(inv.script or OVERRIDES) for inv in launches)
+    if any(r.config is None for r in results):
+        return Result(None, diags, {}, title=title)
+    names = stage_names([inv.script or OVERRIDES for inv in launches])
+    staged = [Launch(n, r.document, r.provenance, r.verl, r.launch.span) for n, r in zip(names, results)]
+    document, origins, view = pipeline(staged, diags)
+    mapped = Mapped(document, origins, {}, diags, view)
+    ir, found = check_config(document, _locator(mapped), CheckOptions(path_checks=False))
+    said = {(d.code, d.message) for r in results for d in r.diagnostics}
+    diags.extend(d for d in found if (d.code, d.message) not in said)  # a stage's own verdicts are its launch's
+    return Result(None if found.has_errors else ir, diags, {}, document=document, provenance=origins, verl=view,
+                  title=title)
 
 
 def compile(source: str | None = None, options: Options | None = None, *, overrides: str | None = None) -> Result:

@@ -42,7 +42,7 @@ EXPERIMENTAL = {
     "verl/experimental/fully_async_policy/config": ("fully_async_ppo_trainer", "fully_async_ppo_megatron_trainer"),
     "verl/experimental/one_step_off_policy/config": ("one_step_off_ppo_trainer", "one_step_off_ppo_megatron_trainer"),
 }
-TRAINER_CONFIGS = ("ppo_trainer", "ppo_megatron_trainer", "sft_trainer_engine")
+TRAINER_CONFIGS = ("ppo_trainer", "ppo_megatron_trainer", "sft_trainer_engine", "sft_trainer")
 SWITCHABLE_GROUP = "model_engine"
 
 

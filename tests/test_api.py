@@ -17,8 +17,10 @@ def _options(script: Path) -> api.Options:
     """The options a golden case's NAME.args gives `rftc convert`."""
     parser = argparse.ArgumentParser()
     convert.add_arguments(parser)
-    args = parser.parse_args(arguments(script.with_suffix(".args")))
-    args.extra_args = None
+    given = arguments(script.with_suffix(".args"))
+    cut = given.index("--") if "--" in given else len(given)  # after `--`: the script's own arguments
+    args = parser.parse_args(given[:cut])
+    args.extra_args = given[cut + 1:] if cut < len(given) else None
     return convert.options(args)
 
 

@@ -1,7 +1,7 @@
-"""Corpus conformance: every verl.trainer.main_ppo launch in ../shared/corpus/verl converts (exit 0) or fails
-with error diagnostics that name a line; never a traceback; at least 90% exit 0; and every config a conversion
-writes with exit 0 passes Trinity-RFT 0.6.0's own load_config + check_and_update. Prints the counts by outcome,
-by code and by Trinity verdict (pytest -s to see them).
+"""Corpus conformance: every launch of main_ppo, the DAPO recipe and veRL's SFT trainers in ../shared/corpus/verl
+converts (exit 0) or fails with error diagnostics that name a line; never a traceback; at least 90% exit 0; and
+every config a conversion writes with exit 0 passes Trinity-RFT 0.6.0's own load_config + check_and_update. Prints
+the counts by outcome, by code and by Trinity verdict (pytest -s to see them).
 
 The corpus is converted once per test session and Trinity's reference run over the configs is shared with
 tests/test_convert_equivalence.py (the fixtures corpus_run and corpus_trinity, tests/support/corpus.py)."""
@@ -19,12 +19,14 @@ def test_corpus_converts_or_is_diagnosed(corpus_run):
     assert not corpus_run["bad"], "\n".join(corpus_run["bad"][:10])
 
 
-# The target is 90%: 171 of 188 launches of main_ppo and the DAPO recipe convert (91.0%), each composed against
-# the corpus's own veRL config folder (the corpus is a checkout of veRL's main). The other 17 are diagnosed: 3 use
-# estimators that read data Trinity's trainer does not produce (remax: 2, optimal_token_baseline: 1); 14 are
-# problems of the script: placeholders left in it, launches veRL's own startup checks refuse (RFTC221), a stray
-# `}`, keys the checkout's config does not have (3), a `+` on a key it already has, a config file missing from the
-# repository, a script that needs its arguments, a training value only the environment knows.
+# The target is 90%: 190 of 207 launches of main_ppo, the DAPO recipe and veRL's SFT trainers convert (91.8%), each
+# composed against the corpus's own veRL config folder (the corpus is a checkout of veRL's main): 171 of the 188
+# main_ppo and DAPO launches, and all 19 SFT launches (fsdp_sft_trainer, sft_trainer, sft_trainer_ray). The other
+# 17 are diagnosed: 3 use estimators that read data Trinity's trainer does not produce (remax: 2,
+# optimal_token_baseline: 1); 14 are problems of the script: placeholders left in it, launches veRL's own startup
+# checks refuse (RFTC221), a stray `}`, keys the checkout's config does not have (3), a `+` on a key it already has,
+# a config file missing from the repository, a script that needs its arguments, a training value only the
+# environment knows.
 @needs_corpus
 def test_corpus_converts_at_least_90_percent(corpus_run):
     assert corpus_run["outcomes"]["converted (exit 0)"] >= 0.9 * corpus_run["launches"], corpus_run["outcomes"]

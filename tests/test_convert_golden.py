@@ -20,8 +20,8 @@ pytestmark = pytest.mark.usefixtures("plain_terminal")
 
 
 def run_convert(script: Path, *extra: str) -> Run:
-    args = paths.arguments(script.with_suffix(".args"))
-    return rftc("convert", script.name, *args, "--format", "concise", *extra, cwd=script.parent)
+    args = paths.arguments(script.with_suffix(".args"))  # last: they may end with `-- ARG ...`, the script's own
+    return rftc("convert", script.name, "--format", "concise", *extra, *args, cwd=script.parent)
 
 
 @pytest.mark.parametrize("script", CASES)

@@ -164,8 +164,9 @@ def test_a_later_stage_model_is_not_checked_but_the_first_is(tmp_path):
     (lambda st: st["buffer"]["trainer_input"]["experience_buffer"]["format"].update(
         enable_concatenated_multi_turn=True), ("RFTC505", "stages.0.buffer.trainer_input.experience_buffer.format."
                                                "enable_concatenated_multi_turn", "enable_concatenated_multi_turn")),
-    (lambda st: st["buffer"]["trainer_input"]["experience_buffer"].update(data_selector={"selector_type": "random"}),
-     ("RFTC505", "stages.0.buffer.trainer_input.experience_buffer.data_selector.selector_type", "random")),
+    (lambda st: st["buffer"]["trainer_input"]["experience_buffer"].update(
+        data_selector={"selector_type": "difficulty_based"}),
+     ("RFTC505", "stages.0.buffer.trainer_input.experience_buffer.data_selector.selector_type", "difficulty_based")),
     (lambda st: st["algorithm"].update(loss_agg_mode="seq-mean-token-mean"),
      ("RFTC505", "stages.0.algorithm.loss_agg_mode", "loss_agg_mode: seq-mean-token-mean")),
 ])

@@ -334,3 +334,13 @@ def test_micro_batch_remainder(release):
         train, log_prob = ("smaller_last" if only_global else "exact"), "smaller_last"
     sem = _sem(release)
     assert (train, log_prob) == (sem.value("train_micro_remainder"), sem.value("log_prob_micro_remainder"))
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_multiturn_sft_rows_carry_images(release):
+    """Whether veRL's multi-turn SFT dataset reads a row's images and videos (for a multimodal processor)."""
+    require(release)
+    src = source(release, "verl/utils/dataset/multiturn_sft_dataset.py")
+    init = function(src, "__init__", "MultiTurnSFTDataset") if src is not None else None
+    reads = init is not None and "self.image_key" in ast.unparse(init)
+    assert reads == _sem(release).value("sft_multiturn_images")

@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rftc.verl.trainers import ENTRY_POINTS
+from rftc.verl.trainers import ENTRY_POINTS, SFT_TRAINERS, entry_of
 
 REF_ROOT = Path(os.environ.get("RFTC_VERL_REF", Path(__file__).resolve().parents[1] / ".cache" / "verl-ref"))
 
 
 def config_dir(version: str, module: str = "verl.trainer.main_ppo") -> Path | None:
-    d = REF_ROOT / version / ENTRY_POINTS[module][0] / "config"
+    d = REF_ROOT / version / entry_of(module)[0] / "config"
     return d if d.is_dir() else None
 
 
@@ -55,7 +55,7 @@ def corpus_launches(root: Path) -> list:
     out = []
     for path in sorted(root.rglob("*.sh")):
         result = analyze(path.read_text(errors="replace"), str(path))
-        out += [inv for inv in result.invocations if inv.module in ENTRY_POINTS]
+        out += [inv for inv in result.invocations if inv.module in ENTRY_POINTS or inv.module in SFT_TRAINERS]
     return out
 
 

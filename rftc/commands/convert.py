@@ -78,14 +78,17 @@ def run(args) -> int:
     if args.list:
         from rftc.shell.invocation import circumstances
 
+        stages = api.stage_of(found)  # several scripts: the stage of the config each launch becomes
         for inv in found.launches:
             print(f"{inv.script or '<overrides>'}\t{inv.index}\t{inv.span}\t{inv.kind}\t{inv.module or '(script)'}\t"
-                  f"{circumstances(inv, found.launches)}".rstrip("\t"))
+                  f"{circumstances(inv, found.launches)}\t{stages.get(id(inv), '')}".rstrip("\t"))
         return exit_code(report(found.diagnostics, found.sources, args))
     per_script = api.trainings(found, args.paths)
     given = [s for s, invs in per_script.items() if invs]
-    if not args.out_dir and len(given) > 1:
-        return _usage(f"{len(given)} scripts to convert into one config; give one, or use --out-dir DIR")
+    if not args.out_dir and len(per_script) > 1:  # one config of several scripts: a pipeline of stages
+        if len(given) < len(per_script):  # RFTC312 says which script has nothing to convert
+            return exit_code(report(found.diagnostics, found.sources, args))
+        return _pipeline(args, opts, found, [api.first_launch(per_script[s], found.diagnostics) for s in given])
     if not args.out_dir:  # one config: of one script, its first training launch
         per_script = {s: [api.first_launch(invs, found.diagnostics)] if invs else invs for s, invs in per_script.items()}
     diags = Diagnostics(found.diagnostics)
@@ -111,6 +114,18 @@ def run(args) -> int:
     if code == 0 or not any(d.severity.label == "error" for d in kept) or args.out_dir:
         _write(outputs)  # with many scripts, write the ones that converted
     return code
+
+
+def _pipeline(args, opts, found, launches) -> int:
+    """Several scripts, one config: their launches as Trinity stages, in the order given."""
+    from rftc import api
+
+    result = api.compile_pipeline(launches, opts)
+    diags = Diagnostics(found.diagnostics + result.diagnostics)
+    kept = report(diags, found.sources, args)
+    if result.config is not None and not any(d.severity.label == "error" for d in kept):
+        _write([(args.output, result.yaml())])
+    return exit_code(kept)
 
 
 def _target(args, script: str, inv, launches: int) -> str | None:

@@ -34,12 +34,14 @@ def comment_for(origin, cfg) -> str:
     """``actor_rollout_ref.actor.ppo_mini_batch_size (run.sh:23)``; several keys are comma-separated; the
     origin's note follows a colon."""
     parts = []
+    display = getattr(cfg, "display", lambda k: k)  # a pipeline's keys name their launch (rftc.mapping.stages)
     for key in origin.keys:
         prov = cfg.prov(key)
         span = prov.span
         if span is None and prov.kind == "derived" and prov.source_key:
             span = cfg.prov(prov.source_key).span
-        parts.append(f"{key} ({location(span)})" if prov.user_set or span else key)
+        name = display(key)
+        parts.append(f"{name} ({location(span)})" if prov.user_set or span else name)
     text = ", ".join(parts)
     if origin.note:
         text = f"{text}: {origin.note}" if text else origin.note

@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.mapping import algorithm, batch, data, gpu, models, offpolicy, rewards, sampling, steps, sync, trainer
+from rftc.mapping import algorithm, batch, data, gpu, models, offpolicy, rewards, sampling, sft, steps, sync, trainer
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
+from rftc.mapping.sft_rules import SFT_RULES
 from rftc.verl.effective import EffectiveConfig
+from rftc.verl.trainers import SFT_CONFIGS
 
 REF_ALGORITHMS = {"ppo", "grpo", "reinforceplusplus", "rloo", "gspo", "cispo", "sapo"}  # Trinity types with a ref model
 
@@ -30,6 +32,11 @@ class Mapped:
 
 def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     d = Draft(cfg, options)
+    if is_sft(cfg):
+        sft.map_sft(d)
+        trainer.map_trainer(d)
+        apply_rules(d, SFT_RULES)
+        return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)
     trainer.map_trainer(d)
     algo = algorithm.map_algorithm(d)
     loop = offpolicy.schedule(d)
@@ -53,3 +60,8 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
                      megatron=models.strategy(d) == "megatron", rollout=offpolicy.rollout_gpus(d, loop))
     apply_rules(d)
     return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)
+
+
+def is_sft(cfg: EffectiveConfig) -> bool:
+    """Whether ``cfg`` is the config of one of veRL's SFT trainers (its primary config's name)."""
+    return cfg.config_name.split(" ")[0] in SFT_CONFIGS

@@ -18,8 +18,8 @@ from rftc.verl.effective import EffectiveConfig
 
 _ABSENT = object()
 _INDEX = re.compile(r"\[(\d+)\]")
-_ENV_ONLY = re.compile(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*|[0-9]+)\}")  # a variable the script never sets, no default
-_ARGUMENT = re.compile(r"\$\{oc\.env:([0-9]+)\}")  # the shell stage's form of the script's Nth argument, not given
+ENV_ONLY = re.compile(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*|[0-9]+)\}")  # a variable the script never sets, no default
+ARGUMENT = re.compile(r"\$\{oc\.env:([0-9]+)\}")  # the shell stage's form of the script's Nth argument, not given
 ARGS_HINT = "pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...)"
 
 MAPPED, PASSED, IMPLIED, REPORTED = "mapped", "passed", "implied", "reported"
@@ -89,7 +89,7 @@ class Draft:
         if key in self.opt.fixed:
             return
         v = self.cfg.get(key, _ABSENT)
-        m = _ENV_ONLY.fullmatch(v) if isinstance(v, str) else None
+        m = ENV_ONLY.fullmatch(v) if isinstance(v, str) else None
         if m is None:
             return
         default, assumed = VERL_DEFAULTS[key], f"veRL's default {VERL_DEFAULTS[key]}"
@@ -183,7 +183,7 @@ class Draft:
                    if k in self.assumed]
         if assumed:
             note = "; ".join(([note] if note else []) + assumed)
-        argument = _ARGUMENT.search(str(value)) if keys else None
+        argument = ARGUMENT.search(str(value)) if keys else None
         if argument is not None:  # it would reach the config as an environment variable that is no such thing
             self.report("RFTC311", f"{keys[0]} is {self.val(keys[0])!r}: ${argument.group(1)} is the script's "
                         "argument, which rftc is not given", keys[0], hint=ARGS_HINT)
@@ -294,7 +294,7 @@ CLUSTER_OPTIONS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gp
 
 
 def _env_hint(v: str, key: str | None = None) -> str:
-    if _ARGUMENT.search(v):
+    if ARGUMENT.search(v):
         return ARGS_HINT
     if key in CLUSTER_OPTIONS:
         return f"pass {CLUSTER_OPTIONS[key]} N (or --env NAME=VALUE, or --use-env)"

@@ -61,7 +61,7 @@ def map_models(d: Draft, *, critic: bool) -> None:
     if critic:
         _critic_loss_agg(d)
     _engine(d)
-    _lora(d)
+    map_lora(d)
 
 
 def _critic_mini_batch(d: Draft, critic: bool) -> None:
@@ -218,9 +218,12 @@ def _engine(d: Draft) -> None:
                 d.implied(k, f"kwargs of vllm, which this {name} run does not use")
 
 
-def _lora(d: Draft) -> None:
-    rank_key = f"{M}.lora_rank"
-    keys = [f"{M}.{k}" for k in ("lora_rank", "lora_alpha", "target_modules", "exclude_modules", "lora_adapter_path")]
+def map_lora(d: Draft, model: str = M) -> None:
+    """model.lora_configs[0] from the LoRA keys of ``model`` (the veRL section holding lora_rank: the actor's
+    model, or an SFT trainer's model), when lora_rank is positive."""
+    rank_key = f"{model}.lora_rank"
+    keys = [f"{model}.{k}" for k in ("lora_rank", "lora_alpha", "target_modules", "exclude_modules",
+                                     "lora_adapter_path")]
     rank = d.number(rank_key) if d.user(rank_key) else 0
     if not rank:
         for k in keys:
@@ -229,12 +232,13 @@ def _lora(d: Draft) -> None:
         return
     at = "model.lora_configs[0]"
     d.set(f"{at}.lora_rank", rank, rank_key)
-    d.set(f"{at}.lora_alpha", d.val(f"{M}.lora_alpha"), f"{M}.lora_alpha",
-          note="" if d.user(f"{M}.lora_alpha") else "veRL default (Trinity's is 32)")
-    tm = d.val(f"{M}.target_modules")
+    d.set(f"{at}.lora_alpha", d.val(f"{model}.lora_alpha"), f"{model}.lora_alpha",
+          note="" if d.user(f"{model}.lora_alpha") else "veRL default (Trinity's is 32)")
+    tm = d.val(f"{model}.target_modules")
     if tm is not None:
-        d.set(f"{at}.target_modules", tm, f"{M}.target_modules", note="" if d.user(f"{M}.target_modules") else "veRL default")
-    for k, t in ((f"{M}.exclude_modules", "exclude_modules"), (f"{M}.lora_adapter_path", "path")):
+        d.set(f"{at}.target_modules", tm, f"{model}.target_modules",
+              note="" if d.user(f"{model}.target_modules") else "veRL default")
+    for k, t in ((f"{model}.exclude_modules", "exclude_modules"), (f"{model}.lora_adapter_path", "path")):
         if d.user(k) and d.val(k) is not None:
             d.set(f"{at}.{t}", d.val(k), k)
 

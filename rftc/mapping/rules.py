@@ -321,9 +321,9 @@ RULES: list[Rule] = [
 ]
 
 
-def find_rule(key: str) -> Rule | None:
+def find_rule(key: str, rules: list[Rule] = RULES) -> Rule | None:
     best: Rule | None = None
-    for r in RULES:
+    for r in rules:
         if r.matches(key) and (best is None or _specificity(r) > _specificity(best)):
             best = r
     return best
@@ -333,13 +333,14 @@ def _specificity(r: Rule) -> tuple[int, int]:
     return (0 if r.verl.endswith(".*") else 1, len(r.verl))
 
 
-def apply_rules(d: Draft) -> None:
-    """Apply the table to every key the script set that no relational rule has accounted for, then the
-    ``explicit`` rows; finally report any key no rule covers (nothing is dropped silently)."""
+def apply_rules(d: Draft, rules: list[Rule] = RULES) -> None:
+    """Apply the table (main_ppo's, or another trainer's: rftc.mapping.sft_rules) to every key the script set
+    that no relational rule has accounted for, then the ``explicit`` rows; finally report any key no rule
+    covers (nothing is dropped silently)."""
     for key in d.cfg.user_keys():
         if d.done(key):
             continue
-        r = _rule_for(d, key)
+        r = _rule_for(d, key, rules)
         if r is None:
             _unmapped(d, key)
         elif r.action == "map":
@@ -353,24 +354,24 @@ def apply_rules(d: Draft) -> None:
         elif r.action == "none":
             d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent; {r.note}", key)
         # "rule" rows whose function did not account for the key fall through to the safety net below
-    for r in RULES:
+    for r in rules:
         if r.explicit and r.action == "map" and not d.done(r.verl) and d.val(r.verl) is not None:
             _map(d, r, r.verl)
     stopped = d.diags.has_errors
     for key in d.cfg.user_keys():
         if d.done(key):
             continue
-        r = _rule_for(d, key)
+        r = _rule_for(d, key, rules)
         if stopped and r is not None and r.action == "rule":
             d.implied(key, "not converted: the conversion stopped at an error")  # its rule needed that value
         else:
             _unmapped(d, key)
 
 
-def _rule_for(d: Draft, key: str) -> Rule | None:
+def _rule_for(d: Draft, key: str, rules: list[Rule]) -> Rule | None:
     """The row for ``key``. A key a fork adds takes a section's row only where the row drops or implies it: a
     row that passes or maps a whole section names the fields of upstream veRL, which the fork's key is not."""
-    r = find_rule(key)
+    r = find_rule(key, rules)
     if r is not None and key in d.cfg.fork_keys and r.verl.endswith(".*") and r.action in ("map", "pass"):
         return None
     return r

@@ -93,7 +93,7 @@ def map_steps(d: Draft, batch: Batch) -> None:
     else:
         need = needs_horizon(d)
         if need:
-            _horizon(d, batch, epochs, *need)
+            horizon(d, batch, epochs, *need)
     for verl, trinity in (("save_freq", "trainer.save_interval"), ("test_freq", "explorer.eval_interval")):
         key = f"{T}.{verl}"
         if not d.user(key):
@@ -119,7 +119,9 @@ def map_steps(d: Draft, batch: Batch) -> None:
         d.implied(key, "negative: the warmup ratio applies, as in Trinity")
 
 
-def _horizon(d: Draft, batch: Batch, epochs: int | None, key: str, reason: str) -> None:
+def horizon(d: Draft, batch: Batch, epochs: int | None, key: str, reason: str) -> None:
+    """trainer.total_steps for an LR schedule that needs one (``reason``, set by ``key``): from --total-steps,
+    or the training rows (--dataset-size, or the parquet footers) and the epochs; else RFTC303."""
     si = batch.sync_interval
     if d.opt.total_steps:
         n = d.opt.total_steps

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rftc.mapping.draft import Draft
+from rftc.mapping.draft import ARGS_HINT, ARGUMENT, Draft
 
 T = "trainer"
 MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
@@ -28,6 +28,8 @@ def map_trainer(d: Draft) -> None:
         d.set(trinity, _without_hydra(d, key, str(v), verl.split("_")[0], "name"), key,
               note="" if d.user(key) else "veRL default")
     for verl, trinity in (("nnodes", "cluster.node_num"), ("n_gpus_per_node", "cluster.gpu_per_node")):
+        if d.has(trinity):  # the launcher gave it (rftc.mapping.sft: a torchrun trainer)
+            continue
         n = d.number(f"{T}.{verl}", positive=True)
         if n is not None:
             d.set(trinity, n, f"{T}.{verl}", note=d.given_by(f"{T}.{verl}") or (
@@ -102,7 +104,12 @@ def _without_hydra(d: Draft, key: str, v: str, fallback: str, what: str) -> str:
 
 def _checkpoints(d: Draft) -> None:
     key = f"{T}.default_local_dir"
-    if d.user(key) and d.val(key):
+    argument = ARGUMENT.search(str(d.val(key))) if d.user(key) else None
+    if argument is not None:  # where checkpoints go, not what is trained: the conversion goes on without it
+        d.set("checkpoint_root_dir", DEFAULT_ROOT, key, note=f"assumed: ${argument.group(1)} is not given (RFTC336)")
+        d.report("RFTC336", f"{key} is {d.val(key)!r}: ${argument.group(1)} is the script's argument, which rftc is "
+                 f"not given; checkpoints go to {DEFAULT_ROOT}/<project>/<name>", key, hint=ARGS_HINT, settles=False)
+    elif d.user(key) and d.val(key):
         v = str(d.val(key)).rstrip("/")
         project, name = d.get("project", ""), d.get("name", "")
         root, stripped = v, False

@@ -50,6 +50,7 @@ class Invocation:
     entry_file: str | None = None  # the entry module's file when the launch names it by path or under another
     #   package (`python3 verl/trainer/main_ppo.py`; `-m pkg.verl.trainer.main_ppo` -> pkg/verl/trainer/main_ppo.py),
     #   relative to cwd unless absolute; None when Python's import search finds the module (`-m verl...`)
+    launcher_sizes: dict[str, Arg] = field(default_factory=dict)  # torchrun's nnodes / nproc_per_node, as given
     conditions: list[str] = field(default_factory=list)  # the undecidable branches it sits in, outermost first
     #   (`the \`then\` branch of \`[ "$A" = "$B" ]\` (line 95)`); empty when it runs whatever they decide
     primary: bool = True  # in the branches rftc takes (the first viable of each); False: another branch's launch

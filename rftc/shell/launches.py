@@ -26,6 +26,7 @@ _WRAPPERS = {"nohup": ((), 0, False), "exec": (("-a",), 0, False), "time": (("-f
              "env": (("-u", "-C"), 0, True),
              "sudo": (("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"), 0, True)}
 _PY_OPTS_WITH_VALUE = ("-W", "-X", "-Q")
+TORCHRUN_SIZES = {"--nnodes": "nnodes", "--nproc_per_node": "nproc_per_node", "--nproc-per-node": "nproc_per_node"}
 _TORCHRUN_MODULES = ("torch.distributed.run", "torch.distributed.launch")  # what `torchrun` runs
 # commands that run a program, given after their own options, in an environment or a container
 _RUNNERS = {("uv", "run"), ("conda", "run"), ("mamba", "run"), ("micromamba", "run"), ("pixi", "run"),
@@ -213,6 +214,7 @@ def _runs_entry(fields: list[Field], i: int) -> bool:
 def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | None:
     module = script = ""
     mod_field = None
+    sizes: dict[str, Arg] = {}  # torchrun's --nnodes / --nproc_per_node: the world of a torchrun trainer
     while j < len(fields):
         t = fields[j].text
         if t == "-m" and j + 1 < len(fields):
@@ -229,6 +231,11 @@ def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | Non
             script = "-c"
             break  # args keep "-c CODE ...": the program is the code
         if t.startswith("-"):
+            name, _, value = t.partition("=")
+            size = TORCHRUN_SIZES.get(name) if torchrun else None
+            if size and (value or j + 1 < len(fields)):
+                a = to_arg(fields[j] if value else fields[j + 1])
+                sizes[size] = Arg(value, a.span, a.via, a.symbolic) if value else a
             if torchrun and "=" not in t and j + 1 < len(fields) and not fields[j + 1].text.startswith("-") \
                     and t not in ("--standalone", "--no-python", "--no_python", "--run-path", "--run_path"):
                 j += 2  # `--nnodes 2`
@@ -251,7 +258,7 @@ def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | Non
             j, script = j + 1, ""  # the args are the entry's own
     return {"launcher": launcher, "module": module, "script": script, "args": fields[j:], "env": env,
             "target_unknown": mod_field if (mod_field is not None and mod_field.symbolic) else None,
-            "span_start": first, "entry_file": entry_file}
+            "span_start": first, "entry_file": entry_file, "sizes": sizes}
 
 
 def to_arg(f: Field) -> Arg:
@@ -287,7 +294,8 @@ def build(parts: dict, *, index: int, span, cwd: str | None, script: str, export
     module = parts["module"]
     kind = kind_of(module, cwd) if module else "other"
     inv = Invocation(index=index, module=module, kind=kind, launcher=parts["launcher"], span=span, args=args,
-                     env={**exported, **parts["env"]}, cwd=cwd, script=script, entry_file=parts.get("entry_file"))
+                     env={**exported, **parts["env"]}, cwd=cwd, script=script, entry_file=parts.get("entry_file"),
+                     launcher_sizes=parts.get("sizes", {}))
     if module and kind != "other":
         hydra_split(inv)
     return inv

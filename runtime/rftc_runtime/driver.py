@@ -407,8 +407,9 @@ def _sft_loop(s, plan, conversations, resumed, trainer, monitor, total_steps) ->
     from rftc_runtime.tasksets import TaskReader
 
     train_step = int(resumed.get("train_step", 0))
-    reader = TaskReader(conversations, plan.experiences_per_step, s.total_epochs,
-                        position=int(resumed.get("reader_position", 0)))
+    selector = s.sft_data.data_selector
+    reader = TaskReader(conversations, plan.experiences_per_step, s.total_epochs, selector.selector_type,
+                        selector.seed, position=int(resumed.get("reader_position", 0)))
     last_saved = train_step if resumed else -1
     while train_step < total_steps:
         batch = reader.next_batch()

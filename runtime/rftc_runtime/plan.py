@@ -319,6 +319,9 @@ def _staged_plan(s, gpus: int | None) -> Plan:
     return merged
 
 
+SFT_SELECTORS = ("sequential", "shuffle", "random")  # orders rftc_runtime.tasksets.TaskReader makes
+
+
 def _sft_plan(s, errors: list) -> tuple[int | None, int]:
     """Problems of an algorithm_type sft config (as Trinity's validator finds them); (rows, trainer steps)."""
     where = "buffer.trainer_input.experience_buffer"
@@ -340,9 +343,9 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
     else:
         rows = _count_rows(s.sft_data.path, s.sft_data.split)
     selector = s.sft_data.data_selector.selector_type if s.sft_data is not None else "sequential"
-    if selector != "sequential":
+    if selector not in SFT_SELECTORS:
         errors.append(("RFTC505", f"this runtime cannot run an SFT dataset with data_selector "
-                       f"{selector} (sequential only)", "remove the experience buffer's data_selector",
+                       f"{selector} ({', '.join(SFT_SELECTORS)} only)", "use one of those data selectors",
                        f"{where}.data_selector.selector_type"))
     if s.sft_data is not None and s.sft_data.format.enable_concatenated_multi_turn:
         errors.append(("RFTC505", "this runtime cannot run SFT with format.enable_concatenated_multi_turn (the "

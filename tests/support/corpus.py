@@ -28,7 +28,7 @@ def convert_corpus(out: Path) -> dict:
             bad.append(f"{script}: {text[:300]}")
             continue
         if any(d["code"] == "RFTC312" for d in diags) and code != 0:
-            outcomes["no main_ppo launch"] += 1
+            outcomes["no launch rftc converts"] += 1
             continue
         if code == 0 and not configs:  # success must mean a config was written
             bad.append(f"{script}: exit 0 with no config written")
@@ -47,7 +47,7 @@ def convert_corpus(out: Path) -> dict:
             if unplaced:
                 bad.append(f"{script}: error without a line: {unplaced[0]['message']}")
     launches = outcomes["converted (exit 0)"] + outcomes["diagnosed (exit 1)"] + outcomes["traceback/internal error"]
-    print(f"\ncorpus: {len(scripts)} scripts, {launches} with main_ppo launches")
+    print(f"\ncorpus: {len(scripts)} scripts, {launches} with launches rftc converts")
     for k, v in outcomes.most_common():
         print(f"  {k:28} {v}")
     print("diagnostics by code:")

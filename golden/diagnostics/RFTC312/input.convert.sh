@@ -1,2 +1,2 @@
 # RFTC312
-python3 -m verl.trainer.fsdp_sft_trainer data.train_files=x.parquet
+python3 -m recipe.prime.main_prime data.train_files=x.parquet

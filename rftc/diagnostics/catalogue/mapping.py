@@ -76,12 +76,13 @@ CODES = [
          "`--use-env`, or append the override after `--`.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=$BATCH"),
     Code("RFTC312", "no-main-ppo-launch", E, "The script has no launch of a trainer rftc converts.",
-         "rftc converts launches of veRL's main_ppo trainer, its one-step-off and fully async trainers "
-         "(verl.experimental.one_step_off_policy.main_ppo, verl.experimental.fully_async_policy.fully_async_main) "
-         "and of the DAPO recipe's main_dapo (directly, through ray job submit, torchrun, srun or uv run). SFT, "
-         "generation and other recipes have other configs and semantics. Nothing is written. Use `rftc convert --list` to see "
-         "the launches found, and `--invocation N` to pick one.",
-         "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=x.parquet"),
+         "rftc converts launches of veRL's main_ppo trainer (its v1 trainer modes included), its one-step-off "
+         "and fully async trainers (verl.experimental.one_step_off_policy.main_ppo, "
+         "verl.experimental.fully_async_policy.fully_async_main), its SFT trainers and the DAPO recipe's main_dapo "
+         "(directly, through ray job submit, torchrun, srun or uv run). Generation and other recipes have other "
+         "configs and semantics. Nothing is written. Use `rftc convert --list` to see the launches found, and "
+         "`--invocation N` to pick one.",
+         "python3 -m recipe.prime.main_prime data.train_files=x.parquet"),
     Code("RFTC313", "invalid-value", E, "A setting has a value of the wrong type or range for the conversion.",
          "The mapping needs a number (or a boolean, or a list) here and the script gives something else, a "
          "size that must be positive is not, or a GPU count is beyond any cluster (more than 16384 GPUs in all, "
@@ -174,6 +175,55 @@ CODES = [
          "to fix.",
          "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer algorithm.adv_estimator=grpo "
          "actor_rollout_ref.rollout.n=16 actor_rollout_ref.actor.ppo_mini_batch_size=24  # --verl-version 0.2"),
+    Code("RFTC330", "sft-rows-not-truncated", W, "veRL truncates long SFT rows; Trinity trains them in full.",
+         "veRL's SFT datasets cut a row longer than data.max_length on the side data.truncation names (left or "
+         "right). Trinity-RFT 0.6's SFT formatter renders the whole conversation and does not truncate, so such "
+         "rows train on more tokens than in veRL (and need more memory). Shorten or drop the long rows in the "
+         "data, or accept the difference.",
+         "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=/data/train.parquet data.truncation=right"),
+    Code("RFTC331", "sft-loss-per-micro-batch", W, "fsdp_sft_trainer weights micro-batches, Trinity weights tokens.",
+         "veRL's fsdp_sft_trainer takes the token mean of each micro-batch (data.micro_batch_size_per_gpu rows) "
+         "and averages the micro-batches; Trinity-RFT 0.6's sft loss (loss_agg_mode token-mean) takes the mean "
+         "over every response token of the step. The gradients agree when every micro-batch has as many "
+         "response tokens; otherwise a row's weight differs. veRL's engine SFT trainer (verl.trainer.sft_trainer) "
+         "takes the step's token mean, as Trinity does.",
+         "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=/data/train.parquet"),
+    Code("RFTC332", "sft-single-turn-template", W, "Single-turn SFT rows end with other tokens in Trinity.",
+         "veRL's single-turn SFT dataset puts the prompt through the chat template as a user message and appends "
+         "the response text and the tokenizer's EOS token. Trinity-RFT 0.6 (format.prompt_type plaintext) renders "
+         "prompt and response as a conversation with the chat template, so the response ends with the template's "
+         "end-of-turn tokens, which can differ from the EOS token. Check the template, or convert the data to "
+         "chat messages.",
+         "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=/data/train.parquet"),
+    Code("RFTC333", "sft-several-files", E, "The SFT launch names several training files.",
+         "Trinity-RFT 0.6's SFT experience buffer reads one path: a file, or a folder whose data files it reads "
+         "together. Nothing is written. Put the files in one folder and pass the folder, or pass one file.",
+         "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=[/data/a.parquet,/data/b.parquet]"),
+    Code("RFTC334", "stage-starts-from-previous", W, "A later stage starts from the previous stage's model.",
+         "In a pipeline of several launches (`rftc convert sft.sh grpo.sh`), Trinity-RFT 0.6 starts every stage "
+         "after the first from the previous stage's latest Hugging Face checkpoint, in place of model.model_path. "
+         "The launch's own model path (given here) is not used; where it is the first stage's base model, the "
+         "stage trains from the fine-tuned model instead, which is what the pipeline means.",
+         "rftc convert sft.sh grpo.sh -o pipeline.yaml"),
+    Code("RFTC335", "stage-shared-setting", W, "Launches of a pipeline differ on a setting Trinity shares.",
+         "Trinity-RFT 0.6's stages replace the mode, algorithm, buffer, data_processor, explorer and trainer "
+         "sections; the others (model, cluster, synchronizer, monitor, project, checkpoint_root_dir) are one for "
+         "every stage. Where the launches differ there, the message says which value the pipeline keeps. Make "
+         "the scripts agree, or convert them as separate configs.",
+         "rftc convert sft.sh grpo.sh -o pipeline.yaml"),
+    Code("RFTC336", "checkpoint-folder-assumed", W, "The checkpoint folder is a script argument rftc is not given.",
+         "trainer.default_local_dir names where checkpoints go, not what is trained, and the script takes it from "
+         "an argument (`$2`) that rftc was not given. The config writes checkpoints under ./checkpoints/<project>/"
+         "<name> instead. Pass the script's arguments after `--` (rftc convert SCRIPT -- ARG1 ARG2 ...), or set "
+         "checkpoint_root_dir in the config.",
+         "python3 -m verl.trainer.sft_trainer data.train_files=/data/t.parquet trainer.default_local_dir=$2"),
+    Code("RFTC337", "sft-images-not-read", W, "Images in multi-turn SFT rows are not read by Trinity.",
+         "From verl 0.7.0 veRL's multi-turn SFT dataset passes the images and videos of a row (its `images` and "
+         "`videos` columns) to a multimodal model's processor, in place of the `<image>`/`<video>` placeholders "
+         "of the messages. Trinity-RFT 0.6's SFT formatter reads images only for single-turn rows "
+         "(format.image_key); from chat messages it reads the text. A text-only dataset or model is unaffected; "
+         "for a multimodal one, put the images into the messages' content, or train it in veRL.",
+         "python3 -m verl.trainer.sft_trainer data.train_files=/data/captions/train.parquet"),
     Code("RFTC340", "off-policy-lag-differs", W, "Trinity reproduces a veRL trainer loop's lag only approximately.",
          "veRL's asynchronous trainers (main_ppo's v1 colocate_async and separate_async, one_step_off_policy, "
          "fully_async_policy) generate rollouts ahead of the trainer. Trinity-RFT 0.6's fixed sync style "

@@ -177,8 +177,8 @@ def note(best: Attempt, tried: list[Attempt], explicit: bool, also: list[str] = 
         return (f"checked against verl {v}, the newest bundled version where every key the launch sets exists "
                 f"and takes effect: in {spans(newer)}, where they exist too, {shown}{fit}")
     if best.rejected == 0 and not best.retired_keys:
-        return f"checked against verl {v}, the newest bundled version where every key the launch sets exists: " \
-               f"{others}{fit}"
+        return f"checked against verl {v}, the newest bundled version where every key the launch sets exists" + \
+               (f": {others}" if others else "") + fit  # no others: newer releases lack the launch's config
     if best.rejected == 0:
         return f"no bundled verl version has every key the launch sets; checked against verl {v}, which " \
                f"{_outcome(best)} (RFTC220)" + (f"; {others}" if others else "")

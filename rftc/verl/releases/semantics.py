@@ -135,6 +135,10 @@ CHANGES: tuple[Change, ...] = (
     Change("critic_sp_padding_check", FIRST, True, f"{TRAINER} _validate_config: critic sequence parallelism "
            "needs use_remove_padding"),
     Change("critic_sp_padding_check", "0.8.0", False, "verl/workers/config/critic.py: no such check"),
+    # -- SFT data (rftc/mapping/sft.py)
+    Change("sft_multiturn_images", FIRST, False, "verl/utils/dataset/multiturn_sft_dataset.py: text only (or none)"),
+    Change("sft_multiturn_images", "0.7.0", True, "verl/utils/dataset/multiturn_sft_dataset.py "
+           "MultiTurnSFTDataset.__init__: image_key / video_key (images, videos) for a multimodal processor"),
 )
 
 FACTS: dict[str, list[Change]] = {}

@@ -1,0 +1,3 @@
+# RFTC330
+python3 -m verl.trainer.sft_trainer data.train_files=/data/chat/train.parquet model.path=/models/m \
+    trainer.total_training_steps=10 data.truncation=right
