@@ -1,7 +1,7 @@
 """The veRL entry modules rftc knows: those whose config it composes (ENTRY_POINTS, the recipes), the RL trainers
 `rftc convert` maps (CONVERTED: veRL's main_ppo, its off-policy trainers, the DAPO recipe's main_dapo) and veRL's
-SFT trainers (SFT_TRAINERS). RayDAPOTrainer is main_ppo's RayPPOTrainer (the same config, startup checks and workers) with dynamic sampling
-(algorithm.filter_groups, data.gen_batch_size) and the dapo reward manager built from
+SFT trainers (SFT_TRAINERS). RayDAPOTrainer is main_ppo's RayPPOTrainer (the same config, startup checks and
+workers) with dynamic sampling (algorithm.filter_groups, data.gen_batch_size) and the dapo reward manager built from
 reward_model.overlong_buffer. The recipe is not in the wheels: it lives beside the `verl` package in a checkout
 (recipe/dapo, recipe/dapo/src before 0.4), and its @hydra.main composes `config/dapo_trainer.yaml` there, which
 extends ppo_trainer.
