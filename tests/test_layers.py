@@ -18,6 +18,7 @@ LAYERS = [
     {"rftc.verl"},
     {"rftc.trinity"},
     {"rftc.mapping"},
+    {"rftc.semantics"},
     {"rftc.emit"},
     {"rftc.api"},
     {"rftc.commands", "rftc.cli", "rftc.__main__"},
