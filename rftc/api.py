@@ -353,3 +353,84 @@ def _launch_named(inv: Invocation) -> str:
     """"launch at line 30", with the loop values of this iteration when a loop launches it."""
     loop = " ".join(f"{k}={v}" for k, v in inv.loop.items())
     return f"launch at line {inv.span.line}" + (f", {loop}" if loop else "")
+
+
+@dataclass
+class Side:
+    """One input of ``diff``: what it is, the training run it describes (None when it has none), and its result."""
+
+    path: str
+    kind: str  # "verl" (a launch script) | "trinity" (a config file)
+    run: object | None  # rftc.semantics.model.TrainingRun
+    result: Result
+
+
+@dataclass
+class Diff:
+    a: Side
+    b: Side
+    differences: list  # [(Quantity, Value of a, Value of b)] (rftc.semantics.model.differences)
+    diagnostics: Diagnostics
+    sources: dict[str, str]
+
+
+TRINITY_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def kind_of(path: str, text: str | None = None) -> str:
+    """"trinity" for a YAML or JSON file (by extension, else a top-level mapping), "verl" for a launch script."""
+    if path.endswith(TRINITY_SUFFIXES):
+        return "trinity"
+    if path.endswith(".sh") or text is None:
+        return "verl"
+    import yaml
+
+    try:
+        return "trinity" if isinstance(yaml.safe_load(text), dict) else "verl"
+    except yaml.YAMLError:
+        return "verl"
+
+
+def training_run(path: str, options: Options | None = None) -> Side:
+    """The training run a veRL launch script or a Trinity config describes (rftc.semantics); run is None, with
+    RFTC600 among the result's diagnostics, when it describes none."""
+    from rftc.semantics.trinity import from_trinity, view
+    from rftc.semantics.verl import from_verl
+    from rftc.sources import read_text
+    from rftc.trinity.document import parse
+
+    options = options or Options()
+    got = read_text(path, Diagnostics())
+    kind = kind_of(path, got[1] if got else None)
+    run = None
+    if kind == "trinity":
+        result = check(path)
+        if result.config is not None:
+            name, text = next(iter(result.sources.items()))
+            run = from_trinity(view(result.config, parse(text, name)[0]))
+    else:
+        found = read([path], options)
+        launches = [invs for invs in trainings(found, [path]).values() if invs]
+        result = verl_config(first_launch(launches[0], found.diagnostics), options) if launches else \
+            Result(None, Diagnostics(), {})
+        result.diagnostics = Diagnostics(found.diagnostics + result.diagnostics)
+        result.sources = found.sources
+        if result.verl is not None and not result.diagnostics.has_errors:
+            cwd = result.launch.cwd or os.path.dirname(os.path.abspath(path))
+            run = from_verl(result.verl, total_steps=options.total_steps, dataset_rows=options.dataset_size,
+                            cwd=cwd)
+    if run is None:
+        result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it does not "
+                               f"{'check' if kind == 'trinity' else 'compile'} (its diagnostics say why)",
+                               Span(path, 1, 1), hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")
+    return Side(path, kind, run, result)
+
+
+def diff(a: str, b: str, options: Options | None = None) -> Diff:
+    """What A and B train differently: the quantities of rftc.semantics whose values differ."""
+    from rftc.semantics.model import differences
+
+    sides = [training_run(p, options) for p in (a, b)]
+    diags = Diagnostics(sides[0].result.diagnostics + sides[1].result.diagnostics)
+    found = differences(sides[0].run, sides[1].run) if all(s.run is not None for s in sides) else []
+    return Diff(sides[0], sides[1], found, diags, {**sides[0].result.sources, **sides[1].result.sources})

@@ -103,7 +103,7 @@ def _where(cfg: TrinityConfig, doc: Document | None):
             span = doc.locate(tuple(int(p) if p.isdigit() else p for p in key.split(".")))
             if span is not None:
                 return f"{os.path.basename(span.file)}:{span.line} {key}"
-        return f"{key} (Trinity's expansion)"
+        return f"{key} (Trinity's default)"
     return where
 
 

@@ -35,13 +35,17 @@ class _Reader:
         return default if value is ABSENT else value
 
     def where(self, *keys: str) -> str:
-        out = []
+        located, defaults = [], []
         for key in keys:
             p = self.eff.prov(key)
             span = p.span or (p.via[0] if p.via else None)
-            out.append(f"{os.path.basename(span.file)}:{span.line} {key}" if span else
-                       f"{key} (verl {self.eff.release} default)")
-        return ", ".join(out)
+            if span:
+                located.append(f"{os.path.basename(span.file)}:{span.line} {key}")
+            else:
+                defaults.append(key)
+        if len(defaults) == 1 and not located:
+            return f"{defaults[0]} (verl {self.eff.release} default)"
+        return ", ".join(located + ([f"verl {self.eff.release} defaults"] if defaults else []))
 
     def v(self, key: str, default=None, *, when: bool = True) -> Value:
         return Value(self.get(key, default) if when else None, self.where(key) if when else "")
