@@ -9,6 +9,7 @@ import os
 from rftc.dotted import ABSENT
 from rftc.mapping.algorithm import ESTIMATORS, KL
 from rftc.mapping.batch import responses_per_step
+from rftc.mapping.draft import resolve_env
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
 from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.mapping.steps import steps_per_epoch
@@ -169,8 +170,9 @@ def _reward(r: _Reader) -> Value:
         return r.of(f"reward model {r.get(path)}", rm, path)
     prefix = next((p for p in CUSTOM_REWARD if r.get(f"{p}.path")), None)
     manager_key = next((k for k in REWARD_MANAGER if r.get(k)), None)
-    fn = f"{r.get(f'{prefix}.path')}:{r.get(f'{prefix}.name') or 'compute_score'}" if prefix else \
-        "default_compute_score"
+    # the path as the reward code opens it: ${oc.env:...} resolved in this environment, as Trinity's loader does
+    path = prefix and (resolve_env(str(r.get(f"{prefix}.path")), dict(os.environ)) or r.get(f"{prefix}.path"))
+    fn = f"{path}:{r.get(f'{prefix}.name') or 'compute_score'}" if prefix else "default_compute_score"
     manager = r.get(manager_key) if manager_key else "naive"
     text = fn if manager == "naive" else f"{fn} ({manager} manager)"
     return r.of(text, *([f"{prefix}.path"] if prefix else []), *([manager_key] if manager_key else []))
