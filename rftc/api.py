@@ -434,3 +434,58 @@ def diff(a: str, b: str, options: Options | None = None) -> Diff:
     diags = Diagnostics(sides[0].result.diagnostics + sides[1].result.diagnostics)
     found = differences(sides[0].run, sides[1].run) if all(s.run is not None for s in sides) else []
     return Diff(sides[0], sides[1], found, diags, {**sides[0].result.sources, **sides[1].result.sources})
+
+
+@dataclass
+class Launch:
+    """A Trinity config as a veRL launch script (``to_verl``)."""
+
+    text: str | None  # the script; None when the config does not check
+    diagnostics: Diagnostics
+    sources: dict[str, str]
+    release: str = ""
+
+
+def to_verl(path: str, release: str | None = None, *, dataset_size: int | None = None) -> Launch:
+    """A veRL main_ppo launch of ``release`` (default the newest bundled) that trains what the Trinity config at
+    ``path`` trains. The launch is composed as `rftc verl-config` would, and each quantity of its semantic model
+    that differs from the config's is reported (RFTC601): what veRL cannot express, never dropped. veRL derives
+    its LR horizon from the data's rows: ``dataset_size`` where the data is not readable here."""
+    import re
+
+    from rftc.reverse.overrides import overrides
+    from rftc.reverse.script import render
+    from rftc.semantics.model import differences
+    from rftc.semantics.trinity import from_trinity, view
+    from rftc.semantics.verl import from_verl
+    from rftc.shell import analyze
+    from rftc.trinity.document import parse
+    from rftc.verl.releases import order
+    from rftc.verl.releases.schema import versions
+
+    release = release or max(versions(), key=order.key)
+    if release not in versions():
+        raise UsageError(f"--verl-version {release}: not a bundled release ({', '.join(versions())})")
+    checked = check(path)
+    out = Launch(None, checked.diagnostics, dict(checked.sources), release)
+    if checked.config is None:
+        return out
+    name, yaml_text = next(iter(checked.sources.items()))
+    v = view(checked.config, parse(yaml_text, name)[0])
+    out.text = render(overrides(checked.config, v, release, raw=checked.document), source=os.path.basename(name), release=release)
+    script = os.path.splitext(name)[0] + ".verl.sh"
+    analyzed = analyze(out.text, script)
+    out.sources[script] = out.text
+    launched = [i for i in analyzed.invocations if i.is_training]
+    composed = verl_config(launched[0], Options(verl_version=release)) if launched else None
+    if composed is None or composed.verl is None:
+        out.diagnostics.extend(composed.diagnostics if composed else analyzed.diagnostics)
+        return out
+    out.diagnostics.extend(d for d in composed.diagnostics if d.severity.label == "error")
+    run = from_verl(composed.verl, dataset_rows=dataset_size, cwd=os.path.dirname(os.path.abspath(name)))
+    for q, want, got in differences(from_trinity(v), run):
+        at = re.match(r"(\S+):(\d+) ", want.source)
+        out.diagnostics.add("RFTC601", f"verl {release} cannot express the config's {q.label}: the config trains "
+                            f"with {want} ({want.source}), the launch with {got}: {q.effect}",
+                            Span(name, int(at.group(2)), 1) if at else Span(name, 1, 1))
+    return out

@@ -19,6 +19,7 @@ LAYERS = [
     {"rftc.trinity"},
     {"rftc.mapping"},
     {"rftc.semantics"},
+    {"rftc.reverse"},
     {"rftc.emit"},
     {"rftc.api"},
     {"rftc.commands", "rftc.cli", "rftc.__main__"},

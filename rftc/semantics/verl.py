@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from rftc.dotted import ABSENT
-from rftc.mapping.algorithm import ESTIMATORS, KL
+from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.draft import resolve_env
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
@@ -19,6 +19,7 @@ from rftc.verl.effective import EffectiveConfig
 from rftc.verl.releases import semantics
 
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
+RC = "algorithm.rollout_correction"
 SCHEDULERS = ("lr_scheduler_type", "warmup_style", "lr_decay_style")  # the release's name for the schedule
 # veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
 DISCOUNTED = ("gae", "reinforce_plus_plus")
@@ -76,6 +77,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     est = r.get("algorithm.adv_estimator")
     total = r.get("trainer.total_training_steps")
     modes = sem.value("loss_agg_modes")
+    bypass = bool(r.get(f"{RC}.bypass_mode"))
     wants_horizon = (ratio > 0 and not warmup_set) or sched != "constant"
     return TrainingRun(
         responses_per_step=r.of(responses, *batch_keys, formula=f"ppo_mini_batch_size x n ({unit} under verl "
@@ -99,11 +101,13 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         kl_in_reward=r.of(KL.get(r.get("algorithm.kl_penalty"), r.get("algorithm.kl_penalty")) if kl_reward
                           else "none", "algorithm.use_kl_in_reward", *(["algorithm.kl_penalty"] if kl_reward else [])),
         kl_in_reward_coef=r.v("algorithm.kl_ctrl.kl_coef", when=kl_reward),
-        policy_loss=r.of(LOSS_NAMES.get(mode, mode), f"{A}.policy_loss.loss_mode"),
+        # bypass mode takes the rollout's log-probs as the old ones and replaces the loss with its own
+        # (verl/trainer/ppo/rollout_corr_helper.py apply_bypass_mode)
+        policy_loss=r.of(f"bypass_mode:{r.get(f'{RC}.loss_type', 'ppo_clip')}", f"{RC}.bypass_mode", f"{RC}.loss_type")
+        if bypass else r.of(LOSS_NAMES.get(mode, mode), f"{A}.policy_loss.loss_mode"),
         clip_low=_clip(r, "low") if clipped else Value(None),
         clip_high=_clip(r, "high") if clipped else Value(None),
-        clip_ratio_c=(r.v(f"{A}.clip_ratio_c") if sem.value("dual_clip") else Value("none", f"verl {eff.release}"))
-        if mode == "vanilla" else Value(None),
+        clip_ratio_c=_dual_clip(r, sem, eff.release) if mode == "vanilla" else Value(None),
         sapo_tau=r.of((r.get(f"{A}.tau_pos"), r.get(f"{A}.tau_neg")), f"{A}.tau_pos", f"{A}.tau_neg")
         if mode == "sapo" else Value(None),
         entropy_coef=r.v(f"{A}.entropy_coeff", 0.0),
@@ -122,8 +126,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
                               "data.filter_overlong_prompts"),
         policy_lag=r.of(si * epochs - 1, *batch_keys, f"{A}.ppo_epochs",
                         formula="optimizer steps per rollout batch - 1 (veRL is on-policy per batch)"),
-        logprob_source=r.of("rollout" if r.get("algorithm.rollout_correction.bypass_mode") else "actor",
-                            "algorithm.rollout_correction.bypass_mode"),
+        logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
         reward=_reward(r),
     )
 
@@ -131,6 +134,14 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
 def _clip(r: _Reader, side: str) -> Value:
     key = f"{A}.clip_ratio_{side}"
     return r.v(key) if r.get(key) is not None else r.v(f"{A}.clip_ratio")
+
+
+def _dual_clip(r: _Reader, sem, release: str) -> Value:
+    """clip_ratio_c, "none" before dual clip (0.4.0) or at a bound no ratio reaches."""
+    if not sem.value("dual_clip"):
+        return Value("none", f"verl {release}")
+    c = r.get(f"{A}.clip_ratio_c")
+    return r.of("none" if isinstance(c, (int, float)) and c >= NO_DUAL_CLIP else c, f"{A}.clip_ratio_c")
 
 
 def _estimator(est: str | None) -> str | None:

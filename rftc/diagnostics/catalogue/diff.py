@@ -11,3 +11,12 @@ CODES = [
          "rftc check shows the same diagnostics).",
          "rftc diff run.sh broken.yaml", "cli"),
 ]
+CODES.append(
+    Code("RFTC601", "verl-cannot-express", Severity.WARNING,
+         "veRL cannot train what the Trinity config trains in one of the quantities of the semantic model.",
+         "`rftc convert --to verl` composes the launch it writes, as `rftc verl-config` would, and compares what it "
+         "trains with what the config trains (docs/diff.md). This quantity differs: veRL has no setting for it (an "
+         "explorer running ahead with sync_offset, an LR horizon of sys.maxsize, a Trinity-only loss or "
+         "workflow, experiences per step that are not whole groups of repeat_times), so the launch trains "
+         "differently there. Change the config so veRL can express it, or accept the difference the message names.",
+         "rftc convert --to verl offpolicy.yaml", "cli"))
