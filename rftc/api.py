@@ -449,10 +449,9 @@ class Launch:
 def to_verl(path: str, release: str | None = None, *, dataset_size: int | None = None) -> Launch:
     """A veRL main_ppo launch of ``release`` (default the newest bundled) that trains what the Trinity config at
     ``path`` trains. The launch is composed as `rftc verl-config` would, and each quantity of its semantic model
-    that differs from the config's is reported (RFTC601): what veRL cannot express, never dropped. veRL derives
+    that differs from the config's is reported (RFTC601), as is each override the release has no key for
+    (RFTC602): what veRL cannot express, never dropped. veRL derives
     its LR horizon from the data's rows: ``dataset_size`` where the data is not readable here."""
-    import re
-
     from rftc.reverse.overrides import overrides
     from rftc.reverse.script import render
     from rftc.semantics.model import differences
@@ -472,7 +471,12 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
         return out
     name, yaml_text = next(iter(checked.sources.items()))
     v = view(checked.config, parse(yaml_text, name)[0])
-    out.text = render(overrides(checked.config, v, release, raw=checked.document), source=os.path.basename(name), release=release)
+    kept, lacking = overrides(checked.config, v, release, raw=checked.document)
+    out.text = render(kept, source=os.path.basename(name), release=release)
+    for o in lacking:  # those the file sets; a default the release lacks is its own behaviour (RFTC601 otherwise)
+        if _span_of(o.source, name).line > 1 or "trainer.trainer_config" in o.source:
+            out.diagnostics.add("RFTC602", f"verl {release} has no key {o.key}: {o.key}={o.value} ({o.source}) is "
+                                "not in the launch", _span_of(o.source, name))
     script = os.path.splitext(name)[0] + ".verl.sh"
     analyzed = analyze(out.text, script)
     out.sources[script] = out.text
@@ -484,8 +488,15 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
     out.diagnostics.extend(d for d in composed.diagnostics if d.severity.label == "error")
     run = from_verl(composed.verl, dataset_rows=dataset_size, cwd=os.path.dirname(os.path.abspath(name)))
     for q, want, got in differences(from_trinity(v), run):
-        at = re.match(r"(\S+):(\d+) ", want.source)
         out.diagnostics.add("RFTC601", f"verl {release} cannot express the config's {q.label}: the config trains "
                             f"with {want} ({want.source}), the launch with {got}: {q.effect}",
-                            Span(name, int(at.group(2)), 1) if at else Span(name, 1, 1))
+                            _span_of(want.source, name))
     return out
+
+
+def _span_of(source: str, name: str) -> Span:
+    """The config line a semantic value's source names first ("file.yaml:12 key, ..."), else the file's start."""
+    import re
+
+    at = re.match(r"\S+?:(\d+) ", source)
+    return Span(name, int(at.group(1)) if at else 1, 1)

@@ -33,9 +33,11 @@ class Override:
     formula: str = ""
 
 
-def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | None = None) -> list[Override]:
-    """The overrides of a main_ppo launch of ``release`` that trains what ``v`` (view(x)) describes; paths as the
-    file ``raw`` writes them (${oc.env:...} kept for the launch's environment)."""
+def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | None = None
+              ) -> tuple[list[Override], list[Override]]:
+    """The overrides of a main_ppo launch of ``release`` that trains what ``v`` (view(x)) describes, and those whose
+    key the release lacks; paths as the file ``raw`` writes them (${oc.env:...} kept for the launch's
+    environment)."""
     keys = leaf_paths(release, "ppo_trainer")
     out: dict[str, Override] = {}
 
@@ -82,7 +84,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
         whole = -(-mini // micro.value) * micro.value
         put(f"{A}.ppo_mini_batch_size", whole, "verl.actor.ppo_mini_batch_size", source=None,
             formula=f"the whole batch of {mini} prompts, as a multiple of ppo_micro_batch_size {micro.value}")
-    return [o for o in out.values() if o.key in keys or o.key.startswith("+")]
+    return [o for o in out.values() if o.key in keys], [o for o in out.values() if o.key not in keys]
 
 
 def _estimator(adv: str | None, args: dict) -> str | None:

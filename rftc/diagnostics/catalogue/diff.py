@@ -20,3 +20,12 @@ CODES.append(
          "workflow, experiences per step that are not whole groups of repeat_times), so the launch trains "
          "differently there. Change the config so veRL can express it, or accept the difference the message names.",
          "rftc convert --to verl offpolicy.yaml", "cli"))
+CODES.append(
+    Code("RFTC602", "verl-key-missing", Severity.WARNING,
+         "The chosen veRL release has no key for a setting of the Trinity config.",
+         "`rftc convert --to verl` writes the overrides of one veRL release (--verl-version, default the newest "
+         "bundled). This one names a key that release's config does not have (a newer sampling knob, a worker "
+         "setting passed through trainer.trainer_config), so it is not in the launch, and the release trains with "
+         "its own behaviour there. Where that changes a quantity of the semantic model RFTC601 says so too. Choose "
+         "a release that has the key, or drop the setting.",
+         "rftc convert --to verl config.yaml --verl-version 0.2", "cli"))
