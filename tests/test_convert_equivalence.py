@@ -76,6 +76,9 @@ HORIZON_UNKNOWN = ("the LR horizon needs the number of training rows, and the da
                    "rftc converts: RFTC303 warns, and --dataset-size or --total-steps give it")
 GEO_MEAN = ("veRL's geo_mean (GMPO) loss has no Trinity-RFT 0.6 equivalent: RFTC305 warns and the config uses "
             "Trinity's ppo loss, whose dual clip (clip_ratio_c 3.0) the geometric-mean loss does not have")
+BYPASS_REINFORCE = ("veRL's rollout-correction bypass mode with loss_type reinforce replaces the policy loss with "
+                    "REINFORCE weighted by importance ratios; the config passes algorithm.rollout_correction on, but "
+                    "Trinity's ppo loss does not read loss_type, and rftc convert does not yet say so")
 # (corpus script relative to the corpus, key) -> why the difference is intended, as EXPLAINED.
 CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (
@@ -83,6 +86,8 @@ CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
         "ppo_trainer/run_qwen2-7b_rm_reward_loop_colocate", "ppo_trainer/run_qwen2.5-3b_rm_legacy",
         "ppo_trainer/run_qwen2.5-3b_rm_reward_loop_colocate",
         "sglang_multiturn/search_r1_like/run_qwen2.5-3b_instruct_search_multiturn")},
+    **{("examples/rollout_correction/run_with_rollout_corr.sh", key): BYPASS_REINFORCE
+       for key in ("policy loss", "clip ratio c")},
     **{(f"examples/gmpo_trainer/{script}.sh", key): GEO_MEAN
        for script in ("run_qwen2_5-7b_math", "test_dapo_7b_math", "test_dapo_qwen3_30b_math")
        for key in ("policy loss", "clip ratio c")},

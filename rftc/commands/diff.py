@@ -81,7 +81,9 @@ def _table(result, color: bool) -> str:
         from rich.console import Console
         from rich.table import Table
 
-        table = Table(*head, show_lines=True)
+        table = Table(show_lines=True)
+        for column in head:
+            table.add_column(column, overflow="fold")
         for row in rows:
             table.add_row(*row)
         out = io.StringIO()

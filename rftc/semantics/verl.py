@@ -73,11 +73,16 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     warmup_set = isinstance(warmup, int) and warmup > 0
     kl_loss, kl_reward = bool(r.get(f"{A}.use_kl_loss")), bool(semantics.kl_in_reward(sem, r.get))
     mode = r.get(f"{A}.policy_loss.loss_mode", "vanilla")
+    bypass = bool(r.get(f"{RC}.bypass_mode"))
+    if bypass:  # the rollout's log-probs are the old ones, and the loss is bypass mode's whatever loss_mode says:
+        # ppo_clip is the vanilla loss (verl/trainer/ppo/rollout_corr_helper.py apply_bypass_mode, core_algos.py
+        # compute_policy_loss_bypass_mode)
+        loss_type = r.get(f"{RC}.loss_type", "ppo_clip")
+        mode = "vanilla" if loss_type == "ppo_clip" else f"bypass_mode:{loss_type}"
     clipped = mode not in ("sapo", "gpg")  # sapo smooths the ratio with tau_pos/tau_neg, gpg has no ratio
     est = r.get("algorithm.adv_estimator")
     total = r.get("trainer.total_training_steps")
     modes = sem.value("loss_agg_modes")
-    bypass = bool(r.get(f"{RC}.bypass_mode"))
     wants_horizon = (ratio > 0 and not warmup_set) or sched != "constant"
     return TrainingRun(
         responses_per_step=r.of(responses, *batch_keys, formula=f"ppo_mini_batch_size x n ({unit} under verl "
@@ -101,10 +106,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         kl_in_reward=r.of(KL.get(r.get("algorithm.kl_penalty"), r.get("algorithm.kl_penalty")) if kl_reward
                           else "none", "algorithm.use_kl_in_reward", *(["algorithm.kl_penalty"] if kl_reward else [])),
         kl_in_reward_coef=r.v("algorithm.kl_ctrl.kl_coef", when=kl_reward),
-        # bypass mode takes the rollout's log-probs as the old ones and replaces the loss with its own
-        # (verl/trainer/ppo/rollout_corr_helper.py apply_bypass_mode)
-        policy_loss=r.of(f"bypass_mode:{r.get(f'{RC}.loss_type', 'ppo_clip')}", f"{RC}.bypass_mode", f"{RC}.loss_type")
-        if bypass else r.of(LOSS_NAMES.get(mode, mode), f"{A}.policy_loss.loss_mode"),
+        policy_loss=r.of(LOSS_NAMES.get(mode, mode), *([f"{RC}.bypass_mode", f"{RC}.loss_type"] if bypass else
+                                                        [f"{A}.policy_loss.loss_mode"])),
         clip_low=_clip(r, "low") if clipped else Value(None),
         clip_high=_clip(r, "high") if clipped else Value(None),
         clip_ratio_c=_dual_clip(r, sem, eff.release) if mode == "vanilla" else Value(None),
