@@ -6,6 +6,7 @@
 - veRL -> Trinity -> veRL: for every golden launch script, its model equals the model of the launch `--to verl`
   writes (for the script's own release) from its conversion, except in those reported quantities and those the
   forward conversion documents (tests/test_convert_equivalence.py's explain());
+- the same for every config the corpus converts to with exit 0;
 - the launch carries a comment per override naming the Trinity key it came from.
 """
 
@@ -22,6 +23,7 @@ from rftc.semantics.trinity import from_trinity, view
 from rftc.semantics.verl import from_verl
 from rftc.trinity.document import parse
 from support import paths
+from support.paths import CORPUS, needs_corpus
 from test_convert_equivalence import CASES, EXPLAINED, GOLDEN, _args, explain
 
 TRINITY = [paths.GOLDEN / "convert" / "guide" / "grpo_example.yaml", paths.GOLDEN / "convert" / "guide" /
@@ -87,3 +89,40 @@ def test_a_comment_names_each_overrides_origin(tmp_path):
     assert len(words) > 20
     assert all(lines[i - 1].startswith("    # ") for i in words)
     assert "    # grpo_example.yaml:7 algorithm.repeat_times" in lines
+
+
+@needs_corpus
+def test_corpus_verl_to_trinity_to_verl(corpus_run, tmp_path):
+    """The same property for every config the corpus (../shared/corpus/verl) converts to with exit 0 (a config
+    `rftc check` rejects, where the script's own settings make Trinity's check fail, has no way back); the reported
+    quantities aside, every difference must be one the forward conversion documents (CORPUS_EXPLAINED and
+    explain())."""
+    from test_convert_equivalence import CORPUS_EXPLAINED, _effective
+
+    lost, unchecked, compared = [], [], 0
+    for script, configs in corpus_run["converted"]:
+        args = _args(script)
+        for config in configs:
+            index = int(config.stem.rsplit(".", 1)[1]) if len(configs) > 1 else None
+            eff = _effective(script, args, index)
+            if eff is None:  # the DAPO recipe's trainer: checked by test_mapping_dapo
+                continue
+            launch = api.to_verl(str(config), eff.verl_version, dataset_size=args.dataset_size)
+            if launch.text is None:  # the config itself does not check (its diagnostics say why)
+                unchecked.append(str(script.relative_to(CORPUS)))
+                continue
+            if launch.diagnostics.has_errors:
+                lost.append(f"{script}: no launch back: {[str(d.message) for d in launch.diagnostics][:3]}")
+                continue
+            back = tmp_path / "run.sh"
+            back.write_text(launch.text)
+            composed = api.compile(str(back), api.Options(verl_version=eff.verl_version, cwd=str(script.parent)))
+            kw = dict(total_steps=args.total_steps, dataset_rows=args.dataset_size, cwd=str(script.parent))
+            name = str(script.relative_to(CORPUS)) + ("" if index is None else f":{index}")
+            compared += 1
+            lost += [f"{name}: {q.label}: {a} -> {b}"
+                     for q, a, b in differences(from_verl(eff, **kw), from_verl(composed.verl, **kw))
+                     if q.label not in _unexpressed(launch)
+                     and explain(name.split(":")[0], q.label, a.value, CORPUS_EXPLAINED) is None]
+    assert compared >= 100 and len(unchecked) <= 2, (compared, unchecked)
+    assert not lost, "\n".join(lost)

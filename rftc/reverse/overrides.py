@@ -178,10 +178,15 @@ def _cluster(put, x: TrinityConfig, val, raw: dict) -> None:
     put("actor_rollout_ref.model.path", _as_written(raw, "model.model_path", m.model_path), source="model.model_path")
     if val("algorithm.advantage_fn") == "ppo":
         put("critic.model.path", m.critic_model_path or m.model_path, source="model.critic_model_path")
-    c, rm = x.cluster, x.explorer.rollout_model
-    put("trainer.nnodes", c.node_num or None, source="cluster.node_num",
-        formula="veRL colocates rollout and training on every GPU")
-    put("trainer.n_gpus_per_node", c.gpu_per_node or None, source="cluster.gpu_per_node")
+    rm, gpus = x.explorer.rollout_model, derive(x).gpus
+    if gpus is not None and gpus.trainer_node_num:  # training's world size stays the trainer's; veRL colocates
+        split = (f"the trainer's share of {gpus.node_num}x{gpus.gpu_per_node} GPUs ({gpus.explorer_gpu_num} go to "
+                 "Trinity's explorer; veRL rolls out on the training GPUs)")
+        put("trainer.nnodes", gpus.trainer_node_num, source="cluster.node_num, cluster.gpu_per_node", formula=split)
+        put("trainer.n_gpus_per_node", gpus.trainer_gpu_num_per_node, source="cluster.gpu_per_node", formula=split)
+    else:  # no GPUs left to Trinity's trainer (its checks say so): the whole cluster, rollout colocated
+        put("trainer.nnodes", x.cluster.node_num or None, source="cluster.node_num")
+        put("trainer.n_gpus_per_node", x.cluster.gpu_per_node or None, source="cluster.gpu_per_node")
     put(f"{R}.name", rm.engine_type.split("_")[0], source="explorer.rollout_model.engine_type")
     put(f"{R}.tensor_model_parallel_size", rm.tensor_parallel_size,
         source="explorer.rollout_model.tensor_parallel_size")
