@@ -420,8 +420,8 @@ def training_run(path: str, options: Options | None = None) -> Side:
             run = from_verl(result.verl, total_steps=options.total_steps, dataset_rows=options.dataset_size,
                             cwd=cwd)
     if run is None:
-        result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it does not "
-                               f"{'check' if kind == 'trinity' else 'compile'} (its diagnostics say why)",
+        what = "does not check" if kind == "trinity" else "has no main_ppo launch whose config composes"
+        result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it {what} (its diagnostics say why)",
                                Span(path, 1, 1), hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")
     return Side(path, kind, run, result)
 
