@@ -403,3 +403,150 @@ def _launch_named(inv: Invocation) -> str:
     """"launch at line 30", with the loop values of this iteration when a loop launches it."""
     loop = " ".join(f"{k}={v}" for k, v in inv.loop.items())
     return f"launch at line {inv.span.line}" + (f", {loop}" if loop else "")
+
+
+@dataclass
+class Side:
+    """One input of ``diff``: what it is, the training run it describes (None when it has none), and its result."""
+
+    path: str
+    kind: str  # "verl" (a launch script) | "trinity" (a config file)
+    run: object | None  # rftc.semantics.model.TrainingRun
+    result: Result
+
+
+@dataclass
+class Diff:
+    a: Side
+    b: Side
+    differences: list  # [(Quantity, Value of a, Value of b)] (rftc.semantics.model.differences)
+    diagnostics: Diagnostics
+    sources: dict[str, str]
+
+
+TRINITY_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def kind_of(path: str, text: str | None = None) -> str:
+    """"trinity" for a YAML or JSON file (by extension, else a top-level mapping), "verl" for a launch script."""
+    if path.endswith(TRINITY_SUFFIXES):
+        return "trinity"
+    if path.endswith(".sh") or text is None:
+        return "verl"
+    import yaml
+
+    try:
+        return "trinity" if isinstance(yaml.safe_load(text), dict) else "verl"
+    except yaml.YAMLError:
+        return "verl"
+
+
+def training_run(path: str, options: Options | None = None) -> Side:
+    """The training run a veRL launch script or a Trinity config describes (rftc.semantics); run is None, with
+    RFTC600 among the result's diagnostics, when it describes none."""
+    from rftc.semantics.trinity import from_trinity, view
+    from rftc.semantics.verl import from_verl
+    from rftc.sources import read_text
+    from rftc.trinity.document import parse
+
+    options = options or Options()
+    got = read_text(path, Diagnostics())
+    kind = kind_of(path, got[1] if got else None)
+    run = None
+    if kind == "trinity":
+        result = check(path)
+        if result.config is not None:
+            name, text = next(iter(result.sources.items()))
+            run = from_trinity(view(result.config, parse(text, name)[0]))
+    else:
+        found = read([path], options)
+        launches = [invs for invs in trainings(found, [path]).values() if invs]
+        result = verl_config(first_launch(launches[0], found.diagnostics), options) if launches else \
+            Result(None, Diagnostics(), {})
+        result.diagnostics = Diagnostics(found.diagnostics + result.diagnostics)
+        result.sources = found.sources
+        if result.verl is not None and not result.diagnostics.has_errors:
+            cwd = result.launch.cwd or os.path.dirname(os.path.abspath(path))
+            run = from_verl(result.verl, total_steps=options.total_steps, dataset_rows=options.dataset_size,
+                            cwd=cwd)
+    if run is None:
+        what = "does not check" if kind == "trinity" else "has no main_ppo launch whose config composes"
+        result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it {what} (its diagnostics say why)",
+                               Span(path, 1, 1), hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")
+    return Side(path, kind, run, result)
+
+
+def diff(a: str, b: str, options: Options | None = None) -> Diff:
+    """What A and B train differently: the quantities of rftc.semantics whose values differ."""
+    from rftc.semantics.model import differences
+
+    sides = [training_run(p, options) for p in (a, b)]
+    diags = Diagnostics(sides[0].result.diagnostics + sides[1].result.diagnostics)
+    found = differences(sides[0].run, sides[1].run) if all(s.run is not None for s in sides) else []
+    return Diff(sides[0], sides[1], found, diags, {**sides[0].result.sources, **sides[1].result.sources})
+
+
+@dataclass
+class Launch:
+    """A Trinity config as a veRL launch script (``to_verl``)."""
+
+    text: str | None  # the script; None when the config does not check
+    diagnostics: Diagnostics
+    sources: dict[str, str]
+    release: str = ""
+
+
+def to_verl(path: str, release: str | None = None, *, dataset_size: int | None = None) -> Launch:
+    """A veRL main_ppo launch of ``release`` (default the newest bundled) that trains what the Trinity config at
+    ``path`` trains. The launch is composed as `rftc verl-config` would, and each quantity of its semantic model
+    that differs from the config's is reported (RFTC601), as is each override the release has no key for
+    (RFTC602): what veRL cannot express, never dropped. veRL derives
+    its LR horizon from the data's rows: ``dataset_size`` where the data is not readable here."""
+    from rftc.reverse.overrides import overrides
+    from rftc.reverse.script import render
+    from rftc.semantics.model import differences
+    from rftc.semantics.trinity import from_trinity, view
+    from rftc.semantics.verl import from_verl
+    from rftc.shell import analyze
+    from rftc.trinity.document import parse
+    from rftc.verl.releases import order
+    from rftc.verl.releases.schema import versions
+
+    release = release or max(versions(), key=order.key)
+    if release not in versions():
+        raise UsageError(f"--verl-version {release}: not a bundled release ({', '.join(versions())})")
+    checked = check(path)
+    out = Launch(None, checked.diagnostics, dict(checked.sources), release)
+    if checked.config is None:
+        return out
+    name, yaml_text = next(iter(checked.sources.items()))
+    v = view(checked.config, parse(yaml_text, name)[0])
+    kept, lacking = overrides(checked.config, v, release, raw=checked.document)
+    out.text = render(kept, source=os.path.basename(name), release=release)
+    for o in lacking:  # those the file sets; a default the release lacks is its own behaviour (RFTC601 otherwise)
+        if _span_of(o.source, name).line > 1 or "trainer.trainer_config" in o.source:
+            out.diagnostics.add("RFTC602", f"verl {release} has no key {o.key}: {o.key}={o.value} ({o.source}) is "
+                                "not in the launch", _span_of(o.source, name))
+    script = os.path.splitext(name)[0] + ".verl.sh"
+    analyzed = analyze(out.text, script)
+    out.sources[script] = out.text
+    launched = [i for i in analyzed.invocations if i.is_training]
+    composed = verl_config(launched[0], Options(verl_version=release)) if launched else None
+    if composed is None or composed.verl is None:
+        out.diagnostics.extend(composed.diagnostics if composed else analyzed.diagnostics)
+        return out
+    out.diagnostics.extend(d for d in composed.diagnostics if d.severity.label == "error")
+    run = from_verl(composed.verl, dataset_rows=dataset_size, cwd=os.path.dirname(os.path.abspath(name)))
+    for q, want, got in differences(from_trinity(v), run):
+        out.diagnostics.add("RFTC601", f"verl {release} cannot express the config's {q.label}: the config trains "
+                            f"with {want} ({want.source}), the launch with {got}: {q.effect}",
+                            _span_of(want.source, name))
+    return out
+
+
+def _span_of(source: str, name: str) -> Span:
+    """The config line a semantic value's source names first ("file.yaml:12 key, ..."), else the file's start."""
+    import re
+
+    at = re.match(r"\S+?:(\d+) ", source)
+    return Span(name, int(at.group(1)) if at else 1, 1)

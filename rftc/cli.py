@@ -19,6 +19,7 @@ COMMANDS = {
     "check": ("rftc.commands.check", "validate Trinity-RFT config files statically"),
     "run": ("rftc.commands.run", "compile if needed, then train with Ray-hosted vLLM rollout and veRL training"),
     "verl-config": ("rftc.commands.verl_config", "print the effective veRL config a launch script runs, with provenance"),
+    "diff": ("rftc.commands.diff", "compare what two configs train (veRL launch scripts or Trinity configs)"),
     "lint": ("rftc.commands.lint", "report the diagnostics of veRL launch scripts without converting them"),
     "schema": ("rftc.commands.schema", "print the JSON Schema of the Trinity-RFT config (for editors)"),
     "explain": ("rftc.commands.explain", "print the documentation of a diagnostic code"),
@@ -29,6 +30,7 @@ EPILOG = """examples:
   rftc convert run.sh -- trainer.nnodes=2        extra overrides take the place of "$@"
   rftc check configs/                            check every *.yaml under configs/
   rftc verl-config run.sh                        the effective veRL config, with where each value came from
+  rftc diff run.sh ppo.yaml                      what the two train differently (exit 1 if anything)
   rftc run examples/arith_grpo.sh                compile and train (CPU when there is no GPU)
 
 exit codes: 0 clean, 1 errors found, 2 usage error, 3 internal error

@@ -15,7 +15,7 @@ from docgen import write_or_check
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "diagnostics.md"
 STAGES = {"0": "General", "1": "Shell (launch scripts)", "2": "veRL / Hydra", "3": "Mapping (veRL -> Trinity)",
-          "4": "Trinity config checks", "5": "Runtime"}
+          "4": "Trinity config checks", "5": "Runtime", "6": "Diff and the way back"}
 FENCE = {"sh": "bash", "yaml": "yaml", "overrides": "text", "cli": "console"}
 
 

@@ -18,6 +18,8 @@ LAYERS = [
     {"rftc.verl"},
     {"rftc.trinity"},
     {"rftc.mapping"},
+    {"rftc.semantics"},
+    {"rftc.reverse"},
     {"rftc.emit"},
     {"rftc.api"},
     {"rftc.commands", "rftc.cli", "rftc.__main__"},

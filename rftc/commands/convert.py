@@ -21,6 +21,7 @@ EPILOG = """examples:
   rftc convert --overrides 'algorithm.adv_estimator=grpo data.train_batch_size=512'
   rftc convert examples/*.sh --out-dir configs/           many scripts, one process
   rftc convert run.sh --report                            the ledger: what became of every key
+  rftc convert --to verl ppo.yaml > run.sh                the way back: a veRL launch for the newest bundled verl
 """
 
 
@@ -30,6 +31,10 @@ def add_arguments(p) -> None:
     p.add_argument("paths", nargs="*", metavar="SCRIPT", help="launch scripts or directories ('-' reads stdin)")
     add_launch_options(p)
     out = p.add_argument_group("output")
+    out.add_argument("--to", choices=("trinity", "verl"), default="trinity",
+                     help="trinity (default): a launch script to a Trinity-RFT config; verl: a Trinity-RFT config to "
+                     "a veRL main_ppo launch script for --verl-version (default the newest bundled), a comment per "
+                     "override naming the Trinity keys and formula it came from")
     out.add_argument("-o", "--output", metavar="FILE", help="write the config here (default: stdout)")
     out.add_argument("--out-dir", metavar="DIR", help="write one <script>.yaml per launch into DIR")
     out.add_argument("--list", action="store_true", help="list the launches found, one per line, and stop")
@@ -70,6 +75,8 @@ def run(args) -> int:
 
     if args.output and args.out_dir:
         return _usage("give -o or --out-dir, not both")
+    if args.to == "verl":
+        return _to_verl(args)
     try:
         opts = options(args)
         found = api.read(args.paths, opts, overrides=args.overrides, every_launch=args.list)
@@ -126,6 +133,23 @@ def _pipeline(args, opts, found, launches) -> int:
     if result.config is not None and not any(d.severity.label == "error" for d in kept):
         _write([(args.output, result.yaml())])
     return exit_code(kept)
+
+
+def _to_verl(args) -> int:
+    """One Trinity config to a veRL launch script; what veRL cannot express is reported (RFTC601)."""
+    from rftc import api
+
+    if len(args.paths) != 1 or args.overrides or args.out_dir:
+        return _usage("--to verl takes one Trinity config file (and -o FILE)")
+    try:
+        launch = api.to_verl(args.paths[0], args.verl_version, dataset_size=args.dataset_size)
+    except api.UsageError as exc:
+        return _usage(str(exc))
+    kept = report(launch.diagnostics, launch.sources, args)
+    code = exit_code(kept)
+    if launch.text is not None and code == 0:
+        _write([(args.output, launch.text)])
+    return code
 
 
 def _target(args, script: str, inv, launches: int) -> str | None:

@@ -1,0 +1,95 @@
+"""``rftc diff A B``: what two training configs train differently."""
+
+from __future__ import annotations
+
+DESCRIPTION = """\
+Compare what two configs train: A and B are each a veRL launch script (.sh) or a Trinity-RFT config (.yaml; other
+files are told apart by their content). Each becomes the semantic model of its run (docs/diff.md): responses per
+optimizer step, optimizer steps per rollout batch, epochs and steps, the learning rate and its schedule, KL, clip
+ranges, entropy, loss aggregation, sampling, lengths, staleness, where the old log-probs come from, the reward.
+The quantities whose values differ are printed with both values, where each came from (file:line and key) and what
+the difference does to training. Nothing is printed when they train the same.
+
+exit codes: 0 same training, 1 something training-relevant differs (or a side has no run: RFTC600),
+2 usage error"""
+
+EPILOG = """examples:
+  rftc diff run.sh ppo.yaml            does the converted config still train what the script trained?
+  rftc diff a.yaml b.yaml --format json"""
+
+
+def add_arguments(p) -> None:
+    from rftc.commands.common import add_launch_options, add_report_options
+
+    p.add_argument("a", help="a veRL launch script or a Trinity-RFT config")
+    p.add_argument("b", help="a veRL launch script or a Trinity-RFT config")
+    add_launch_options(p)
+    g = p.add_argument_group("the LR horizon of a veRL side")
+    g.add_argument("--dataset-size", type=int, metavar="ROWS", help="training rows, where the data is not readable")
+    g.add_argument("--total-steps", type=int, metavar="N", help="veRL training steps")
+    add_report_options(p, default_format="full")
+
+
+def run(args) -> int:
+    import sys
+
+    from rftc import api
+    from rftc.commands.common import exit_code, launch_options, report
+    from rftc.diagnostics.model import Severity
+
+    try:
+        options = launch_options(args, dataset_size=args.dataset_size, total_steps=args.total_steps)
+    except api.UsageError as e:
+        print(f"rftc diff: {e}", file=sys.stderr)
+        return 2
+    if args.overrides:
+        print("rftc diff: give two files (a launch script or a Trinity config each), not --overrides",
+              file=sys.stderr)
+        return 2
+    result = api.diff(args.a, args.b, options)
+    # each side's warnings are rftc lint's and rftc check's to report; the errors say why a side has no run
+    kept = report([d for d in result.diagnostics if d.severity is Severity.ERROR], result.sources, args)
+    if args.format == "json":
+        sys.stdout.write(_json(result) + "\n")
+    elif result.differences:
+        sys.stdout.write(_table(result, sys.stdout.isatty() and args.color != "never" or args.color == "always"))
+    return 1 if result.differences or exit_code(kept) else 0
+
+
+def _json(result) -> str:
+    import json
+
+    def value(v):
+        return {"value": v.value, "source": v.source, "formula": v.formula}
+
+    return json.dumps({
+        "a": {"path": result.a.path, "kind": result.a.kind},
+        "b": {"path": result.b.path, "kind": result.b.kind},
+        "compared": result.a.run is not None and result.b.run is not None,
+        "differences": [{"quantity": q.name, "label": q.label, "a": value(a), "b": value(b), "effect": q.effect}
+                        for q, a, b in result.differences],
+    }, indent=2, default=str)
+
+
+def _table(result, color: bool) -> str:
+    """One row per difference: the quantity, A's value and origin, B's value and origin, what it does."""
+    head = ("quantity", f"A: {result.a.path}", "from", f"B: {result.b.path}", "from", "what it does to training")
+    rows = [(q.label, str(a), a.source, str(b), b.source, q.effect) for q, a, b in result.differences]
+    if color:
+        import io
+
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(show_lines=True)
+        for column in head:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        out = io.StringIO()
+        Console(file=out, force_terminal=True).print(table)
+        return out.getvalue()
+    widths = [max(len(r[i]) for r in [head[:5], *[r[:5] for r in rows]]) for i in range(5)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head[:5], widths)) + "  " + head[5]]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
+    return "\n".join(lines) + "\n"

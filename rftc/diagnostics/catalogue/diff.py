@@ -1,0 +1,31 @@
+"""Diagnostic codes of `rftc diff` and the way back from Trinity to veRL (RFTC6xx)."""
+
+from rftc.diagnostics.model import Code, Severity
+
+CODES = [
+    Code("RFTC600", "nothing-to-compare", Severity.ERROR,
+         "One side of `rftc diff` has no training run to compare.",
+         "rftc diff compares what two configs train, so each side must be a veRL launch that composes (a main_ppo "
+         "launch script) or a Trinity-RFT config that Trinity would load and validate. This side is neither: its "
+         "own diagnostics, printed with this one, say why. Nothing is compared; fix that side first (rftc lint or "
+         "rftc check shows the same diagnostics).",
+         "rftc diff run.sh broken.yaml", "cli"),
+]
+CODES.append(
+    Code("RFTC601", "verl-cannot-express", Severity.WARNING,
+         "veRL cannot train what the Trinity config trains in one of the quantities of the semantic model.",
+         "`rftc convert --to verl` composes the launch it writes, as `rftc verl-config` would, and compares what it "
+         "trains with what the config trains (docs/diff.md). This quantity differs: veRL has no setting for it (an "
+         "explorer running ahead with sync_offset, an LR horizon of sys.maxsize, a Trinity-only loss or "
+         "workflow, experiences per step that are not whole groups of repeat_times), so the launch trains "
+         "differently there. Change the config so veRL can express it, or accept the difference the message names.",
+         "rftc convert --to verl offpolicy.yaml", "cli"))
+CODES.append(
+    Code("RFTC602", "verl-key-missing", Severity.WARNING,
+         "The chosen veRL release has no key for a setting of the Trinity config.",
+         "`rftc convert --to verl` writes the overrides of one veRL release (--verl-version, default the newest "
+         "bundled). This one names a key that release's config does not have (a newer sampling knob, a worker "
+         "setting passed through trainer.trainer_config), so it is not in the launch, and the release trains with "
+         "its own behaviour there. Where that changes a quantity of the semantic model RFTC601 says so too. Choose "
+         "a release that has the key, or drop the setting.",
+         "rftc convert --to verl config.yaml --verl-version 0.2", "cli"))

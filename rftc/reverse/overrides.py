@@ -1,0 +1,223 @@
+"""Trinity's expansion -> veRL main_ppo overrides for one release: the inverse of rftc.mapping's formulas, read from
+the same view the semantic model reads (rftc.semantics.trinity.view), so each override names the Trinity keys (and
+file:line) its value came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rftc.dotted import get
+from rftc.mapping.algorithm import ESTIMATORS, KL, LOSS_MODES
+from rftc.plugins import ADVANTAGE_FN
+from rftc.semantics.model import Value
+from rftc.semantics.trinity import TS
+from rftc.trinity.checks.trainer_config import ENGINE_BLOCKS, FROZEN, sections
+from rftc.trinity.derive import derive
+from rftc.trinity.schema import TrinityConfig
+from rftc.verl.overrides.apply import leaves
+from rftc.verl.releases.schema import leaf_paths
+
+A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
+ADVANTAGES = {adv: est for est, (adv, _) in reversed(ESTIMATORS.items()) if adv != ADVANTAGE_FN}
+LOSSES = {fn: mode for mode, (fn, _) in LOSS_MODES.items()}
+KL_NAMES = {"k1": "kl", "k2": "mse", "low_var_kl": "low_var_kl", "abs": "abs"}  # Trinity's -> veRL's estimator
+SECTIONS = {"actor": A, "ref": "actor_rollout_ref.ref", "rollout": R, "model": "actor_rollout_ref.model",
+            "critic": "critic"}  # trainer_config's sections (Trinity's names) -> veRL's
+
+
+@dataclass(frozen=True)
+class Override:
+    key: str
+    value: object
+    source: str  # the Trinity keys it came from (file:line key, ...)
+    formula: str = ""
+
+
+def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | None = None
+              ) -> tuple[list[Override], list[Override]]:
+    """The overrides of a main_ppo launch of ``release`` that trains what ``v`` (view(x)) describes, and those whose
+    key the release lacks; paths as the file ``raw`` writes them (${oc.env:...} kept for the launch's
+    environment)."""
+    keys = leaf_paths(release, "ppo_trainer")
+    out: dict[str, Override] = {}
+
+    def val(key, default=None):
+        got = v.get(key)
+        return default if got is None or got.value is None else got.value
+
+    def put(key, value, *trinity_keys, formula="", source=None):
+        if value is None:
+            return
+        src = source or ", ".join(v[k].source for k in trinity_keys if k in v)
+        out[key] = Override(key, value, src, formula)
+
+    def first(*names):
+        return next((k for k in names if k in keys), names[0])
+
+    n, T = val("verl.rollout.n", 1), val("verl.actor.ppo_mini_batch_size")
+    tsi, epochs = val("synchronizer.trainer_sync_interval", 1), val("verl.actor.ppo_epochs", 1)
+    mini = max(T // n, 1)
+    put("algorithm.adv_estimator", _estimator(val("algorithm.advantage_fn"), val("algorithm.advantage_fn_args", {})),
+        "algorithm.advantage_fn")
+    put(f"{R}.n", n, "verl.rollout.n")
+    put(f"{A}.ppo_mini_batch_size", mini, "verl.actor.ppo_mini_batch_size", "verl.rollout.n",
+        formula=f"buffer.train_batch_size / repeat_times = {T}/{n} prompts")
+    put("data.train_batch_size", mini * tsi, "verl.actor.ppo_mini_batch_size", "synchronizer.trainer_sync_interval",
+        formula=f"mini-batch x trainer_sync_interval = {mini}x{tsi}")
+    put(f"{A}.ppo_epochs", epochs, "verl.actor.ppo_epochs")
+    put("trainer.total_epochs", val("buffer.total_epochs"), "buffer.total_epochs")
+    total = val("buffer.total_steps")
+    if total:
+        esi = val("synchronizer.explorer_sync_interval", tsi)
+        put("trainer.total_training_steps", max(total // esi, 1), "buffer.total_steps",
+            formula=f"explorer steps / explorer_sync_interval = {total}/{esi}")
+    _optimizer(put, val, first, tsi)
+    _loss(put, val)
+    _sampling(put, val)
+    _data(put, x, raw or {})
+    _cluster(put, x, val, raw or {})
+    _passthrough(put, x, out)
+    micro = out.get(f"{A}.ppo_micro_batch_size")
+    if tsi == 1 and micro and isinstance(micro.value, int) and micro.value > 0 and mini % micro.value:
+        # one mini-batch is the whole batch: veRL treats any ppo_mini_batch_size >= train_batch_size alike, and its
+        # startup check wants one the global micro-batch size divides
+        whole = -(-mini // micro.value) * micro.value
+        put(f"{A}.ppo_mini_batch_size", whole, "verl.actor.ppo_mini_batch_size", source=None,
+            formula=f"the whole batch of {mini} prompts, as a multiple of ppo_micro_batch_size {micro.value}")
+    return [o for o in out.values() if o.key in keys], [o for o in out.values() if o.key not in keys]
+
+
+def _estimator(adv: str | None, args: dict) -> str | None:
+    return args.get("estimator") if adv == ADVANTAGE_FN else ADVANTAGES.get(adv, adv)
+
+
+def _optimizer(put, val, first, tsi: int) -> None:
+    put(f"{O}.lr", val("verl.actor.optim.lr"), "verl.actor.optim.lr")
+    put(f"{O}.weight_decay", val("verl.actor.optim.weight_decay"), "verl.actor.optim.weight_decay")
+    sched = val("verl.actor.optim.lr_scheduler_type")
+    put(first(f"{O}.lr_scheduler_type", f"{O}.warmup_style"), sched, "verl.actor.optim.lr_scheduler_type")
+    warmup = val("verl.actor.optim.lr_warmup_steps")
+    if isinstance(warmup, int) and warmup > 0:
+        put(f"{O}.lr_warmup_steps", max(warmup // tsi, 1), "verl.actor.optim.lr_warmup_steps",
+            formula=f"trainer steps / trainer_sync_interval = {warmup}/{tsi}")
+    put(f"{O}.lr_warmup_steps_ratio", val("verl.actor.optim.lr_warmup_steps_ratio"),
+        "verl.actor.optim.lr_warmup_steps_ratio")
+
+
+def _loss(put, val) -> None:
+    kl = val("algorithm.kl_loss_fn", "none")
+    put(f"{A}.use_kl_loss", kl != "none", "algorithm.kl_loss_fn")
+    if kl != "none":
+        put(f"{A}.kl_loss_type", KL_NAMES.get(kl, kl), "algorithm.kl_loss_fn")
+        put(f"{A}.kl_loss_coef", val("algorithm.kl_loss_fn_args", {}).get("kl_coef"), "algorithm.kl_loss_fn_args")
+    pen = val("algorithm.kl_penalty_fn", "none")
+    put("algorithm.use_kl_in_reward", pen != "none", "algorithm.kl_penalty_fn")
+    if pen != "none":
+        put("algorithm.kl_penalty", KL_NAMES.get(pen, pen), "algorithm.kl_penalty_fn")
+        put("algorithm.kl_ctrl.kl_coef", val("algorithm.kl_penalty_fn_args", {}).get("kl_coef"),
+            "algorithm.kl_penalty_fn_args")
+    loss, args = val("algorithm.policy_loss_fn"), val("algorithm.policy_loss_fn_args", {})
+    la = "algorithm.policy_loss_fn_args"
+    put(f"{A}.policy_loss.loss_mode", LOSSES.get(loss, loss), "algorithm.policy_loss_fn")
+    clip = args.get("clip_range")
+    for side in ("low", "high"):
+        bound = args.get(f"clip_range_{side}")
+        put(f"{A}.clip_ratio_{side}", bound if bound is not None else clip, la)
+    put(f"{A}.clip_ratio_c", args.get("clip_ratio_c"), la)
+    put(f"{A}.tau_pos", args.get("tau_pos"), la)
+    put(f"{A}.tau_neg", args.get("tau_neg"), la)
+    entropy = 0.0 if val("algorithm.entropy_loss_fn") == "none" else \
+        val("algorithm.entropy_loss_fn_args", {}).get("entropy_coef", 0.0)
+    put(f"{A}.entropy_coeff", entropy, "algorithm.entropy_loss_fn", "algorithm.entropy_loss_fn_args")
+    put(f"{A}.loss_agg_mode", args.get("loss_agg_mode", val("algorithm.loss_agg_mode")), "algorithm.loss_agg_mode")
+    adv_args = val("algorithm.advantage_fn_args", {})
+    put("algorithm.gamma", adv_args.get("gamma"), "algorithm.advantage_fn_args")
+    put("algorithm.lam", adv_args.get("lam"), "algorithm.advantage_fn_args")
+    if val("algorithm.advantage_fn") == "ppo":
+        put("critic.optim.lr", val("verl.critic.optim.lr"), "verl.critic.optim.lr")
+
+
+def _sampling(put, val) -> None:
+    put(f"{R}.temperature", val("verl.rollout.temperature"), "verl.rollout.temperature")
+    put(f"{R}.top_p", val(f"{TS}.rollout_args.top_p"), f"{TS}.rollout_args.top_p")
+    put(f"{R}.top_k", val(f"{TS}.rollout_args.top_k"), f"{TS}.rollout_args.top_k")
+    put("data.max_prompt_length", val("model.max_prompt_tokens"), "model.max_prompt_tokens")
+    put("data.max_response_length", val("model.max_response_tokens"), "model.max_response_tokens")
+    put("data.filter_overlong_prompts", bool(val("model.enable_prompt_truncation")), "model.enable_prompt_truncation")
+
+
+def _as_written(raw: dict, key: str, value):
+    """The file's own text for ``key`` where it reads the environment, else ``value``."""
+    written = get(raw, tuple(int(p) if p.isdigit() else p for p in key.split(".")))
+    return written if isinstance(written, str) and "${oc.env:" in written else value
+
+
+def _data(put, x: TrinityConfig, raw: dict) -> None:
+    ei = x.buffer.explorer_input
+    train = ([ei.taskset] if ei.taskset is not None else []) + list(ei.tasksets)
+    for key, sets, at in (("data.train_files", train, "buffer.explorer_input.tasksets.0"),
+                          ("data.val_files", ei.eval_tasksets, "buffer.explorer_input.eval_tasksets.0")):
+        if sets and sets[0].path:
+            ts = sets[0]
+            put(key, _parquet(_as_written(raw, f"{at}.path", ts.path), ts.split), source=f"{at}.path, split",
+                formula=f"the {ts.split} split's parquet file under {ts.path}")
+    if train:
+        put("data.prompt_key", train[0].format.prompt_key, source=f"{TS}.format.prompt_key")
+        wf = (train[0].workflow_args or {}).get("custom_reward_function") or {}
+        key = "custom_reward_function"
+        put(f"{key}.path", wf.get("path"), f"{TS}.workflow_args")
+        put(f"{key}.name", wf.get("name"), f"{TS}.workflow_args")
+
+
+def _parquet(path: str, split: str) -> str:
+    return path if path.endswith(".parquet") else f"{path.rstrip('/')}/{split}.parquet"
+
+
+def _cluster(put, x: TrinityConfig, val, raw: dict) -> None:
+    m = x.model
+    put("actor_rollout_ref.model.path", _as_written(raw, "model.model_path", m.model_path), source="model.model_path")
+    if val("algorithm.advantage_fn") == "ppo":
+        put("critic.model.path", m.critic_model_path or m.model_path, source="model.critic_model_path")
+    rm, gpus = x.explorer.rollout_model, derive(x).gpus
+    if gpus is not None and gpus.trainer_node_num:  # training's world size stays the trainer's; veRL colocates
+        split = (f"the trainer's share of {gpus.node_num}x{gpus.gpu_per_node} GPUs ({gpus.explorer_gpu_num} go to "
+                 "Trinity's explorer; veRL rolls out on the training GPUs)")
+        put("trainer.nnodes", gpus.trainer_node_num, source="cluster.node_num, cluster.gpu_per_node", formula=split)
+        put("trainer.n_gpus_per_node", gpus.trainer_gpu_num_per_node, source="cluster.gpu_per_node", formula=split)
+    else:  # no GPUs left to Trinity's trainer (its checks say so): the whole cluster, rollout colocated
+        put("trainer.nnodes", x.cluster.node_num or None, source="cluster.node_num")
+        put("trainer.n_gpus_per_node", x.cluster.gpu_per_node or None, source="cluster.gpu_per_node")
+    put(f"{R}.name", rm.engine_type.split("_")[0], source="explorer.rollout_model.engine_type")
+    put(f"{R}.tensor_model_parallel_size", rm.tensor_parallel_size,
+        source="explorer.rollout_model.tensor_parallel_size")
+    put(f"{R}.gpu_memory_utilization", rm.gpu_memory_utilization,
+        source="explorer.rollout_model.gpu_memory_utilization")
+    t = x.trainer
+    put(f"{A}.use_dynamic_bsz", t.use_dynamic_bsz, source="trainer.use_dynamic_bsz")
+    if t.use_dynamic_bsz:
+        put(f"{A}.ppo_max_token_len_per_gpu", derive(x).max_token_len_per_gpu, source="trainer.max_token_len_per_gpu",
+            formula="Trinity's default: ceil(2 x max_model_len / sequence parallel)")
+    put(f"{A}.ulysses_sequence_parallel_size", t.ulysses_sequence_parallel_size,
+        source="trainer.ulysses_sequence_parallel_size")
+    put("trainer.project_name", x.project, source="project")
+    put("trainer.experiment_name", x.name, source="name")
+
+
+def _passthrough(put, x: TrinityConfig, out) -> None:
+    """trainer.trainer_config's worker sections, which Trinity merges into the veRL config it builds, under veRL's
+    own names; what Trinity drops, freezes or strips is left out, as Trinity leaves it out."""
+    megatron = x.trainer.trainer_strategy == "megatron"
+    for section, _, body in sections(x.trainer.trainer_config or {}):
+        for key, value in body.items():
+            if key in FROZEN.get(section, {}) or (key in ENGINE_BLOCKS and section != "model"
+                                                  and (ENGINE_BLOCKS[key] == "megatron") != megatron):
+                continue  # Trinity's own field decides it, or Trinity strips the other strategy's engine block
+            for sub, leaf in leaves(value, key):
+                target = f"{SECTIONS[section]}.{sub}"
+                if target not in out and leaf is not None:
+                    put(target, leaf, source=f"trainer.trainer_config {section}.{sub}", formula="passed through")
+    if not x.trainer.use_dynamic_bsz:  # veRL needs micro-batch sizes; Trinity's legacy default is 1
+        for key in (f"{A}.ppo_micro_batch_size", f"{R}.log_prob_micro_batch_size",
+                    "actor_rollout_ref.ref.log_prob_micro_batch_size"):
+            if key not in out and f"{key}_per_gpu" not in out:
+                put(f"{key}_per_gpu", 1, source="trainer.use_dynamic_bsz", formula="Trinity's default micro-batch size")

@@ -1,0 +1,113 @@
+"""The record: a value with its origin, the quantities with what a difference in each does to training, and the
+run as a frozen dataclass of them. Two runs are equal when every value is (origins are not compared)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+UNUSED = None  # a quantity the run does not have (no KL term, no critic, a loss without clip ratios)
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    value: Any
+    source: str = ""  # "run.sh:12 actor_rollout_ref.actor.ppo_epochs", "config.yaml:8 algorithm.repeat_times"
+    formula: str = ""  # how it was computed from the keys in source, when it is not one key's value
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Value) and same(self.value, other.value)
+
+    __hash__ = None
+
+    def __str__(self) -> str:
+        return "-" if self.value is None else str(self.value)
+
+
+def same(a, b) -> bool:
+    """Equal values; numbers within 1e-12 relative (lr x ratios computed on two sides)."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
+            and not isinstance(b, bool):
+        return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+def _q(label: str, effect: str):
+    return field(metadata={"label": label, "effect": effect})
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    responses_per_step: Value = _q(
+        "responses per optimizer step",
+        "each gradient step averages over a different number of responses, so its noise and the step's size differ")
+    steps_per_batch: Value = _q(
+        "optimizer steps per rollout batch",
+        "the policy moves a different number of times on each batch of rollouts, so later updates are more "
+        "off-policy")
+    ppo_epochs: Value = _q("ppo epochs", "each rollout batch is trained on a different number of times")
+    total_epochs: Value = _q("total epochs", "the run passes over the training data a different number of times")
+    total_steps: Value = _q("total steps", "the run stops after a different number of optimizer steps")
+    lr: Value = _q("learning rate", "every optimizer step moves the weights by a different amount")
+    lr_scheduler: Value = _q("lr schedule", "the learning rate follows a different curve over the run")
+    warmup_steps: Value = _q("warmup steps", "the learning rate reaches its peak after a different number of steps")
+    warmup_ratio: Value = _q("warmup ratio", "the learning rate reaches its peak after a different share of the run")
+    lr_horizon: Value = _q("lr horizon",
+                           "the schedule is stretched over a different number of steps (warmup and decay move)")
+    weight_decay: Value = _q("weight decay", "the weights are pulled towards zero with a different strength")
+    kl_loss: Value = _q("kl loss type", "the KL to the reference model is (or is not) a term of the loss, or is "
+                        "estimated differently")
+    kl_loss_coef: Value = _q("kl loss coef", "the policy is held to the reference model with a different strength")
+    kl_in_reward: Value = _q("kl in reward type", "the KL to the reference model is (or is not) subtracted from "
+                             "the reward, or is estimated differently")
+    kl_in_reward_coef: Value = _q("kl in reward coef", "the reward is penalised by the KL with a different strength")
+    policy_loss: Value = _q("policy loss", "the gradient comes from a different objective")
+    clip_low: Value = _q("clip ratio low", "the ratio is clipped at a different lower bound, so updates that "
+                         "lower a response's probability are limited differently")
+    clip_high: Value = _q("clip ratio high", "the ratio is clipped at a different upper bound, so updates that "
+                          "raise a response's probability are limited differently")
+    clip_ratio_c: Value = _q("clip ratio c", "negative-advantage ratios are bounded differently")
+    sapo_tau: Value = _q("sapo tau (pos, neg)", "the soft gate of the ratio has a different temperature")
+    entropy_coef: Value = _q("entropy coef", "the loss rewards entropy with a different weight, so exploration "
+                             "decays differently")
+    loss_agg_mode: Value = _q("loss aggregation", "tokens and sequences weigh differently in the loss (long "
+                              "responses count more or less)")
+    advantage: Value = _q("advantage estimator", "the advantages the loss weighs responses by are computed "
+                          "differently")
+    gamma: Value = _q("gamma", "future rewards are discounted differently")
+    lam: Value = _q("lambda (GAE)", "the advantage trades bias for variance differently")
+    critic_lr: Value = _q("critic lr", "the value model learns at a different speed")
+    n: Value = _q("responses per prompt (n)", "each prompt's group has a different size, so group baselines and "
+                  "the batch's size differ")
+    temperature: Value = _q("temperature", "rollouts are sampled from a sharper or flatter distribution")
+    top_p: Value = _q("top_p", "rollouts are sampled from a different nucleus of tokens")
+    top_k: Value = _q("top_k", "rollouts are sampled from a different number of most likely tokens")
+    max_prompt_length: Value = _q("max prompt length", "a different set of prompts fits")
+    max_response_length: Value = _q("max response length", "responses are cut at a different length")
+    overlong_prompts: Value = _q("over-long prompts", "prompts over the length limit are handled differently")
+    policy_lag: Value = _q("max policy lag (optimizer steps)",
+                           "rollouts are up to a different number of optimizer steps older than the policy they "
+                           "train (more off-policy)")
+    logprob_source: Value = _q("old log-probs from", "the importance ratio's denominator comes from a different "
+                               "engine: the rollout engine's log-probs differ numerically from the trainer's")
+    reward: Value = _q("reward", "responses are scored by a different function")
+
+    def items(self):
+        return [(f, getattr(self, f.name)) for f in fields(self)]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    name: str
+    label: str
+    effect: str
+
+
+def quantities() -> list[Quantity]:
+    return [Quantity(f.name, f.metadata["label"], f.metadata["effect"]) for f in fields(TrainingRun)]
+
+
+def differences(a: TrainingRun, b: TrainingRun) -> list[tuple[Quantity, Value, Value]]:
+    """The quantities whose values differ, in the model's order."""
+    return [(q, getattr(a, q.name), getattr(b, q.name)) for q in quantities()
+            if getattr(a, q.name) != getattr(b, q.name)]

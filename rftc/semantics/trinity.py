@@ -1,0 +1,206 @@
+"""The semantic model of a Trinity-RFT 0.6.0 config, read from Trinity's expansion of it: what its validator fills
+in (rftc.trinity.expand, derive) and the veRL worker config its trainer builds (rftc.trinity.workers,
+trinity-0.6.md §3.2). ``view`` writes that expansion as flat keys, the validator's under their Trinity names and
+the veRL config's under ``verl.``, as Trinity's own expansion reports them (tests/trinity_ref), so the model can be
+computed from either; ``from_trinity`` computes it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from rftc.mapping.algorithm import NO_DUAL_CLIP
+from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, WORKFLOW
+from rftc.semantics.model import TrainingRun, Value
+from rftc.trinity import workers
+from rftc.trinity.document import Document
+from rftc.trinity.expand import expand
+from rftc.trinity.schema import TrinityConfig
+
+TS = "buffer.explorer_input.tasksets.0"
+FUNCTIONS = ("policy_loss_fn", "kl_loss_fn", "kl_penalty_fn", "entropy_loss_fn", "advantage_fn")
+TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",)}  # the discounting ones, their args
+VERL_KEYS = {  # verl.* key of Trinity's veRL config -> the Trinity field it comes from (trinity-0.6.md §3.2)
+    "verl.actor.ppo_mini_batch_size": "buffer.train_batch_size",
+    "verl.actor.optim.lr": "algorithm.optimizer.lr",
+    "verl.actor.optim.lr_warmup_steps": "algorithm.optimizer.lr_warmup_steps",
+    "verl.actor.optim.lr_warmup_steps_ratio": "algorithm.optimizer.lr_warmup_steps_ratio",
+    "verl.actor.optim.lr_scheduler_type": "algorithm.optimizer.lr_scheduler_type",
+    "verl.actor.optim.weight_decay": "algorithm.optimizer.weight_decay",
+    "verl.rollout.n": "algorithm.repeat_times",
+}
+
+
+def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
+    """Trinity's expansion of ``cfg`` (the config as loaded; ``doc`` its file, for the lines values came from)."""
+    x = expand(cfg)
+    where = _where(cfg, doc)
+    out: dict[str, Value] = {}
+
+    def put(key: str, value, source: str | None = None):
+        out[key] = Value(value, source or where(key))
+
+    for f in FUNCTIONS:
+        put(f"algorithm.{f}", getattr(x.algorithm, f))
+        put(f"algorithm.{f}_args", getattr(x.algorithm, f"{f}_args"))
+    put("algorithm.loss_agg_mode", x.algorithm.loss_agg_mode)
+    put("algorithm.bypass_old_logprobs", x.algorithm.bypass_old_logprobs)
+    s = x.synchronizer
+    for k in ("sync_style", "sync_offset", "trainer_sync_interval", "explorer_sync_interval"):
+        put(f"synchronizer.{k}", getattr(s, k), where("synchronizer.sync_interval") if "interval" in k else None)
+    put("buffer.total_epochs", x.buffer.total_epochs)
+    put("buffer.total_steps", x.buffer.total_steps)
+    put("model.max_prompt_tokens", x.model.max_prompt_tokens)
+    put("model.max_response_tokens", x.model.max_response_tokens)
+    put("model.enable_prompt_truncation", x.model.enable_prompt_truncation)
+    put("mode", x.mode)
+    ts = x.buffer.explorer_input.tasksets[0] if x.buffer.explorer_input.tasksets else None
+    if ts is not None:
+        for k in ("top_k", "top_p", "temperature"):
+            model_key = f"model.{k}" if k != "top_k" else f"{TS}.rollout_args.top_k"
+            put(f"{TS}.rollout_args.{k}", getattr(ts.rollout_args, k),
+                where(f"{TS}.rollout_args.{k}") if _set(cfg, doc, f"{TS}.rollout_args.{k}") else where(model_key))
+        put(f"{TS}.default_workflow_type", ts.default_workflow_type)
+        put(f"{TS}.default_reward_fn_type", ts.default_reward_fn_type)
+        put(f"{TS}.workflow_args", ts.workflow_args)
+    for key, field in VERL_KEYS.items():
+        put(key, _dotted(x, field), where(field))
+    put("verl.rollout.temperature", ts.rollout_args.temperature if ts and ts.rollout_args.temperature is not None
+        else 1.0, where(f"{TS}.rollout_args.temperature"))
+    tc = "trainer.trainer_config.actor_rollout_ref.actor.ppo_epochs"
+    put("verl.actor.ppo_epochs", workers.actor(x).ppo_epochs, where(tc))
+    put("verl.actor.optim.total_training_steps", x.trainer.total_steps if x.trainer.total_steps else sys.maxsize,
+        where("trainer.total_steps"))
+    put("verl.critic.optim.lr", workers.critic(x).optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
+    return out
+
+
+def _dotted(obj, path: str):
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _set(cfg: TrinityConfig, doc: Document | None, key: str) -> bool:
+    if doc is None:
+        return False
+    data = doc.data
+    for part in key.split("."):
+        if isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        elif isinstance(data, dict) and part in data:
+            data = data[part]
+        else:
+            return False
+    return True
+
+
+def _where(cfg: TrinityConfig, doc: Document | None):
+    """key -> "file:line key" where the file sets the key (or "key (Trinity's default)")."""
+    def where(key: str) -> str:
+        if doc is not None and _set(cfg, doc, key):
+            span = doc.locate(tuple(int(p) if p.isdigit() else p for p in key.split(".")))
+            if span is not None:
+                return f"{os.path.basename(span.file)}:{span.line} {key}"
+        return f"{key} (Trinity's default)"
+    return where
+
+
+def from_trinity(v: Mapping[str, Value]) -> TrainingRun:
+    """The model of Trinity's expansion ``v`` (``view``'s keys): one trainer step is one optimizer step over
+    buffer.train_batch_size experiences (Trinity sets actor.ppo_mini_batch_size to it and its workers do not
+    multiply by n), ppo_epochs times; the scheduler steps once per trainer step."""
+    def val(key, default=None):
+        got = v.get(key)
+        return default if got is None or got.value is None else got.value
+
+    def of(value, *keys, formula=""):
+        return Value(value, ", ".join(v[k].source for k in keys if k in v) if value is not None else "", formula)
+
+    loss = val("algorithm.policy_loss_fn")
+    args = val("algorithm.policy_loss_fn_args", {})
+    la = "algorithm.policy_loss_fn_args"
+    kl_loss, kl_reward = val("algorithm.kl_loss_fn"), val("algorithm.kl_penalty_fn")
+    adv, adv_args = val("algorithm.advantage_fn"), val("algorithm.advantage_fn_args", {})
+    entropy = val("algorithm.entropy_loss_fn")
+    tsi, epochs = val("synchronizer.trainer_sync_interval"), val("verl.actor.ppo_epochs", 1)
+    esi = val("synchronizer.explorer_sync_interval")
+    warmup, ratio = val("verl.actor.optim.lr_warmup_steps"), val("verl.actor.optim.lr_warmup_steps_ratio", 0.0)
+    warmup_set = isinstance(warmup, int) and warmup > 0
+    sched_key = next((k for k in ("verl.actor.optim.lr_scheduler_type", "verl.actor.optim.lr_decay_style")
+                      if val(k) is not None), "verl.actor.optim.lr_scheduler_type")
+    sched = val(sched_key, "constant")
+    horizon_key = next((k for k in ("verl.actor.optim.total_training_steps", "verl.actor.optim.lr_decay_steps")
+                        if val(k) is not None), None)
+    horizon = val(horizon_key) if horizon_key else None
+    total = val("buffer.total_steps")
+    lag = (tsi + val("synchronizer.sync_offset", 0)) * epochs - 1 if val("synchronizer.sync_style") == "fixed" \
+        else f"{val('synchronizer.sync_style')} (the explorer's pace)"
+    clip = args.get("clip_range")
+    low, high = args.get("clip_range_low"), args.get("clip_range_high")
+    c = args.get("clip_ratio_c")
+    return TrainingRun(
+        responses_per_step=of(val("verl.actor.ppo_mini_batch_size"), "verl.actor.ppo_mini_batch_size",
+                              formula="buffer.train_batch_size (experiences)"),
+        steps_per_batch=of(tsi * epochs, "synchronizer.trainer_sync_interval", "verl.actor.ppo_epochs",
+                           formula="trainer_sync_interval x ppo_epochs"),
+        ppo_epochs=of(epochs, "verl.actor.ppo_epochs"),
+        total_epochs=of(val("buffer.total_epochs"), "buffer.total_epochs"),
+        total_steps=of(total * tsi // esi, "buffer.total_steps",
+                       formula="explorer steps x trainer_sync_interval / explorer_sync_interval")
+        if total else Value(None),
+        lr=of(val("verl.actor.optim.lr"), "verl.actor.optim.lr"),
+        lr_scheduler=of(sched, sched_key),
+        warmup_steps=of(warmup, "verl.actor.optim.lr_warmup_steps") if warmup_set else Value(None),
+        warmup_ratio=of(ratio, "verl.actor.optim.lr_warmup_steps_ratio"),
+        lr_horizon=of("sys.maxsize" if horizon == sys.maxsize else horizon, horizon_key)
+        if (ratio > 0 and not warmup_set) or sched != "constant" else Value(None),
+        weight_decay=of(val("verl.actor.optim.weight_decay"), "verl.actor.optim.weight_decay"),
+        kl_loss=of(kl_loss, "algorithm.kl_loss_fn"),
+        kl_loss_coef=of(val("algorithm.kl_loss_fn_args", {}).get("kl_coef"), "algorithm.kl_loss_fn_args")
+        if kl_loss != "none" else Value(None),
+        kl_in_reward=of(kl_reward, "algorithm.kl_penalty_fn"),
+        kl_in_reward_coef=of(val("algorithm.kl_penalty_fn_args", {}).get("kl_coef"), "algorithm.kl_penalty_fn_args")
+        if kl_reward != "none" else Value(None),
+        policy_loss=of(loss, "algorithm.policy_loss_fn"),
+        clip_low=of(low if low is not None else clip, la) if loss not in ("sapo", GPG_LOSS_FN) else Value(None),
+        clip_high=of(high if high is not None else clip, la) if loss not in ("sapo", GPG_LOSS_FN) else Value(None),
+        clip_ratio_c=of(c if c < NO_DUAL_CLIP else "none", la) if loss == "ppo" else Value(None),
+        sapo_tau=of((args.get("tau_pos"), args.get("tau_neg")), la) if loss == "sapo" else Value(None),
+        entropy_coef=of(0.0 if entropy == "none" else val("algorithm.entropy_loss_fn_args", {}).get(
+            "entropy_coef", 0.0), "algorithm.entropy_loss_fn", "algorithm.entropy_loss_fn_args"),
+        loss_agg_mode=of(args.get("loss_agg_mode", val("algorithm.loss_agg_mode")), "algorithm.loss_agg_mode"),
+        advantage=of(f"verl:{adv_args.get('estimator')}" if adv == ADVANTAGE_FN else adv, "algorithm.advantage_fn"),
+        gamma=of(adv_args.get("gamma"), "algorithm.advantage_fn_args") if "gamma" in
+        TRAINER_ADVANTAGES.get(adv, ()) else Value(None),
+        lam=of(adv_args.get("lam"), "algorithm.advantage_fn_args") if "lam" in TRAINER_ADVANTAGES.get(adv, ())
+        else Value(None),
+        critic_lr=of(val("verl.critic.optim.lr"), "verl.critic.optim.lr") if adv == "ppo" else Value(None),
+        n=of(val("verl.rollout.n"), "verl.rollout.n"),
+        temperature=of(val("verl.rollout.temperature"), "verl.rollout.temperature"),
+        top_p=of(val(f"{TS}.rollout_args.top_p", 1.0), f"{TS}.rollout_args.top_p"),
+        top_k=of(val(f"{TS}.rollout_args.top_k", -1), f"{TS}.rollout_args.top_k"),
+        max_prompt_length=of(val("model.max_prompt_tokens"), "model.max_prompt_tokens"),
+        max_response_length=of(val("model.max_response_tokens"), "model.max_response_tokens"),
+        overlong_prompts=of("left out" if val("model.enable_prompt_truncation") else "kept",
+                            "model.enable_prompt_truncation"),
+        policy_lag=of(lag, "synchronizer.trainer_sync_interval", "synchronizer.sync_offset",
+                      "synchronizer.sync_style", "verl.actor.ppo_epochs",
+                      formula="(trainer_sync_interval + sync_offset) x ppo_epochs - 1"),
+        logprob_source=of("rollout" if val("algorithm.bypass_old_logprobs", True) else "actor",
+                          "algorithm.bypass_old_logprobs"),
+        reward=of(_reward(val(f"{TS}.default_workflow_type"), val(f"{TS}.workflow_args", {}),
+                          val(f"{TS}.default_reward_fn_type")),
+                  f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
+    )
+
+
+def _reward(workflow: str | None, wargs: dict, reward_fn: str | None) -> str:
+    """In the vocabulary of rftc.semantics.verl._reward where the workflow is rftc's veRL reward workflow."""
+    if workflow == WORKFLOW:
+        crf = wargs.get("custom_reward_function") or {}
+        fn = f"{crf['path']}:{crf.get('name') or 'compute_score'}" if crf.get("path") else "default_compute_score"
+        manager = wargs.get("reward_manager") or "naive"
+        return fn if manager == "naive" else f"{fn} ({manager} manager)"
+    return f"workflow {workflow}" + (f", reward_fn {reward_fn}" if reward_fn else "")

@@ -1,0 +1,192 @@
+"""The semantic model of a veRL launch: its effective config (rftc.verl.effective) read by the rules of the release
+it runs (rftc.verl.releases.semantics): what one ppo_mini_batch_size counts, where KL goes, whether PPO dual-clips,
+which loss aggregations exist. Step counts are in optimizer steps, the unit both trainers' schedulers step in."""
+
+from __future__ import annotations
+
+import os
+
+from rftc.dotted import ABSENT
+from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP
+from rftc.mapping.batch import responses_per_step
+from rftc.mapping.draft import resolve_env
+from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
+from rftc.mapping.parquet import ParquetError, num_rows
+from rftc.mapping.steps import steps_per_epoch
+from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
+from rftc.semantics.model import TrainingRun, Value
+from rftc.verl.effective import EffectiveConfig
+from rftc.verl.releases import semantics
+
+A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
+RC = "algorithm.rollout_correction"
+SCHEDULERS = ("lr_scheduler_type", "warmup_style", "lr_decay_style")  # the release's name for the schedule
+# veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
+DISCOUNTED = ("gae", "reinforce_plus_plus")
+LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN}  # veRL loss_mode -> Trinity's name of the same loss
+
+
+class _Reader:
+    """Values of the effective config with where each came from."""
+
+    def __init__(self, eff: EffectiveConfig):
+        self.eff = eff
+
+    def get(self, key: str, default=None):
+        value = self.eff.get(key, ABSENT) if self.eff.has(key) else ABSENT
+        return default if value is ABSENT else value
+
+    def where(self, *keys: str) -> str:
+        located, defaults = [], []
+        for key in keys:
+            p = self.eff.prov(key)
+            span = p.span or (p.via[0] if p.via else None)
+            if span:
+                located.append(f"{os.path.basename(span.file)}:{span.line} {key}")
+            else:
+                defaults.append(key)
+        if len(defaults) == 1 and not located:
+            return f"{defaults[0]} (verl {self.eff.release} default)"
+        return ", ".join(located + ([f"verl {self.eff.release} defaults"] if defaults else []))
+
+    def v(self, key: str, default=None, *, when: bool = True) -> Value:
+        return Value(self.get(key, default) if when else None, self.where(key) if when else "")
+
+    def of(self, value, *keys: str, formula: str = "") -> Value:
+        return Value(value, self.where(*keys) if value is not None else "", formula)
+
+
+def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
+              cwd: str | None = None) -> TrainingRun:
+    """What main_ppo's RayPPOTrainer trains. ``total_steps`` and ``dataset_rows`` stand for what the data files
+    would say (the LR horizon), as `rftc convert --total-steps/--dataset-size`; else the parquet footers of
+    data.train_files are read from ``cwd``."""
+    r, sem = _Reader(eff), semantics.of(eff)
+    n, mini, batch = r.get(f"{R}.n", 1), r.get(f"{A}.ppo_mini_batch_size"), r.get("data.train_batch_size")
+    unit = sem.value("megatron_actor_mini_unit" if r.get(f"{A}.strategy") == "megatron" else "actor_mini_unit")
+    responses = min(responses_per_step(mini, n, unit), batch * n)  # a larger mini-batch holds the whole batch
+    epochs, si = r.get(f"{A}.ppo_epochs", 1), batch * n // responses
+    batch_keys = ("data.train_batch_size", f"{A}.ppo_mini_batch_size", f"{R}.n")
+    sched_key = next((f"{O}.{k}" for k in SCHEDULERS if r.get(f"{O}.{k}") is not None), None)
+    sched = r.get(sched_key) if sched_key else "constant"
+    warmup, ratio = r.get(f"{O}.lr_warmup_steps"), r.get(f"{O}.lr_warmup_steps_ratio") or 0.0
+    warmup_set = isinstance(warmup, int) and warmup > 0
+    kl_loss, kl_reward = bool(r.get(f"{A}.use_kl_loss")), bool(semantics.kl_in_reward(sem, r.get))
+    mode = r.get(f"{A}.policy_loss.loss_mode", "vanilla")
+    bypass = bool(r.get(f"{RC}.bypass_mode"))
+    if bypass:  # the rollout's log-probs are the old ones, and the loss is bypass mode's whatever loss_mode says:
+        # ppo_clip is the vanilla loss (verl/trainer/ppo/rollout_corr_helper.py apply_bypass_mode, core_algos.py
+        # compute_policy_loss_bypass_mode)
+        loss_type = r.get(f"{RC}.loss_type", "ppo_clip")
+        mode = "vanilla" if loss_type == "ppo_clip" else f"bypass_mode:{loss_type}"
+    clipped = mode not in ("sapo", "gpg")  # sapo smooths the ratio with tau_pos/tau_neg, gpg has no ratio
+    est = r.get("algorithm.adv_estimator")
+    total = r.get("trainer.total_training_steps")
+    modes = sem.value("loss_agg_modes")
+    wants_horizon = (ratio > 0 and not warmup_set) or sched != "constant"
+    return TrainingRun(
+        responses_per_step=r.of(responses, *batch_keys, formula=f"ppo_mini_batch_size x n ({unit} under verl "
+                                f"{eff.release})" if unit == "prompts" else "ppo_mini_batch_size (responses)"),
+        steps_per_batch=r.of(si * epochs, *batch_keys, f"{A}.ppo_epochs",
+                             formula="train_batch_size x n / responses per step x ppo_epochs"),
+        ppo_epochs=r.v(f"{A}.ppo_epochs", 1),
+        total_epochs=r.v("trainer.total_epochs"),
+        total_steps=r.of(total * si, "trainer.total_training_steps", formula="x train_batch_size / mini-batch")
+        if isinstance(total, int) and total > 0 else Value(None),
+        lr=r.v(f"{O}.lr"),
+        lr_scheduler=r.of(sched, sched_key) if sched_key else Value("constant", f"{O}.lr_scheduler_type (unset)"),
+        warmup_steps=r.of(warmup * si, f"{O}.lr_warmup_steps", formula="x steps per rollout batch / ppo_epochs")
+        if warmup_set else Value(None),
+        warmup_ratio=r.of(ratio, f"{O}.lr_warmup_steps_ratio"),
+        lr_horizon=_horizon(r, si, total_steps, dataset_rows, cwd) if wants_horizon else Value(None),
+        weight_decay=r.v(f"{O}.weight_decay", 0.01),  # verl 0.1-0.3 read it with this default
+        kl_loss=r.of(KL.get(r.get(f"{A}.kl_loss_type"), r.get(f"{A}.kl_loss_type")) if kl_loss else "none",
+                     f"{A}.use_kl_loss", *([f"{A}.kl_loss_type"] if kl_loss else [])),
+        kl_loss_coef=r.v(f"{A}.kl_loss_coef", when=kl_loss),
+        kl_in_reward=r.of(KL.get(r.get("algorithm.kl_penalty"), r.get("algorithm.kl_penalty")) if kl_reward
+                          else "none", "algorithm.use_kl_in_reward", *(["algorithm.kl_penalty"] if kl_reward else [])),
+        kl_in_reward_coef=r.v("algorithm.kl_ctrl.kl_coef", when=kl_reward),
+        policy_loss=r.of(LOSS_NAMES.get(mode, mode), *([f"{RC}.bypass_mode", f"{RC}.loss_type"] if bypass else
+                                                        [f"{A}.policy_loss.loss_mode"])),
+        clip_low=_clip(r, "low") if clipped else Value(None),
+        clip_high=_clip(r, "high") if clipped else Value(None),
+        clip_ratio_c=_dual_clip(r, sem, eff.release) if mode == "vanilla" else Value(None),
+        sapo_tau=r.of((r.get(f"{A}.tau_pos"), r.get(f"{A}.tau_neg")), f"{A}.tau_pos", f"{A}.tau_neg")
+        if mode == "sapo" else Value(None),
+        entropy_coef=r.v(f"{A}.entropy_coeff", 0.0),
+        loss_agg_mode=r.v(f"{A}.loss_agg_mode") if len(modes) > 1 else Value(modes[0], f"verl {eff.release}"),
+        advantage=r.of(_estimator(est), "algorithm.adv_estimator"),
+        gamma=r.v("algorithm.gamma", when=est in DISCOUNTED),
+        lam=r.v("algorithm.lam", when=est == "gae"),
+        critic_lr=r.v("critic.optim.lr", when=est == "gae"),
+        n=r.v(f"{R}.n", 1),
+        temperature=r.v(f"{R}.temperature", 1.0),
+        top_p=r.v(f"{R}.top_p", 1.0),
+        top_k=r.v(f"{R}.top_k", -1),
+        max_prompt_length=r.v("data.max_prompt_length"),
+        max_response_length=r.v("data.max_response_length"),
+        overlong_prompts=r.of("left out" if r.get("data.filter_overlong_prompts") else "kept",
+                              "data.filter_overlong_prompts"),
+        policy_lag=r.of(si * epochs - 1, *batch_keys, f"{A}.ppo_epochs",
+                        formula="optimizer steps per rollout batch - 1 (veRL is on-policy per batch)"),
+        logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
+        reward=_reward(r),
+    )
+
+
+def _clip(r: _Reader, side: str) -> Value:
+    key = f"{A}.clip_ratio_{side}"
+    return r.v(key) if r.get(key) is not None else r.v(f"{A}.clip_ratio")
+
+
+def _dual_clip(r: _Reader, sem, release: str) -> Value:
+    """clip_ratio_c, "none" before dual clip (0.4.0) or at a bound no ratio reaches."""
+    if not sem.value("dual_clip"):
+        return Value("none", f"verl {release}")
+    c = r.get(f"{A}.clip_ratio_c")
+    return r.of("none" if isinstance(c, (int, float)) and c >= NO_DUAL_CLIP else c, f"{A}.clip_ratio_c")
+
+
+def _estimator(est: str | None) -> str | None:
+    """The estimator by Trinity's name where Trinity has it, else veRL's (computed by rftc's VerlAdvantageFn)."""
+    adv = ESTIMATORS.get(est, (None,))[0]
+    return adv if adv not in (None, ADVANTAGE_FN) else f"verl:{est}"
+
+
+def _horizon(r: _Reader, si: int, total_steps, rows, cwd) -> Value:
+    """The LR horizon in optimizer steps: trainer.total_training_steps, else the data loader's length x epochs."""
+    total = r.get("trainer.total_training_steps")
+    if isinstance(total, int) and total > 0:
+        return r.of(total * si, "trainer.total_training_steps", formula="x optimizer steps per batch / ppo_epochs")
+    if total_steps:
+        return Value(total_steps * si, "--total-steps", "x optimizer steps per batch / ppo_epochs")
+    if rows is None:
+        files = r.get("data.train_files")
+        files = files if isinstance(files, list) else [files]
+        paths = [os.path.join(cwd or ".", f) for f in files if isinstance(f, str) and "${" not in f]
+        if len(paths) != len(files) or not all(os.path.isfile(p) for p in paths):
+            return Value("unknown (data not readable)", r.where("data.train_files"))
+        try:
+            rows = sum(num_rows(p) for p in paths)
+        except ParquetError as e:
+            return Value(f"unknown ({e})", r.where("data.train_files"))
+    steps = steps_per_epoch(rows, r.get("data.train_batch_size")) * r.get("trainer.total_epochs")
+    return r.of(steps * si, "data.train_files", "data.train_batch_size", "trainer.total_epochs",
+                formula=f"{rows} rows // train_batch_size x total_epochs x optimizer steps per batch / ppo_epochs")
+
+
+def _reward(r: _Reader) -> Value:
+    """The rule reward veRL's reward manager scores with: the custom function (path:name) or veRL's
+    default_compute_score (by the row's data_source), under its manager when that is not the naive one."""
+    rm = next((k for k in RM_ENABLE if r.get(k)), None)
+    if rm:  # the reward model's score is the reward
+        path = next((k for k in RM_PATH if r.get(k)), RM_PATH[0])
+        return r.of(f"reward model {r.get(path)}", rm, path)
+    prefix = next((p for p in CUSTOM_REWARD if r.get(f"{p}.path")), None)
+    manager_key = next((k for k in REWARD_MANAGER if r.get(k)), None)
+    # the path as the reward code opens it: ${oc.env:...} resolved in this environment, as Trinity's loader does
+    path = prefix and (resolve_env(str(r.get(f"{prefix}.path")), dict(os.environ)) or r.get(f"{prefix}.path"))
+    fn = f"{path}:{r.get(f'{prefix}.name') or 'compute_score'}" if prefix else "default_compute_score"
+    manager = r.get(manager_key) if manager_key else "naive"
+    text = fn if manager == "naive" else f"{fn} ({manager} manager)"
+    return r.of(text, *([f"{prefix}.path"] if prefix else []), *([manager_key] if manager_key else []))

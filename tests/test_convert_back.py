@@ -1,0 +1,128 @@
+"""`rftc convert --to verl` and the round trip, as properties of the semantic model (rftc.semantics):
+
+- Trinity -> veRL -> Trinity: for every golden Trinity config (the guide's two examples, golden/check/valid, and
+  every golden conversion), the config's model equals the model of the config `rftc convert` makes of the launch
+  `--to verl` wrote, except in the quantities `--to verl` reported veRL cannot express (RFTC601);
+- veRL -> Trinity -> veRL: for every golden launch script, its model equals the model of the launch `--to verl`
+  writes (for the script's own release) from its conversion, except in those reported quantities and those the
+  forward conversion documents (tests/test_convert_equivalence.py's explain());
+- the same for every config the corpus converts to with exit 0;
+- the launch carries a comment per override naming the Trinity key it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rftc import api
+from rftc.semantics.model import differences
+from rftc.semantics.trinity import from_trinity, view
+from rftc.semantics.verl import from_verl
+from rftc.trinity.document import parse
+from support import paths
+from support.paths import CORPUS, needs_corpus
+from test_convert_equivalence import CASES, EXPLAINED, GOLDEN, _args, explain
+
+TRINITY = [paths.GOLDEN / "convert" / "guide" / "grpo_example.yaml", paths.GOLDEN / "convert" / "guide" /
+           "ppo_example.yaml", *sorted((paths.GOLDEN / "check" / "valid").glob("*.yaml"))]
+RELEASE = re.compile(r"^# veRL schema: (\S+) ", re.M)
+UNEXPRESSED = re.compile(r"cannot express the config's (.+?): the config trains with")
+
+
+def _model_of_config(path: Path):
+    checked = api.check(str(path))
+    assert checked.config is not None, [str(d) for d in checked.diagnostics]
+    return from_trinity(view(checked.config, parse(path.read_text(), str(path))[0]))
+
+
+def _unexpressed(launch) -> set[str]:
+    return {m.group(1) for d in launch.diagnostics if d.code == "RFTC601" for m in [UNEXPRESSED.search(d.message)]}
+
+
+def _back(config: Path, tmp_path: Path, release: str | None = None, dataset_size: int | None = None):
+    launch = api.to_verl(str(config), release, dataset_size=dataset_size)
+    assert launch.text is not None and not launch.diagnostics.has_errors, [str(d) for d in launch.diagnostics]
+    script = tmp_path / "run.sh"
+    script.write_text(launch.text)
+    return launch, script
+
+
+@pytest.mark.parametrize("config", TRINITY + [s.with_suffix(".yaml") for s in CASES],
+                         ids=lambda p: str(p.relative_to(paths.GOLDEN)))
+def test_trinity_to_verl_to_trinity(config, tmp_path):
+    release = RELEASE.search(config.read_text())  # a conversion goes back to its script's release
+    launch, script = _back(config, tmp_path, release and release.group(1))
+    # the launch starts where the config is (its data paths are relative to there)
+    result = api.compile(str(script), api.Options(verl_version=launch.release, cwd=str(config.parent)))
+    assert result.config is not None, [str(d) for d in result.diagnostics if d.severity.label == "error"]
+    again = tmp_path / "again.yaml"
+    again.write_text(result.yaml())
+    found = {q.label for q, _, _ in differences(_model_of_config(config), _model_of_config(again))}
+    assert found <= _unexpressed(launch), f"lost without a report: {found - _unexpressed(launch)}"
+
+
+@pytest.mark.parametrize("script", CASES, ids=lambda s: str(s.relative_to(GOLDEN)))
+def test_verl_to_trinity_to_verl(script, tmp_path):
+    from rftc.commands import convert
+
+    args = _args(script)
+    original = api.compile(str(script), convert.options(args))
+    eff = original.verl
+    before = from_verl(eff, total_steps=args.total_steps, dataset_rows=args.dataset_size, cwd=str(script.parent))
+    launch, back = _back(script.with_suffix(".yaml"), tmp_path, eff.verl_version, args.dataset_size)
+    composed = api.compile(str(back), api.Options(verl_version=eff.verl_version))
+    after = from_verl(composed.verl, total_steps=args.total_steps, dataset_rows=args.dataset_size,
+                      cwd=str(script.parent))
+    name = str(script.relative_to(GOLDEN))
+    lost = [f"{q.label}: {a} -> {b}" for q, a, b in differences(before, after)
+            if q.label not in _unexpressed(launch) and explain(name, q.label, a.value, EXPLAINED) is None]
+    assert not lost
+
+
+def test_a_comment_names_each_overrides_origin(tmp_path):
+    launch, _ = _back(TRINITY[0], tmp_path)
+    lines = launch.text.splitlines()
+    words = [i for i, line in enumerate(lines) if line.startswith("    '") or line.startswith('    "')]
+    assert len(words) > 20
+    assert all(lines[i - 1].startswith("    # ") for i in words)
+    assert "    # grpo_example.yaml:7 algorithm.repeat_times" in lines
+
+
+@needs_corpus
+def test_corpus_verl_to_trinity_to_verl(corpus_run, tmp_path):
+    """The same property for every config the corpus (../shared/corpus/verl) converts to with exit 0 (a config
+    `rftc check` rejects, where the script's own settings make Trinity's check fail, has no way back); the reported
+    quantities aside, every difference must be one the forward conversion documents (CORPUS_EXPLAINED and
+    explain())."""
+    from test_convert_equivalence import CORPUS_EXPLAINED, _effective
+
+    lost, unchecked, compared = [], [], 0
+    for script, configs in corpus_run["converted"]:
+        args = _args(script)
+        for config in configs:
+            index = int(config.stem.rsplit(".", 1)[1]) if len(configs) > 1 else None
+            eff = _effective(script, args, index)
+            if eff is None:  # the DAPO recipe's trainer: checked by test_mapping_dapo
+                continue
+            launch = api.to_verl(str(config), eff.verl_version, dataset_size=args.dataset_size)
+            if launch.text is None:  # the config itself does not check (its diagnostics say why)
+                unchecked.append(str(script.relative_to(CORPUS)))
+                continue
+            if launch.diagnostics.has_errors:
+                lost.append(f"{script}: no launch back: {[str(d.message) for d in launch.diagnostics][:3]}")
+                continue
+            back = tmp_path / "run.sh"
+            back.write_text(launch.text)
+            composed = api.compile(str(back), api.Options(verl_version=eff.verl_version, cwd=str(script.parent)))
+            kw = dict(total_steps=args.total_steps, dataset_rows=args.dataset_size, cwd=str(script.parent))
+            name = str(script.relative_to(CORPUS)) + ("" if index is None else f":{index}")
+            compared += 1
+            lost += [f"{name}: {q.label}: {a} -> {b}"
+                     for q, a, b in differences(from_verl(eff, **kw), from_verl(composed.verl, **kw))
+                     if q.label not in _unexpressed(launch)
+                     and explain(name.split(":")[0], q.label, a.value, CORPUS_EXPLAINED) is None]
+    assert compared >= 100 and len(unchecked) <= 2, (compared, unchecked)
+    assert not lost, "\n".join(lost)

@@ -1,0 +1,75 @@
+"""`rftc diff`: what two configs train differently, by the semantic model (rftc.semantics).
+
+- every golden conversion (golden/convert/**/NAME.sh -> NAME.yaml) differs from its script only in quantities
+  golden/convert/DEVIATIONS.md explains (tests/test_convert_equivalence.py's explain()), and in each it explains;
+- golden/diff/CASE/ holds a pair (a.sh or a.yaml, b.yaml) reproducing a difference Trinity-RFT users report, and
+  expected.txt, the table `rftc diff` prints (read by hand);
+- a config compared with itself prints nothing and exits 0; --format json; a side with no run is RFTC600.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rftc import api
+from support import paths
+from support.cli import rftc
+from test_convert_equivalence import CASES, EVERY_CASE, EXPLAINED, GOLDEN, _args, explain
+
+DIFF = paths.GOLDEN / "diff"
+PAIRS = sorted(p for p in DIFF.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("script", CASES, ids=lambda s: str(s.relative_to(GOLDEN)))
+def test_a_conversion_differs_from_its_script_only_where_documented(script):
+    from rftc.commands import convert
+
+    result = api.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
+    assert result.a.run is not None and result.b.run is not None, [str(d) for d in result.diagnostics]
+    name = str(script.relative_to(GOLDEN))
+    undocumented = [f"{q.label}: {a} / {b}" for q, a, b in result.differences
+                    if explain(name, q.label, a.value, EXPLAINED) is None]
+    assert not undocumented
+    found = {q.label for q, _, _ in result.differences}
+    assert found >= set(EVERY_CASE) | {key for case, key in EXPLAINED if case == name}
+
+
+@pytest.mark.parametrize("case", PAIRS, ids=lambda p: p.name)
+@pytest.mark.usefixtures("plain_terminal")
+def test_golden_diff(case):
+    a = next(p.name for p in sorted(case.glob("a.*")))
+    proc = rftc("diff", a, "b.yaml", "--color", "never", cwd=case)
+    assert proc.stderr == ""
+    assert proc.stdout == (case / "expected.txt").read_text()
+    assert proc.returncode == 1
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_same_config_prints_nothing_and_exits_0():
+    case = DIFF / "sync_interval_staleness"
+    proc = rftc("diff", "a.yaml", "a.yaml", cwd=case)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_json():
+    proc = rftc("diff", "a.sh", "b.yaml", "--format", "json", cwd=DIFF / "logprobs_loss_agg")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and out["compared"]
+    by_name = {d["quantity"]: d for d in out["differences"]}
+    assert set(by_name) == {"loss_agg_mode", "logprob_source"}
+    agg = by_name["loss_agg_mode"]
+    assert (agg["a"]["value"], agg["b"]["value"]) == ("seq-mean-token-mean", "token-mean")
+    assert agg["a"]["source"] == "a.sh:9 actor_rollout_ref.actor.loss_agg_mode"
+    assert agg["effect"]
+
+
+def test_kind_by_content(tmp_path):
+    config = tmp_path / "config"
+    config.write_text("mode: both\nalgorithm:\n  algorithm_type: grpo\n")
+    script = tmp_path / "launch"
+    script.write_text("python3 -m verl.trainer.main_ppo trainer.nnodes=1\n")
+    assert (api.kind_of(str(config), config.read_text()), api.kind_of(str(script), script.read_text())) == \
+        ("trinity", "verl")
