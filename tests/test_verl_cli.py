@@ -140,7 +140,9 @@ def test_one_config_of_a_script_that_trains_several_times_is_its_first_launch(tm
     out = tmp_path / "out"
     p = rftc("convert", str(script), "--out-dir", str(out))
     assert p.returncode == 0 and "RFTC232" not in p.stderr and len(list(out.iterdir())) == 3
-    # several scripts have no one config
+    # several scripts make one config of stages, each the first launch of its script
     script.with_name("other.sh").write_text(script.read_text().replace("1e-6 2e-6 5e-6", "1e-5"))
-    p = rftc("convert", str(script), str(script.with_name("other.sh")))
-    assert p.returncode == 2 and "use --out-dir DIR" in p.stderr
+    p = rftc("convert", str(script), str(script.with_name("other.sh")), "--format", "concise")
+    assert p.returncode == 0 and "RFTC232" in p.stderr and "RFTC334" in p.stderr
+    stages = p.stdout[p.stdout.index("\nstages:"):]
+    assert "stage_name: sweep" in stages and "lr: 1e-06 " in stages and "    lr: 1e-05 " in p.stdout
