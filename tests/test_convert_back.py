@@ -105,7 +105,7 @@ def test_corpus_verl_to_trinity_to_verl(corpus_run, tmp_path):
         for config in configs:
             index = int(config.stem.rsplit(".", 1)[1]) if len(configs) > 1 else None
             eff = _effective(script, args, index)
-            if eff is None:  # the DAPO recipe's trainer: checked by test_mapping_dapo
+            if eff is None:  # the DAPO recipe's trainer or an SFT trainer (OTHER_TRAINER)
                 continue
             launch = api.to_verl(str(config), eff.verl_version, dataset_size=args.dataset_size)
             if launch.text is None:  # the config itself does not check (its diagnostics say why)

@@ -23,7 +23,11 @@ config (the config `rftc verl-config` prints). The training-relevant settings of
 - the training length: total epochs, and total steps where veRL's trainer.total_training_steps bounds it (x
   train/mini, in Trinity's trainer steps) against Trinity's buffer.total_steps (explorer steps, x the trainer's
   sync interval / the explorer's);
-- rollout.n, temperature, max prompt and response lengths.
+- rollout.n, temperature, max prompt and response lengths;
+- the staleness of veRL's trainer loop (rftc.verl.releases.modes: main_ppo's v1 modes, one_step_off_policy,
+  fully_async_policy): the prompts generated ahead of the trainer against sync_offset x buffer.batch_size, the
+  experiences between weight updates against trainer_sync_interval x ppo_mini_batch_size, the largest policy lag,
+  and, where the rollout has GPUs of its own, its GPUs and the trainer's against Trinity's cluster's.
 
 The tests print every difference; each must be in EXPLAINED (golden) or CORPUS_EXPLAINED, whose reasons
 golden/convert/DEVIATIONS.md gives.
@@ -46,29 +50,31 @@ from trinity_ref import reference
 
 REPO = paths.ROOT
 GOLDEN = paths.GOLDEN / "convert"
-SCRIPTS = sorted(GOLDEN.glob("*.sh")) + sorted((GOLDEN / "cases").glob("*.sh"))
+SCRIPTS = sorted(GOLDEN.glob("*.sh")) + [s for sub in ("cases", "async") for s in sorted((GOLDEN / sub).glob("*.sh"))]
 CASES = [s for s in SCRIPTS if s.with_suffix(".yaml").is_file() and s.with_suffix(".yaml").read_text().strip()]
 LOGPROBS = ("veRL's trainer recomputes the old log-probs with the actor; Trinity's takes the rollout engine's "
             "(algorithm.bypass_old_logprobs, default true), and rftc convert keeps Trinity's default")
-# quantity -> why it differs in every conversion (text of golden/convert/DEVIATIONS.md)
-EVERY_CASE = {"old log-probs from": LOGPROBS}
 REWARD_MODEL = ("veRL scores with its reward model; the converted config leaves the workflow that would query it "
                 "to the user (RFTC308)")
 MANAGER = ("veRL's reward manager has no Trinity-RFT 0.6 equivalent: RFTC300 warns, and the reward workflow scores "
            "as veRL's naive manager")
-# (quantity, a test of veRL's value, why): differences every conversion of such a script has
-BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
+# (quantity, a test of veRL's value, why): differences every conversion of such a script has (text of
+# golden/convert/DEVIATIONS.md); veRL's off-policy trainers take the rollout's log-probs, as Trinity does
+BY_VALUE = [("old log-probs from", lambda v: v == "actor", LOGPROBS),
+            ("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER)]
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
+SYNC_OFFSET = ("--sync-offset 1 lets the explorer run one step ahead where veRL's synchronous trainer does not (the "
+               "option's purpose: the guide's examples)")
 EXPLAINED: dict[tuple[str, str], str] = {
-    ("cases/sync_offset_option.sh", "max policy lag (optimizer steps)"):
-        "--sync-offset 1 lets the explorer run one step ahead, as asked",
+    ("cases/sync_offset_option.sh", key): SYNC_OFFSET
+    for key in ("max policy lag (optimizer steps)", "prompts ahead of the trainer")
 }
 
 
 def explain(name: str, key: str, verl_value, explained: dict) -> str | None:
     """Why the conversion ``name`` differs from its script in ``key`` (veRL's value ``verl_value``), or None."""
-    return explained.get((name, key)) or EVERY_CASE.get(key) or next(
+    return explained.get((name, key)) or next(
         (why for k, test, why in BY_VALUE if k == key and test(verl_value)), None)
 DEVIATIONS = GOLDEN / "DEVIATIONS.md"
 
@@ -79,6 +85,9 @@ GEO_MEAN = ("veRL's geo_mean (GMPO) loss has no Trinity-RFT 0.6 equivalent: RFTC
 BYPASS_REINFORCE = ("veRL's rollout-correction bypass mode with loss_type reinforce replaces the policy loss with "
                     "REINFORCE weighted by importance ratios; the config passes algorithm.rollout_correction on, but "
                     "Trinity's ppo loss does not read loss_type, and rftc convert does not yet say so")
+LAG_ROUNDED = ("veRL's fully-async rollout runs int(prompts a step x staleness_threshold x "
+               "trigger_parameter_sync_step) prompts ahead, not whole explorer steps: RFTC340 warns and Trinity's "
+               "sync_offset rounds it up to whole steps")
 # (corpus script relative to the corpus, key) -> why the difference is intended, as EXPLAINED.
 CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (
@@ -91,6 +100,11 @@ CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     **{(f"examples/gmpo_trainer/{script}.sh", key): GEO_MEAN
        for script in ("run_qwen2_5-7b_math", "test_dapo_7b_math", "test_dapo_qwen3_30b_math")
        for key in ("policy loss", "clip ratio c")},
+    **{(script, "prompts ahead of the trainer"): LAG_ROUNDED for script in (
+        "tests/special_e2e/run_fully_async_policy.sh",
+        *(f"verl/experimental/fully_async_policy/shell/{name}.sh" for name in (
+            "dapo_7b_math_fsdp2_16_16", "dapo_7b_math_fsdp2_32_32", "dapo_7b_math_fsdp2_4_12",
+            "dapo_7b_math_fsdp2_4_4", "dapo_7b_math_fsdp2_8_8", "geo3k_qwen25vl_7b_megatron_4_4")))},
 }
 
 pytestmark = pytest.mark.skipif(not reference.available(), reason=reference.MISSING)
@@ -106,25 +120,27 @@ def _args(script: Path) -> argparse.Namespace:
     return args
 
 
-# The comparison computes what main_ppo's RayPPOTrainer trains; the DAPO recipe's trainer samples dynamically
-# (a step is train_batch_size kept prompts out of rounds of gen_batch_size): tests/test_mapping_dapo.py and
-# tests/test_trinity_workflow.py check its conversion.
-DAPO_SKIPPED = "the DAPO recipe's trainer (dynamic sampling), checked by test_mapping_dapo"
+# The comparison computes what main_ppo's trainers and the off-policy ones train, with a rollout; the DAPO
+# recipe's trainer samples dynamically (a step is train_batch_size kept prompts out of rounds of gen_batch_size), and
+# veRL's SFT trainers have no rollout: tests/test_mapping_dapo.py, tests/test_trinity_workflow.py and
+# tests/test_convert_sft.py check their conversions.
+OTHER_TRAINER = ("the DAPO recipe's trainer (dynamic sampling), checked by test_mapping_dapo, or an SFT "
+                 "trainer, checked by test_convert_sft")
 
 
 def _effective(script: Path, args, index: int | None = None):
-    """rftc's effective veRL config of the script's main_ppo launch (the one with this index, when there are
-    several); None for the DAPO recipe's."""
+    """rftc's effective veRL config of the script's launch of main_ppo or an off-policy trainer (the one with this
+    index, when there are several); None for another trainer's (OTHER_TRAINER)."""
     from rftc import api
     from rftc.commands import convert
     from rftc.verl import effective_config
-    from rftc.verl.trainers import CONVERTED, MAIN_PPO
+    from rftc.verl.trainers import MAIN_PPO, OFF_POLICY, maps, module_of
 
     inputs = api.read(args.paths, convert.options(args))
-    launches = [i for i in inputs.launches if i.module in CONVERTED and api.composable(i)
+    launches = [i for i in inputs.launches if maps(i) and api.composable(i)
                 and (index is None or i.index == index)]
     assert len(launches) == 1, f"{script}: {len(launches)} launches"
-    if launches[0].module != MAIN_PPO:
+    if module_of(launches[0]) not in (MAIN_PPO, *OFF_POLICY):
         return None
     eff = effective_config(launches[0], verl_version=args.verl_version, diags=inputs.diagnostics)
     assert eff is not None, f"{script}: no effective config"
@@ -184,7 +200,7 @@ def _compare(conversions, trinity: dict, explained: dict) -> dict:
             continue
         effective = _effective(script, args, index)
         if effective is None:
-            skipped.append((name, DAPO_SKIPPED))
+            skipped.append((name, OTHER_TRAINER))
             continue
         mine = _verl_side(effective, args, script)
         theirs = _trinity_side(record, config)
@@ -214,7 +230,7 @@ def _report(result: dict, what: str, compared: int, capsys) -> None:
 def _assert_explained(result: dict, explained: dict) -> None:
     assert not result["broken"], "\n".join(result["broken"])
     documented = DEVIATIONS.read_text(encoding="utf-8")
-    reasons = [*explained.values(), *EVERY_CASE.values(), *(why for _, _, why in BY_VALUE)]
+    reasons = [*explained.values(), *(why for _, _, why in BY_VALUE)]
     undocumented = sorted({why for why in reasons if why not in documented})
     assert not undocumented, "EXPLAINED reasons missing from golden/convert/DEVIATIONS.md:\n" + "\n".join(undocumented)
     assert not result["unexplained"], "unexplained differences:\n" + "\n".join(result["unexplained"])
@@ -233,7 +249,7 @@ def test_golden_conversions_train_as_their_scripts(trinity, capsys):
                    for s in CASES]
     result = _compare(conversions, trinity, EXPLAINED)
     _report(result, "golden conversions", len(CASES) - len(result["skipped"]), capsys)
-    assert len([1 for _, why in result["skipped"] if why != DAPO_SKIPPED]) <= 1, result["skipped"]
+    assert len([1 for _, why in result["skipped"] if why != OTHER_TRAINER]) <= 1, result["skipped"]
     _assert_explained(result, EXPLAINED)
 
 
@@ -252,6 +268,6 @@ def test_corpus_conversions_train_as_their_scripts(corpus_run, corpus_trinity, c
     result = _compare(conversions, records, CORPUS_EXPLAINED)
     _report(result, "corpus conversions (exit 0)", len(conversions) - len(result["skipped"]), capsys)
     assert len(conversions) >= 100, len(conversions)
-    assert all("a LoRA adapter without path" in why or why == DAPO_SKIPPED for _, why in result["skipped"]), \
+    assert all("a LoRA adapter without path" in why or why == OTHER_TRAINER for _, why in result["skipped"]), \
         result["skipped"]
     _assert_explained(result, CORPUS_EXPLAINED)

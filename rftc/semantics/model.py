@@ -32,8 +32,10 @@ def same(a, b) -> bool:
     return a == b
 
 
-def _q(label: str, effect: str):
-    return field(metadata={"label": label, "effect": effect})
+def _q(label: str, effect: str, *, both: bool = False):
+    """``both``: compared only where both runs have the quantity (the GPUs of a rollout that runs beside the
+    trainer on GPUs of its own: a rollout on the trainer's GPUs, or one that alternates with it, has none)."""
+    return field(metadata={"label": label, "effect": effect, "both": both})
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,18 @@ class TrainingRun:
     policy_lag: Value = _q("max policy lag (optimizer steps)",
                            "rollouts are up to a different number of optimizer steps older than the policy they "
                            "train (more off-policy)")
+    ahead: Value = _q("prompts ahead of the trainer",
+                      "the rollout generates a different number of prompts before the weights they are trained "
+                      "from exist, so a different share of each batch is off-policy")
+    experiences_per_update: Value = _q("experiences between weight updates",
+                                       "the rollout keeps its weights over a different number of trained "
+                                       "experiences, so they fall a different distance behind the policy")
+    rollout_gpus: Value = _q("rollout GPUs", "generation runs at a different speed against training: the run takes "
+                             "a different time, and where the lag is a bound (veRL's fully async trainer) rollouts "
+                             "are on average staler or fresher", both=True)
+    trainer_gpus: Value = _q("trainer GPUs", "training runs at a different speed against generation: the run takes "
+                             "a different time, and where the lag is a bound (veRL's fully async trainer) rollouts "
+                             "are on average staler or fresher", both=True)
     logprob_source: Value = _q("old log-probs from", "the importance ratio's denominator comes from a different "
                                "engine: the rollout engine's log-probs differ numerically from the trainer's")
     reward: Value = _q("reward", "responses are scored by a different function")
@@ -101,13 +115,16 @@ class Quantity:
     name: str
     label: str
     effect: str
+    both: bool = False  # compared only where both runs have it
 
 
 def quantities() -> list[Quantity]:
-    return [Quantity(f.name, f.metadata["label"], f.metadata["effect"]) for f in fields(TrainingRun)]
+    return [Quantity(f.name, f.metadata["label"], f.metadata["effect"], f.metadata["both"])
+            for f in fields(TrainingRun)]
 
 
 def differences(a: TrainingRun, b: TrainingRun) -> list[tuple[Quantity, Value, Value]]:
     """The quantities whose values differ, in the model's order."""
     return [(q, getattr(a, q.name), getattr(b, q.name)) for q in quantities()
-            if getattr(a, q.name) != getattr(b, q.name)]
+            if getattr(a, q.name) != getattr(b, q.name)
+            and not (q.both and UNUSED in (getattr(a, q.name).value, getattr(b, q.name).value))]

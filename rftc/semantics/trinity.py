@@ -14,6 +14,7 @@ from rftc.mapping.algorithm import NO_DUAL_CLIP
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import TrainingRun, Value
 from rftc.trinity import workers
+from rftc.trinity.derive import derive
 from rftc.trinity.document import Document
 from rftc.trinity.expand import expand
 from rftc.trinity.schema import TrinityConfig
@@ -49,6 +50,11 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     s = x.synchronizer
     for k in ("sync_style", "sync_offset", "trainer_sync_interval", "explorer_sync_interval"):
         put(f"synchronizer.{k}", getattr(s, k), where("synchronizer.sync_interval") if "interval" in k else None)
+    put("buffer.batch_size", x.buffer.batch_size)
+    gpus = derive(cfg).gpus  # Trinity's cluster validator: the explorer's rollout engines, the trainer the rest
+    cluster = where("cluster.node_num") + ", " + where("cluster.gpu_per_node")
+    put("cluster.rollout_gpu_num", gpus and gpus.rollout_gpu_num, where("explorer.rollout_model.engine_num"))
+    put("cluster.trainer_gpu_num", gpus and gpus.trainer_gpu_num, cluster)
     put("buffer.total_epochs", x.buffer.total_epochs)
     put("buffer.total_steps", x.buffer.total_steps)
     put("model.max_prompt_tokens", x.model.max_prompt_tokens)
@@ -135,8 +141,12 @@ def from_trinity(v: Mapping[str, Value]) -> TrainingRun:
                         if val(k) is not None), None)
     horizon = val(horizon_key) if horizon_key else None
     total = val("buffer.total_steps")
-    lag = (tsi + val("synchronizer.sync_offset", 0)) * epochs - 1 if val("synchronizer.sync_style") == "fixed" \
-        else f"{val('synchronizer.sync_style')} (the explorer's pace)"
+    fixed, pace = val("synchronizer.sync_style") == "fixed", f"{val('synchronizer.sync_style')} (the explorer's pace)"
+    offset = val("synchronizer.sync_offset", 0)
+    lag = (tsi + offset) * epochs - 1 if fixed else pace
+    # the explorer on GPUs of its own (colocate shares the trainer's), running ahead of the trainer: the GPUs are
+    # compared with those of a veRL rollout that runs beside its trainer (model.py: where both runs have them)
+    beside = val("mode") == "both" and (offset > 0 or not fixed)
     clip = args.get("clip_range")
     low, high = args.get("clip_range_low"), args.get("clip_range_high")
     c = args.get("clip_ratio_c")
@@ -188,6 +198,13 @@ def from_trinity(v: Mapping[str, Value]) -> TrainingRun:
         policy_lag=of(lag, "synchronizer.trainer_sync_interval", "synchronizer.sync_offset",
                       "synchronizer.sync_style", "verl.actor.ppo_epochs",
                       formula="(trainer_sync_interval + sync_offset) x ppo_epochs - 1"),
+        ahead=of(offset * val("buffer.batch_size") if fixed else pace, "synchronizer.sync_offset",
+                 "buffer.batch_size", "synchronizer.sync_style", formula="sync_offset x buffer.batch_size"),
+        experiences_per_update=of(tsi * val("verl.actor.ppo_mini_batch_size"), "synchronizer.trainer_sync_interval",
+                                  "verl.actor.ppo_mini_batch_size",
+                                  formula="trainer_sync_interval x buffer.train_batch_size"),
+        rollout_gpus=of(val("cluster.rollout_gpu_num"), "cluster.rollout_gpu_num") if beside else Value(None),
+        trainer_gpus=of(val("cluster.trainer_gpu_num"), "cluster.trainer_gpu_num") if beside else Value(None),
         logprob_source=of("rollout" if val("algorithm.bypass_old_logprobs", True) else "actor",
                           "algorithm.bypass_old_logprobs"),
         reward=of(_reward(val(f"{TS}.default_workflow_type"), val(f"{TS}.workflow_args", {}),

@@ -4,6 +4,7 @@ which loss aggregations exist. Step counts are in optimizer steps, the unit both
 
 from __future__ import annotations
 
+import math
 import os
 
 from rftc.dotted import ABSENT
@@ -16,10 +17,12 @@ from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.model import TrainingRun, Value
 from rftc.verl.effective import EffectiveConfig
-from rftc.verl.releases import semantics
+from rftc.verl.releases import modes, semantics
+from rftc.verl.releases.modes import ASYNC
 
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
 RC = "algorithm.rollout_correction"
+TOTAL_PROMPTS = "rollout.total_rollout_steps"  # the fully async rollout's bound (rftc.verl.releases.modes)
 SCHEDULERS = ("lr_scheduler_type", "warmup_style", "lr_decay_style")  # the release's name for the schedule
 # veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
 DISCOUNTED = ("gae", "reinforce_plus_plus")
@@ -38,7 +41,7 @@ class _Reader:
 
     def where(self, *keys: str) -> str:
         located, defaults = [], []
-        for key in keys:
+        for key in dict.fromkeys(keys):  # each key once
             p = self.eff.prov(key)
             span = p.span or (p.via[0] if p.via else None)
             if span:
@@ -58,15 +61,20 @@ class _Reader:
 
 def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
               cwd: str | None = None) -> TrainingRun:
-    """What main_ppo's RayPPOTrainer trains. ``total_steps`` and ``dataset_rows`` stand for what the data files
-    would say (the LR horizon), as `rftc convert --total-steps/--dataset-size`; else the parquet footers of
-    data.train_files are read from ``cwd``."""
+    """What the launch's trainer loop trains (main_ppo's RayPPOTrainer or v1 trainers, the one-step-off or fully
+    async trainer: rftc.verl.releases.modes gives its batch, weight updates, prompts ahead and rollout GPUs).
+    ``total_steps`` and ``dataset_rows`` stand for what the data files would say (the LR horizon), as `rftc convert
+    --total-steps/--dataset-size`; else the parquet footers of data.train_files are read from ``cwd``."""
     r, sem = _Reader(eff), semantics.of(eff)
-    n, mini, batch = r.get(f"{R}.n", 1), r.get(f"{A}.ppo_mini_batch_size"), r.get("data.train_batch_size")
+    loop = modes.schedule(eff.invocation.module if eff.invocation is not None else None, eff.release, r.get)
+    n, mini = r.get(f"{R}.n", 1), r.get(f"{A}.ppo_mini_batch_size")
+    batch = loop.batch or r.get("data.train_batch_size")  # the fully async trainer's step: mini x require_batches
     unit = sem.value("megatron_actor_mini_unit" if r.get(f"{A}.strategy") == "megatron" else "actor_mini_unit")
     responses = min(responses_per_step(mini, n, unit), batch * n)  # a larger mini-batch holds the whole batch
-    epochs, si = r.get(f"{A}.ppo_epochs", 1), batch * n // responses
-    batch_keys = ("data.train_batch_size", f"{A}.ppo_mini_batch_size", f"{R}.n")
+    epochs, si, k_sync = r.get(f"{A}.ppo_epochs", 1), batch * n // responses, loop.sync_every
+    batch_keys = ("data.train_batch_size" if loop.batch is None else f"{ASYNC}.require_batches",
+                  f"{A}.ppo_mini_batch_size", f"{R}.n")
+    every = f" x {k_sync} trainer steps a weight update" if k_sync > 1 else ""
     sched_key = next((f"{O}.{k}" for k in SCHEDULERS if r.get(f"{O}.{k}") is not None), None)
     sched = r.get(sched_key) if sched_key else "constant"
     warmup, ratio = r.get(f"{O}.lr_warmup_steps"), r.get(f"{O}.lr_warmup_steps_ratio") or 0.0
@@ -81,24 +89,29 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         mode = "vanilla" if loss_type == "ppo_clip" else f"bypass_mode:{loss_type}"
     clipped = mode not in ("sapo", "gpg")  # sapo smooths the ratio with tau_pos/tau_neg, gpg has no ratio
     est = r.get("algorithm.adv_estimator")
-    total = r.get("trainer.total_training_steps")
-    modes = sem.value("loss_agg_modes")
+    total, total_key = r.get("trainer.total_training_steps"), "trainer.total_training_steps"
+    if loop.total_prompts is not None:  # the fully async rollouter stops after this many prompts
+        total, total_key = loop.total_prompts // batch, TOTAL_PROMPTS
+    agg_modes = sem.value("loss_agg_modes")
     wants_horizon = (ratio > 0 and not warmup_set) or sched != "constant"
     return TrainingRun(
         responses_per_step=r.of(responses, *batch_keys, formula=f"ppo_mini_batch_size x n ({unit} under verl "
                                 f"{eff.release})" if unit == "prompts" else "ppo_mini_batch_size (responses)"),
-        steps_per_batch=r.of(si * epochs, *batch_keys, f"{A}.ppo_epochs",
-                             formula="train_batch_size x n / responses per step x ppo_epochs"),
+        steps_per_batch=r.of(si * epochs * k_sync, *batch_keys, f"{A}.ppo_epochs",
+                             *(loop.keys if k_sync > 1 else ()),
+                             formula="train_batch_size x n / responses per step x ppo_epochs" + every),
         ppo_epochs=r.v(f"{A}.ppo_epochs", 1),
         total_epochs=r.v("trainer.total_epochs"),
-        total_steps=r.of(total * si, "trainer.total_training_steps", formula="x train_batch_size / mini-batch")
+        total_steps=r.of(total * si, total_key, formula="x train_batch_size / mini-batch" if total_key !=
+                         TOTAL_PROMPTS else "// prompts a trainer step x optimizer steps per batch")
         if isinstance(total, int) and total > 0 else Value(None),
         lr=r.v(f"{O}.lr"),
         lr_scheduler=r.of(sched, sched_key) if sched_key else Value("constant", f"{O}.lr_scheduler_type (unset)"),
         warmup_steps=r.of(warmup * si, f"{O}.lr_warmup_steps", formula="x steps per rollout batch / ppo_epochs")
         if warmup_set else Value(None),
         warmup_ratio=r.of(ratio, f"{O}.lr_warmup_steps_ratio"),
-        lr_horizon=_horizon(r, si, total_steps, dataset_rows, cwd) if wants_horizon else Value(None),
+        lr_horizon=_horizon(r, si, batch, (total, total_key), total_steps, dataset_rows, cwd) if wants_horizon
+        else Value(None),
         weight_decay=r.v(f"{O}.weight_decay", 0.01),  # verl 0.1-0.3 read it with this default
         kl_loss=r.of(KL.get(r.get(f"{A}.kl_loss_type"), r.get(f"{A}.kl_loss_type")) if kl_loss else "none",
                      f"{A}.use_kl_loss", *([f"{A}.kl_loss_type"] if kl_loss else [])),
@@ -114,7 +127,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         sapo_tau=r.of((r.get(f"{A}.tau_pos"), r.get(f"{A}.tau_neg")), f"{A}.tau_pos", f"{A}.tau_neg")
         if mode == "sapo" else Value(None),
         entropy_coef=r.v(f"{A}.entropy_coeff", 0.0),
-        loss_agg_mode=r.v(f"{A}.loss_agg_mode") if len(modes) > 1 else Value(modes[0], f"verl {eff.release}"),
+        loss_agg_mode=r.v(f"{A}.loss_agg_mode") if len(agg_modes) > 1 else Value(agg_modes[0],
+                                                                                   f"verl {eff.release}"),
         advantage=r.of(_estimator(est), "algorithm.adv_estimator"),
         gamma=r.v("algorithm.gamma", when=est in DISCOUNTED),
         lam=r.v("algorithm.lam", when=est == "gae"),
@@ -127,8 +141,21 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         max_response_length=r.v("data.max_response_length"),
         overlong_prompts=r.of("left out" if r.get("data.filter_overlong_prompts") else "kept",
                               "data.filter_overlong_prompts"),
-        policy_lag=r.of(si * epochs - 1, *batch_keys, f"{A}.ppo_epochs",
-                        formula="optimizer steps per rollout batch - 1 (veRL is on-policy per batch)"),
+        # the oldest rollout is one of the prompts ahead, trained in the last of their mini-batches after the
+        # steps of a whole weight version
+        policy_lag=r.of((si * k_sync + math.ceil(loop.ahead * si / batch)) * epochs - 1, *batch_keys,
+                        f"{A}.ppo_epochs", *loop.keys, formula="(optimizer steps between weight updates + the "
+                        f"mini-batches of the prompts ahead) x ppo_epochs - 1 (veRL's {loop.loop.name} trainer loop)"),
+        ahead=r.of(loop.ahead, *loop.keys, batch_keys[0], formula=f"veRL's {loop.loop.name} trainer loop")
+        if loop.ahead else Value(0, f"veRL's {loop.loop.name} trainer loop"),
+        experiences_per_update=r.of(batch * n * k_sync, *batch_keys, *(loop.keys if k_sync > 1 else ()),
+                                    formula="prompts a trainer step x n" + every),
+        rollout_gpus=Value(loop.rollout_gpus[0] * loop.rollout_gpus[1], r.where(
+            f"{loop.loop.own_gpus}.nnodes", f"{loop.loop.own_gpus}.n_gpus_per_node"), "nnodes x n_gpus_per_node")
+        if loop.rollout_gpus else Value(None),
+        trainer_gpus=r.of(r.get("trainer.nnodes") * r.get("trainer.n_gpus_per_node"), "trainer.nnodes",
+                          "trainer.n_gpus_per_node", formula="nnodes x n_gpus_per_node")
+        if loop.rollout_gpus else Value(None),
         logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
         reward=_reward(r),
     )
@@ -153,11 +180,12 @@ def _estimator(est: str | None) -> str | None:
     return adv if adv not in (None, ADVANTAGE_FN) else f"verl:{est}"
 
 
-def _horizon(r: _Reader, si: int, total_steps, rows, cwd) -> Value:
-    """The LR horizon in optimizer steps: trainer.total_training_steps, else the data loader's length x epochs."""
-    total = r.get("trainer.total_training_steps")
+def _horizon(r: _Reader, si: int, batch: int, bound: tuple, total_steps, rows, cwd) -> Value:
+    """The LR horizon in optimizer steps: the trainer steps ``bound`` (trainer.total_training_steps, or the fully
+    async rollout's prompts // ``batch``), else the data loader's length x epochs."""
+    total, key = bound
     if isinstance(total, int) and total > 0:
-        return r.of(total * si, "trainer.total_training_steps", formula="x optimizer steps per batch / ppo_epochs")
+        return r.of(total * si, key, formula="x optimizer steps per batch / ppo_epochs")
     if total_steps:
         return Value(total_steps * si, "--total-steps", "x optimizer steps per batch / ppo_epochs")
     if rows is None:
@@ -170,7 +198,7 @@ def _horizon(r: _Reader, si: int, total_steps, rows, cwd) -> Value:
             rows = sum(num_rows(p) for p in paths)
         except ParquetError as e:
             return Value(f"unknown ({e})", r.where("data.train_files"))
-    steps = steps_per_epoch(rows, r.get("data.train_batch_size")) * r.get("trainer.total_epochs")
+    steps = steps_per_epoch(rows, batch) * r.get("trainer.total_epochs")
     return r.of(steps * si, "data.train_files", "data.train_batch_size", "trainer.total_epochs",
                 formula=f"{rows} rows // train_batch_size x total_epochs x optimizer steps per batch / ppo_epochs")
 
