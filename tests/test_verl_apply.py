@@ -237,8 +237,15 @@ def test_a_launch_no_version_accepts_is_composed_under_every_version(monkeypatch
     assert "RFTC203" in codes(diags)
 
 
+# the micro-batch sizes veRL's startup checks ask for under gae (actor, rollout and reference log-probs, critic)
+MICRO = (" actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2"
+         " actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2"
+         " actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 critic.ppo_micro_batch_size_per_gpu=2")
+
+
 @pytest.mark.parametrize("extra,version", [
-    ("", "0.3.0.post1"),  # kl_ctrl.kl_coef acts only where the KL goes into the reward by default
+    (MICRO, "0.3.0.post1"),  # kl_ctrl.kl_coef acts only where the KL goes into the reward by default
+    ("", "0.9.1"),  # ... but without the micro-batch sizes veRL 0.3.0.post1 refuses to start: the newest is kept
     (" algorithm.use_kl_in_reward=True", "0.9.1"),  # the switch exists from 0.4.0 on
     (" actor_rollout_ref.actor.use_kl_loss=True", "0.9.1"),  # no KL in the reward under either
 ])
