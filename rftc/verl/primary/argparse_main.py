@@ -210,7 +210,7 @@ class _Run:
             return _unknown_of([base], line, f"`{ast.unparse(node)}`")
         if isinstance(node, ast.Call):
             return self.call(node, env, depth)
-        return _Unknown(line, f"`{ast.unparse(node)}` (line {line})")
+        return _Unknown(line, f"`{ast.unparse(node)}`, a value only the module's run knows")
 
     def call(self, node: ast.Call, env: dict, depth: int):
         line = node.lineno
