@@ -19,7 +19,11 @@ from rftc.verl.compose import effective_config
 
 _STUB = {"verl/__init__.py": "", "verl/trainer/__init__.py": "",
          "verl/trainer/main_ppo.py": "import json\nfrom omegaconf import OmegaConf\n\n\ndef run_ppo(config):\n"
-                                     "    print(json.dumps(OmegaConf.to_container(config, resolve=True)))\n"}
+                                     "    print(json.dumps(OmegaConf.to_container(config, resolve=True)))\n",
+         "verl/trainer/ppo/__init__.py": "",
+         "verl/trainer/ppo/ray_trainer.py": "from verl.trainer.main_ppo import run_ppo\n\n\nclass RayPPOTrainer:\n"
+                                           "    def __init__(self, config):\n        self.config = config\n\n"
+                                           "    def fit(self):\n        run_ppo(self.config)\n"}
 _BASE = """trainer:
   n_gpus_per_node: 8
   nnodes: 1
@@ -44,6 +48,13 @@ actor_rollout_ref:
     path: Qwen/Qwen2.5-0.5B-Instruct
 data:
   max_response_length: ${data.max_prompt_length}
+"""
+# a copy of a Hydra config: OmegaConf.load keeps its defaults list as a plain key and composes nothing
+_HYDRA_COPY = """defaults:
+  - ppo_trainer
+  - _self_
+trainer:
+  nnodes: 2
 """
 _HEAD = "import argparse\nimport os\nfrom pathlib import Path\n\nfrom omegaconf import OmegaConf\n" \
         "from verl.trainer.main_ppo import run_ppo\n"
@@ -81,18 +92,27 @@ if __name__ == "__main__":
     cfg.merge_with(OmegaConf.from_cli(rest))
     run_ppo(config=cfg)
 """,
+    "cli": _HEAD + """from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+
+if __name__ == "__main__":
+    name = "hydra_copy"
+    cfg = OmegaConf.merge(OmegaConf.load("forkpkg/config/ppo_trainer.yaml"), OmegaConf.load(f"cfg/{name}.yaml"))
+    trainer = RayPPOTrainer(config=OmegaConf.merge(cfg, OmegaConf.from_cli()))
+    trainer.fit()
+""",
 }
 _WORDS = "data.train_files=train.parquet trainer.n_gpus_per_node=4 trainer.new_key=hello " \
          "actor_rollout_ref.actor.optim.lr=3e-6 trainer.logger=[console,wandb] data.train_batch_size=null"
 LAUNCHES = {
     "positional": f"cfg/user.yaml {_WORDS}",
     "options": f"--verb --config-file=cfg/user.yaml {_WORDS}",
+    "cli": f"{_WORDS} +extra.k=1 ~trainer.nnodes bare",  # Hydra's grammar is part of the key in a dotlist
 }
 
 
 def _fork(root: Path, main: str) -> Path:
     for name, text in {"forkpkg/__init__.py": "", "forkpkg/main.py": main, "forkpkg/config/ppo_trainer.yaml": _BASE,
-                       "cfg/user.yaml": _USER}.items():
+                       "cfg/user.yaml": _USER, "cfg/hydra_copy.yaml": _HYDRA_COPY}.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     return root
@@ -137,10 +157,15 @@ def test_the_config_is_the_one_the_main_composes_when_run(shape, tmp_path):
     for key, value in _leaves(real):
         assert eff.get(key) == value, key
     assert real["trainer"]["new_key"] == "hello" and real["data"]["train_batch_size"] is None  # no `+`, null
+    if shape == "cli":
+        assert real["+extra"] == {"k": 1} and real["~trainer"] == {"nnodes": None} and real["bare"] is None
+        assert real["defaults"] == ["ppo_trainer", "_self_"] and real["trainer"]["nnodes"] == 2
     words = {w.text: w for w in inv.args} or {}
     lr = eff.provenance["actor_rollout_ref.actor.optim.lr"]
     assert lr.kind == "override" and lr.text == "actor_rollout_ref.actor.optim.lr=3e-6"
     assert lr.span.file.endswith("run.sh") and not words  # the words went to the dotlist, not to Hydra
+    if shape == "cli":
+        return
     model = eff.provenance["actor_rollout_ref.model.path"]
     assert model.kind == "config-file" and model.span.file.endswith("user.yaml") and model.span.line == 5
 
@@ -174,6 +199,16 @@ if __name__ == "__main__":
     parser.add_argument("config")
     run_ppo(OmegaConf.load(parser.parse_args().config))
 """, 11, "argparse refuses the launch's words: unrecognized arguments: extra=1"),
+    "a config changed in place": ("""
+if __name__ == "__main__":
+    cfg = OmegaConf.load("cfg/user.yaml")
+    cfg.trainer.nnodes = 2
+    run_ppo(cfg)
+""", 10, "`cfg.trainer.nnodes` is set in the source"),
+    "a trainer call never reached": ("""
+def unused():
+    run_ppo(OmegaConf.load("cfg/user.yaml"))
+""", 9, "the trainer call is not reached"),
 }
 
 
@@ -185,3 +220,15 @@ def test_what_the_source_decides_at_run_time_is_refused_with_its_line(case, tmp_
     assert inv.fork is None
     [d] = [d for d in found.diagnostics if d.code == "RFTC235"]
     assert f"forkpkg/main.py:{line}:" in d.message and why in d.message, d.message
+
+
+def test_a_trainer_class_of_the_fork_s_own_is_named(tmp_path):
+    root = _fork(tmp_path / "repo", _HEAD + """from forkpkg.curriculum import CurriculumTrainer
+
+if __name__ == "__main__":
+    CurriculumTrainer(OmegaConf.load("cfg/user.yaml")).fit()
+""")
+    found, inv = _launch(root, "")
+    assert inv.fork is not None and inv.fork.named_by.endswith("forkpkg/main.py:10")
+    [own] = [d for d in found.diagnostics if d.code == "RFTC234"]
+    assert "forkpkg.curriculum.CurriculumTrainer" in own.message
