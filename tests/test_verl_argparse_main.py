@@ -118,19 +118,19 @@ def _fork(root: Path, main: str) -> Path:
     return root
 
 
-def _real(root: Path, stub: Path, words: str) -> dict:
+def _real(root: Path, stub: Path, words: str, entry: str = "-m forkpkg.main") -> dict:
     """The config the fixture's main gives run_ppo, run for real (veRL stubbed, beside the fork, not in it)."""
     for name, text in _STUB.items():
         (stub / name).parent.mkdir(parents=True, exist_ok=True)
         (stub / name).write_text(text)
     env = {**os.environ, "PYTHONPATH": str(stub)}
-    out = subprocess.run([sys.executable, "-m", "forkpkg.main", *words.split()], cwd=root, env=env,
+    out = subprocess.run([sys.executable, *entry.split(), *words.split()], cwd=root, env=env,
                          capture_output=True, text=True, check=True, timeout=60).stdout
     return json.loads(out)
 
 
-def _launch(root: Path, words: str):
-    (root / "run.sh").write_text(f"python3 -m forkpkg.main {words}\n")
+def _launch(root: Path, words: str, entry: str = "-m forkpkg.main"):
+    (root / "run.sh").write_text(f"python3 {entry} {words}\n")
     found = api.read([str(root / "run.sh")], api.Options(cwd=str(root)))
     return found, found.launches[0]
 
@@ -143,11 +143,12 @@ def _leaves(node, prefix=""):
         yield prefix, node
 
 
-@pytest.mark.parametrize("shape", sorted(MAINS))
-def test_the_config_is_the_one_the_main_composes_when_run(shape, tmp_path):
+@pytest.mark.parametrize("shape, entry", [(shape, "-m forkpkg.main") for shape in sorted(MAINS)]
+                         + [("positional", "forkpkg/main.py")])
+def test_the_config_is_the_one_the_main_composes_when_run(shape, entry, tmp_path):
     root = _fork(tmp_path / "repo", MAINS[shape])
-    real = _real(root, tmp_path / "stub", LAUNCHES[shape])
-    found, inv = _launch(root, LAUNCHES[shape])
+    real = _real(root, tmp_path / "stub", LAUNCHES[shape], entry)
+    found, inv = _launch(root, LAUNCHES[shape], entry)
     assert inv.fork is not None and inv.fork.plan is not None, found.diagnostics
     diags = Diagnostics()
     eff = effective_config(inv, diags=diags)
@@ -199,6 +200,25 @@ if __name__ == "__main__":
     parser.add_argument("config")
     run_ppo(OmegaConf.load(parser.parse_args().config))
 """, 11, "argparse refuses the launch's words: unrecognized arguments: extra=1"),
+    "sys.argv changed": ("""import sys
+
+if __name__ == "__main__":
+    sys.argv += ["trainer.nnodes=2"]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("config")
+    parser.add_argument("overrides", nargs="*")
+    args = parser.parse_args()
+    run_ppo(OmegaConf.merge(OmegaConf.load(args.config), OmegaConf.from_dotlist(args.overrides)))
+""", 10, "the module changes sys.argv"),
+    "a list of words changed": ("""
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("config")
+    parser.add_argument("overrides", nargs="*")
+    args = parser.parse_args()
+    args.overrides.append("trainer.nnodes=2")
+    run_ppo(OmegaConf.merge(OmegaConf.load(args.config), OmegaConf.from_dotlist(args.overrides)))
+""", 13, "changes a value rftc does not follow"),
     "a config changed in place": ("""
 if __name__ == "__main__":
     cfg = OmegaConf.load("cfg/user.yaml")
@@ -222,6 +242,23 @@ def test_what_the_source_decides_at_run_time_is_refused_with_its_line(case, tmp_
     assert f"forkpkg/main.py:{line}:" in d.message and why in d.message, d.message
 
 
+def test_a_block_that_only_checks_and_exits_changes_nothing(tmp_path):
+    root = _fork(tmp_path / "repo", _HEAD + """import sys
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("config")
+    args = parser.parse_args()
+    if not os.path.exists(args.config):
+        parser.print_help()
+        sys.exit(1)
+    run_ppo(OmegaConf.load(args.config))
+""")
+    found, inv = _launch(root, "cfg/user.yaml")
+    assert inv.fork is not None, found.diagnostics
+    assert [s.word.text for s in inv.fork.plan.steps] == ["cfg/user.yaml"]
+
+
 def test_a_trainer_class_of_the_fork_s_own_is_named(tmp_path):
     root = _fork(tmp_path / "repo", _HEAD + """from forkpkg.curriculum import CurriculumTrainer
 
@@ -232,3 +269,12 @@ if __name__ == "__main__":
     assert inv.fork is not None and inv.fork.named_by.endswith("forkpkg/main.py:10")
     [own] = [d for d in found.diagnostics if d.code == "RFTC234"]
     assert "forkpkg.curriculum.CurriculumTrainer" in own.message
+
+
+def test_a_config_file_only_the_caller_knows_is_named_not_guessed(tmp_path):
+    root = _fork(tmp_path / "repo", MAINS["positional"])
+    found, inv = _launch(root, '"$CONFIG" trainer.nnodes=2')
+    diags = Diagnostics()
+    assert inv.fork is not None and effective_config(inv, diags=diags) is None
+    [d] = [d for d in diags if d.code == "RFTC210"]
+    assert "${oc.env:CONFIG}" in d.message and "not known statically" in d.message and d.span.file.endswith("run.sh")

@@ -121,7 +121,7 @@ def read(tree: ast.Module, file: Path, words: list[Arg]) -> Plan:
 
 class _Run:
     def __init__(self, tree: ast.Module, file: Path, words: list[Arg]):
-        self.file, self.words = file, words
+        self.tree, self.file, self.words = tree, file, words
         self.origins = imports(tree)
         self.functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
         self.sink = None  # (line, the config value) of the first trainer call reached
@@ -249,6 +249,9 @@ class _Run:
             return _text(args[0]) if isinstance(args[0], (str, _Path)) else args[0]
         if isinstance(node.func, ast.Name) and node.func.id == "print":
             return None
+        if isinstance(node.func, ast.Attribute) and name in _MUTATORS:
+            self._spoil(node, env, f"`{ast.unparse(node)}` changes a value rftc does not follow (line {line})")
+            return None
         return _Unknown(line, f"the call `{ast.unparse(node)}` (line {line})")
 
     def library(self, dotted: str, args: list, kwargs: dict, line: int):
@@ -332,12 +335,17 @@ class _Run:
 
     def _spoil(self, node: ast.Call, env: dict, why: str):
         root = node.func.value
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
         if isinstance(root, ast.Name):
             env[root.id] = _Unknown(node.lineno, why)
         return None
 
     def parse(self, parser: _Parser, known: bool, line: int):
         """The launch's words parsed by argparse itself, built from the literal add_argument calls."""
+        changed = self.argv_changed()
+        if changed:
+            raise Unfollowed(changed, "the module changes sys.argv, which argparse reads")
         real = _Parsing(**parser.options)
         try:
             for args, kwargs in parser.calls:
@@ -352,6 +360,18 @@ class _Run:
         namespace, rest = parsed
         values = {k: self.words_of(v) for k, v in vars(namespace).items()}
         return (_Namespace(values), self.words_of(rest)) if known else _Namespace(values)
+
+    def argv_changed(self) -> int:
+        """The line where the module writes sys.argv (assigns it or an item, calls a list method on it); 0: never."""
+        for n in ast.walk(self.tree):
+            target = n.func.value if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and n.func.attr in _MUTATORS else n if isinstance(getattr(n, "ctx", None), ast.Store) else None
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Attribute) and target.attr == "argv" and isinstance(target.value, ast.Name) \
+                    and self.origins.get(target.value.id) == "sys":
+                return n.lineno
+        return 0
 
     def words_of(self, value):
         """argparse's strings as the launch's words they come from (`--opt=value`: the word that holds it)."""
@@ -385,14 +405,22 @@ def _is_main_guard(test: ast.expr) -> bool:
         and test.comparators[0].value == "__main__"
 
 
+# methods that change the object they are called on (a config, a parser, a list of words)
+_MUTATORS = frozenset({"merge_with", "merge_with_dotlist", "add_argument", "set_defaults", "add_argument_group",
+                       "add_mutually_exclusive_group", "add_subparsers", "update", "append", "extend", "insert",
+                       "pop", "remove", "clear", "setdefault"})
+
+
 def _touched(stmt: ast.stmt) -> set[str]:
-    """The names a block binds or changes through a method call (`cfg.merge_with(...)`, `parser.add_argument`)."""
+    """The names a block binds or changes (`cfg.merge_with(...)`, `parser.add_argument`, `OmegaConf.update(cfg,
+    ...)`, `cfg.a.b = 1`); a block that only reads (prints, checks a path and exits) changes nothing."""
     out = set()
     for n in ast.walk(stmt):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             out.add(n.id)
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
-            root = n.func.value
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MUTATORS:
+            root = n.args[0] if n.func.attr == "update" and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id == "OmegaConf" and n.args else n.func.value
             while isinstance(root, ast.Attribute):
                 root = root.value
             if isinstance(root, ast.Name):

@@ -26,6 +26,11 @@ def primary(inv: Invocation, diags: Diagnostics) -> Primary | None:
             path = Path(step.path)
             path = path if path.is_absolute() else launch_dir(inv) / path
             span = step.word.span if step.word is not None else source
+            if step.word is not None and step.word.symbolic:
+                diags.add("RFTC210", f"the config file {display(module)}:{step.line} loads is the launch's word "
+                          f"'{step.word.text}', which is not known statically", span,
+                          hint="pass the variable's value with --env NAME=VALUE (or the script's arguments after --)")
+                return None
             if not path.is_file():
                 diags.add("RFTC210", f"cannot find the config file {display(path)} that {display(module)}:"
                           f"{step.line} loads with OmegaConf.load", span,
@@ -36,31 +41,24 @@ def primary(inv: Invocation, diags: Diagnostics) -> Primary | None:
                 return None
             layers.append(Layer(*loaded, display(path)))
         else:
-            layers.append(dotlist(step.words))
+            layers.extend(dotlist(step.words))
     first = next((layer.file for layer in layers if not layer.words), "")
     return Primary(None, layers, name=first)
 
 
-def dotlist(words) -> Layer:
-    """OmegaConf.from_dotlist: `key=value` with the value read by OmegaConf's YAML loader, a word without `=` a
-    key set to None; each item updates the config (OmegaConf.update: a dict merges into a dict, else replaces)."""
+def dotlist(words) -> list[Layer]:
+    """OmegaConf.from_dotlist: each `key=value` (the value read by OmegaConf's YAML loader; a word without `=`:
+    the key set to None) an OmegaConf.update of the config, which merges a dict into a dict and else replaces:
+    one layer per word, merged in order."""
     import yaml
     from omegaconf._utils import get_yaml_loader
 
-    tree: dict = {}
-    set_by = {}
+    layers = []
     for word in words:
         key, eq, text = word.text.partition("=")
         value = yaml.load(text, Loader=get_yaml_loader()) if eq else None
-        node = tree
-        *parents, last = key.split(".")
-        for part in parents:
-            if not isinstance(node.get(part), dict):
-                node[part] = {}
-            node = node[part]
-        if isinstance(node.get(last), dict) and isinstance(value, dict):
-            node[last].update(value)
-        else:
-            node[last] = value
-        set_by[key] = word
-    return Layer(tree, {}, "<dotlist>", words=set_by)
+        tree = value
+        for part in reversed(key.split(".")):
+            tree = {part: tree}
+        layers.append(Layer(tree, {}, "<dotlist>", words={key: word}))
+    return layers
