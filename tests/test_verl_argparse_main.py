@@ -100,13 +100,30 @@ if __name__ == "__main__":
     trainer = RayPPOTrainer(config=OmegaConf.merge(cfg, OmegaConf.from_cli()))
     trainer.fit()
 """,
+    "argv": _HEAD + """import sys
+
+if __name__ == "__main__":
+    base = OmegaConf.load(Path(__file__).parent / "config" / "ppo_trainer.yaml")
+    run_ppo(OmegaConf.merge(base, OmegaConf.load(sys.argv[1]), OmegaConf.from_dotlist(sys.argv[2:])))
+""",
+    "named": _HEAD + """
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", default="base")
+    parser.add_argument("--cfg-dir", default="cfg")
+    args, rest = parser.parse_known_args()
+    user = OmegaConf.load(os.path.join(os.getcwd(), args.cfg_dir, f"{args.name}.yaml"))
+    run_ppo(OmegaConf.merge(OmegaConf.load("forkpkg/config/ppo_trainer.yaml"), user, OmegaConf.from_cli(rest)))
+""",
 }
 _WORDS = "data.train_files=train.parquet trainer.n_gpus_per_node=4 trainer.new_key=hello " \
          "actor_rollout_ref.actor.optim.lr=3e-6 trainer.logger=[console,wandb] data.train_batch_size=null"
 LAUNCHES = {
     "positional": f"cfg/user.yaml {_WORDS}",
     "options": f"--verb --config-file=cfg/user.yaml {_WORDS}",
-    "cli": f"{_WORDS} +extra.k=1 ~trainer.nnodes bare",  # Hydra's grammar is part of the key in a dotlist
+    "cli": f"{_WORDS} +extra.k=1 ~trainer.nnodes bare",
+    "argv": f"cfg/user.yaml {_WORDS}",
+    "named": f"--name user {_WORDS}",  # the file's path keeps the place of the word it is built from  # Hydra's grammar is part of the key in a dotlist
 }
 
 
@@ -169,6 +186,8 @@ def test_the_config_is_the_one_the_main_composes_when_run(shape, entry, tmp_path
         return
     model = eff.provenance["actor_rollout_ref.model.path"]
     assert model.kind == "config-file" and model.span.file.endswith("user.yaml") and model.span.line == 5
+    [user] = [step for step in inv.fork.plan.steps if getattr(step, "path", "").endswith("user.yaml")]
+    assert user.word is not None and user.word.span.file.endswith("run.sh")  # the launch word that names it
 
 
 REFUSED = {

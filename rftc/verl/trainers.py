@@ -146,13 +146,14 @@ def _without_hydra(inv, tree, file, what_runs: str, runs, name: str, diags):
     from pathlib import Path
 
     from rftc.shell.invocation import ForkEntry
+    from rftc.verl.checkout.modules import launch_dir
     from rftc.verl.primary.argparse_main import Dotlist, Unfollowed, read
     from rftc.verl.primary.files import display
 
     words = inv.args if inv.module else inv.args[1:]
     shown = display(file)
     try:
-        plan = read(tree, file, words)
+        plan = read(tree, file, words, launch_dir(inv))
     except Unfollowed as exc:
         diags.add("RFTC235", f"{what_runs}; it has no @hydra.main and composes its config in its own code, which "
                   f"rftc cannot follow at {shown}:{exc.line}: {exc.why}, so its config is not composed", inv.span,

@@ -67,6 +67,7 @@ class _Unknown:
 @dataclass(frozen=True)
 class _Path:  # a pathlib.Path
     path: str
+    word: Arg | None = None  # the launch's word it is built from, if one
 
 
 @dataclass
@@ -99,9 +100,10 @@ class _Parsing(argparse.ArgumentParser):
         raise _ArgparseExit(message)
 
 
-def read(tree: ast.Module, file: Path, words: list[Arg]) -> Plan:
-    """The composition the module at ``file`` runs on the launch's ``words``; Unfollowed where it cannot be read."""
-    run = _Run(tree, file, words)
+def read(tree: ast.Module, file: Path, words: list[Arg], cwd: Path) -> Plan:
+    """The composition the module at ``file`` runs on the launch's ``words`` in the directory ``cwd``; Unfollowed
+    where it cannot be read."""
+    run = _Run(tree, file, words, cwd)
     try:
         run.block(tree.body, run.module_env, 0)
     except _Return:
@@ -120,8 +122,8 @@ def read(tree: ast.Module, file: Path, words: list[Arg]) -> Plan:
 
 
 class _Run:
-    def __init__(self, tree: ast.Module, file: Path, words: list[Arg]):
-        self.tree, self.file, self.words = tree, file, words
+    def __init__(self, tree: ast.Module, file: Path, words: list[Arg], cwd: Path):
+        self.tree, self.file, self.words, self.cwd = tree, file, words, cwd
         self.origins = imports(tree)
         self.functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
         self.sink = None  # (line, the config value) of the first trainer call reached
@@ -163,7 +165,7 @@ class _Run:
     def assign(self, target: ast.expr, value, env: dict, line: int) -> None:
         if isinstance(target, ast.Name):
             env[target.id] = value
-        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, tuple) \
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (tuple, list)) \
                 and len(value) == len(target.elts):
             for t, v in zip(target.elts, value):
                 self.assign(t, v, env, line)
@@ -185,32 +187,60 @@ class _Run:
         if isinstance(node, ast.Name):
             if node.id in env:
                 return env[node.id]
+            if self.origins.get(node.id) == "sys.argv":
+                return self.argv(line)
             return _Unknown(line, f"`{node.id}` has no value rftc can read (line {line})")
         if isinstance(node, (ast.List, ast.Tuple)):
             return [self.expr(e, env, depth) for e in node.elts]
         if isinstance(node, ast.JoinedStr):
             parts = [self.expr(v.value if isinstance(v, ast.FormattedValue) else v, env, depth) for v in node.values]
-            return "".join(parts) if all(isinstance(p, str) for p in parts) else \
+            return _carry("".join(_text(p) for p in parts), parts) if all(_is_text(p) for p in parts) else \
                 _unknown_of(parts, line, "an f-string")
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and self.imported(node, env):
+            return _Unknown(line, f"`{ast.unparse(node)}`, a value only the module's run knows")
+        if isinstance(node, ast.Subscript):
+            base, index = self.expr(node.value, env, depth), node.slice
+            if isinstance(base, list) and isinstance(index, ast.Slice):
+                bounds = [self.expr(b, env, depth) if b is not None else None
+                          for b in (index.lower, index.upper, index.step)]
+                if all(b is None or type(b) is int for b in bounds):
+                    return base[slice(*bounds)]
+            elif isinstance(base, list):
+                at = self.expr(index, env, depth)
+                if type(at) is int and -len(base) <= at < len(base):
+                    return base[at]
+            return _unknown_of([base], line, f"`{ast.unparse(node)}`")
         if isinstance(node, ast.BinOp):
             left, right = self.expr(node.left, env, depth), self.expr(node.right, env, depth)
-            if isinstance(node.op, ast.Div) and isinstance(left, _Path) and isinstance(right, (str, _Path)):
-                return _Path(os.path.join(left.path, _text(right)))
-            if isinstance(node.op, ast.Add) and isinstance(left, str) and isinstance(right, str):
-                return left + right
+            if isinstance(node.op, ast.Div) and isinstance(left, _Path) and _is_text(right):
+                return _carry(os.path.join(left.path, _text(right)), [left, right], path=True)
+            if isinstance(node.op, ast.Add) and _is_text(left) and _is_text(right) \
+                    and not isinstance(left, _Path) and not isinstance(right, _Path):
+                return _carry(_text(left) + _text(right), [left, right])
             if isinstance(node.op, ast.Add) and isinstance(left, list) and isinstance(right, list):
                 return left + right
             return _unknown_of([left, right], line, f"`{ast.unparse(node)}`")
         if isinstance(node, ast.Attribute):
+            if node.attr == "argv" and isinstance(node.value, ast.Name) and self.origins.get(node.value.id) == "sys":
+                return self.argv(line)
             base = self.expr(node.value, env, depth)
             if isinstance(base, _Namespace):
                 return base.values.get(node.attr, _Unknown(line, f"argparse gives no `{node.attr}` (line {line})"))
             if isinstance(base, _Path) and node.attr == "parent":
-                return _Path(os.path.dirname(base.path))
+                return _Path(os.path.dirname(base.path), base.word)
             return _unknown_of([base], line, f"`{ast.unparse(node)}`")
         if isinstance(node, ast.Call):
             return self.call(node, env, depth)
         return _Unknown(line, f"`{ast.unparse(node)}`, a value only the module's run knows")
+
+    def imported(self, node: ast.expr, env: dict) -> bool:
+        """Whether an attribute or item chain starts at an imported name (`os.environ[...]`, `sys.argv`)."""
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            if isinstance(node, ast.Attribute) and node.attr == "argv" and isinstance(node.value, ast.Name) \
+                    and self.origins.get(node.value.id) == "sys":
+                return False  # sys.argv: the launch's words
+            node = node.value
+        return isinstance(node, ast.Name) and node.id not in env and self.origins.get(node.id, "sys.argv") != "sys.argv"
 
     def call(self, node: ast.Call, env: dict, depth: int):
         line = node.lineno
@@ -240,13 +270,15 @@ class _Run:
                         env, line)
             return None
         if isinstance(receiver, _Path) and name in ("resolve", "absolute", "expanduser"):
-            return _Path(os.path.abspath(os.path.expanduser(receiver.path)))
+            path = os.path.expanduser(receiver.path) if name == "expanduser" else \
+                os.path.normpath(os.path.join(self.cwd, receiver.path))
+            return _Path(path, receiver.word)
         if isinstance(node.func, ast.Name) and node.func.id in self.functions and dotted is None:
             return self.function(self.functions[node.func.id], args, kwargs, env, depth, line)
         if dotted is not None:
             return self.library(dotted, args, kwargs, line)
-        if isinstance(node.func, ast.Name) and node.func.id == "str" and len(args) == 1:
-            return _text(args[0]) if isinstance(args[0], (str, _Path)) else args[0]
+        if isinstance(node.func, ast.Name) and node.func.id == "str" and len(args) == 1 and _is_text(args[0]):
+            return _carry(_text(args[0]), args)
         if isinstance(node.func, ast.Name) and node.func.id == "print":
             return None
         if isinstance(node.func, ast.Attribute) and name in _MUTATORS:
@@ -258,15 +290,18 @@ class _Run:
         bad = next((a for a in [*args, *kwargs.values()] if isinstance(a, _Unknown)), None)
         if dotted in ("os.path.join", "os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath",
                       "os.path.expanduser", "os.fspath"):
-            if bad is not None or not args or not all(isinstance(a, (str, _Path)) for a in args):
+            if bad is not None or not args or not all(_is_text(a) for a in args):
                 return bad or _Unknown(line, f"a path `{dotted}` builds from values rftc cannot read (line {line})")
-            fn = {"os.path.abspath": os.path.abspath, "os.path.realpath": os.path.abspath,
+            absolute = lambda p: os.path.normpath(os.path.join(self.cwd, p))  # noqa: E731 (from the launch's cwd)
+            fn = {"os.path.abspath": absolute, "os.path.realpath": absolute,
                   "os.fspath": str}.get(dotted) or getattr(os.path, dotted.rsplit(".", 1)[1])
-            return fn(*[_text(a) for a in args])
+            return _carry(fn(*[_text(a) for a in args]), args)
+        if dotted == "os.getcwd":
+            return str(self.cwd)
         if dotted == "pathlib.Path":
-            if bad is not None or not all(isinstance(a, (str, _Path)) for a in args):
+            if bad is not None or not all(_is_text(a) for a in args):
                 return bad or _Unknown(line, f"a path built from values rftc cannot read (line {line})")
-            return _Path(os.path.join(*[_text(a) for a in args]) if args else ".")
+            return _carry(os.path.join(*[_text(a) for a in args]) if args else ".", args, path=True)
         if dotted == "argparse.ArgumentParser":
             return _Parser([], {k: v for k, v in kwargs.items() if k in ("allow_abbrev", "add_help", "prog")})
         if dotted.startswith("omegaconf.OmegaConf."):
@@ -277,9 +312,8 @@ class _Run:
         bad = next((a for a in args if isinstance(a, _Unknown)), None)
         if bad is not None:
             return bad
-        if method == "load" and len(args) == 1 and isinstance(args[0], (str, _Path, _Word)):
-            word = args[0].arg if isinstance(args[0], _Word) else None
-            return _Config((Load(_text(args[0]), word, line),))
+        if method == "load" and len(args) == 1 and _is_text(args[0]):
+            return _Config((Load(_text(args[0]), _word_of(args[0]), line),))
         if method == "merge" and all(isinstance(a, _Config) for a in args):
             return _Config(tuple(s for a in args for s in a.steps))
         if method in ("from_dotlist", "from_cli"):
@@ -303,7 +337,7 @@ class _Run:
             elif p in kwargs:
                 local[p] = kwargs[p]
             elif p in defaults:
-                local[p] = self.expr(defaults[p], env, depth)
+                local[p] = self.expr(defaults[p], self.module_env, depth)
         try:
             self.block(fn.body, local, depth + 1)
         except _Return as ret:
@@ -373,6 +407,13 @@ class _Run:
                 return n.lineno
         return 0
 
+    def argv(self, line: int):
+        """sys.argv: the module's path, then the launch's words (unless the module changes it)."""
+        changed = self.argv_changed()
+        if changed:
+            return _Unknown(changed, "the module changes sys.argv")
+        return [str(self.file), *(_Word(w) for w in self.words)]
+
     def words_of(self, value):
         """argparse's strings as the launch's words they come from (`--opt=value`: the word that holds it)."""
         if isinstance(value, list):
@@ -392,6 +433,24 @@ class _Word:  # a string argparse took from a launch word
 
 def _text(value) -> str:
     return value.path if isinstance(value, _Path) else value.arg.text if isinstance(value, _Word) else value
+
+
+def _is_text(value) -> bool:
+    return isinstance(value, (str, _Path, _Word))
+
+
+def _word_of(value) -> Arg | None:
+    return value.arg if isinstance(value, _Word) else value.word if isinstance(value, _Path) else None
+
+
+def _carry(text: str, inputs: list, path: bool = False):
+    """A string (or path) built from ``inputs``: where one launch word is among them, it keeps that word's place
+    (messages and provenance point at the word)."""
+    words = [w for w in map(_word_of, inputs) if w is not None]
+    word = words[0] if len(words) == 1 else None
+    if path:
+        return _Path(text, word)
+    return _Word(Arg(text, word.span, word.via, word.symbolic)) if word is not None else text
 
 
 def _unknown_of(values: list, line: int, what: str) -> _Unknown:
