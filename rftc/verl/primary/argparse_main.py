@@ -292,7 +292,9 @@ class _Run:
                       "os.path.expanduser", "os.fspath"):
             if bad is not None or not args or not all(_is_text(a) for a in args):
                 return bad or _Unknown(line, f"a path `{dotted}` builds from values rftc cannot read (line {line})")
-            absolute = lambda p: os.path.normpath(os.path.join(self.cwd, p))  # noqa: E731 (from the launch's cwd)
+            def absolute(path: str) -> str:  # from the launch's working directory, not rftc's
+                return os.path.normpath(os.path.join(self.cwd, path))
+
             fn = {"os.path.abspath": absolute, "os.path.realpath": absolute,
                   "os.fspath": str}.get(dotted) or getattr(os.path, dotted.rsplit(".", 1)[1])
             return _carry(fn(*[_text(a) for a in args]), args)
