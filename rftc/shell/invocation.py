@@ -21,12 +21,13 @@ class Arg:
 @dataclass(frozen=True)
 class ForkEntry:
     """A fork's own entry module, as the veRL stage resolves it (rftc.verl.trainers.resolve): the file Python runs
-    and what its @hydra.main declares. The launch is converted as veRL's main_ppo on that config."""
+    and what its @hydra.main declares, or the files and words its own code composes. The launch is converted as veRL's main_ppo on that config."""
 
     file: str  # the module's file (absolute)
     config_path: str | None  # @hydra.main's config_path, relative to the file's folder
     config_name: str | None
-    named_by: str  # where the decorator is ("file:line")
+    named_by: str  # where the decorator is ("file:line"); a main without Hydra: where it calls its trainer
+    plan: object = None  # a main without Hydra: what it composes (rftc.verl.primary.argparse_main.Plan)
 
 
 @dataclass

@@ -106,12 +106,12 @@ def resolve(inv, diags):
     resolved = dataclasses.replace(inv, kind="main_ppo", args=list(args))
     hydra_split(resolved)  # --config-path and --config-name replace what the decorator says
     declared = hydra_main.declared_in(tree)
+    if declared is None:
+        return _without_hydra(inv, tree, file, what_runs, runs, name, diags)
     path = resolved.config_path.text if resolved.config_path is not None else declared and declared.config_path
     config = resolved.config_name.text if resolved.config_name is not None else declared and declared.config_name
-    if declared is None or not declared.literal or not path or not config:
-        why = ("has no @hydra.main: it reads its config its own way (argparse, a YAML file it loads), which rftc "
-               "does not follow" if declared is None else
-               f"names its config through a value rftc cannot read (@hydra.main at line {declared.line})"
+    if not declared.literal or not path or not config:
+        why = (f"names its config through a value rftc cannot read (@hydra.main at line {declared.line})"
                if not declared.literal else
                f"has no config folder: its @hydra.main (line {declared.line}) names no config_path" if not path
                else f"names no config: its @hydra.main (line {declared.line}) has no config_name")
@@ -128,8 +128,46 @@ def resolve(inv, diags):
     named = f"its @hydra.main ({resolved.fork.named_by})" + (f" with the launch's {' and '.join(given)}" * bool(given))
     diags.add("RFTC233", f"{what_runs}; {named} composes '{config}' in {folder.rstrip('/')}/, and it runs {what}: "
               "converted as verl.trainer.main_ppo", inv.span)
+    _own_trainer(runs, name, inv, diags)
+    return resolved
+
+
+def _own_trainer(runs, name: str, inv, diags) -> None:
     if runs.own:
         diags.add("RFTC234", f"{name} trains with {', '.join(runs.own)}, the fork's own trainer class, not veRL's "
                   "RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes is not in it",
                   inv.span, hint="check what the class does differently before training with the converted config")
+
+
+def _without_hydra(inv, tree, file, what_runs: str, runs, name: str, diags):
+    """A fork main without @hydra.main: the config its own code composes (rftc.verl.primary.argparse_main) from
+    the launch's words, read from its source; RFTC235 naming the line rftc cannot follow."""
+    import dataclasses
+    from pathlib import Path
+
+    from rftc.shell.invocation import ForkEntry
+    from rftc.verl.checkout.modules import launch_dir
+    from rftc.verl.primary.argparse_main import Dotlist, Unfollowed, read
+    from rftc.verl.primary.files import display
+
+    words = inv.args if inv.module else inv.args[1:]
+    shown = display(file)
+    try:
+        plan = read(tree, file, words, launch_dir(inv))
+    except Unfollowed as exc:
+        diags.add("RFTC235", f"{what_runs}; it has no @hydra.main and composes its config in its own code, which "
+                  f"rftc cannot follow at {shown}:{exc.line}: {exc.why}, so its config is not composed", inv.span,
+                  hint="convert a launch of verl.trainer.main_ppo with the config it loads: --config-path DIR "
+                       "--config-name NAME")
+        return None
+    resolved = dataclasses.replace(inv, kind="main_ppo", args=[], overrides=[], config_path=None,
+                                   config_name=None)
+    resolved.fork = ForkEntry(str(file.resolve()), None, None, f"{shown}:{plan.trainer_line}", plan)
+    parts = [f"the launch's {len(s.words)} dotlist word(s)" if isinstance(s, Dotlist) else
+             f"'{s.word.text if s.word is not None else display(Path(s.path))}'" for s in plan.steps]
+    what = " and ".join(runs.verl) or "a trainer class of its own"
+    diags.add("RFTC233", f"{what_runs}; it has no @hydra.main: its own code composes its config with OmegaConf "
+              f"({' merged with '.join(parts) or 'an empty config'}) and gives it to its trainer at "
+              f"{resolved.fork.named_by}, and it runs {what}: converted as verl.trainer.main_ppo", inv.span)
+    _own_trainer(runs, name, inv, diags)
     return resolved

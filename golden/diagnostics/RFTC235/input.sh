@@ -1,2 +1,2 @@
-# RFTC235: the fork's main reads its YAML with argparse, not Hydra: what config it builds is its own code's
-python3 -m forkpkg.train cfg.yaml
+# RFTC235: the fork's main (argparse, not Hydra) loads a YAML whose path only its run knows (an environment variable)
+python3 -m forkpkg.train trainer.n_gpus_per_node=4

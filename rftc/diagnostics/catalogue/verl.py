@@ -190,14 +190,16 @@ CODES = [
          "converted config. The message names the class; read it before training with the result.",
          "python3 -m myfork.main   # myfork/main.py: from myfork.trainer import MyPPOTrainer ... "
          "MyPPOTrainer(config)"),
-    Code("RFTC235", "fork-entry-not-hydra", E, "The fork's entry module does not read its config through Hydra.",
-         "The module Python runs for the launch calls veRL's trainer but has no `@hydra.main` (it parses its "
-         "arguments with argparse and loads a YAML file itself), or names its config through a value rftc cannot "
-         "read without running it. What config it builds is decided by its own code, which rftc does not run; "
-         "nothing is composed. Convert a launch of verl.trainer.main_ppo with the config file it loads "
+    Code("RFTC235", "fork-entry-not-hydra", E, "The fork's entry module builds its config in a way rftc cannot "
+         "follow from its source.",
+         "The module Python runs for the launch calls veRL's trainer, and either names its config through a value "
+         "rftc cannot read in its `@hydra.main`, or has no `@hydra.main` and builds its config in code whose "
+         "outcome only its run knows: a path from the environment, a merge in a conditional or a loop, a call rftc "
+         "does not follow, words argparse refuses. (A main that parses its words with argparse and merges "
+         "OmegaConf.load files and from_dotlist / from_cli in straight-line code is composed.) The message names "
+         "the line; nothing is composed. Convert a launch of verl.trainer.main_ppo with the config file it loads "
          "(`--config-path DIR --config-name NAME`).",
-         "python3 -m myfork.train cfg.yaml   # myfork/train.py: argparse, OmegaConf.load(args.config) ... "
-         "run_ppo(config)"),
+         "python3 -m myfork.train   # myfork/train.py: run_ppo(OmegaConf.load(os.environ['TRAIN_CONFIG']))"),
     Code("RFTC236", "container-config-path", W, "An absolute --config-path that is not here was found in the "
          "repository by its tail.",
          "A path like `/workspace/<repo>/cfg` exists where the job runs (a container that mounts the repository, "

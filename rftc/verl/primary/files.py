@@ -22,6 +22,7 @@ class Layer:
     positions: dict  # dotted key -> Span of the key in the file
     file: str
     package: str = ""  # where the content goes ("" = the root)
+    words: dict = field(default_factory=dict)  # a dotlist's: dotted key -> the launch's word (Arg) that sets it
 
 
 @dataclass
@@ -133,7 +134,17 @@ def merge_layer(tree: dict, layer: Layer, provenance: dict) -> None:
                 del provenance[gone]
             for leaf, _ in leaves(v, full):
                 rel = leaf[len(layer.package) + 1:] if layer.package else leaf
+                word = next((layer.words[p] for p in _prefixes(rel) if p in layer.words), None)
+                if word is not None:
+                    provenance[leaf] = Provenance("override", word.span, word.text, word.via)
+                    continue
                 provenance[leaf] = Provenance("config-file", layer.positions.get(rel) or layer.positions.get(key),
                                               f"{Path(layer.file).name}: {rel}")
 
     merge(dest, layer.tree, "")
+
+
+def _prefixes(key: str) -> list[str]:
+    """``key`` and its parents, the longest first."""
+    parts = key.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]

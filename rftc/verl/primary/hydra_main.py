@@ -96,20 +96,14 @@ def trainer(tree: ast.Module, where: str) -> Trainer | None:
     """The PPO trainer a module runs: the veRL names it calls (imported from a `verl.` module) and the trainer
     classes of its own (a `...Trainer` class defined there or imported from elsewhere, in a module that imports
 veRL; ``where``: the file, as messages show it); None when it calls neither."""
-    origins: dict[str, str] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.ImportFrom) and n.module and not n.level:
-            origins.update({a.asname or a.name: f"{n.module}.{a.name}" for a in n.names})
-        elif isinstance(n, ast.Import):
-            origins.update({a.asname or a.name.split(".")[0]: a.name if a.asname else a.name.split(".")[0]
-                            for a in n.names})
+    origins = imports(tree)
     classes = {n.name: n.lineno for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
     verl, own = [], []
     for n in ast.walk(tree):
         if not isinstance(n, ast.Call):
             continue
-        dotted, name = _callee(n.func, origins)
-        if name not in VERL_TRAINER_NAMES and not name.endswith("Trainer"):
+        dotted, name = callee(n.func, origins)
+        if not is_trainer(name):
             continue
         if dotted is not None and dotted.startswith("verl."):
             verl.append(dotted)
@@ -120,7 +114,24 @@ veRL; ``where``: the file, as messages show it); None when it calls neither."""
     return Trainer(tuple(dict.fromkeys(verl)), tuple(dict.fromkeys(own))) if verl or own else None
 
 
-def _callee(func: ast.expr, origins: dict[str, str]) -> tuple[str | None, str]:
+def imports(tree: ast.Module) -> dict[str, str]:
+    """Local name -> the dotted name it is bound to by the module's absolute imports."""
+    origins: dict[str, str] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module and not n.level:
+            origins.update({a.asname or a.name: f"{n.module}.{a.name}" for a in n.names})
+        elif isinstance(n, ast.Import):
+            origins.update({a.asname or a.name.split(".")[0]: a.name if a.asname else a.name.split(".")[0]
+                            for a in n.names})
+    return origins
+
+
+def is_trainer(name: str) -> bool:
+    """Whether a call of ``name`` runs a PPO trainer: veRL's run_ppo / RayPPOTrainer, or a `...Trainer` class."""
+    return name in VERL_TRAINER_NAMES or name.endswith("Trainer")
+
+
+def callee(func: ast.expr, origins: dict[str, str]) -> tuple[str | None, str]:
     """(the dotted name the call reaches through the module's imports, or None; the name called)."""
     if isinstance(func, ast.Name):
         return origins.get(func.id), func.id

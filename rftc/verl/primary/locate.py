@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.invocation import Arg, Invocation
-from rftc.verl.primary import hydra_main
+from rftc.verl.primary import hydra_main, loaded
 from rftc.verl.checkout.modules import is_project
 from rftc.verl.overrides.text import OVERRIDES_LAUNCHER
 from rftc.verl.primary.defaults import compose_file
@@ -38,6 +38,8 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path
     (``where``): the bundled schemas', or those of the checkout whose package directory is below ``root``.
     ``any_group``: the files' config group choices are all composed (Hydra has the folder), not only
     model_engine's. What the launch does not name, the entry module's @hydra.main does (``_Defaults``)."""
+    if inv.fork is not None and inv.fork.plan is not None:  # a fork main without Hydra: what its code composes
+        return loaded.primary(inv, diags)
     entry = entry_of(inv.module)
     name = _arg_text(inv.config_name)
     if name is not None:
