@@ -300,7 +300,7 @@ def _old_logprobs(d: Draft) -> None:
     key = f"{RC}.bypass_mode"
     recompute = "veRL recomputes the old log-probs with the actor (Trinity's default takes the rollout engine's)"
     if not d.cfg.has(key):
-        d.set("algorithm.bypass_old_logprobs", False, note=f"verl {d.sem.release} has no bypass mode: {recompute}")
+        d.set("algorithm.bypass_old_logprobs", False, note=f"no bypass mode in the launch's config: {recompute}")
         return
     bypass = d.flag(key)
     if bypass is None:
