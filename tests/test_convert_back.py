@@ -91,6 +91,22 @@ def test_a_comment_names_each_overrides_origin(tmp_path):
     assert "    # grpo_example.yaml:7 algorithm.repeat_times" in lines
 
 
+@pytest.mark.parametrize("release,extra,bypass", [("0.9.1", "", True), ("0.6.1", "", True),
+                                                   ("0.6.0", "", False),  # no bypass mode before 0.6.1
+                                                   ("0.9.1", "  policy_loss_fn: gspo\n", False)])
+def test_the_rollouts_log_probs_are_verls_bypass_mode(release, extra, bypass, tmp_path):
+    # Trinity's default takes the rollout engine's log-probs as the old ones: veRL's bypass mode, whose ppo_clip
+    # loss is the vanilla loss; it would replace any other loss, and a release without it recomputes them
+    config = tmp_path / "c.yaml"
+    config.write_text(TRINITY[0].read_text().replace("algorithm:\n", "algorithm:\n" + extra, 1))
+    launch, _ = _back(config, tmp_path, release)
+    assert ("'algorithm.rollout_correction.bypass_mode=True'" in launch.text) == bypass
+    assert ("old log-probs from" in _unexpressed(launch)) != bypass
+    config.write_text(config.read_text().replace("algorithm:\n", "algorithm:\n  bypass_old_logprobs: false\n", 1))
+    launch, _ = _back(config, tmp_path, release)
+    assert "bypass_mode" not in launch.text and "old log-probs from" not in _unexpressed(launch)
+
+
 @needs_corpus
 def test_corpus_verl_to_trinity_to_verl(corpus_run, tmp_path):
     """The same property for every config the corpus (../shared/corpus/verl) converts to with exit 0 (a config

@@ -52,16 +52,13 @@ REPO = paths.ROOT
 GOLDEN = paths.GOLDEN / "convert"
 SCRIPTS = sorted(GOLDEN.glob("*.sh")) + [s for sub in ("cases", "async") for s in sorted((GOLDEN / sub).glob("*.sh"))]
 CASES = [s for s in SCRIPTS if s.with_suffix(".yaml").is_file() and s.with_suffix(".yaml").read_text().strip()]
-LOGPROBS = ("veRL's trainer recomputes the old log-probs with the actor; Trinity's takes the rollout engine's "
-            "(algorithm.bypass_old_logprobs, default true), and rftc convert keeps Trinity's default")
 REWARD_MODEL = ("veRL scores with its reward model; the converted config leaves the workflow that would query it "
                 "to the user (RFTC308)")
 MANAGER = ("veRL's reward manager has no Trinity-RFT 0.6 equivalent: RFTC300 warns, and the reward workflow scores "
            "as veRL's naive manager")
 # (quantity, a test of veRL's value, why): differences every conversion of such a script has (text of
-# golden/convert/DEVIATIONS.md); veRL's off-policy trainers take the rollout's log-probs, as Trinity does
-BY_VALUE = [("old log-probs from", lambda v: v == "actor", LOGPROBS),
-            ("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
+# golden/convert/DEVIATIONS.md)
+BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER)]
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
 SYNC_OFFSET = ("--sync-offset 1 lets the explorer run one step ahead where veRL's synchronous trainer does not (the "

@@ -1,7 +1,8 @@
 """`rftc diff`: what two configs train differently, by the semantic model (rftc.semantics).
 
-- every golden conversion (golden/convert/**/NAME.sh -> NAME.yaml) differs from its script only in quantities
-  golden/convert/DEVIATIONS.md explains (tests/test_convert_equivalence.py's explain()), and in each it explains;
+- every golden conversion (golden/convert/**/NAME.sh -> NAME.yaml) differs from its script exactly in the quantities
+  golden/convert/DEVIATIONS.md explains (tests/test_convert_equivalence.py's explain()): `rftc diff` of a script
+  and its conversion exits 0 where it explains none;
 - golden/diff/CASE/ holds a pair (a.sh or a.yaml, b.yaml) reproducing a difference Trinity-RFT users report, and
   expected.txt, the table `rftc diff` prints (read by hand);
 - a config compared with itself prints nothing and exits 0; --format json; a side with no run is RFTC600.
@@ -35,8 +36,18 @@ def test_a_conversion_differs_from_its_script_only_where_documented(script):
     assert not undocumented
     found = {q.label for q, _, _ in result.differences}
     verl = {q.label: getattr(result.a.run, q.name).value for q in quantities()}
-    assert found >= {key for key, test, _ in BY_VALUE if test(verl[key])} | {key for case, key in EXPLAINED
-                                                                             if case == name}
+    documented = {key for key, test, _ in BY_VALUE if test(verl[key])} | {key for case, key in EXPLAINED
+                                                                          if case == name}
+    assert found == documented
+    if not documented:  # what `rftc diff SCRIPT NAME.yaml` (with the case's options) decides its exit status by
+        assert not result.differences and not result.diagnostics.has_errors
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_diff_of_a_script_and_its_conversion_exits_0():
+    case = GOLDEN / "run_deepseek7b_llm_seq_balance.sh"
+    proc = rftc("diff", case.name, case.with_suffix(".yaml").name, cwd=case.parent)
+    assert (proc.returncode, proc.stdout) == (0, "")
 
 
 @pytest.mark.parametrize("case", PAIRS, ids=lambda p: p.name)

@@ -78,6 +78,21 @@ def test_kl_off_is_explicit_and_on_carries_the_coefficient():
     assert a["kl_penalty_fn_args"] == {"kl_coef": 0.001, "adaptive": True, "target_kl": 0.1, "horizon": 10000}
 
 
+def test_old_logprobs_are_verls_recomputed_ones_unless_bypass_mode():
+    # Trinity's default bypass_old_logprobs true takes the rollout engine's log-probs; veRL recomputes them
+    m = convert("algorithm.adv_estimator=grpo")
+    assert m.config["algorithm"]["bypass_old_logprobs"] is False
+    assert "recomputes the old log-probs with the actor" in m.origins["algorithm.bypass_old_logprobs"].note
+    m = convert("algorithm.adv_estimator=grpo", "algorithm.rollout_correction.bypass_mode=False")
+    assert m.config["algorithm"]["bypass_old_logprobs"] is False
+    m = convert("algorithm.adv_estimator=grpo", "algorithm.rollout_correction.bypass_mode=True",
+                "algorithm.rollout_correction.loss_type=ppo_clip")
+    a = m.config["algorithm"]
+    assert a["bypass_old_logprobs"] is True
+    assert a["rollout_correction"] == {"bypass_mode": True, "loss_type": "ppo_clip"}  # still passed on
+    assert m.origins["algorithm.bypass_old_logprobs"].keys == ("algorithm.rollout_correction.bypass_mode",)
+
+
 def test_straight_through_kl_and_std_normalisation_are_reported():
     m = convert("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_type=k3+",
                 "algorithm.norm_adv_by_std_in_grpo=False")

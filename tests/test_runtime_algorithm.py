@@ -109,3 +109,31 @@ def test_trinitys_names_reach_verls_ppo_loss(agg):
 def test_unsupported_names_are_reported():
     a = settings({"algorithm": {"algorithm_type": "grpo", "advantage_fn": "opmd", "kl_loss_fn": "corrected_k3"}}).algorithm
     assert algorithm.unsupported(a) == ["advantage_fn: opmd", "kl_loss_fn: corrected_k3"]
+
+
+@pytest.mark.parametrize("bypass", [False, True])
+def test_the_trainer_recomputes_the_old_log_probs_with_the_actor_unless_bypassed(bypass):
+    # bypass_old_logprobs false (what rftc convert writes where veRL recomputes them): the actor's forward pass
+    # gives the old log-probs; true (Trinity's default): the rollout's are used as they are
+    from rftc_runtime.trainer import Trainer
+
+    s = settings({"algorithm": {"algorithm_type": "grpo", "repeat_times": 4, "kl_loss_fn": "none",
+                                "bypass_old_logprobs": bypass}})
+    trainer = Trainer(s, plan=None, total_steps=1)
+    trainer.bound, trainer.pad_id, trainer.groups = _bound(kl_loss_fn="none"), 0, {"actor": None}
+    inferred, trained = [], {}
+
+    def infer(role, data, key, **meta):
+        inferred.append((role, key))
+        return data["rollout_log_probs"] - 1.0
+
+    def train(role, data, keys, epochs, **meta):
+        trained.update({k: data[k] for k in keys})
+        return {}
+
+    trainer._infer, trainer._train = infer, train
+    exps = _exps(REWARDS)
+    trainer.train_step(exps)
+    rollout = collate(exps, pad_id=0)["rollout_log_probs"]
+    assert inferred == ([] if bypass else [("actor", "log_probs")])
+    torch.testing.assert_close(trained["old_log_probs"], rollout if bypass else rollout - 1.0)

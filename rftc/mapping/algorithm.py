@@ -8,6 +8,7 @@ from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
 from rftc.trinity.registry import ALGORITHMS
 
 A = "actor_rollout_ref.actor"
+RC = "algorithm.rollout_correction"
 
 # veRL adv_estimator -> (Trinity advantage_fn, algorithm_type). Trinity 0.6 registers the estimators below;
 # UNAVAILABLE says why the other veRL estimators have no faithful Trinity 0.6 equivalent.
@@ -74,7 +75,8 @@ def map_algorithm(d: Draft) -> str | None:
     kl_loss_fn = KL[kl_loss_type] if use_kl_loss else none (always written: Trinity's default is k2),
     kl_loss_fn_args.kl_coef = kl_loss_coef; entropy_loss_fn_args.entropy_coef = entropy_coeff;
     policy_loss_fn_args = {clip_range_low, clip_range_high, clip_ratio_c, loss_agg_mode};
-    loss_agg_mode = actor.loss_agg_mode; ppo_epochs -> trainer_config (actor and critic).
+    loss_agg_mode = actor.loss_agg_mode; ppo_epochs -> trainer_config (actor and critic);
+    bypass_old_logprobs = rollout_correction.bypass_mode (always written: Trinity's default is true).
     Returns the algorithm_type (None after RFTC304)."""
     key = "algorithm.adv_estimator"
     est = str(d.val(key))
@@ -114,6 +116,7 @@ def map_algorithm(d: Draft) -> str | None:
     _kl(d)
     _entropy(d)
     _policy_loss(d, loss_fn)
+    _old_logprobs(d)
     _ppo_epochs(d, algo)
     return algo
 
@@ -288,6 +291,24 @@ def _float(d: Draft, v):
         return float(v)
     except (TypeError, ValueError):
         return v
+
+
+def _old_logprobs(d: Draft) -> None:
+    """Where the importance ratio's old log-probs come from. veRL's trainer recomputes them with the actor unless
+    rollout_correction.bypass_mode (verl >= 0.6.1; the one-step-off and fully async configs set it) makes the
+    rollout's the old ones; Trinity's default takes the rollout engine's."""
+    key = f"{RC}.bypass_mode"
+    recompute = "veRL recomputes the old log-probs with the actor (Trinity's default takes the rollout engine's)"
+    if not d.cfg.has(key):
+        d.set("algorithm.bypass_old_logprobs", False, note=f"no bypass mode in the launch's config: {recompute}")
+        return
+    bypass = d.flag(key)
+    if bypass is None:
+        return
+    d.set("algorithm.bypass_old_logprobs", bypass, key, note="" if d.user(key) else
+          "the rollout's log-probs are the old ones, as Trinity's default" if bypass else recompute)
+    if d.user(key):  # still passed on with the rest of rollout_correction
+        d.set(f"{RC}.bypass_mode", bypass, key)
 
 
 def _ppo_epochs(d: Draft, algo: str) -> None:

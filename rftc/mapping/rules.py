@@ -84,6 +84,8 @@ RULES: list[Rule] = [
         (f"{A}.tau_pos", "algorithm.policy_loss_fn_args.tau_pos (sapo)"),
         (f"{A}.tau_neg", "algorithm.policy_loss_fn_args.tau_neg (sapo)"),
         (f"{A}.ppo_epochs", "trainer.trainer_config.actor_rollout_ref.actor.ppo_epochs (and critic's)"),
+        ("algorithm.rollout_correction.bypass_mode", "algorithm.bypass_old_logprobs (false when False, or where "
+         "the release has no bypass mode: Trinity's default is true), and algorithm.rollout_correction.bypass_mode"),
     ]],
     Rule("algorithm.rollout_correction.*", "map", "algorithm.rollout_correction",
          "passed to veRL's policy_loss.rollout_correction by Trinity"),

@@ -20,6 +20,7 @@ from rftc.verl.releases.schema import leaf_paths
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
 ADVANTAGES = {adv: est for est, (adv, _) in reversed(ESTIMATORS.items()) if adv != ADVANTAGE_FN}
 LOSSES = {fn: mode for mode, (fn, _) in LOSS_MODES.items()}
+BYPASS = "algorithm.rollout_correction.bypass_mode"
 KL_NAMES = {"k1": "kl", "k2": "mse", "low_var_kl": "low_var_kl", "abs": "abs"}  # Trinity's -> veRL's estimator
 SECTIONS = {"actor": A, "ref": "actor_rollout_ref.ref", "rollout": R, "model": "actor_rollout_ref.model",
             "critic": "critic"}  # trainer_config's sections (Trinity's names) -> veRL's
@@ -73,6 +74,14 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
             formula=f"explorer steps / explorer_sync_interval = {total}/{esi}")
     _optimizer(put, val, first, tsi)
     _loss(put, val)
+    if val("algorithm.bypass_old_logprobs", True) and BYPASS in keys and \
+            LOSSES.get(val("algorithm.policy_loss_fn")) == "vanilla":
+        # veRL's bypass mode replaces the loss with its own, which for the default loss_type ppo_clip (0.6.1:
+        # use_policy_gradient false) is the vanilla PPO loss (verl/trainer/ppo/rollout_corr_helper.py
+        # apply_bypass_mode, core_algos.py compute_policy_loss_bypass_mode): Trinity's ppo loss on the rollout
+        # engine's log-probs. Elsewhere RFTC601 reports the old log-probs veRL recomputes.
+        put(BYPASS, True, "algorithm.bypass_old_logprobs",
+            formula="the rollout's log-probs are the old ones: veRL's bypass mode, its ppo_clip loss the vanilla loss")
     _sampling(put, val)
     _data(put, x, raw or {})
     _cluster(put, x, val, raw or {})
