@@ -449,13 +449,16 @@ def training_run(path: str, options: Options | None = None) -> Side:
     from rftc.sources import read_text
     from rftc.trinity.document import parse
 
+    from rftc.verl.trainers import is_sft
+
     options = options or Options()
     got = read_text(path, Diagnostics())
     kind = kind_of(path, got[1] if got else None)
-    run = None
+    run, sft = None, False
     if kind == "trinity":
         result = check(path)
-        if result.config is not None:
+        sft = result.config is not None and result.config.algorithm.algorithm_type == "sft"
+        if result.config is not None and not sft:
             name, text = next(iter(result.sources.items()))
             run = from_trinity(view(result.config, parse(text, name)[0]))
     else:
@@ -465,11 +468,16 @@ def training_run(path: str, options: Options | None = None) -> Side:
             Result(None, Diagnostics(), {})
         result.diagnostics = Diagnostics(found.diagnostics + result.diagnostics)
         result.sources = found.sources
-        if result.verl is not None and not result.diagnostics.has_errors:
+        sft = result.launch is not None and is_sft(result.launch)
+        if result.verl is not None and not result.diagnostics.has_errors and not sft:
             cwd = result.launch.cwd or os.path.dirname(os.path.abspath(path))
             run = from_verl(result.verl, total_steps=options.total_steps, dataset_rows=options.dataset_size,
                             cwd=cwd)
-    if run is None:
+    if sft:  # the semantic model holds the quantities of reinforcement learning runs
+        result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it trains by SFT, and rftc diff "
+                               "compares reinforcement learning runs", Span(path, 1, 1),
+                               hint="compare the RL launch or stage; rftc convert maps SFT launches")
+    elif run is None:
         what = "does not check" if kind == "trinity" else "has no main_ppo launch whose config composes"
         result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it {what} (its diagnostics say why)",
                                Span(path, 1, 1), hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")

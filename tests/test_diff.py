@@ -87,3 +87,13 @@ def test_kind_by_content(tmp_path):
     script.write_text("python3 -m verl.trainer.main_ppo trainer.nnodes=1\n")
     assert (api.kind_of(str(config), config.read_text()), api.kind_of(str(script), script.read_text())) == \
         ("trinity", "verl")
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_sft_sides_are_refused_with_a_reason():
+    """The semantic model holds reinforcement learning runs: an SFT launch or an SFT config is RFTC600, not a crash."""
+    sft = GOLDEN / "sft"
+    proc = rftc("diff", "gsm8k_qwen_05_peft.sh", "gsm8k_qwen_05_peft.yaml", "--format", "concise",
+                *paths.arguments(sft / "gsm8k_qwen_05_peft.args"), cwd=sft)
+    assert proc.returncode == 1 and "RFTC002" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("error[RFTC600]") == 2 and "it trains by SFT" in proc.stderr
