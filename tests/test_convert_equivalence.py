@@ -81,7 +81,7 @@ GEO_MEAN = ("veRL's geo_mean (GMPO) loss has no Trinity-RFT 0.6 equivalent: RFTC
             "Trinity's ppo loss, whose dual clip (clip_ratio_c 3.0) the geometric-mean loss does not have")
 BYPASS_REINFORCE = ("veRL's rollout-correction bypass mode with loss_type reinforce replaces the policy loss with "
                     "REINFORCE weighted by importance ratios; the config passes algorithm.rollout_correction on, but "
-                    "Trinity's ppo loss does not read loss_type, and rftc convert does not yet say so")
+                    "Trinity's ppo loss does not read loss_type: RFTC305 warns")
 LAG_ROUNDED = ("veRL's fully-async rollout runs int(prompts a step x staleness_threshold x "
                "trigger_parameter_sync_step) prompts ahead, not whole explorer steps: RFTC340 warns and Trinity's "
                "sync_offset rounds it up to whole steps")

@@ -93,6 +93,19 @@ def test_old_logprobs_are_verls_recomputed_ones_unless_bypass_mode():
     assert m.origins["algorithm.bypass_old_logprobs"].keys == ("algorithm.rollout_correction.bypass_mode",)
 
 
+def test_a_loss_bypass_mode_replaces_is_reported():
+    # veRL's bypass mode (verl >= 0.7) trains its own loss whatever loss_mode says: ppo_clip (vanilla) or reinforce
+    bypass = "algorithm.rollout_correction.bypass_mode=True"
+    assert codes(convert("algorithm.adv_estimator=grpo", bypass)) == []
+    m = convert("algorithm.adv_estimator=grpo", bypass, "algorithm.rollout_correction.loss_type=reinforce")
+    assert codes(m) == ["RFTC305"] and "REINFORCE" in m.diagnostics[0].message and m.ok
+    m = convert("algorithm.adv_estimator=grpo", bypass, "algorithm.rollout_correction.loss_type=ppo_clip",
+                f"{A}.policy_loss.loss_mode=gspo")
+    assert codes(m) == ["RFTC305"] and "whatever loss_mode says" in m.diagnostics[0].message
+    # verl 0.6.1's bypass mode keeps loss_mode: its config has no loss_type
+    assert codes(convert("algorithm.adv_estimator=grpo", bypass, f"{A}.policy_loss.loss_mode=gspo")) == []
+
+
 def test_straight_through_kl_and_std_normalisation_are_reported():
     m = convert("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_type=k3+",
                 "algorithm.norm_adv_by_std_in_grpo=False")

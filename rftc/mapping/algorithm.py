@@ -309,6 +309,23 @@ def _old_logprobs(d: Draft) -> None:
           "the rollout's log-probs are the old ones, as Trinity's default" if bypass else recompute)
     if d.user(key):  # still passed on with the rest of rollout_correction
         d.set(f"{RC}.bypass_mode", bypass, key)
+    if bypass and d.cfg.has(f"{RC}.loss_type"):  # verl >= 0.7: bypass mode replaces the policy loss
+        _bypass_loss(d)
+
+
+def _bypass_loss(d: Draft) -> None:
+    """veRL's bypass mode sets policy_loss.loss_mode to its own (rollout_corr_helper.apply_bypass_mode): loss_type
+    ppo_clip is the vanilla PPO-clip loss on the rollout's log-probs, reinforce is REINFORCE weighted by the
+    importance ratios. Trinity's policy loss reads neither, so any other loss than vanilla differs."""
+    type_key, mode_key = f"{RC}.loss_type", f"{A}.policy_loss.loss_mode"
+    loss_type, mode = str(d.val(type_key, "ppo_clip")), str(d.val(mode_key, "vanilla"))
+    if loss_type != "ppo_clip":
+        d.report("RFTC305", f"{type_key}={loss_type}: veRL's bypass mode trains REINFORCE weighted by the "
+                 "importance ratios in place of the policy loss; Trinity-RFT 0.6's policy loss does not read it, so "
+                 "the config trains with the loss algorithm.policy_loss_fn names", type_key)
+    elif mode != "vanilla":
+        d.report("RFTC305", f"{mode_key}={mode} with {RC}.bypass_mode=True: veRL's bypass mode trains its PPO-clip "
+                 f"loss whatever loss_mode says; the config trains with Trinity's {mode} loss", mode_key)
 
 
 def _ppo_epochs(d: Draft, algo: str) -> None:
