@@ -91,6 +91,18 @@ def test_a_comment_names_each_overrides_origin(tmp_path):
     assert "    # grpo_example.yaml:7 algorithm.repeat_times" in lines
 
 
+def test_remove_padding_is_trinitys(tmp_path):
+    # Trinity's trainer.use_remove_padding decides the model's (its trainer_config cannot); veRL's startup check
+    # wants it with sequence parallelism
+    config = tmp_path / "c.yaml"
+    config.write_text(TRINITY[0].read_text().replace("trainer:\n", "trainer:\n  ulysses_sequence_parallel_size: 2\n", 1))
+    launch, _ = _back(config, tmp_path)
+    assert "'actor_rollout_ref.model.use_remove_padding=True'" in launch.text
+    config.write_text(TRINITY[0].read_text().replace("trainer:\n", "trainer:\n  use_remove_padding: false\n", 1))
+    launch, _ = _back(config, tmp_path)
+    assert "'actor_rollout_ref.model.use_remove_padding=False'" in launch.text
+
+
 @pytest.mark.parametrize("release,extra,bypass", [("0.9.1", "", True), ("0.6.1", "", True),
                                                    ("0.6.0", "", False),  # no bypass mode before 0.6.1
                                                    ("0.9.1", "  policy_loss_fn: gspo\n", False)])
