@@ -441,9 +441,10 @@ def kind_of(path: str, text: str | None = None) -> str:
         return "verl"
 
 
-def training_run(path: str, options: Options | None = None) -> Side:
-    """The training run a veRL launch script or a Trinity config describes (rftc.semantics); run is None, with
-    RFTC600 among the result's diagnostics, when it describes none."""
+def training_run(path: str, options: Options | None = None, *, overrides: str | None = None) -> Side:
+    """The training run a veRL launch script or a Trinity config describes (rftc.semantics), or with
+    ``overrides`` (path then ``OVERRIDES``) the main_ppo launch of that override text; run is None, with RFTC600
+    among the result's diagnostics, when it describes none."""
     from rftc.semantics.trinity import from_trinity, view
     from rftc.semantics.verl import from_verl
     from rftc.sources import read_text
@@ -452,7 +453,7 @@ def training_run(path: str, options: Options | None = None) -> Side:
     from rftc.verl.trainers import is_sft
 
     options = options or Options()
-    got = read_text(path, Diagnostics())
+    got = None if overrides is not None else read_text(path, Diagnostics())
     kind = kind_of(path, got[1] if got else None)
     run, sft = None, False
     if kind == "trinity":
@@ -462,8 +463,9 @@ def training_run(path: str, options: Options | None = None) -> Side:
             name, text = next(iter(result.sources.items()))
             run = from_trinity(view(result.config, parse(text, name)[0]))
     else:
-        found = read([path], options)
-        launches = [invs for invs in trainings(found, [path]).values() if invs]
+        paths = [] if overrides is not None else [path]
+        found = read(paths, options, overrides=overrides)
+        launches = [invs for invs in trainings(found, paths).values() if invs]
         result = verl_config(first_launch(launches[0], found.diagnostics), options) if launches else \
             Result(None, Diagnostics(), {})
         result.diagnostics = Diagnostics(found.diagnostics + result.diagnostics)
@@ -484,11 +486,13 @@ def training_run(path: str, options: Options | None = None) -> Side:
     return Side(path, kind, run, result)
 
 
-def diff(a: str, b: str, options: Options | None = None) -> Diff:
-    """What A and B train differently: the quantities of rftc.semantics whose values differ."""
+def diff(a: str | None, b: str, options: Options | None = None, *, overrides: str | None = None) -> Diff:
+    """What A and B train differently: the quantities of rftc.semantics whose values differ. With
+    ``overrides`` A is that override text's main_ppo launch (as `rftc convert --overrides`), ``a`` None."""
     from rftc.semantics.model import differences
 
-    sides = [training_run(p, options) for p in (a, b)]
+    sides = [training_run(OVERRIDES, options, overrides=overrides) if overrides is not None else
+             training_run(a, options), training_run(b, options)]
     diags = Diagnostics(sides[0].result.diagnostics + sides[1].result.diagnostics)
     found = differences(sides[0].run, sides[1].run) if all(s.run is not None for s in sides) else []
     return Diff(sides[0], sides[1], found, diags, {**sides[0].result.sources, **sides[1].result.sources})

@@ -97,3 +97,26 @@ def test_sft_sides_are_refused_with_a_reason():
                 *paths.arguments(sft / "gsm8k_qwen_05_peft.args"), cwd=sft)
     assert proc.returncode == 1 and "RFTC002" not in proc.stderr, proc.stderr
     assert proc.stderr.count("error[RFTC600]") == 2 and "it trains by SFT" in proc.stderr
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_an_overrides_side(tmp_path):
+    """--overrides TEXT is side A, as `rftc convert --overrides` reads it: the script's launch as override text
+    trains what its conversion trains; a config that differs exits 1 naming the quantity, A's source <overrides>."""
+    case = GOLDEN / "run_deepseek7b_llm_seq_balance.sh"
+    lines = case.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if "verl.trainer.main_ppo" in line) + 1
+    text = " ".join(line.strip().removesuffix("\\").removesuffix("$@").strip() for line in lines[start:]
+                    if line.strip())
+    config = case.with_suffix(".yaml")
+    proc = rftc("diff", "--overrides", text, config.name, cwd=case.parent)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    other = tmp_path / "lr.yaml"
+    other.write_text(config.read_text().replace("lr: 1e-06 ", "lr: 2e-06 ", 1))
+    proc = rftc("diff", "--overrides", text, str(other), "--format", "json")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and out["a"]["path"] == "<overrides>"
+    [lr] = out["differences"]
+    assert (lr["quantity"], lr["a"]["value"], lr["b"]["value"]) == ("lr", 1e-06, 2e-06)
+    assert lr["a"]["source"] == "<overrides>:1 actor_rollout_ref.actor.optim.lr"
+    assert rftc("diff", "--overrides", text, "a.yaml", "b.yaml").returncode == 2

@@ -359,3 +359,38 @@ def test_a_launch_naming_only_the_config_path_takes_the_name_from_the_checkout_s
     eff = effective_config(_inv(["actor_rollout_ref.rollout.name=vllm"], cwd=tmp_path, config_path="config"),
                            diags=Diagnostics())
     assert eff.get("multi_turn_rounds") == 3  # as Hydra: --config-path alone keeps the decorator's config_name
+
+
+
+def test_a_forks_sampling_default_is_carried_into_the_conversion(tmp_path):
+    """A fork's own config (here one over its ppo_trainer, as --config-name picks it) may default top_p otherwise
+    than veRL and Trinity (1.0): the conversion sets it, or Trinity would sample from another nucleus."""
+    package = write_checkout(tmp_path / "repo")
+    (package / "trainer" / "config" / "own.yaml").write_text(
+        "defaults:\n  - ppo_trainer\n  - _self_\n\nactor_rollout_ref:\n  rollout:\n    top_p: 0.9\n")
+    (tmp_path / "repo" / "run.sh").write_text(
+        "python3 -m verl.trainer.main_ppo --config-name=own algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=4 "
+        "actor_rollout_ref.actor.use_dynamic_bsz=True actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=True "
+        "actor_rollout_ref.ref.log_prob_use_dynamic_bsz=True\n")
+    proc = rftc("convert", "run.sh", "--dataset-size", "1000", cwd=tmp_path / "repo")
+    top_p = [line for line in proc.stdout.splitlines() if line.strip().startswith("top_p:")]
+    assert top_p and "0.9" in top_p[0] and "its veRL config's default" in top_p[0], proc.stderr
+
+
+def test_a_fork_before_0_4_0_clips_at_clip_ratio_whatever_its_config_declares(tmp_path):
+    """Before 0.4.0 the PPO loss reads clip_ratio only: a fork's clip_ratio_low/high (here -1, unset) are not its
+    clip range, as the conversion reads them too."""
+    import contextlib
+
+    from rftc import api
+    from rftc.semantics.verl import from_verl
+
+    package = write_checkout(tmp_path / "repo", version="0.3.0.post1", release="0.3.0.post1")
+    actor = package / "trainer" / "config" / "actor" / "dp_actor.yaml"
+    actor.write_text(actor.read_text() + "clip_ratio_low: -1\nclip_ratio_high: -1\n")
+    launch(tmp_path / "repo", "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=4")
+    with contextlib.chdir(tmp_path / "repo"):
+        eff = api.compile("run.sh", api.Options(dataset_size=1000)).verl
+    assert eff.values["actor_rollout_ref"]["actor"]["clip_ratio_low"] == -1
+    run = from_verl(eff, dataset_rows=1000)
+    assert (run.clip_low.value, run.clip_high.value) == (0.2, 0.2)

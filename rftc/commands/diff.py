@@ -4,7 +4,8 @@ from __future__ import annotations
 
 DESCRIPTION = """\
 Compare what two configs train: A and B are each a veRL launch script (.sh) or a Trinity-RFT config (.yaml; other
-files are told apart by their content). Each becomes the semantic model of its run (docs/diff.md): responses per
+files are told apart by their content); with --overrides TEXT, A is that Hydra override text launched as veRL's
+main_ppo (as `rftc convert --overrides` reads it, its lines named <overrides>) and the one file given is B. Each becomes the semantic model of its run (docs/diff.md): responses per
 optimizer step, optimizer steps per rollout batch, epochs and steps, the learning rate and its schedule, KL, clip
 ranges, entropy, loss aggregation, sampling, lengths, staleness, where the old log-probs come from, the reward.
 The quantities whose values differ are printed with both values, where each came from (file:line and key) and what
@@ -15,14 +16,15 @@ exit codes: 0 same training, 1 something training-relevant differs (or a side ha
 
 EPILOG = """examples:
   rftc diff run.sh ppo.yaml            does the converted config still train what the script trained?
-  rftc diff a.yaml b.yaml --format json"""
+  rftc diff a.yaml b.yaml --format json
+  rftc diff --overrides 'algorithm.adv_estimator=grpo data.train_batch_size=512' ppo.yaml"""
 
 
 def add_arguments(p) -> None:
     from rftc.commands.common import add_launch_options, add_report_options
 
-    p.add_argument("a", help="a veRL launch script or a Trinity-RFT config")
-    p.add_argument("b", help="a veRL launch script or a Trinity-RFT config")
+    p.add_argument("a", help="a veRL launch script or a Trinity-RFT config (B, with --overrides)")
+    p.add_argument("b", nargs="?", help="a veRL launch script or a Trinity-RFT config")
     add_launch_options(p)
     g = p.add_argument_group("the LR horizon of a veRL side")
     g.add_argument("--dataset-size", type=int, metavar="ROWS", help="training rows, where the data is not readable")
@@ -42,11 +44,14 @@ def run(args) -> int:
     except api.UsageError as e:
         print(f"rftc diff: {e}", file=sys.stderr)
         return 2
-    if args.overrides:
-        print("rftc diff: give two files (a launch script or a Trinity config each), not --overrides",
+    if (args.overrides is not None) == (args.b is not None):
+        print("rftc diff: give two files (a launch script or a Trinity config each), or --overrides TEXT and one",
               file=sys.stderr)
         return 2
-    result = api.diff(args.a, args.b, options)
+    if args.overrides is not None:
+        result = api.diff(None, args.a, options, overrides=args.overrides)
+    else:
+        result = api.diff(args.a, args.b, options)
     # each side's warnings are rftc lint's and rftc check's to report; the errors say why a side has no run
     kept = report([d for d in result.diagnostics if d.severity is Severity.ERROR], result.sources, args)
     if args.format == "json":

@@ -176,13 +176,19 @@ def _temperature(d: Draft) -> float:
     return 1.0 if t is None else t
 
 
+# Trinity-RFT's model.top_p and model.top_k defaults (stock veRL's too): a fork's config may default otherwise
+TRINITY_SAMPLING = {"top_p": 1.0, "top_k": -1}
+
+
 def _model_sampling(d: Draft) -> None:
     for k in ("temperature", "top_p", "top_k"):
-        key = f"{R}.{k}"
+        key, kind = f"{R}.{k}", float if k == "top_p" else int
         if d.user(key) or (k == "temperature" and d.user(f"{R}.do_sample")):
-            v = _temperature(d) if k == "temperature" else d.number(key, float if k == "top_p" else int)
+            v = _temperature(d) if k == "temperature" else d.number(key, kind)
             if v is not None:
                 d.set(f"model.{k}", v, key, *([f"{R}.do_sample"] if k == "temperature" and d.user(f"{R}.do_sample") else []))
+        elif k in TRINITY_SAMPLING and d.number(key, kind, allow_none=True) not in (None, TRINITY_SAMPLING[k]):
+            d.set(f"model.{k}", d.number(key, kind), key, note="its veRL config's default")
 
 
 def _eval_sampling(d: Draft, at: str) -> None:

@@ -208,6 +208,7 @@ def _cluster(put, x: TrinityConfig, val, raw: dict) -> None:
             formula="Trinity's default: ceil(2 x max_model_len / sequence parallel)")
     put(f"{A}.ulysses_sequence_parallel_size", t.ulysses_sequence_parallel_size,
         source="trainer.ulysses_sequence_parallel_size")
+    put("actor_rollout_ref.model.use_remove_padding", t.use_remove_padding, source="trainer.use_remove_padding")
     put("trainer.project_name", x.project, source="project")
     put("trainer.experiment_name", x.name, source="name")
 

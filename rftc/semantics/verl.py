@@ -121,8 +121,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         kl_in_reward_coef=r.v("algorithm.kl_ctrl.kl_coef", when=kl_reward),
         policy_loss=r.of(LOSS_NAMES.get(mode, mode), *([f"{RC}.bypass_mode", f"{RC}.loss_type"] if bypass else
                                                         [f"{A}.policy_loss.loss_mode"])),
-        clip_low=_clip(r, "low") if clipped else Value(None),
-        clip_high=_clip(r, "high") if clipped else Value(None),
+        clip_low=_clip(r, sem, "low") if clipped else Value(None),
+        clip_high=_clip(r, sem, "high") if clipped else Value(None),
         clip_ratio_c=_dual_clip(r, sem, eff.release) if mode == "vanilla" else Value(None),
         sapo_tau=r.of((r.get(f"{A}.tau_pos"), r.get(f"{A}.tau_neg")), f"{A}.tau_pos", f"{A}.tau_neg")
         if mode == "sapo" else Value(None),
@@ -161,9 +161,11 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     )
 
 
-def _clip(r: _Reader, side: str) -> Value:
+def _clip(r: _Reader, sem, side: str) -> Value:
+    """clip_ratio_low/high where set; before 0.4.0 (with dual clip) the loss reads clip_ratio only, whatever a
+    fork's config declares."""
     key = f"{A}.clip_ratio_{side}"
-    return r.v(key) if r.get(key) is not None else r.v(f"{A}.clip_ratio")
+    return r.v(key) if r.get(key) is not None and sem.value("dual_clip") else r.v(f"{A}.clip_ratio")
 
 
 def _dual_clip(r: _Reader, sem, release: str) -> Value:
