@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rftc.shell.invocation import Invocation
-from rftc.verl.checkout.modules import find_spec, is_project, launch_dir, pythonpath, search_path
+from rftc.verl.checkout.modules import find_spec, is_project, launch_dir, pythonpath, search_path, up_to_repository
 
 BUNDLED = "bundled"  # --verl-source bundled: ignore any checkout, use the bundled releases
 CONFIG = Path("trainer") / "config"
@@ -67,10 +67,7 @@ def find(inv: Invocation) -> VerlSource | None:
     """The verl package ``inv`` imports (steps 2 to 4 of the module docstring), or None."""
     starts = [launch_dir(inv)]
     if inv.script and inv.script not in ("-", "<stdin>") and Path(inv.script).is_file():
-        for d in (folder := Path(inv.script).resolve().parent, *folder.parents):
-            starts.append(d)
-            if is_project(d):
-                break  # the repository the script belongs to: above it lie other people's folders
+        starts += up_to_repository(Path(inv.script).resolve().parent)
     if inv.entry_file:
         found = _by_entry_file(inv, starts)
         if found is not None:

@@ -77,7 +77,7 @@ def search_path(inv: Invocation) -> list[Entry]:
 def installed(start: Path) -> list[Entry]:
     """What an editable install of the repository ``start`` is in puts on sys.path: the repository root (the first of
     ``start`` and its parents with packaging files) or its src/, then each nested project's likewise."""
-    root = next((d for d in (start, *start.parents) if _is_project(d)), None)
+    root = next((d for d in (start, *start.parents) if _installable(d)), None)
     if root is None:
         return []
     out = [_install_entry(root, "the repository's own project")]
@@ -85,7 +85,7 @@ def installed(start: Path) -> list[Entry]:
         subs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     except OSError:
         subs = []
-    out += [_install_entry(sub, f"the nested project {sub.name}/") for sub in subs if _is_project(sub)]
+    out += [_install_entry(sub, f"the nested project {sub.name}/") for sub in subs if _installable(sub)]
     return out
 
 
@@ -94,7 +94,19 @@ def is_project(d: Path) -> bool:
     return any((d / m).exists() for m in PROJECT_MARKERS)
 
 
-def _is_project(d: Path) -> bool:
+def up_to_repository(start: Path) -> list[Path]:
+    """``start`` and its parents up to the repository root it is in (all of them outside one): above the root lie
+    other people's folders."""
+    out = []
+    for d in (start, *start.parents):
+        out.append(d)
+        if is_project(d):
+            break
+    return out
+
+
+def _installable(d: Path) -> bool:
+    """Whether pip can install ``d`` (a git checkout alone is a repository, not a project)."""
     return any((d / m).is_file() for m in _PROJECT_FILES)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.invocation import Arg, Invocation
 from rftc.verl.primary import hydra_main, loaded
-from rftc.verl.checkout.modules import is_project
+from rftc.verl.checkout.modules import up_to_repository
 from rftc.verl.overrides.text import OVERRIDES_LAUNCHER
 from rftc.verl.primary.defaults import compose_file
 from rftc.verl.primary.files import Primary, display
@@ -204,17 +204,7 @@ def _find_dir(inv: Invocation, raw: str) -> Path | None:
     parts = [p for p in tail.split("/") if p not in ("", ".")]
     found = next((base / tail for base in bases if parts and (base / tail).is_dir()), None)
     if found is None:
-        repo = [b for start in starts for b in _up_to_repository(start)]
+        repo = [b for start in starts for b in up_to_repository(start)]
         shorter = ["/".join(parts[i:]) for i in range(1, len(parts))]
         found = next((b / t for t in shorter for b in repo if (b / t).is_dir()), None)
     return found
-
-
-def _up_to_repository(start: Path) -> list[Path]:
-    """``start`` and its parents up to the repository it is in (all of them outside one)."""
-    out = []
-    for d in (start, *start.parents):
-        out.append(d)
-        if is_project(d):
-            break
-    return out

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rftc.shell.invocation import Invocation
-from rftc.verl.checkout.modules import is_project, launch_dir
+from rftc.verl.checkout.modules import is_project, launch_dir, up_to_repository
 from rftc.verl.releases import order, schema
 
 _GIT_URL = re.compile(r"(?:git\+)?(?:https?://|git@|ssh://)\S*?/verl(?:\.git)?@([\w.\-/]+)")
@@ -47,9 +47,8 @@ def repository(inv: Invocation) -> Path | None:
         starts.append(Path(inv.script).resolve().parent)
     starts.append(launch_dir(inv).resolve())
     for start in starts:
-        for d in (start, *start.parents):
-            if is_project(d):
-                return d
+        if is_project(top := up_to_repository(start)[-1]):
+            return top
     return None
 
 
