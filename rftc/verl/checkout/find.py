@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rftc.shell.invocation import Invocation
-from rftc.verl.checkout.modules import find_spec, is_project, launch_dir, pythonpath, search_path, up_to_repository
+from rftc.verl.checkout.modules import (find_spec, is_project, launch_dir, pythonpath, script_dir, search_path,
+                                       up_to_repository)
 
 BUNDLED = "bundled"  # --verl-source bundled: ignore any checkout, use the bundled releases
 CONFIG = Path("trainer") / "config"
@@ -66,8 +67,8 @@ def from_dir(directory: str | Path) -> VerlSource | None:
 def find(inv: Invocation) -> VerlSource | None:
     """The verl package ``inv`` imports (steps 2 to 4 of the module docstring), or None."""
     starts = [launch_dir(inv)]
-    if inv.script and inv.script not in ("-", "<stdin>") and Path(inv.script).is_file():
-        starts += up_to_repository(Path(inv.script).resolve().parent)
+    if (folder := script_dir(inv)) is not None:
+        starts += up_to_repository(folder)
     if inv.entry_file:
         found = _by_entry_file(inv, starts)
         if found is not None:

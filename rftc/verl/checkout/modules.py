@@ -51,6 +51,13 @@ def launch_dir(inv: Invocation) -> Path:
     return Path.cwd()
 
 
+def script_dir(inv: Invocation) -> Path | None:
+    """The folder of the launch's script file; None for standard input and override text."""
+    if inv.script and inv.script not in ("-", "<stdin>") and Path(inv.script).is_file():
+        return Path(inv.script).resolve().parent
+    return None
+
+
 def pythonpath(inv: Invocation) -> list[Entry]:
     """The PYTHONPATH entries the launch runs with, as folders: the known ones (a part only the caller knows,
     `$PYTHONPATH`, is left out: it is not here to search)."""

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rftc.shell.invocation import Invocation
-from rftc.verl.checkout.modules import is_project, launch_dir, up_to_repository
+from rftc.verl.checkout.modules import is_project, launch_dir, script_dir, up_to_repository
 from rftc.verl.releases import order, schema
 
 _GIT_URL = re.compile(r"(?:git\+)?(?:https?://|git@|ssh://)\S*?/verl(?:\.git)?@([\w.\-/]+)")
@@ -42,10 +42,7 @@ class Pin:
 
 def repository(inv: Invocation) -> Path | None:
     """The repository a launch belongs to (see the module docstring)."""
-    starts = []
-    if inv.script and inv.script not in ("-", "<stdin>") and Path(inv.script).is_file():
-        starts.append(Path(inv.script).resolve().parent)
-    starts.append(launch_dir(inv).resolve())
+    starts = [d for d in (script_dir(inv), launch_dir(inv).resolve()) if d is not None]
     for start in starts:
         if is_project(top := up_to_repository(start)[-1]):
             return top
