@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.dotted import get
-from rftc.mapping.algorithm import ESTIMATORS, KL, LOSS_MODES
+from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
 from rftc.plugins import ADVANTAGE_FN
 from rftc.semantics.model import Value
 from rftc.semantics.trinity import TS
