@@ -450,18 +450,16 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
     from rftc.sources import read_text
     from rftc.trinity.document import parse
 
-    from rftc.verl.trainers import is_sft
-
     options = options or Options()
     got = None if overrides is not None else read_text(path, Diagnostics())
     kind = kind_of(path, got[1] if got else None)
-    run, sft = None, False
+    run = None
     if kind == "trinity":
         result = check(path)
-        sft = result.config is not None and result.config.algorithm.algorithm_type == "sft"
-        if result.config is not None and not sft:
+        if result.config is not None:
             name, text = next(iter(result.sources.items()))
-            run = from_trinity(view(result.config, parse(text, name)[0]))
+            run = from_trinity(view(result.config, parse(text, name)[0]), dataset_rows=options.dataset_size,
+                               cwd=os.path.dirname(os.path.abspath(path)))
     else:
         paths = [] if overrides is not None else [path]
         found = read(paths, options, overrides=overrides)
@@ -470,17 +468,12 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
             Result(None, Diagnostics(), {})
         result.diagnostics = Diagnostics(found.diagnostics + result.diagnostics)
         result.sources = found.sources
-        sft = result.launch is not None and is_sft(result.launch)
-        if result.verl is not None and not result.diagnostics.has_errors and not sft:
+        if result.verl is not None and not result.diagnostics.has_errors:
             cwd = result.launch.cwd or os.path.dirname(os.path.abspath(path))
             run = from_verl(result.verl, total_steps=options.total_steps, dataset_rows=options.dataset_size,
                             cwd=cwd)
-    if sft:  # the semantic model holds the quantities of reinforcement learning runs
-        result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it trains by SFT, and rftc diff "
-                               "compares reinforcement learning runs", Span(path, 1, 1),
-                               hint="compare the RL launch or stage; rftc convert maps SFT launches")
-    elif run is None:
-        what = "does not check" if kind == "trinity" else "has no main_ppo launch whose config composes"
+    if run is None:
+        what = "does not check" if kind == "trinity" else "has no training launch whose config composes"
         result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it {what} (its diagnostics say why)",
                                Span(path, 1, 1), hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")
     return Side(path, kind, run, result)
@@ -489,11 +482,17 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
 def diff(a: str | None, b: str, options: Options | None = None, *, overrides: str | None = None) -> Diff:
     """What A and B train differently: the quantities of rftc.semantics whose values differ. With
     ``overrides`` A is that override text's main_ppo launch (as `rftc convert --overrides`), ``a`` None."""
-    from rftc.semantics.model import differences
+    from rftc.semantics.model import differences, kind
 
     sides = [training_run(OVERRIDES, options, overrides=overrides) if overrides is not None else
              training_run(a, options), training_run(b, options)]
     diags = Diagnostics(sides[0].result.diagnostics + sides[1].result.diagnostics)
+    runs = [s.run for s in sides]
+    if all(runs) and type(runs[0]) is not type(runs[1]):  # no quantity in common
+        diags.add("RFTC600", f"{sides[1].path}: no training run to compare with {sides[0].path}: it trains by "
+                  f"{kind(runs[1])}, {sides[0].path} by {kind(runs[0])}", Span(sides[1].path, 1, 1),
+                  hint="compare an SFT launch with an SFT config or stage, an RL launch with an RL one")
+        sides[1].run = None
     found = differences(sides[0].run, sides[1].run) if all(s.run is not None for s in sides) else []
     return Diff(sides[0], sides[1], found, diags, {**sides[0].result.sources, **sides[1].result.sources})
 
@@ -509,13 +508,13 @@ class Launch:
 
 
 def to_verl(path: str, release: str | None = None, *, dataset_size: int | None = None) -> Launch:
-    """A veRL main_ppo launch of ``release`` (default the newest bundled) that trains what the Trinity config at
+    """A veRL launch of ``release`` (default the newest bundled) that trains what the Trinity config at
     ``path`` trains. The launch is composed as `rftc verl-config` would, and each quantity of its semantic model
     that differs from the config's is reported (RFTC601), as is each override the release has no key for
-    (RFTC602): what veRL cannot express, never dropped. veRL derives
+    (RFTC602): what veRL cannot express, never dropped. main_ppo for an RL config, the release's SFT trainer
+    for an SFT one (rftc.reverse.launch); a config with stages is RFTC603. veRL derives
     its LR horizon from the data's rows: ``dataset_size`` where the data is not readable here."""
-    from rftc.reverse.overrides import overrides
-    from rftc.reverse.script import render
+    from rftc.reverse.launch import launch
     from rftc.semantics.model import differences
     from rftc.semantics.trinity import from_trinity, view
     from rftc.semantics.verl import from_verl
@@ -532,9 +531,15 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
     if checked.config is None:
         return out
     name, yaml_text = next(iter(checked.sources.items()))
+    if checked.config.stages:
+        out.diagnostics.add("RFTC603", f"the config runs {len(checked.config.stages)} stages; veRL has no pipeline of "
+                            "trainers, and each stage after the first starts from the checkpoint the one before "
+                            "saves, which only the run knows", Span(name, _stages_line(yaml_text), 1),
+                            hint="write each stage as a config of its own (model.model_path: the previous stage's "
+                            "saved model) and convert each with --to verl")
+        return out
     v = view(checked.config, parse(yaml_text, name)[0])
-    kept, lacking = overrides(checked.config, v, release, raw=checked.document)
-    out.text = render(kept, source=os.path.basename(name), release=release)
+    out.text, lacking = launch(checked.config, v, release, checked.document or {}, os.path.basename(name))
     for o in lacking:  # those the file sets; a default the release lacks is its own behaviour (RFTC601 otherwise)
         if _span_of(o.source, name).line > 1 or "trainer.trainer_config" in o.source:
             out.diagnostics.add("RFTC602", f"verl {release} has no key {o.key}: {o.key}={o.value} ({o.source}) is "
@@ -548,12 +553,17 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
         out.diagnostics.extend(composed.diagnostics if composed else analyzed.diagnostics)
         return out
     out.diagnostics.extend(d for d in composed.diagnostics if d.severity.label == "error")
-    run = from_verl(composed.verl, dataset_rows=dataset_size, cwd=os.path.dirname(os.path.abspath(name)))
-    for q, want, got in differences(from_trinity(v), run):
+    cwd = os.path.dirname(os.path.abspath(name))
+    run = from_verl(composed.verl, dataset_rows=dataset_size, cwd=cwd)
+    for q, want, got in differences(from_trinity(v, dataset_rows=dataset_size, cwd=cwd), run):
         out.diagnostics.add("RFTC601", f"verl {release} cannot express the config's {q.label}: the config trains "
                             f"with {want} ({want.source}), the launch with {got}: {q.effect}",
                             _span_of(want.source, name))
     return out
+
+
+def _stages_line(text: str) -> int:
+    return next((i for i, line in enumerate(text.splitlines(), 1) if line.startswith("stages:")), 1)
 
 
 def _span_of(source: str, name: str) -> Span:

@@ -41,6 +41,7 @@ from pathlib import Path
 import pytest
 
 from rftc.semantics.model import TrainingRun, Value, differences
+from rftc.semantics.sft_verl import FIXED_MICRO
 from rftc.semantics.trinity import from_trinity, view
 from rftc.semantics.verl import from_verl
 from rftc.trinity import registry
@@ -58,8 +59,13 @@ MANAGER = ("veRL's reward manager has no Trinity-RFT 0.6 equivalent: RFTC300 war
            "as veRL's naive manager")
 # (quantity, a test of veRL's value, why): differences every conversion of such a script has (text of
 # golden/convert/DEVIATIONS.md)
+MICRO_MEAN = ("fsdp_sft_trainer averages the token means of its micro-batches; Trinity's sft loss takes the token "
+              "mean over the step: RFTC331 warns")
+NESTED = "Trinity's SFT formatter reads a column's text, not a field nested in it: RFTC300 warns"
 BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
-            ("reward", lambda v: str(v).endswith(" manager)"), MANAGER)]
+            ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
+            ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
+            ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED)]
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
 SYNC_OFFSET = ("--sync-offset 1 lets the explorer run one step ahead where veRL's synchronous trainer does not (the "
                "option's purpose: the guide's examples)")
@@ -112,8 +118,10 @@ def _args(script: Path) -> argparse.Namespace:
 
     parser = argparse.ArgumentParser()
     convert.add_arguments(parser)
-    args = parser.parse_args([str(script), *paths.arguments(script.with_suffix(".args"))])
-    args.extra_args = None  # the script's arguments: none given (after --)
+    argv = [str(script), *paths.arguments(script.with_suffix(".args"))]
+    cut = argv.index("--") if "--" in argv else len(argv)  # the script's own arguments follow, as rftc.cli reads
+    args = parser.parse_args(argv[:cut])
+    args.extra_args = argv[cut + 1:] if cut < len(argv) else None
     return args
 
 

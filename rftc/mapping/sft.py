@@ -31,6 +31,29 @@ def legacy(d: Draft) -> bool:
     return d.cfg.has(LEGACY)
 
 
+SCHEDULE_KEYS = ("optim.lr_scheduler", "optim.warmup_style", "optim.lr_scheduler_type")
+RATIO_KEYS = ("optim.lr_warmup_steps_ratio", "optim.warmup_steps_ratio")  # the latter before verl 0.6.1
+
+
+def schedule_keys(get, legacy_config: bool) -> list[str | None]:
+    """The keys that set the schedule, the one the trainer reads first ([None]: fsdp_sft_trainer's cosine default):
+    fsdp_sft_trainer reads optim.lr_scheduler (cosine when absent); the engine's optimizer config takes the
+    deprecated warmup_style over lr_scheduler_type when it is set. ``get(key)`` is None where the config lacks it."""
+    keys = [k for k in SCHEDULE_KEYS if get(k) is not None]
+    return ([k for k in keys if k == "optim.lr_scheduler"] or [None]) if legacy_config else keys
+
+
+def ratio_key(has) -> str | None:
+    """The warmup ratio key the release's config has."""
+    return next((k for k in RATIO_KEYS if has(k)), None)
+
+
+def single_turn(get, legacy_config: bool) -> bool:
+    """Whether the trainer reads single-turn rows (prompt_key, response_key): fsdp_sft_trainer without
+    data.multiturn.enable; else chat messages."""
+    return legacy_config and not get("data.multiturn.enable")
+
+
 def map_sft(d: Draft) -> None:
     """The SFT config's fixed part (mode train, algorithm_type sft, checkpoint sync as Trinity forces), then
     each relational concern."""
@@ -140,7 +163,7 @@ def map_sft_data(d: Draft) -> None:
     if split != "train":
         d.set(f"{EB}.split", split, key)
     d.set(f"{EB}.data_selector.selector_type", "shuffle", note="veRL's SFT sampler shuffles every epoch")
-    if legacy(d) and not d.flag("data.multiturn.enable"):
+    if single_turn(d.flag, legacy(d)):
         _single_turn(d)
     else:
         _messages(d)
@@ -238,11 +261,8 @@ def map_sft_schedule(d: Draft) -> None:
     engine trainer: the deprecated optim.warmup_style where set, else lr_scheduler_type), min_lr_ratio for
     cosine (veRL 0.0, Trinity 0.01), the warmup ratio the release reads (lr_warmup_steps_ratio, or
     warmup_steps_ratio before verl 0.6.1) and lr_warmup_steps."""
-    # the engine's optimizer config takes the deprecated warmup_style over lr_scheduler_type when it is set
-    keys = [k for k in ("optim.lr_scheduler", "optim.warmup_style", "optim.lr_scheduler_type")
-            if d.cfg.has(k) and d.val(k) is not None]
-    if legacy(d):  # fsdp_sft_trainer reads optim.lr_scheduler (cosine when absent)
-        keys = [k for k in keys if k == "optim.lr_scheduler"] or [None]
+    keys = schedule_keys(lambda k: d.val(k) if d.cfg.has(k) else None, legacy(d))
+    if legacy(d):
         for k in ("optim.lr_scheduler_type", "optim.warmup_style"):
             if d.user(k):
                 d.implied(k, "not read by fsdp_sft_trainer (it reads optim.lr_scheduler)")
@@ -264,13 +284,13 @@ def map_sft_schedule(d: Draft) -> None:
               note="" if d.user(mk) else "veRL's cosine decays to 0 (Trinity's default is 0.01)")
     elif d.user(mk):
         d.implied(mk, "only used by a cosine schedule")
-    ratio_key = next((k for k in ("optim.lr_warmup_steps_ratio", "optim.warmup_steps_ratio") if d.cfg.has(k)), None)
-    if ratio_key is not None:
-        d.set("algorithm.optimizer.lr_warmup_steps_ratio", d.val(ratio_key), ratio_key,
-              note="" if d.user(ratio_key) else "veRL default")
-        other = "optim.warmup_steps_ratio" if ratio_key == "optim.lr_warmup_steps_ratio" else None
+    ratio = ratio_key(d.cfg.has)
+    if ratio is not None:
+        d.set("algorithm.optimizer.lr_warmup_steps_ratio", d.val(ratio), ratio,
+              note="" if d.user(ratio) else "veRL default")
+        other = "optim.warmup_steps_ratio" if ratio == "optim.lr_warmup_steps_ratio" else None
         if other and d.user(other):
-            d.implied(other, f"not read by verl {d.cfg.release} (it reads {ratio_key})")
+            d.implied(other, f"not read by verl {d.cfg.release} (it reads {ratio})")
     key = "optim.lr_warmup_steps"
     w = d.number(key, allow_none=True) if d.user(key) else None
     if w is not None and w > 0:

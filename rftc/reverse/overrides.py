@@ -10,6 +10,7 @@ from rftc.dotted import get
 from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
 from rftc.plugins import ADVANTAGE_FN
 from rftc.semantics.model import Value
+from rftc.semantics.sft_trinity import parquet_of
 from rftc.semantics.trinity import TS
 from rftc.trinity.checks.trainer_config import ENGINE_BLOCKS, FROZEN, sections
 from rftc.trinity.derive import derive
@@ -155,7 +156,7 @@ def _sampling(put, val) -> None:
     put("data.filter_overlong_prompts", bool(val("model.enable_prompt_truncation")), "model.enable_prompt_truncation")
 
 
-def _as_written(raw: dict, key: str, value):
+def as_written(raw: dict, key: str, value):
     """The file's own text for ``key`` where it reads the environment, else ``value``."""
     written = get(raw, tuple(int(p) if p.isdigit() else p for p in key.split(".")))
     return written if isinstance(written, str) and "${oc.env:" in written else value
@@ -168,7 +169,7 @@ def _data(put, x: TrinityConfig, raw: dict) -> None:
                           ("data.val_files", ei.eval_tasksets, "buffer.explorer_input.eval_tasksets.0")):
         if sets and sets[0].path:
             ts = sets[0]
-            put(key, _parquet(_as_written(raw, f"{at}.path", ts.path), ts.split), source=f"{at}.path, split",
+            put(key, parquet_of(as_written(raw, f"{at}.path", ts.path), ts.split), source=f"{at}.path, split",
                 formula=f"the {ts.split} split's parquet file under {ts.path}")
     if train:
         put("data.prompt_key", train[0].format.prompt_key, source=f"{TS}.format.prompt_key")
@@ -178,13 +179,9 @@ def _data(put, x: TrinityConfig, raw: dict) -> None:
         put(f"{key}.name", wf.get("name"), f"{TS}.workflow_args")
 
 
-def _parquet(path: str, split: str) -> str:
-    return path if path.endswith(".parquet") else f"{path.rstrip('/')}/{split}.parquet"
-
-
 def _cluster(put, x: TrinityConfig, val, raw: dict) -> None:
     m = x.model
-    put("actor_rollout_ref.model.path", _as_written(raw, "model.model_path", m.model_path), source="model.model_path")
+    put("actor_rollout_ref.model.path", as_written(raw, "model.model_path", m.model_path), source="model.model_path")
     if val("algorithm.advantage_fn") == "ppo":
         put("critic.model.path", m.critic_model_path or m.model_path, source="model.critic_model_path")
     rm, gpus = x.explorer.rollout_model, derive(x).gpus

@@ -1,6 +1,6 @@
-"""The overrides as a bash launch of veRL's main_ppo: a bash array with a comment above each override naming the
-Trinity keys and formula it came from (bash allows comments between an array's words), then the launch with the
-script's own arguments after it."""
+"""The overrides as a bash launch of veRL's main_ppo (or of an SFT trainer under torchrun): a bash array with a
+comment above each override naming the Trinity keys and formula it came from (bash allows comments between an
+array's words), then the launch with the script's own arguments after it."""
 
 from __future__ import annotations
 
@@ -38,13 +38,29 @@ def shell_word(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def render(items: list[Override], *, source: str, release: str) -> str:
+MAIN_PPO = "python3 -m verl.trainer.main_ppo"
+
+
+def render(items: list[Override], *, source: str, release: str, trainer: str = "main_ppo",
+           command: str = MAIN_PPO) -> str:
+    """The launch: ``command`` (the program and launcher up to the overrides) with the overrides and the script's
+    own arguments."""
     lines = ["#!/usr/bin/env bash",
-             f"# veRL {release} main_ppo launch compiled by rftc from {source}. Each comment names the Trinity",
+             f"# veRL {release} {trainer} launch compiled by rftc from {source}. Each comment names the Trinity",
              "# key(s) an override came from (file:line where the config sets them) and the formula.",
              "set -euo pipefail", "", "overrides=("]
     for o in items:
         lines.append(f"    # {o.source}" + (f": {o.formula}" if o.formula else ""))
         lines.append(f"    {shell_word(f'{o.key}={hydra_value(o.value)}')}")
-    lines += [")", 'python3 -m verl.trainer.main_ppo "${overrides[@]}" "$@"', ""]
+    lines += [")", f'{command} "${{overrides[@]}}" "$@"', ""]
     return "\n".join(lines)
+
+
+def torchrun(module: str, nodes: int, gpus: int) -> str:
+    """torchrun's launch of an SFT trainer on nodes x gpus, as veRL's examples/sft scripts write it; on several
+    nodes each node runs it with its own NODE_RANK and the first node's MASTER_ADDR."""
+    world = f"--nnodes={nodes} --nproc_per_node={gpus}"
+    if nodes == 1:
+        return f"torchrun --standalone {world} -m {module}"
+    return (f'torchrun {world} --node_rank="${{NODE_RANK:-0}}" --master_addr="${{MASTER_ADDR:-127.0.0.1}}" '
+            f'--master_port="${{MASTER_PORT:-29500}}" -m {module}')

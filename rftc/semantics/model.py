@@ -111,6 +111,42 @@ class TrainingRun:
 
 
 @dataclass(frozen=True)
+class SftRun:
+    """A supervised fine-tuning run (veRL's SFT trainers, Trinity's algorithm_type sft): the quantities that decide
+    what it trains. Step counts are optimizer steps; both trainers take one step per batch of examples."""
+
+    examples_per_step: Value = _q("examples per optimizer step",
+                                  "each gradient step averages over a different number of examples, so its noise and "
+                                  "the number of steps differ")
+    micro_batch: Value = _q("micro-batch per GPU", "the step's gradient is accumulated over different micro-batches; "
+                            "where the loss is averaged per micro-batch, rows weigh differently")
+    loss_agg_mode: Value = _q("loss aggregation", "tokens and rows weigh differently in the loss (long responses "
+                              "count more or less)")
+    total_epochs: Value = _q("total epochs", "the run passes over the training data a different number of times")
+    total_steps: Value = _q("total steps", "the run stops after a different number of optimizer steps")
+    lr: Value = _q("learning rate", "every optimizer step moves the weights by a different amount")
+    lr_scheduler: Value = _q("lr schedule", "the learning rate follows a different curve over the run")
+    min_lr_ratio: Value = _q("min lr ratio", "the cosine schedule decays to a different floor")
+    warmup_steps: Value = _q("warmup steps", "the learning rate reaches its peak after a different number of steps")
+    warmup_ratio: Value = _q("warmup ratio", "the learning rate reaches its peak after a different share of the run")
+    lr_horizon: Value = _q("lr horizon",
+                           "the schedule is stretched over a different number of steps (warmup and decay move)")
+    weight_decay: Value = _q("weight decay", "the weights are pulled towards zero with a different strength")
+    betas: Value = _q("adam betas", "the optimizer's moment estimates average over different horizons")
+    clip_grad: Value = _q("gradient clip", "large gradients are clipped at a different norm")
+    max_length: Value = _q("max length (tokens)", "a different share of each long row fits")
+    overlong_rows: Value = _q("rows over max length", "rows longer than the limit are cut, refused or trained whole")
+    lora: Value = _q("LoRA (rank, alpha, target modules)", "a different set of weights is trained, or all of them")
+    data: Value = _q("training data", "the run trains on different rows")
+    loss_tokens: Value = _q("tokens with loss", "the model learns to produce different parts of each row (which "
+                            "columns or chat turns the loss covers)")
+    model: Value = _q("model", "a different model is fine-tuned")
+
+    def items(self):
+        return [(f, getattr(self, f.name)) for f in fields(self)]
+
+
+@dataclass(frozen=True)
 class Quantity:
     name: str
     label: str
@@ -118,13 +154,20 @@ class Quantity:
     both: bool = False  # compared only where both runs have it
 
 
-def quantities() -> list[Quantity]:
-    return [Quantity(f.name, f.metadata["label"], f.metadata["effect"], f.metadata["both"])
-            for f in fields(TrainingRun)]
+def quantities(run: type = TrainingRun) -> list[Quantity]:
+    """The quantities of a kind of run (TrainingRun, or SftRun)."""
+    return [Quantity(f.name, f.metadata["label"], f.metadata["effect"], f.metadata["both"]) for f in fields(run)]
 
 
-def differences(a: TrainingRun, b: TrainingRun) -> list[tuple[Quantity, Value, Value]]:
-    """The quantities whose values differ, in the model's order."""
-    return [(q, getattr(a, q.name), getattr(b, q.name)) for q in quantities()
+def kind(run) -> str:
+    """What a run trains by, in words: "SFT" or "reinforcement learning"."""
+    return "SFT" if isinstance(run, SftRun) else "reinforcement learning"
+
+
+def differences(a, b) -> list[tuple[Quantity, Value, Value]]:
+    """The quantities whose values differ, in the model's order (two runs of the same kind: rftc diff reports
+    an SFT run against an RL run before it compares, RFTC600)."""
+    assert type(a) is type(b), (type(a), type(b))
+    return [(q, getattr(a, q.name), getattr(b, q.name)) for q in quantities(type(a))
             if getattr(a, q.name) != getattr(b, q.name)
             and not (q.both and UNUSED in (getattr(a, q.name).value, getattr(b, q.name).value))]

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, WORKFLOW
-from rftc.semantics.model import TrainingRun, Value
+from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
 from rftc.trinity.document import Document
@@ -79,6 +80,9 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("verl.actor.optim.total_training_steps", x.trainer.total_steps if x.trainer.total_steps else sys.maxsize,
         where("trainer.total_steps"))
     put("verl.critic.optim.lr", workers.critic(x).optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
+    put("algorithm.algorithm_type", x.algorithm.algorithm_type)
+    if x.algorithm.algorithm_type == "sft":
+        sft_view(x, put, where)
     return out
 
 
@@ -113,10 +117,14 @@ def _where(cfg: TrinityConfig, doc: Document | None):
     return where
 
 
-def from_trinity(v: Mapping[str, Value]) -> TrainingRun:
+def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd: str | None = None
+                 ) -> TrainingRun | SftRun:
     """The model of Trinity's expansion ``v`` (``view``'s keys): one trainer step is one optimizer step over
     buffer.train_batch_size experiences (Trinity sets actor.ppo_mini_batch_size to it and its workers do not
-    multiply by n), ppo_epochs times; the scheduler steps once per trainer step."""
+    multiply by n), ppo_epochs times; the scheduler steps once per trainer step. An SFT config's model is
+    rftc.semantics.sft_trinity's (``dataset_rows``, ``cwd``: where its data's rows are read)."""
+    if v.get("algorithm.algorithm_type") is not None and v["algorithm.algorithm_type"].value == "sft":
+        return from_trinity_sft(v, dataset_rows=dataset_rows, cwd=cwd)
     def val(key, default=None):
         got = v.get(key)
         return default if got is None or got.value is None else got.value

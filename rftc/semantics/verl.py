@@ -15,10 +15,11 @@ from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER
 from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
-from rftc.semantics.model import TrainingRun, Value
+from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.releases import modes, semantics
 from rftc.verl.releases.modes import ASYNC
+from rftc.verl.trainers import is_sft
 
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
 RC = "algorithm.rollout_correction"
@@ -60,11 +61,16 @@ class _Reader:
 
 
 def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
-              cwd: str | None = None) -> TrainingRun:
+              cwd: str | None = None) -> TrainingRun | SftRun:
     """What the launch's trainer loop trains (main_ppo's RayPPOTrainer or v1 trainers, the one-step-off or fully
-    async trainer: rftc.verl.releases.modes gives its batch, weight updates, prompts ahead and rollout GPUs).
+    async trainer: rftc.verl.releases.modes gives its batch, weight updates, prompts ahead and rollout GPUs), or
+    what one of veRL's SFT trainers trains (rftc.semantics.sft_verl).
     ``total_steps`` and ``dataset_rows`` stand for what the data files would say (the LR horizon), as `rftc convert
     --total-steps/--dataset-size`; else the parquet footers of data.train_files are read from ``cwd``."""
+    if is_sft(eff.invocation):
+        from rftc.semantics.sft_verl import from_verl_sft
+
+        return from_verl_sft(eff, total_steps=total_steps, dataset_rows=dataset_rows, cwd=cwd)
     r, sem = _Reader(eff), semantics.of(eff)
     loop = modes.schedule(eff.invocation.module if eff.invocation is not None else None, eff.release, r.get)
     n, mini = r.get(f"{R}.n", 1), r.get(f"{A}.ppo_mini_batch_size")
@@ -190,16 +196,9 @@ def _horizon(r: _Reader, si: int, batch: int, bound: tuple, total_steps, rows, c
         return r.of(total * si, key, formula="x optimizer steps per batch / ppo_epochs")
     if total_steps:
         return Value(total_steps * si, "--total-steps", "x optimizer steps per batch / ppo_epochs")
-    if rows is None:
-        files = r.get("data.train_files")
-        files = files if isinstance(files, list) else [files]
-        paths = [os.path.join(cwd or ".", f) for f in files if isinstance(f, str) and "${" not in f]
-        if len(paths) != len(files) or not all(os.path.isfile(p) for p in paths):
-            return Value("unknown (data not readable)", r.where("data.train_files"))
-        try:
-            rows = sum(num_rows(p) for p in paths)
-        except ParquetError as e:
-            return Value(f"unknown ({e})", r.where("data.train_files"))
+    rows = train_rows(r, rows, cwd)
+    if isinstance(rows, Value):
+        return rows
     steps = steps_per_epoch(rows, batch) * r.get("trainer.total_epochs")
     return r.of(steps * si, "data.train_files", "data.train_batch_size", "trainer.total_epochs",
                 formula=f"{rows} rows // train_batch_size x total_epochs x optimizer steps per batch / ppo_epochs")
@@ -220,3 +219,19 @@ def _reward(r: _Reader) -> Value:
     manager = r.get(manager_key) if manager_key else "naive"
     text = fn if manager == "naive" else f"{fn} ({manager} manager)"
     return r.of(text, *([f"{prefix}.path"] if prefix else []), *([manager_key] if manager_key else []))
+
+
+def train_rows(r: _Reader, rows: int | None, cwd: str | None) -> int | Value:
+    """The training rows: ``rows`` (--dataset-size) where given, else the parquet footers of data.train_files
+    read from ``cwd``; an "unknown (why)" Value where they are not readable."""
+    if rows is not None:
+        return rows
+    files = r.get("data.train_files")
+    files = files if isinstance(files, list) else [files]
+    paths = [os.path.join(cwd or ".", f) for f in files if isinstance(f, str) and "${" not in f]
+    if len(paths) != len(files) or not all(os.path.isfile(p) for p in paths):
+        return Value("unknown (data not readable)", r.where("data.train_files"))
+    try:
+        return sum(num_rows(p) for p in paths)
+    except ParquetError as e:
+        return Value(f"unknown ({e})", r.where("data.train_files"))

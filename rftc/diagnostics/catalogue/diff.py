@@ -5,11 +5,12 @@ from rftc.diagnostics.model import Code, Severity
 CODES = [
     Code("RFTC600", "nothing-to-compare", Severity.ERROR,
          "One side of `rftc diff` has no training run to compare.",
-         "rftc diff compares what two configs train, so each side must be a veRL launch that composes (a main_ppo "
-         "launch script) or a Trinity-RFT config that Trinity would load and validate, of a reinforcement learning "
-         "run (the semantic model has no SFT quantities). This side is not: its own diagnostics, printed with this "
-         "one, say why. Nothing is compared; fix that side first (rftc lint or "
-         "rftc check shows the same diagnostics).",
+         "rftc diff compares what two configs train, so each side must be a veRL launch that composes (a launch "
+         "script of main_ppo, an off-policy trainer or an SFT trainer) or a Trinity-RFT config that Trinity would "
+         "load and validate. This side is not: its own diagnostics, printed with this one, say why; fix that side "
+         "first (rftc lint or rftc check shows the same diagnostics). An SFT run and a reinforcement learning run "
+         "have no quantities in common (docs/diff.md), so one compared with the other is this error too: compare "
+         "the SFT launch with an SFT config (or stage), the RL launch with an RL one. Nothing is compared.",
          "rftc diff run.sh broken.yaml", "cli"),
 ]
 CODES.append(
@@ -30,3 +31,14 @@ CODES.append(
          "its own behaviour there. Where that changes a quantity of the semantic model RFTC601 says so too. Choose "
          "a release that has the key, or drop the setting.",
          "rftc convert --to verl config.yaml --verl-version 0.2", "cli"))
+CODES.append(
+    Code("RFTC603", "verl-no-stages", Severity.ERROR,
+         "A Trinity config with stages has no single veRL launch.",
+         "`rftc convert --to verl` writes one veRL launch. A config with `stages` runs several trainers one after "
+         "the other, each stage after the first starting from the model the stage before it saved "
+         "(trinity-0.6.md: Config.__iter__ replaces model.model_path with that checkpoint). veRL has no pipeline of "
+         "trainers, and the path of that checkpoint in veRL's layout (the last global_step_N folder) is known only "
+         "once the previous launch has run, so a script of the launches in order would guess it: no launch is "
+         "written. Write each stage as a config of its own, with model.model_path the previous stage's saved "
+         "model, and convert each.",
+         "rftc convert --to verl sft_then_grpo.yaml", "cli"))

@@ -1,0 +1,137 @@
+"""The semantic model of a Trinity-RFT 0.6 SFT config (algorithm_type sft, mode train), read from Trinity's
+expansion of it: the trainer reads buffer.train_batch_size rows of the experience buffer (a dataset file) per
+optimizer step; the file reader serves rows x total_epochs samples across epoch ends (buffer.total_steps x the
+batch where set), its last partial batch dropped; the trainer stops at trainer.total_steps, which is also the LR
+horizon (sys.maxsize unset: trinity/trainer/verl/config.py). The SFT formatter renders prompt and response as a
+chat (plaintext) or the messages, the loss on the assistant tokens: every assistant turn with
+enable_concatenated_multi_turn, else the last one."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from rftc.mapping.parquet import ParquetError, num_rows
+from rftc.semantics.model import SftRun, Value
+from rftc.semantics.sft_verl import KEPT_WHOLE, data_path
+from rftc.trinity import workers
+from rftc.trinity.derive import derive
+from rftc.trinity.schema import TrinityConfig
+
+EB = "buffer.trainer_input.experience_buffer"
+OPT = "algorithm.optimizer"
+MICRO = "trainer.trainer_config.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+
+
+def parquet_of(path: str, split: str) -> str:
+    """The parquet file of a dataset folder's split (a path that is a .parquet file is itself)."""
+    return path if path.endswith(".parquet") else f"{path.rstrip('/')}/{split}.parquet"
+
+
+def sft_view(x: TrinityConfig, put, where) -> None:
+    """The SFT keys of ``view`` (rftc.semantics.trinity), from the expanded config ``x``."""
+    eb = x.buffer.trainer_input.experience_buffer
+    o, t = x.algorithm.optimizer, x.trainer
+    put("buffer.train_batch_size", x.buffer.train_batch_size)
+    put(f"{EB}.path", eb.path if eb is not None else None)
+    put(f"{EB}.split", eb.split if eb is not None else None)
+    put(f"{EB}.format", eb.format if eb is not None else None, where(f"{EB}.format"))
+    for k in ("min_lr_ratio", "betas", "clip_grad"):
+        put(f"{OPT}.{k}", getattr(o, k))
+    put("trainer.use_dynamic_bsz", t.use_dynamic_bsz)
+    put("trainer.max_token_len_per_gpu", derive(x).max_token_len_per_gpu)
+    put(MICRO, workers.actor(x).micro_batch_size, where(MICRO) if workers.actor(x).micro_batch_size is not None
+        else f"{MICRO} (Trinity's default: 1)")
+    put("trainer.total_steps", t.total_steps)
+    put("model.max_model_len", x.model.max_model_len)
+    put("model.model_path", x.model.model_path)
+    put("model.lora_configs", x.model.lora_configs)
+    for k in ("trainer_strategy", "ulysses_sequence_parallel_size", "use_remove_padding", "save_interval",
+              "max_checkpoints_to_keep"):
+        put(f"trainer.{k}", getattr(t, k))
+    put("project", x.project)
+    put("name", x.name)
+
+
+def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd: str | None = None) -> SftRun:
+    """``dataset_rows`` stands for the rows of the experience buffer's file where it is not readable from ``cwd``
+    (the config's folder)."""
+    def val(key, default=None):
+        got = v.get(key)
+        return default if got is None or got.value is None else got.value
+
+    def of(value, *keys, formula=""):
+        return Value(value, ", ".join(v[k].source for k in keys if k in v) if value is not None else "", formula)
+
+    tbs, epochs = val("buffer.train_batch_size"), val("buffer.total_epochs", 1)
+    bound = [s for s in (val("trainer.total_steps"), val("buffer.total_steps")) if s]
+    warmup, ratio = val("verl.actor.optim.lr_warmup_steps"), val("verl.actor.optim.lr_warmup_steps_ratio", 0.0)
+    warmup_set = isinstance(warmup, int) and warmup > 0
+    sched = val("verl.actor.optim.lr_scheduler_type", "constant")
+    horizon = val("verl.actor.optim.total_training_steps")
+    fmt = val(f"{EB}.format")
+    loss = val("algorithm.policy_loss_fn_args", {}).get("loss_agg_mode", val("algorithm.loss_agg_mode"))
+    lora = val("model.lora_configs") or []
+    path, split = val(f"{EB}.path"), val(f"{EB}.split", "train")
+    return SftRun(
+        examples_per_step=of(tbs, "buffer.train_batch_size"),
+        micro_batch=of(f"dynamic, {val('trainer.max_token_len_per_gpu')} tokens", "trainer.use_dynamic_bsz",
+                       "trainer.max_token_len_per_gpu") if val("trainer.use_dynamic_bsz")
+        else of(val(MICRO, 1), MICRO),
+        loss_agg_mode=of(loss, "algorithm.policy_loss_fn_args", "algorithm.loss_agg_mode"),
+        total_epochs=of(epochs, "buffer.total_epochs"),
+        total_steps=_total(v, of, tbs, epochs, bound, _rows(path, split, dataset_rows, cwd)),
+        lr=of(val("verl.actor.optim.lr"), "verl.actor.optim.lr"),
+        lr_scheduler=of(sched, "verl.actor.optim.lr_scheduler_type"),
+        min_lr_ratio=of(val(f"{OPT}.min_lr_ratio"), f"{OPT}.min_lr_ratio") if sched == "cosine" else Value(None),
+        warmup_steps=of(warmup, "verl.actor.optim.lr_warmup_steps") if warmup_set else Value(None),
+        warmup_ratio=of(ratio, "verl.actor.optim.lr_warmup_steps_ratio"),
+        lr_horizon=of("sys.maxsize" if horizon == sys.maxsize else horizon, "verl.actor.optim.total_training_steps")
+        if (ratio > 0 and not warmup_set) or sched != "constant" else Value(None),
+        weight_decay=of(val("verl.actor.optim.weight_decay"), "verl.actor.optim.weight_decay"),
+        betas=of(list(val(f"{OPT}.betas")), f"{OPT}.betas"),
+        clip_grad=of(val(f"{OPT}.clip_grad"), f"{OPT}.clip_grad"),
+        max_length=of(val("model.max_model_len"), "model.max_model_len"),
+        overlong_rows=of(KEPT_WHOLE, "model.max_model_len", formula="Trinity's SFT formatter does not truncate"),
+        lora=of((lora[0].lora_rank, lora[0].lora_alpha, lora[0].target_modules), "model.lora_configs") if lora
+        else of("none", "model.lora_configs"),
+        data=of(data_path(parquet_of(path, split)) if path else None, f"{EB}.path", f"{EB}.split"),
+        loss_tokens=of(_loss_tokens(fmt), f"{EB}.format") if fmt is not None else Value(None),
+        model=of(data_path(val("model.model_path")), "model.model_path"),
+    )
+
+
+def _rows(path: str | None, split: str, rows: int | None, cwd: str | None) -> int | str:
+    if rows is not None:
+        return rows
+    if not path:
+        return "unknown (no experience buffer path)"
+    file = os.path.join(cwd or ".", data_path(parquet_of(path, split)))
+    if "${" in file or not os.path.isfile(file):
+        return "unknown (data not readable)"
+    try:
+        return num_rows(file)
+    except ParquetError as e:
+        return f"unknown ({e})"
+
+
+def _total(v, of, tbs: int, epochs: int, bound: list[int], rows: int | str) -> Value:
+    """min(trainer.total_steps, buffer.total_steps, the data's end); the reader cycles the data x total_epochs, so
+    it ends after rows x total_epochs // train_batch_size steps (buffer.total_steps replaces that end)."""
+    keys = ("trainer.total_steps", "buffer.total_steps")
+    if v.get("buffer.total_steps") is not None and v["buffer.total_steps"].value or not isinstance(rows, int):
+        return of(min(bound), *keys) if bound else Value(rows if isinstance(rows, str) else None,
+                                                            v[f"{EB}.path"].source)
+    end = rows * epochs // tbs
+    if bound and min(bound) <= end:
+        return of(min(bound), *keys)
+    return of(end, f"{EB}.path", "buffer.train_batch_size", "buffer.total_epochs",
+              formula=f"{rows} rows x total_epochs // train_batch_size")
+
+
+def _loss_tokens(fmt) -> str:
+    if fmt.prompt_type == "plaintext":
+        return f"single-turn: {fmt.response_key} after {fmt.prompt_key}"
+    turns = "every assistant turn" if fmt.enable_concatenated_multi_turn else "the last assistant turn"
+    return f"messages {fmt.messages_key}: {turns}"

@@ -1,0 +1,132 @@
+"""The semantic model of a launch of veRL's SFT trainers (fsdp_sft_trainer: config sft_trainer; sft_trainer and
+sft_trainer_ray: config sft_trainer_engine), read by the keys each release's trainer reads (rftc.mapping.sft):
+data.train_batch_size examples per optimizer step, len(dataloader) x total_epochs steps (the last partial batch
+dropped) or trainer.total_training_steps, the scheduler over the same number of steps."""
+
+from __future__ import annotations
+
+import os
+
+from rftc.mapping.draft import resolve_env
+from rftc.mapping.models import SCHEDULES
+from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
+from rftc.mapping.steps import steps_per_epoch
+from rftc.semantics.model import SftRun, Value
+from rftc.semantics.verl import _Reader, train_rows
+from rftc.verl.effective import EffectiveConfig
+
+FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
+KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the rows it trains are whole
+
+
+def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
+                  cwd: str | None = None) -> SftRun:
+    """``total_steps`` and ``dataset_rows`` stand for what the data files would say (rftc.semantics.verl)."""
+    r = _Reader(eff)
+    legacy = eff.has(LEGACY)
+    get = lambda k: r.get(k) if eff.has(k) else None  # noqa: E731
+    tbs, epochs = r.get("data.train_batch_size"), r.get("trainer.total_epochs")
+    tts = r.get("trainer.total_training_steps")
+    tts = tts if isinstance(tts, int) and tts > 0 else None
+    end = _data_end(r, tbs, epochs, total_steps, dataset_rows, cwd)
+    sched_key = schedule_keys(get, legacy)
+    sched_key = sched_key[0] if sched_key else None
+    sched = str(r.get(sched_key)).lower() if sched_key else "cosine"
+    sched = SCHEDULES.get(sched, sched)
+    warmup = r.get("optim.lr_warmup_steps")
+    warmup_set = isinstance(warmup, int) and warmup > 0
+    rk = ratio_key(eff.has)
+    ratio = (r.get(rk) or 0.0) if rk else 0.0
+    wants_horizon = (ratio > 0 and not warmup_set) or sched != "constant"
+    return SftRun(
+        examples_per_step=r.v("data.train_batch_size"),
+        micro_batch=_micro(r, legacy),
+        loss_agg_mode=Value(FIXED_MICRO if legacy else "token-mean", "fsdp_sft_trainer" if legacy else
+                            f"verl {eff.release} sft_trainer"),
+        total_epochs=r.v("trainer.total_epochs"),
+        total_steps=_total(r, tts, end),
+        lr=r.v("optim.lr"),
+        lr_scheduler=r.of(sched, sched_key) if sched_key else Value(sched, "fsdp_sft_trainer's default"),
+        min_lr_ratio=r.v("optim.min_lr_ratio", 0.0) if sched == "cosine" else Value(None),
+        warmup_steps=r.v("optim.lr_warmup_steps") if warmup_set else Value(None),
+        warmup_ratio=r.of(ratio, rk) if rk else Value(0.0),
+        lr_horizon=(r.of(tts, "trainer.total_training_steps") if tts else end) if wants_horizon else Value(None),
+        weight_decay=r.v("optim.weight_decay"),
+        betas=r.of(list(r.get("optim.betas")) if r.get("optim.betas") is not None else None, "optim.betas"),
+        clip_grad=r.v("optim.clip_grad"),
+        max_length=r.v("data.max_length"),
+        overlong_rows=_overlong(r),
+        lora=_lora(r),
+        data=_data(r),
+        loss_tokens=_loss_tokens(r, get, legacy),
+        model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
+    )
+
+
+def _data_end(r: _Reader, tbs, epochs, total_steps, rows, cwd) -> Value:
+    """len(dataloader) x total_epochs: the steps until the data runs out."""
+    if total_steps:
+        return Value(total_steps, "--total-steps")
+    got = train_rows(r, rows, cwd)
+    if isinstance(got, Value):
+        return got
+    return r.of(steps_per_epoch(got, tbs) * epochs, "data.train_files", "data.train_batch_size",
+                "trainer.total_epochs", formula=f"{got} rows // train_batch_size x total_epochs")
+
+
+def _total(r: _Reader, tts: int | None, end: Value) -> Value:
+    """The trainer stops at total_training_steps, or sooner where the data runs out."""
+    if tts is None:
+        return end
+    if isinstance(end.value, int) and end.value < tts:
+        return Value(end.value, end.source, end.formula + " (before total_training_steps)")
+    return r.of(tts, "trainer.total_training_steps")
+
+
+def _micro(r: _Reader, legacy: bool) -> Value:
+    if not legacy and r.get("data.use_dynamic_bsz"):
+        return r.of(f"dynamic, {r.get('data.max_token_len_per_gpu')} tokens", "data.use_dynamic_bsz",
+                    "data.max_token_len_per_gpu")
+    return r.v("data.micro_batch_size_per_gpu")
+
+
+def _overlong(r: _Reader) -> Value:
+    how = r.get("data.truncation", "error")
+    if how in ("left", "right"):
+        return r.of(f"cut on the {how}", "data.truncation")
+    return r.of(KEPT_WHOLE, "data.truncation", formula=f"truncation {how}: veRL stops at a longer row")
+
+
+def _lora(r: _Reader) -> Value:
+    rank = r.get("model.lora_rank") or 0
+    if not rank:
+        return r.of("none", "model.lora_rank")
+    return r.of((rank, r.get("model.lora_alpha"), str(r.get("model.target_modules"))), "model.lora_rank",
+                "model.lora_alpha", "model.target_modules")
+
+
+def _data(r: _Reader) -> Value:
+    files = r.get("data.train_files")
+    files = files if isinstance(files, list) else [files]
+    return r.of(", ".join(data_path(str(f)) for f in files), "data.train_files")
+
+
+def data_path(path: str) -> str:
+    """A data path as the run opens it: ${oc.env:...} resolved in this environment where it can be."""
+    return resolve_env(path, dict(os.environ)) or path
+
+
+def _loss_tokens(r: _Reader, get, legacy: bool) -> Value:
+    """Which tokens the loss covers: the response column of single-turn rows (the prompt's masked), or every
+    assistant turn of chat messages (veRL's multi-turn dataset masks the others)."""
+    if single_turn(get, legacy):
+        prompt, response = (_column(r.get(f"data.{k}_key"), r.get(f"data.{k}_dict_keys")) for k in
+                            ("prompt", "response"))
+        return r.of(f"single-turn: {response} after {prompt}", "data.prompt_key", "data.response_key",
+                    *(k for k in ("data.prompt_dict_keys", "data.response_dict_keys") if r.get(k)))
+    prefix = "data.multiturn." if legacy else "data."
+    return r.of(f"messages {r.get(prefix + 'messages_key')}: every assistant turn", prefix + "messages_key")
+
+
+def _column(key, nested) -> str:
+    return f"{key}[{']['.join(map(str, nested))}]" if nested else str(key)
