@@ -120,7 +120,7 @@ def _steps(put, val) -> None:
     bound = {k: val(k) for k in ("trainer.total_steps", "buffer.total_steps") if val(k)}
     if bound:
         put("trainer.total_training_steps", min(bound.values()), *bound,
-            formula="the first step Trinity stops at" if len(bound) > 1 else "")
+            formula="the lower: Trinity stops at either" if len(set(bound.values())) > 1 else "")
     if 0 < val("trainer.save_interval", 0) < NEVER:
         put("trainer.save_freq", val("trainer.save_interval"), "trainer.save_interval")
     if val("trainer.max_checkpoints_to_keep"):
