@@ -8,7 +8,7 @@
   converts with exit 0, trains what its way back trains, except in those reported quantities and those the
   forward conversion documents (golden/convert/DEVIATIONS.md, BY_VALUE);
 - the launch is the release's SFT trainer under torchrun (fsdp_sft_trainer up to verl 0.7.0, sft_trainer after);
-- golden/convert/back/NAME.args holds the arguments of `rftc convert --to verl`, NAME.sh the launch it writes and
+- golden/reverse/sft/NAME.args holds the arguments of `rftc convert --to verl`, NAME.sh the launch it writes and
   NAME.stderr its diagnostics (read by hand).
 """
 
@@ -33,7 +33,7 @@ from test_convert_equivalence import _args, explain
 
 SFT = paths.GOLDEN / "convert" / "sft"
 SCRIPTS = sorted(SFT.glob("*.sh"))
-BACK = paths.GOLDEN / "convert" / "back"
+BACK = paths.GOLDEN / "reverse" / "sft"
 
 
 def _model(config: Path, rows: int | None):

@@ -110,6 +110,11 @@ class TrainingRun:
         return [(f, getattr(self, f.name)) for f in fields(self)]
 
 
+def _as_in_rl(name: str):
+    """A quantity both kinds of run have, as TrainingRun defines it."""
+    return field(metadata=TrainingRun.__dataclass_fields__[name].metadata)
+
+
 @dataclass(frozen=True)
 class SftRun:
     """A supervised fine-tuning run (veRL's SFT trainers, Trinity's algorithm_type sft): the quantities that decide
@@ -122,16 +127,15 @@ class SftRun:
                             "where the loss is averaged per micro-batch, rows weigh differently")
     loss_agg_mode: Value = _q("loss aggregation", "tokens and rows weigh differently in the loss (long responses "
                               "count more or less)")
-    total_epochs: Value = _q("total epochs", "the run passes over the training data a different number of times")
-    total_steps: Value = _q("total steps", "the run stops after a different number of optimizer steps")
-    lr: Value = _q("learning rate", "every optimizer step moves the weights by a different amount")
-    lr_scheduler: Value = _q("lr schedule", "the learning rate follows a different curve over the run")
+    total_epochs: Value = _as_in_rl("total_epochs")
+    total_steps: Value = _as_in_rl("total_steps")
+    lr: Value = _as_in_rl("lr")
+    lr_scheduler: Value = _as_in_rl("lr_scheduler")
     min_lr_ratio: Value = _q("min lr ratio", "the cosine schedule decays to a different floor")
-    warmup_steps: Value = _q("warmup steps", "the learning rate reaches its peak after a different number of steps")
-    warmup_ratio: Value = _q("warmup ratio", "the learning rate reaches its peak after a different share of the run")
-    lr_horizon: Value = _q("lr horizon",
-                           "the schedule is stretched over a different number of steps (warmup and decay move)")
-    weight_decay: Value = _q("weight decay", "the weights are pulled towards zero with a different strength")
+    warmup_steps: Value = _as_in_rl("warmup_steps")
+    warmup_ratio: Value = _as_in_rl("warmup_ratio")
+    lr_horizon: Value = _as_in_rl("lr_horizon")
+    weight_decay: Value = _as_in_rl("weight_decay")
     betas: Value = _q("adam betas", "the optimizer's moment estimates average over different horizons")
     clip_grad: Value = _q("gradient clip", "large gradients are clipped at a different norm")
     max_length: Value = _q("max length (tokens)", "a different share of each long row fits")
