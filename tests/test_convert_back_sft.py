@@ -155,3 +155,42 @@ def test_corpus_verl_to_trinity_to_verl(tmp_path):
         compared += 1
         lost += _round_trip(script, result.verl, config, tmp_path, None, None, script.parent)
     assert compared == 19 and not lost, (compared, "\n".join(lost))
+
+
+def _edited(tmp_path: Path, name: str, *edits: tuple[str, str]) -> Path:
+    text = (SFT / name).read_text()
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new, 1)
+    config = tmp_path / "c.yaml"
+    config.write_text(text)
+    return config
+
+
+def test_what_the_trainer_cannot_express_is_reported_and_the_rest_comes_back(tmp_path):
+    """A data order veRL's sampler does not have and a system prompt its datasets have no key for are RFTC601; the
+    thinking switch goes back as a chat-template argument and converts again to the same."""
+    config = _edited(tmp_path, "vlm_qwen3_vl_2b.yaml", ("selector_type: shuffle", "selector_type: sequential"),
+                     ("        prompt_type: messages", "        prompt_type: messages\n        enable_thinking: false\n"
+                      "        system_prompt: You are helpful."))
+    launch, back = _back(config, tmp_path, None, 833)
+    assert _unexpressed(launch) == {"data order", "tokens with loss"}
+    assert "'+data.apply_chat_template_kwargs.enable_thinking=False'" in launch.text
+    result = api.compile(str(back), api.Options(verl_version=launch.release, dataset_size=833))
+    again = tmp_path / "again.yaml"
+    again.write_text(result.yaml())
+    found = {q.label for q, _, _ in differences(_model(config, 833), _model(again, 833))}
+    assert found == {"data order", "tokens with loss"}
+
+
+@pytest.mark.parametrize("release,name,edits,label", [
+    # the engine trainer reads chat messages only
+    ("0.9.1", "gsm8k_qwen_05_peft.yaml", (), "tokens with loss"),
+    # fsdp_sft_trainer has fixed micro-batches only
+    ("0.7.0", "vlm_qwen3_vl_2b.yaml", (), "micro-batch per GPU"),
+    # veRL's multi-turn datasets train every assistant turn
+    ("0.9.1", "vlm_qwen3_vl_2b.yaml", (("enable_concatenated_multi_turn: true", "enable_concatenated_multi_turn: "
+                                        "false"),), "tokens with loss")])
+def test_a_trainer_without_the_configs_setting_is_rftc601(release, name, edits, label, tmp_path):
+    launch, _ = _back(_edited(tmp_path, name, *edits), tmp_path, release, 833)
+    assert label in _unexpressed(launch)

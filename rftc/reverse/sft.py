@@ -10,6 +10,7 @@ from rftc.mapping.sft import NEVER, ratio_key
 from rftc.reverse.overrides import Override, as_written
 from rftc.semantics.model import Value
 from rftc.semantics.sft_trinity import EB, MICRO, OPT, parquet_of
+from rftc.semantics.sft_verl import THINKING
 from rftc.trinity.schema import TrinityConfig
 from rftc.verl.releases.schema import leaf_paths, load
 
@@ -72,9 +73,18 @@ def sft_overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict
     put(first("ulysses_sequence_parallel_size", "engine.ulysses_sequence_parallel_size"),
         t.ulysses_sequence_parallel_size, "trainer.ulysses_sequence_parallel_size")
     put(first("use_remove_padding", "model.use_remove_padding"), t.use_remove_padding, "trainer.use_remove_padding")
+    if eb is not None and not legacy:  # fsdp_sft_trainer's datasets read no chat template (RFTC601)
+        put("model.custom_chat_template", eb.format.chat_template or m.custom_chat_template, f"{EB}.format",
+            "model.custom_chat_template")
+    if eb is not None and eb.format.enable_thinking is not None:  # a free-form kwargs mapping: a new key
+        put(f"+{THINKING}", eb.format.enable_thinking, f"{EB}.format")
     _optimizer(put, val, first, keys, legacy)
     _steps(put, val)
-    return [o for o in out.values() if o.key in keys], [o for o in out.values() if o.key not in keys]
+
+    def has(key: str) -> bool:
+        return key in keys or key.startswith("+") and key[1:].rsplit(".", 1)[0] in keys
+
+    return [o for o in out.values() if has(o.key)], [o for o in out.values() if not has(o.key)]
 
 
 def _format(put, eb, legacy: bool, at: str) -> None:

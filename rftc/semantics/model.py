@@ -142,6 +142,9 @@ class SftRun:
     overlong_rows: Value = _q("rows over max length", "rows longer than the limit are cut, refused or trained whole")
     lora: Value = _q("LoRA (rank, alpha, target modules)", "a different set of weights is trained, or all of them")
     data: Value = _q("training data", "the run trains on different rows")
+    data_order: Value = _q("data order", "the rows come in a different order, so each step's batch differs")
+    chat_template: Value = _q("chat template", "the rows are rendered into different tokens (the template, its "
+                              "thinking switch)")
     loss_tokens: Value = _q("tokens with loss", "the model learns to produce different parts of each row (which "
                             "columns or chat turns the loss covers)")
     model: Value = _q("model", "a different model is fine-tuned")

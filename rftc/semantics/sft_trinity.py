@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.semantics.model import SftRun, Value
-from rftc.semantics.sft_verl import KEPT_WHOLE, data_path
+from rftc.semantics.sft_verl import KEPT_WHOLE, SHUFFLED, data_path, template_text
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
 from rftc.trinity.schema import TrinityConfig
@@ -37,6 +37,8 @@ def sft_view(x: TrinityConfig, put, where) -> None:
     put(f"{EB}.path", eb.path if eb is not None else None)
     put(f"{EB}.split", eb.split if eb is not None else None)
     put(f"{EB}.format", eb.format if eb is not None else None, where(f"{EB}.format"))
+    put(f"{EB}.data_selector.selector_type", eb.data_selector.selector_type if eb is not None else None)
+    put("model.custom_chat_template", x.model.custom_chat_template)
     for k in ("min_lr_ratio", "betas", "clip_grad"):
         put(f"{OPT}.{k}", getattr(o, k))
     put("trainer.use_dynamic_bsz", t.use_dynamic_bsz)
@@ -74,6 +76,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
     loss = val("algorithm.policy_loss_fn_args", {}).get("loss_agg_mode", val("algorithm.loss_agg_mode"))
     lora = val("model.lora_configs") or []
     path, split = val(f"{EB}.path"), val(f"{EB}.split", "train")
+    order = val(f"{EB}.data_selector.selector_type")
     return SftRun(
         examples_per_step=of(tbs, "buffer.train_batch_size"),
         micro_batch=of(f"dynamic, {val('trainer.max_token_len_per_gpu')} tokens", "trainer.use_dynamic_bsz",
@@ -97,6 +100,10 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         lora=of((lora[0].lora_rank, lora[0].lora_alpha, lora[0].target_modules), "model.lora_configs") if lora
         else of("none", "model.lora_configs"),
         data=of(data_path(parquet_of(path, split)) if path else None, f"{EB}.path", f"{EB}.split"),
+        data_order=of({"shuffle": SHUFFLED, "sequential": "in file order"}.get(order, order),
+                      f"{EB}.data_selector.selector_type"),
+        chat_template=of(template_text(fmt.chat_template or val("model.custom_chat_template"), fmt.enable_thinking),
+                         f"{EB}.format", "model.custom_chat_template") if fmt is not None else Value(None),
         loss_tokens=of(_loss_tokens(fmt), f"{EB}.format") if fmt is not None else Value(None),
         model=of(data_path(val("model.model_path")), "model.model_path"),
     )
@@ -131,7 +138,12 @@ def _total(v, of, tbs: int, epochs: int, bound: list[int], rows: int | str) -> V
 
 
 def _loss_tokens(fmt) -> str:
+    """As rftc.semantics.sft_verl's, and the text Trinity's formatter adds that veRL's datasets have no key for (a
+    system prompt, a reply prefix)."""
+    extra = "".join(f", {name} {getattr(fmt, key)!r}" for key, name in (
+        ("system_prompt", "system prompt"), ("system_prompt_key", "system prompt column"),
+        ("reply_prefix", "reply prefix")) if getattr(fmt, key))
     if fmt.prompt_type == "plaintext":
-        return f"single-turn: {fmt.response_key} after {fmt.prompt_key}"
+        return f"single-turn: {fmt.response_key} after {fmt.prompt_key}{extra}"
     turns = "every assistant turn" if fmt.enable_concatenated_multi_turn else "the last assistant turn"
-    return f"messages {fmt.messages_key}: {turns}"
+    return f"messages {fmt.messages_key}: {turns}{extra}"

@@ -16,6 +16,9 @@ from rftc.semantics.verl import _Reader, train_rows
 from rftc.verl.effective import EffectiveConfig
 
 FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
+SHUFFLED = "shuffled every epoch"
+TOKENIZERS = "the tokenizer's"
+THINKING = "data.apply_chat_template_kwargs.enable_thinking"
 KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the rows it trains are whole
 
 
@@ -58,6 +61,8 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         overlong_rows=_overlong(r),
         lora=_lora(r),
         data=_data(r),
+        data_order=Value(SHUFFLED, "veRL's SFT trainers: DistributedSampler(shuffle=True)"),
+        chat_template=_template(r, legacy),
         loss_tokens=_loss_tokens(r, get, legacy),
         model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
     )
@@ -130,3 +135,16 @@ def _loss_tokens(r: _Reader, get, legacy: bool) -> Value:
 
 def _column(key, nested) -> str:
     return f"{key}[{']['.join(map(str, nested))}]" if nested else str(key)
+
+
+def _template(r: _Reader, legacy: bool) -> Value:
+    """The chat template the datasets render with: the engine trainer's model.custom_chat_template, else the
+    tokenizer's (fsdp_sft_trainer's datasets read none of the config's), and the thinking switch they pass."""
+    custom = None if legacy else r.get("model.custom_chat_template")
+    return r.of(template_text(custom, r.get(THINKING)), *([] if legacy else ["model.custom_chat_template"]),
+                THINKING)
+
+
+def template_text(custom: str | None, thinking) -> str:
+    return (f"custom: {custom!r}" if custom else TOKENIZERS) + \
+        (f", enable_thinking {thinking}" if thinking is not None else "")
