@@ -194,3 +194,12 @@ def test_what_the_trainer_cannot_express_is_reported_and_the_rest_comes_back(tmp
 def test_a_trainer_without_the_configs_setting_is_rftc601(release, name, edits, label, tmp_path):
     launch, _ = _back(_edited(tmp_path, name, *edits), tmp_path, release, 833)
     assert label in _unexpressed(launch)
+
+
+def test_verl_0_4_0_reads_the_columns_text_when_told(tmp_path):
+    # its config nests the single-turn columns by default (prompt_dict_keys ['question']): the launch clears them
+    launch, _ = _back(SFT / "gsm8k_qwen_05_peft.yaml", tmp_path, "0.4.0", 7473)
+    assert "'data.prompt_dict_keys=[]'" in launch.text and "'data.response_dict_keys=[]'" in launch.text
+    assert "tokens with loss" not in _unexpressed(launch)
+    launch, _ = _back(SFT / "gsm8k_qwen_05_peft.yaml", tmp_path, "0.4.1", 7473)
+    assert "dict_keys" not in launch.text

@@ -50,6 +50,17 @@ def test_the_warmup_ratio_is_the_key_the_release_reads(tmp_path, version, ratio)
     assert result.document["cluster"] == {"node_num": 1, "gpu_per_node": 4}  # torchrun's world
 
 
+def test_verl_0_4_0_nests_the_columns_by_default_and_says_so(tmp_path):
+    # its sft_trainer config reads prompt_dict_keys ['question'] and response_dict_keys ['answer'] unless set
+    (tmp_path / "sft.sh").write_text("torchrun --nproc_per_node=4 -m verl.trainer.fsdp_sft_trainer "
+                                     "data.train_files=/d/train.parquet trainer.total_training_steps=9\n")
+    for version, nested in (("0.4.0", True), ("0.4.1", False)):
+        result = api.compile(str(tmp_path / "sft.sh"), api.Options(verl_version=version))
+        said = [d.message for d in result.diagnostics if d.code == "RFTC300" and "_dict_keys" in d.message]
+        assert len(said) == (2 if nested else 0), said
+        assert all(f"verl {version}'s default" in m for m in said)
+
+
 def test_the_engine_trainer_takes_warmup_style_over_lr_scheduler_type_and_ray_reads_the_trainer_s_gpus(tmp_path):
     (tmp_path / "sft.sh").write_text("python3 -m verl.trainer.sft_trainer_ray data.train_files=/d/train.parquet "
                                      "optim.warmup_style=cosine optim.lr_scheduler_type=constant "

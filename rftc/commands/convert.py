@@ -33,8 +33,9 @@ def add_arguments(p) -> None:
     out = p.add_argument_group("output")
     out.add_argument("--to", choices=("trinity", "verl"), default="trinity",
                      help="trinity (default): a launch script to a Trinity-RFT config; verl: a Trinity-RFT config to "
-                     "a veRL main_ppo launch script for --verl-version (default the newest bundled), a comment per "
-                     "override naming the Trinity keys and formula it came from")
+                     "a veRL launch script for --verl-version (default the newest bundled): main_ppo, or for an SFT "
+                     "config the release's SFT trainer under torchrun; a comment per override naming the Trinity "
+                     "keys and formula it came from")
     out.add_argument("-o", "--output", metavar="FILE", help="write the config here (default: stdout)")
     out.add_argument("--out-dir", metavar="DIR", help="write one <script>.yaml per launch into DIR")
     out.add_argument("--list", action="store_true", help="list the launches found, one per line, and stop")

@@ -7,11 +7,14 @@ Compare what two configs train: A and B are each a veRL launch script (.sh) or a
 files are told apart by their content); with --overrides TEXT, A is that Hydra override text launched as veRL's
 main_ppo (as `rftc convert --overrides` reads it, its lines named <overrides>) and the one file given is B. Each becomes the semantic model of its run (docs/diff.md): responses per
 optimizer step, optimizer steps per rollout batch, epochs and steps, the learning rate and its schedule, KL, clip
-ranges, entropy, loss aggregation, sampling, lengths, staleness, where the old log-probs come from, the reward.
+ranges, entropy, loss aggregation, sampling, lengths, staleness, where the old log-probs come from, the reward; for
+two SFT runs (veRL's SFT trainers, Trinity's algorithm_type sft) the examples per step, micro-batch, epochs and
+steps, the schedule, max length, LoRA, the data and which tokens get loss.
 The quantities whose values differ are printed with both values, where each came from (file:line and key) and what
 the difference does to training. Nothing is printed when they train the same.
 
-exit codes: 0 same training, 1 something training-relevant differs (or a side has no run: RFTC600),
+exit codes: 0 same training, 1 something training-relevant differs (or a side has no run, or an SFT run meets an
+RL one: RFTC600),
 2 usage error"""
 
 EPILOG = """examples:

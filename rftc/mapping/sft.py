@@ -184,9 +184,15 @@ def _single_turn(d: Draft) -> None:
         key = f"data.{verl}"
         d.set(f"{FMT}.{trinity}", d.val(key), key, note="" if d.user(key) else "veRL default")
     for key in ("data.prompt_dict_keys", "data.response_dict_keys"):
-        if d.user(key) and d.val(key) not in (None, [], ""):
-            d.report("RFTC300", f"{key}={d.fmt_value(key)}: Trinity's SFT formatter reads a column's text, not "
-                     "a field nested in it", key, hint="flatten the column into the dataset first")
+        nested = d.val(key) not in (None, [], "")
+        message = (f"{key}={d.fmt_value(key)}: Trinity's SFT formatter reads a column's text, not a field nested "
+                   "in it")
+        if nested and d.user(key):
+            d.report("RFTC300", message, key, hint="flatten the column into the dataset first")
+        elif nested:  # verl 0.4.0's config nests by default
+            d.diags.add("RFTC300", f"{message} (verl {d.cfg.release}'s default)", d.cfg.invocation.span
+                        if d.cfg.invocation is not None else None,
+                        hint=f"flatten the column into the dataset first, or set {key}=null")
         elif d.user(key):
             d.implied(key, "no nested keys")
     if d.user("data.multiturn.enable"):

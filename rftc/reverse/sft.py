@@ -58,7 +58,7 @@ def sft_overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict
     else:  # fsdp_sft_trainer has fixed micro-batches only (a dynamic batch is reported: RFTC601)
         put("data.micro_batch_size_per_gpu", val(MICRO, 1), MICRO)
     put("data.max_length", val("model.max_model_len"), "model.max_model_len")
-    _format(put, eb, legacy, f"{EB}.format")
+    _format(put, eb, legacy, f"{EB}.format", load(release).tree(config).get("data", {}))
     m = x.model
     put("model.partial_pretrain" if legacy else "model.path", as_written(raw, "model.model_path", m.model_path),
         "model.model_path")
@@ -87,7 +87,7 @@ def sft_overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict
     return [o for o in out.values() if has(o.key)], [o for o in out.values() if not has(o.key)]
 
 
-def _format(put, eb, legacy: bool, at: str) -> None:
+def _format(put, eb, legacy: bool, at: str, nested_default: dict) -> None:
     """Single-turn rows for fsdp_sft_trainer; chat messages under the multi-turn keys of the trainer. The engine
     trainer reads messages only: a plaintext format stays out, and the loss's tokens differ (RFTC601)."""
     if eb is None:
@@ -97,6 +97,9 @@ def _format(put, eb, legacy: bool, at: str) -> None:
         if legacy:
             put("data.prompt_key", f.prompt_key, source=f"{at}.prompt_key")
             put("data.response_key", f.response_key, source=f"{at}.response_key")
+            for side in ("prompt", "response"):
+                if nested_default.get(f"{side}_dict_keys"):  # verl 0.4.0 nests by default: the column's text
+                    put(f"data.{side}_dict_keys", [], source=f"{at}.{side}_key", formula="the column's own text")
         return
     prefix = "data.multiturn." if legacy else "data."
     if legacy:
