@@ -127,7 +127,8 @@ def _total(v, of, tbs: int, epochs: int, bound: list[int], rows: int | str) -> V
     """min(trainer.total_steps, buffer.total_steps, the data's end); the reader cycles the data x total_epochs, so
     it ends after rows x total_epochs // train_batch_size steps (buffer.total_steps replaces that end)."""
     keys = ("trainer.total_steps", "buffer.total_steps")
-    if v.get("buffer.total_steps") is not None and v["buffer.total_steps"].value or not isinstance(rows, int):
+    cycles = v.get("buffer.total_steps") is not None and bool(v["buffer.total_steps"].value)
+    if cycles or not isinstance(rows, int):
         return of(min(bound), *keys) if bound else Value(rows if isinstance(rows, str) else None,
                                                             v[f"{EB}.path"].source)
     end = rows * epochs // tbs

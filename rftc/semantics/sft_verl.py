@@ -27,7 +27,10 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
     """``total_steps`` and ``dataset_rows`` stand for what the data files would say (rftc.semantics.verl)."""
     r = _Reader(eff)
     legacy = eff.has(LEGACY)
-    get = lambda k: r.get(k) if eff.has(k) else None  # noqa: E731
+
+    def get(key: str):
+        return r.get(key) if eff.has(key) else None
+
     tbs, epochs = r.get("data.train_batch_size"), r.get("trainer.total_epochs")
     tts = r.get("trainer.total_training_steps")
     tts = tts if isinstance(tts, int) and tts > 0 else None
