@@ -203,3 +203,12 @@ def test_verl_0_4_0_reads_the_columns_text_when_told(tmp_path):
     assert "tokens with loss" not in _unexpressed(launch)
     launch, _ = _back(SFT / "gsm8k_qwen_05_peft.yaml", tmp_path, "0.4.1", 7473)
     assert "dict_keys" not in launch.text
+
+
+def test_a_config_with_stages_has_no_launch_back():
+    """veRL has no pipeline of trainers, and where a stage's model comes from is known only once the one before it
+    has run: RFTC603, at the config's stages, and no script (docs/diff.md)."""
+    launch = api.to_verl(str(paths.GOLDEN / "pipeline" / "sft_grpo" / "expected.yaml"))
+    assert launch.text is None
+    [stages] = [d for d in launch.diagnostics if d.code == "RFTC603"]
+    assert stages.severity.label == "error" and stages.span.line == 79
