@@ -514,7 +514,7 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
     that differs from the config's is reported (RFTC601), as is each override the release has no key for
     (RFTC602): what veRL cannot express, never dropped. veRL derives
     its LR horizon from the data's rows: ``dataset_size`` where the data is not readable here."""
-    from rftc.reverse.overrides import overrides
+    from rftc.reverse.overrides import overrides, primary
     from rftc.reverse.script import render
     from rftc.semantics.model import differences
     from rftc.semantics.trinity import from_trinity, view
@@ -534,7 +534,7 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
     name, yaml_text = next(iter(checked.sources.items()))
     v = view(checked.config, parse(yaml_text, name)[0])
     kept, lacking = overrides(checked.config, v, release, raw=checked.document)
-    out.text = render(kept, source=os.path.basename(name), release=release)
+    out.text = render(kept, source=os.path.basename(name), release=release, config=primary(checked.config))
     for o in lacking:  # those the file sets; a default the release lacks is its own behaviour (RFTC601 otherwise)
         if _span_of(o.source, name).line > 1 or "trainer.trainer_config" in o.source:
             out.diagnostics.add("RFTC602", f"verl {release} has no key {o.key}: {o.key}={o.value} ({o.source}) is "

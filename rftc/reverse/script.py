@@ -38,7 +38,8 @@ def shell_word(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def render(items: list[Override], *, source: str, release: str) -> str:
+def render(items: list[Override], *, source: str, release: str, config: str = "ppo_trainer") -> str:
+    """``config``: the config main_ppo composes (veRL's own, so no --config-path)."""
     lines = ["#!/usr/bin/env bash",
              f"# veRL {release} main_ppo launch compiled by rftc from {source}. Each comment names the Trinity",
              "# key(s) an override came from (file:line where the config sets them) and the formula.",
@@ -46,5 +47,6 @@ def render(items: list[Override], *, source: str, release: str) -> str:
     for o in items:
         lines.append(f"    # {o.source}" + (f": {o.formula}" if o.formula else ""))
         lines.append(f"    {shell_word(f'{o.key}={hydra_value(o.value)}')}")
-    lines += [")", 'python3 -m verl.trainer.main_ppo "${overrides[@]}" "$@"', ""]
+    name = f" --config-name={config}" if config != "ppo_trainer" else ""
+    lines += [")", f'python3 -m verl.trainer.main_ppo{name} "${{overrides[@]}}" "$@"', ""]
     return "\n".join(lines)
