@@ -198,3 +198,68 @@ def test_wild_verl_to_trinity_to_verl(tmp_path):
     assert compared >= 97 and not unchecked, (compared, unchecked)
     assert not lost, "\n".join(lost)
     assert not refused, "\n".join(f"{n}: {m}" for n, m in refused.items())
+
+
+BACK = sorted(p for p in (paths.GOLDEN / "back").iterdir() if p.is_dir())
+
+
+@pytest.mark.usefixtures("plain_terminal")
+@pytest.mark.parametrize("case", BACK, ids=lambda p: p.name)
+def test_golden_way_back(case):
+    """golden/back/NAME: input.yaml goes back (args.txt: extra arguments) to expected.sh with the diagnostics in
+    expected.stderr (concise), checked by reading them against veRL's workers, never regenerated to pass."""
+    from support.cli import rftc
+
+    proc = rftc("convert", "--to", "verl", "input.yaml", "--format", "concise",
+                *paths.arguments(case / "args.txt"), cwd=case)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr == (case / "expected.stderr").read_text()
+    assert proc.stdout == (case / "expected.sh").read_text()
+
+
+def _composed(launch, release: str, tmp_path: Path):
+    script = tmp_path / "run.sh"
+    script.write_text(launch.text)
+    composed = api.compile(str(script), api.Options(verl_version=release))
+    assert not [d for d in composed.diagnostics if d.code == "RFTC221"], [str(d) for d in composed.diagnostics]
+    return composed.verl
+
+
+@pytest.mark.parametrize("release,per_gpu,glob", [("0.2", 8, None), ("0.9.1", 8, None), ("0.1", None, 64)])
+def test_micro_batch_sizes_are_the_ones_trinity_trains_with(release, per_gpu, glob, tmp_path):
+    # a global size in trainer_config is divided by the trainer's 8 data-parallel ranks (veRL's workers): 8 a GPU.
+    # The launch writes the per-GPU key where the release has one, else the global size over its own ranks
+    config = paths.GOLDEN / "back" / "micro_0_2" / "input.yaml"
+    launch, _ = _back(config, tmp_path, release)
+    eff = _composed(launch, release, tmp_path)
+    assert (eff.get("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", None), eff.get(
+        "actor_rollout_ref.actor.ppo_micro_batch_size", None)) == (per_gpu, glob)
+    assert not _unexpressed(launch) & {"responses per optimizer step", "optimizer steps per rollout batch"}
+
+
+def test_a_world_veRL_cannot_split_the_batch_over_is_reported(tmp_path):
+    config = paths.GOLDEN / "diagnostics" / "RFTC610" / "config.yaml"
+    launch, _ = _back(config, tmp_path)
+    eff = _composed(launch, launch.release, tmp_path)
+    assert eff.get("trainer.n_gpus_per_node", None) * eff.get("trainer.nnodes", None) == 2
+    assert [d.code for d in launch.diagnostics if d.code == "RFTC610"] == ["RFTC610"]
+    assert not _unexpressed(launch)
+
+
+@pytest.mark.parametrize("release", ["0.2", "0.4.1", "0.9.1"])
+def test_megatron_goes_back_as_megatron(release, tmp_path):
+    # veRL's ppo_megatron_trainer with Trinity's parallel sizes, and back to the same Trinity trainer
+    config = paths.GOLDEN / "back" / "megatron" / "input.yaml"
+    launch, script = _back(config, tmp_path, release)
+    eff = _composed(launch, release, tmp_path)
+    assert eff.get("actor_rollout_ref.actor.strategy", None) == "megatron"
+    assert [eff.get(f"actor_rollout_ref.{r}.megatron.{k}", None) for r in ("actor", "ref")
+            for k in ("tensor_model_parallel_size", "pipeline_model_parallel_size")] == [2, 2, 2, 2]
+    again = api.compile(str(script), api.Options(verl_version=release, cwd=str(config.parent)))
+    assert again.config is not None
+    assert again.config.trainer.trainer_strategy == "megatron"
+    assert (again.config.trainer.megatron.tensor_model_parallel_size,
+            again.config.trainer.megatron.pipeline_model_parallel_size) == (2, 2)
+    (tmp_path / "again.yaml").write_text(again.yaml())
+    found = {q.label for q, _, _ in differences(_model_of_config(config), _model_of_config(tmp_path / "again.yaml"))}
+    assert found <= _unexpressed(launch)

@@ -67,18 +67,19 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
 
     n, T = val("verl.rollout.n", 1), val("verl.actor.ppo_mini_batch_size")
     tsi, epochs = val("synchronizer.trainer_sync_interval", 1), val("verl.actor.ppo_epochs", 1)
+    put(f"{R}.n", n, "verl.rollout.n")
+    n = n if f"{R}.n" in keys else 1  # a release without rollout.n (0.1) samples one response a prompt
     prompts = max(T // n, 1)
     mini = T if unit == "responses" else prompts
     put("algorithm.adv_estimator", _estimator(val("algorithm.advantage_fn"), val("algorithm.advantage_fn_args", {})),
         "algorithm.advantage_fn")
-    put(f"{R}.n", n, "verl.rollout.n")
     put(f"{A}.ppo_mini_batch_size", mini, "verl.actor.ppo_mini_batch_size", "verl.rollout.n",
         formula=f"buffer.train_batch_size, in responses as verl {release} counts it" if unit == "responses"
         else f"buffer.train_batch_size / repeat_times = {T}/{n} prompts")
     if T * tsi % n == 0:  # the experiences between weight updates are whole groups: as many prompts a veRL step
         put("data.train_batch_size", T * tsi // n, "verl.actor.ppo_mini_batch_size",
             "synchronizer.trainer_sync_interval", "verl.rollout.n",
-            formula=f"buffer.train_batch_size x trainer_sync_interval / repeat_times = {T}x{tsi}/{n}")
+            formula=f"buffer.train_batch_size x trainer_sync_interval / responses a prompt = {T}x{tsi}/{n}")
     else:
         put("data.train_batch_size", prompts * tsi, "verl.actor.ppo_mini_batch_size",
             "synchronizer.trainer_sync_interval", formula=f"mini-batch x trainer_sync_interval = {prompts}x{tsi}")
@@ -103,6 +104,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
     _data(put, x, raw or {})
     _cluster(put, x, val, raw or {})
     _passthrough(put, x, out)
+    _world(put, out, x, n)
     if megatron:
         _megatron(put, x, val("algorithm.advantage_fn") == "ppo")
     _micro(out, put, keys, x)
@@ -266,6 +268,25 @@ def data_parallel(x: TrinityConfig, gpus: int) -> int:
     model = m.tensor_model_parallel_size * m.pipeline_model_parallel_size * m.context_parallel_size \
         if t.trainer_strategy == "megatron" else t.ulysses_sequence_parallel_size
     return max(gpus // max(model, 1), 1)
+
+
+def _world(put, out: dict, x: TrinityConfig, n: int) -> None:
+    """veRL splits each step's responses over all its GPUs (its startup check refuses a batch they do not divide):
+    where the trainer's GPUs do not divide them, the most GPUs up to that many that do, in whole model-parallel
+    groups (whole nodes, or part of one); rftc.api.to_verl reports the smaller world (RFTC610)."""
+    nodes, per_node, batch = (out.get(k) for k in ("trainer.nnodes", "trainer.n_gpus_per_node", "data.train_batch_size"))
+    if not (nodes and per_node and batch) or not all(isinstance(o.value, int) for o in (nodes, per_node, batch)):
+        return
+    responses, share = batch.value * n, nodes.value * per_node.value
+    group = share // data_parallel(x, share)  # GPUs of one model-parallel group
+    worlds = [(k, per_node.value) for k in range(nodes.value, 0, -1)] + \
+        [(1, g) for g in range(per_node.value - 1, 0, -1)]
+    k, g = next(((k, g) for k, g in worlds if responses % (k * g) == 0 and (k * g) % group == 0), (0, 0))
+    if (k, g) in ((0, 0), (nodes.value, per_node.value)):
+        return
+    why = f"the most GPUs up to the trainer's {share} that split the {responses} responses of a step evenly"
+    put("trainer.nnodes", k, source=nodes.source, formula=why)
+    put("trainer.n_gpus_per_node", g, source=per_node.source, formula=why)
 
 
 def _micro(out: dict, put, keys: set, x: TrinityConfig) -> None:
