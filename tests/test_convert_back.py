@@ -8,6 +8,9 @@
   forward conversion documents (tests/test_convert_equivalence.py's explain());
 - the same for every config the corpus converts to with exit 0;
 - the launch carries a comment per override naming the Trinity key it came from.
+- veRL's startup check accepts every launch back of the users' scripts: micro-batch sizes as the release reads
+  them, a step the launch's GPUs divide (fewer GPUs where the trainer's cannot: RFTC610), a Megatron trainer as
+  veRL's Megatron launch; golden/back/ holds launches checked by hand.
 """
 
 from __future__ import annotations
