@@ -4,6 +4,7 @@ file:line) its value came from."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from rftc.dotted import get
@@ -261,13 +262,17 @@ MICRO = (f"{A}.ppo_micro_batch_size", f"{R}.log_prob_micro_batch_size", "actor_r
          "critic.ppo_micro_batch_size", "critic.forward_micro_batch_size")
 
 
-def data_parallel(x: TrinityConfig, gpus: int) -> int:
-    """The data-parallel ranks of ``gpus`` training GPUs: what veRL's workers divide a global micro-batch size by
-    (FSDP: GPUs / Ulysses SP; Megatron: GPUs / (TP x PP x CP))."""
+def model_parallel(x: TrinityConfig, keys=None) -> int:
+    """The GPUs of one model-parallel group, which veRL's workers divide the GPUs by for the data-parallel ranks a
+    global micro-batch size is divided by: Ulysses SP (FSDP) or TP x PP x CP (Megatron); with ``keys``, only the
+    sizes a release has keys for (one without, verl 0.1's SP or context parallelism before 0.4.0, runs without)."""
     m, t = x.trainer.megatron, x.trainer
-    model = m.tensor_model_parallel_size * m.pipeline_model_parallel_size * m.context_parallel_size \
-        if t.trainer_strategy == "megatron" else t.ulysses_sequence_parallel_size
-    return max(gpus // max(model, 1), 1)
+    if t.trainer_strategy != "megatron":
+        sizes = {f"{A}.ulysses_sequence_parallel_size": t.ulysses_sequence_parallel_size}
+    else:
+        sizes = {f"{A}.megatron.{k}": getattr(m, k) for k in
+                 ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size")}
+    return max(math.prod(v for k, v in sizes.items() if keys is None or k in keys), 1)
 
 
 def _world(put, out: dict, x: TrinityConfig, n: int) -> None:
@@ -278,7 +283,7 @@ def _world(put, out: dict, x: TrinityConfig, n: int) -> None:
     if not (nodes and per_node and batch) or not all(isinstance(o.value, int) for o in (nodes, per_node, batch)):
         return
     responses, share = batch.value * n, nodes.value * per_node.value
-    group = share // data_parallel(x, share)  # GPUs of one model-parallel group
+    group = model_parallel(x)
     worlds = [(k, per_node.value) for k in range(nodes.value, 0, -1)] + \
         [(1, g) for g in range(per_node.value - 1, 0, -1)]
     k, g = next(((k, g) for k, g in worlds if responses % (k * g) == 0 and (k * g) % group == 0), (0, 0))
@@ -294,9 +299,10 @@ def _micro(out: dict, put, keys: set, x: TrinityConfig) -> None:
     per-GPU key, else its global one divided by the trainer's data-parallel ranks as veRL's workers divide it. The
     launch writes the per-GPU key where the release has it, else the global size of its own data-parallel ranks."""
     gpus = derive(x).gpus
-    trainer = data_parallel(x, gpus.trainer_gpu_num) if gpus is not None and gpus.trainer_gpu_num > 0 else None
+    trainer = max(gpus.trainer_gpu_num // model_parallel(x), 1) if gpus is not None and gpus.trainer_gpu_num > 0 \
+        else None
     nodes, per_node = out.get("trainer.nnodes"), out.get("trainer.n_gpus_per_node")
-    launch = data_parallel(x, nodes.value * per_node.value) if nodes and per_node else None
+    launch = max(nodes.value * per_node.value // model_parallel(x, keys), 1) if nodes and per_node else None
     for glob in MICRO:
         per = f"{glob}_per_gpu"
         g, p = out.pop(glob, None), out.pop(per, None)
