@@ -107,7 +107,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
     _passthrough(put, x, out)
     _world(put, out, x, n)
     if megatron:
-        _megatron(put, x, val("algorithm.advantage_fn") == "ppo")
+        _megatron(put, val, val("algorithm.advantage_fn") == "ppo")
     _micro(out, put, keys, x)
     micro = out.get(f"{A}.ppo_micro_batch_size")
     if tsi == 1 and micro and isinstance(micro.value, int) and micro.value > 0 and mini % micro.value:
@@ -258,8 +258,9 @@ def _passthrough(put, x: TrinityConfig, out) -> None:
 
 # veRL's micro-batch sizes: the deprecated global form (divided by the data-parallel size at startup) and its
 # per-GPU form, which verl 0.1 lacks
-MICRO = (f"{A}.ppo_micro_batch_size", f"{R}.log_prob_micro_batch_size", "actor_rollout_ref.ref.log_prob_micro_batch_size",
-         "critic.ppo_micro_batch_size", "critic.forward_micro_batch_size")
+MICRO = (f"{A}.ppo_micro_batch_size", f"{R}.log_prob_micro_batch_size",
+         "actor_rollout_ref.ref.log_prob_micro_batch_size", "critic.ppo_micro_batch_size",
+         "critic.forward_micro_batch_size")
 
 
 def model_parallel(x: TrinityConfig, keys=None) -> int:
@@ -279,7 +280,8 @@ def _world(put, out: dict, x: TrinityConfig, n: int) -> None:
     """veRL splits each step's responses over all its GPUs (its startup check refuses a batch they do not divide):
     where the trainer's GPUs do not divide them, the most GPUs up to that many that do, in whole model-parallel
     groups (whole nodes, or part of one); rftc.api.to_verl reports the smaller world (RFTC610)."""
-    nodes, per_node, batch = (out.get(k) for k in ("trainer.nnodes", "trainer.n_gpus_per_node", "data.train_batch_size"))
+    nodes, per_node, batch = (out.get(k) for k in ("trainer.nnodes", "trainer.n_gpus_per_node",
+                                                   "data.train_batch_size"))
     if not (nodes and per_node and batch) or not all(isinstance(o.value, int) for o in (nodes, per_node, batch)):
         return
     responses, share = batch.value * n, nodes.value * per_node.value
@@ -307,8 +309,9 @@ def _micro(out: dict, put, keys: set, x: TrinityConfig) -> None:
         per = f"{glob}_per_gpu"
         g, p = out.pop(glob, None), out.pop(per, None)
         if p is None and g is not None and isinstance(g.value, int) and trainer:
-            p = Override(per, max(g.value // trainer, 1), g.source,
-                         f"Trinity's trainer divides {g.value} by its {trainer} data-parallel ranks")
+            size = max(g.value // trainer, 1)
+            p = Override(per, size, g.source,
+                         f"Trinity's trainer divides {g.value} by its {trainer} data-parallel ranks: {size} a GPU")
         if p is None:  # not a size veRL divides (null): as it is
             if g is not None:
                 out[glob] = g
@@ -319,13 +322,12 @@ def _micro(out: dict, put, keys: set, x: TrinityConfig) -> None:
                 formula=f"{p.value} per GPU x the launch's {launch} data-parallel ranks (the release's global size)")
 
 
-def _megatron(put, x: TrinityConfig, critic: bool) -> None:
+def _megatron(put, val, critic: bool) -> None:
     """trainer.megatron's parallel sizes and trainer's offload flags, which Trinity gives the actor, the reference
     model and the critic (trinity-0.6.md §3.2), as veRL's Megatron keys of each."""
-    m, t = x.trainer.megatron, x.trainer
     for role in (A, "actor_rollout_ref.ref", *(["critic"] if critic else [])):
         for k in MEGATRON_PARALLEL:
-            put(f"{role}.megatron.{k}", getattr(m, k), source=f"trainer.megatron.{k}")
+            put(f"{role}.megatron.{k}", val(f"trainer.megatron.{k}"), f"trainer.megatron.{k}")
         for k, field in MEGATRON_OFFLOAD.items():
             if role != "actor_rollout_ref.ref" or k == "param_offload":
-                put(f"{role}.megatron.{k}", getattr(t, field.split(".")[1]), source=field)
+                put(f"{role}.megatron.{k}", val(field), field)

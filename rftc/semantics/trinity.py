@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP
+from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import TrainingRun, Value
 from rftc.trinity import workers
@@ -79,6 +80,10 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("verl.actor.optim.total_training_steps", x.trainer.total_steps if x.trainer.total_steps else sys.maxsize,
         where("trainer.total_steps"))
     put("verl.critic.optim.lr", workers.critic(x).optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
+    for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
+        put(f"trainer.megatron.{k}", getattr(x.trainer.megatron, k))
+    for k in MEGATRON_OFFLOAD.values():
+        put(k, _dotted(x, k))
     return out
 
 

@@ -80,31 +80,31 @@ overrides=(
     'trainer.project_name=demo'
     # name
     'trainer.experiment_name=megatron'
-    # trainer.megatron.tensor_model_parallel_size
+    # input.yaml:39 trainer.megatron.tensor_model_parallel_size
     'actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2'
-    # trainer.megatron.pipeline_model_parallel_size
+    # input.yaml:40 trainer.megatron.pipeline_model_parallel_size
     'actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2'
-    # trainer.megatron.expert_model_parallel_size
+    # trainer.megatron.expert_model_parallel_size (Trinity's default)
     'actor_rollout_ref.actor.megatron.expert_model_parallel_size=1'
-    # trainer.megatron.context_parallel_size
+    # trainer.megatron.context_parallel_size (Trinity's default)
     'actor_rollout_ref.actor.megatron.context_parallel_size=1'
-    # trainer.megatron.sequence_parallel
+    # trainer.megatron.sequence_parallel (Trinity's default)
     'actor_rollout_ref.actor.megatron.sequence_parallel=True'
-    # trainer.param_offload
+    # trainer.param_offload (Trinity's default)
     'actor_rollout_ref.actor.megatron.param_offload=False'
-    # trainer.optimizer_offload
+    # trainer.optimizer_offload (Trinity's default)
     'actor_rollout_ref.actor.megatron.optimizer_offload=False'
-    # trainer.megatron.tensor_model_parallel_size
+    # input.yaml:39 trainer.megatron.tensor_model_parallel_size
     'actor_rollout_ref.ref.megatron.tensor_model_parallel_size=2'
-    # trainer.megatron.pipeline_model_parallel_size
+    # input.yaml:40 trainer.megatron.pipeline_model_parallel_size
     'actor_rollout_ref.ref.megatron.pipeline_model_parallel_size=2'
-    # trainer.megatron.expert_model_parallel_size
+    # trainer.megatron.expert_model_parallel_size (Trinity's default)
     'actor_rollout_ref.ref.megatron.expert_model_parallel_size=1'
-    # trainer.megatron.context_parallel_size
+    # trainer.megatron.context_parallel_size (Trinity's default)
     'actor_rollout_ref.ref.megatron.context_parallel_size=1'
-    # trainer.megatron.sequence_parallel
+    # trainer.megatron.sequence_parallel (Trinity's default)
     'actor_rollout_ref.ref.megatron.sequence_parallel=True'
-    # trainer.param_offload
+    # trainer.param_offload (Trinity's default)
     'actor_rollout_ref.ref.megatron.param_offload=False'
     # trainer.trainer_config actor.ppo_micro_batch_size_per_gpu: passed through
     'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8'

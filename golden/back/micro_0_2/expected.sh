@@ -66,11 +66,11 @@ overrides=(
     'trainer.project_name=demo'
     # name
     'trainer.experiment_name=micro'
-    # trainer.trainer_config actor.ppo_micro_batch_size: Trinity's trainer divides 64 by its 8 data-parallel ranks
+    # trainer.trainer_config actor.ppo_micro_batch_size: Trinity's trainer divides 64 by its 8 data-parallel ranks: 8 a GPU
     'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8'
-    # trainer.trainer_config rollout.log_prob_micro_batch_size: Trinity's trainer divides 128 by its 8 data-parallel ranks
+    # trainer.trainer_config rollout.log_prob_micro_batch_size: Trinity's trainer divides 128 by its 8 data-parallel ranks: 16 a GPU
     'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=16'
-    # trainer.trainer_config ref.log_prob_micro_batch_size: Trinity's trainer divides 128 by its 8 data-parallel ranks
+    # trainer.trainer_config ref.log_prob_micro_batch_size: Trinity's trainer divides 128 by its 8 data-parallel ranks: 16 a GPU
     'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=16'
 )
 python3 -m verl.trainer.main_ppo "${overrides[@]}" "$@"
