@@ -519,6 +519,7 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
     from rftc.semantics.trinity import from_trinity, view
     from rftc.semantics.verl import from_verl
     from rftc.shell import analyze
+    from rftc.trinity.derive import derive
     from rftc.trinity.document import parse
     from rftc.verl.releases import order
     from rftc.verl.releases.schema import versions
@@ -539,7 +540,15 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
                             "saved model) and convert each with --to verl")
         return out
     v = view(checked.config, parse(yaml_text, name)[0])
-    out.text, lacking = launch(checked.config, v, release, checked.document or {}, os.path.basename(name))
+    out.text, kept, lacking = launch(checked.config, v, release, checked.document or {}, os.path.basename(name))
+    gpus, world = derive(checked.config).gpus, {o.key: o.value for o in kept}
+    world = world.get("trainer.nnodes", 0) * world.get("trainer.n_gpus_per_node", 0)
+    if gpus is not None and 0 < world < gpus.trainer_gpu_num:
+        out.diagnostics.add("RFTC610", f"the launch trains on {world} GPUs, not the {gpus.trainer_gpu_num} of the "
+                            f"config's trainer: veRL splits each step's data.train_batch_size x rollout.n responses "
+                            f"evenly over all its GPUs, and {gpus.trainer_gpu_num} do not divide them",
+                            _span_of(v["cluster.trainer_gpu_num"].source, name),
+                            hint="make buffer.train_batch_size x sync_interval a multiple of the trainer's GPUs")
     for o in lacking:  # those the file sets; a default the release lacks is its own behaviour (RFTC601 otherwise)
         if _span_of(o.source, name).line > 1 or "trainer.trainer_config" in o.source:
             out.diagnostics.add("RFTC602", f"verl {release} has no key {o.key}: {o.key}={o.value} ({o.source}) is "

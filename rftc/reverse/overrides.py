@@ -4,10 +4,12 @@ file:line) its value came from."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from rftc.dotted import get
 from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
+from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
 from rftc.plugins import ADVANTAGE_FN
 from rftc.semantics.model import Value
 from rftc.semantics.sft_trinity import parquet_of
@@ -17,6 +19,7 @@ from rftc.trinity.derive import derive
 from rftc.trinity.schema import TrinityConfig
 from rftc.verl.overrides.apply import leaves
 from rftc.verl.releases.schema import leaf_paths
+from rftc.verl.releases.semantics import resolve
 
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
 ADVANTAGES = {adv: est for est, (adv, _) in reversed(ESTIMATORS.items()) if adv != ADVANTAGE_FN}
@@ -35,12 +38,20 @@ class Override:
     formula: str = ""
 
 
+def primary(x: TrinityConfig) -> str:
+    """The config main_ppo composes for the config's trainer: veRL's Megatron one for trainer_strategy megatron."""
+    return "ppo_megatron_trainer" if x.trainer.trainer_strategy == "megatron" else "ppo_trainer"
+
+
 def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | None = None
               ) -> tuple[list[Override], list[Override]]:
-    """The overrides of a main_ppo launch of ``release`` that trains what ``v`` (view(x)) describes, and those whose
-    key the release lacks; paths as the file ``raw`` writes them (${oc.env:...} kept for the launch's
-    environment)."""
-    keys = leaf_paths(release, "ppo_trainer")
+    """The overrides of a main_ppo launch of ``release`` (composing ``primary(x)``) that trains what ``v``
+    (view(x)) describes, and those whose key the release lacks; paths as the file ``raw`` writes them
+    (${oc.env:...} kept for the launch's environment)."""
+    keys = leaf_paths(release, primary(x))
+    megatron = x.trainer.trainer_strategy == "megatron"
+    # what one ppo_mini_batch_size counts under the release, for the launch's engine
+    unit = resolve(release, snapshot=False).value("megatron_actor_mini_unit" if megatron else "actor_mini_unit")
     out: dict[str, Override] = {}
 
     def val(key, default=None):
@@ -58,14 +69,22 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
 
     n, T = val("verl.rollout.n", 1), val("verl.actor.ppo_mini_batch_size")
     tsi, epochs = val("synchronizer.trainer_sync_interval", 1), val("verl.actor.ppo_epochs", 1)
-    mini = max(T // n, 1)
+    put(f"{R}.n", n, "verl.rollout.n")
+    n = n if f"{R}.n" in keys else 1  # a release without rollout.n (0.1) samples one response a prompt
+    prompts = max(T // n, 1)
+    mini = T if unit == "responses" else prompts
     put("algorithm.adv_estimator", _estimator(val("algorithm.advantage_fn"), val("algorithm.advantage_fn_args", {})),
         "algorithm.advantage_fn")
-    put(f"{R}.n", n, "verl.rollout.n")
     put(f"{A}.ppo_mini_batch_size", mini, "verl.actor.ppo_mini_batch_size", "verl.rollout.n",
-        formula=f"buffer.train_batch_size / repeat_times = {T}/{n} prompts")
-    put("data.train_batch_size", mini * tsi, "verl.actor.ppo_mini_batch_size", "synchronizer.trainer_sync_interval",
-        formula=f"mini-batch x trainer_sync_interval = {mini}x{tsi}")
+        formula=f"buffer.train_batch_size, in responses as verl {release} counts it" if unit == "responses"
+        else f"buffer.train_batch_size / repeat_times = {T}/{n} prompts")
+    if T * tsi % n == 0:  # the experiences between weight updates are whole groups: as many prompts a veRL step
+        put("data.train_batch_size", T * tsi // n, "verl.actor.ppo_mini_batch_size",
+            "synchronizer.trainer_sync_interval", "verl.rollout.n",
+            formula=f"buffer.train_batch_size x trainer_sync_interval / responses a prompt = {T}x{tsi}/{n}")
+    else:
+        put("data.train_batch_size", prompts * tsi, "verl.actor.ppo_mini_batch_size",
+            "synchronizer.trainer_sync_interval", formula=f"mini-batch x trainer_sync_interval = {prompts}x{tsi}")
     put(f"{A}.ppo_epochs", epochs, "verl.actor.ppo_epochs")
     put("trainer.total_epochs", val("buffer.total_epochs"), "buffer.total_epochs")
     total = val("buffer.total_steps")
@@ -87,13 +106,17 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
     _data(put, x, raw or {})
     _cluster(put, x, val, raw or {})
     _passthrough(put, x, out)
+    _world(put, out, x, n)
+    if megatron:
+        _megatron(put, val, val("algorithm.advantage_fn") == "ppo")
+    _micro(out, put, keys, x)
     micro = out.get(f"{A}.ppo_micro_batch_size")
     if tsi == 1 and micro and isinstance(micro.value, int) and micro.value > 0 and mini % micro.value:
         # one mini-batch is the whole batch: veRL treats any ppo_mini_batch_size >= train_batch_size alike, and its
-        # startup check wants one the global micro-batch size divides
+        # workers want one the global micro-batch size divides
         whole = -(-mini // micro.value) * micro.value
         put(f"{A}.ppo_mini_batch_size", whole, "verl.actor.ppo_mini_batch_size", source=None,
-            formula=f"the whole batch of {mini} prompts, as a multiple of ppo_micro_batch_size {micro.value}")
+            formula=f"the whole batch of {mini} {unit}, as a multiple of ppo_micro_batch_size {micro.value}")
     return [o for o in out.values() if o.key in keys], [o for o in out.values() if o.key not in keys]
 
 
@@ -228,3 +251,80 @@ def _passthrough(put, x: TrinityConfig, out) -> None:
                     "actor_rollout_ref.ref.log_prob_micro_batch_size"):
             if key not in out and f"{key}_per_gpu" not in out:
                 put(f"{key}_per_gpu", 1, source="trainer.use_dynamic_bsz", formula="Trinity's default micro-batch size")
+
+
+# veRL's micro-batch sizes: the deprecated global form (divided by the data-parallel size at startup) and its
+# per-GPU form, which verl 0.1 lacks
+MICRO = (f"{A}.ppo_micro_batch_size", f"{R}.log_prob_micro_batch_size",
+         "actor_rollout_ref.ref.log_prob_micro_batch_size", "critic.ppo_micro_batch_size",
+         "critic.forward_micro_batch_size")
+
+
+def model_parallel(x: TrinityConfig, keys=None) -> int:
+    """The GPUs of one model-parallel group, which veRL's workers divide the GPUs by for the data-parallel ranks a
+    global micro-batch size is divided by: Ulysses SP (FSDP) or TP x PP x CP (Megatron); with ``keys``, only the
+    sizes a release has keys for (one without, verl 0.1's SP or context parallelism before 0.4.0, runs without)."""
+    m, t = x.trainer.megatron, x.trainer
+    if t.trainer_strategy != "megatron":
+        sizes = {f"{A}.ulysses_sequence_parallel_size": t.ulysses_sequence_parallel_size}
+    else:
+        sizes = {f"{A}.megatron.{k}": getattr(m, k) for k in
+                 ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size")}
+    return max(math.prod(v for k, v in sizes.items() if keys is None or k in keys), 1)
+
+
+def _world(put, out: dict, x: TrinityConfig, n: int) -> None:
+    """veRL splits each step's responses over all its GPUs (its startup check refuses a batch they do not divide):
+    where the trainer's GPUs do not divide them, the most GPUs up to that many that do, in whole model-parallel
+    groups (whole nodes, or part of one); rftc.api.to_verl reports the smaller world (RFTC610)."""
+    nodes, per_node, batch = (out.get(k) for k in ("trainer.nnodes", "trainer.n_gpus_per_node",
+                                                   "data.train_batch_size"))
+    if not (nodes and per_node and batch) or not all(isinstance(o.value, int) for o in (nodes, per_node, batch)):
+        return
+    responses, share = batch.value * n, nodes.value * per_node.value
+    group = model_parallel(x)
+    worlds = [(k, per_node.value) for k in range(nodes.value, 0, -1)] + \
+        [(1, g) for g in range(per_node.value - 1, 0, -1)]
+    k, g = next(((k, g) for k, g in worlds if responses % (k * g) == 0 and (k * g) % group == 0), (0, 0))
+    if (k, g) in ((0, 0), (nodes.value, per_node.value)):
+        return
+    why = f"the most GPUs up to the trainer's {share} that split the {responses} responses of a step evenly"
+    put("trainer.nnodes", k, source=nodes.source, formula=why)
+    put("trainer.n_gpus_per_node", g, source=per_node.source, formula=why)
+
+
+def _micro(out: dict, put, keys: set, x: TrinityConfig) -> None:
+    """Each micro-batch size as the release reads it, for the per-GPU size Trinity's trainer takes: trainer_config's
+    per-GPU key, else its global one divided by the trainer's data-parallel ranks as veRL's workers divide it. The
+    launch writes the per-GPU key where the release has it, else the global size of its own data-parallel ranks."""
+    gpus = derive(x).gpus
+    trainer = max(gpus.trainer_gpu_num // model_parallel(x), 1) if gpus is not None and gpus.trainer_gpu_num > 0 \
+        else None
+    nodes, per_node = out.get("trainer.nnodes"), out.get("trainer.n_gpus_per_node")
+    launch = max(nodes.value * per_node.value // model_parallel(x, keys), 1) if nodes and per_node else None
+    for glob in MICRO:
+        per = f"{glob}_per_gpu"
+        g, p = out.pop(glob, None), out.pop(per, None)
+        if p is None and g is not None and isinstance(g.value, int) and trainer:
+            size = max(g.value // trainer, 1)
+            p = Override(per, size, g.source,
+                         f"Trinity's trainer divides {g.value} by its {trainer} data-parallel ranks: {size} a GPU")
+        if p is None:  # not a size veRL divides (null): as it is
+            if g is not None:
+                out[glob] = g
+        elif per in keys or glob not in keys or launch is None or not isinstance(p.value, int):
+            out[per] = p
+        else:
+            put(glob, p.value * launch, source=p.source,
+                formula=f"{p.value} per GPU x the launch's {launch} data-parallel ranks (the release's global size)")
+
+
+def _megatron(put, val, critic: bool) -> None:
+    """trainer.megatron's parallel sizes and trainer's offload flags, which Trinity gives the actor, the reference
+    model and the critic (trinity-0.6.md §3.2), as veRL's Megatron keys of each."""
+    for role in (A, "actor_rollout_ref.ref", *(["critic"] if critic else [])):
+        for k in MEGATRON_PARALLEL:
+            put(f"{role}.megatron.{k}", val(f"trainer.megatron.{k}"), f"trainer.megatron.{k}")
+        for k, field in MEGATRON_OFFLOAD.items():
+            if role != "actor_rollout_ref.ref" or k == "param_offload":
+                put(f"{role}.megatron.{k}", val(field), field)

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP
+from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
@@ -83,6 +84,10 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
+    for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
+        put(f"trainer.megatron.{k}", getattr(x.trainer.megatron, k))
+    for k in MEGATRON_OFFLOAD.values():
+        put(k, _dotted(x, k))
     return out
 
 

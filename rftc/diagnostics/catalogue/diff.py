@@ -42,3 +42,14 @@ CODES.append(
          "written. Write each stage as a config of its own, with model.model_path the previous stage's saved "
          "model, and convert each.",
          "rftc convert --to verl sft_then_grpo.yaml", "cli"))
+CODES.append(
+    Code("RFTC610", "verl-world-size", Severity.WARNING,
+         "The veRL launch trains on fewer GPUs than the Trinity config's trainer.",
+         "`rftc convert --to verl` gives the launch the GPUs of Trinity's trainer (veRL colocates the rollout on "
+         "them). veRL splits each step's batch (data.train_batch_size x rollout.n responses) evenly over all its "
+         "GPUs and refuses to start otherwise; where the trainer's GPU count does not divide the batch (sequence or "
+         "model parallel groups, or a batch that is not whole groups of repeat_times), the launch takes the most "
+         "GPUs up to the trainer's that do. What is trained is the same; each GPU takes a larger share, so the run "
+         "is slower and needs more memory per GPU. Make buffer.train_batch_size x sync_interval a multiple of the "
+         "trainer's GPUs, or accept the smaller launch.",
+         "rftc convert --to verl config.yaml", "cli"))
