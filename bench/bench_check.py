@@ -1,7 +1,7 @@
 """`rftc check` speed: the median cold start on a typical config (a fresh process each time, against a bare
-`python -c pass` and against the imports any check on a pydantic IR pays, measured in the same run), and the time
-to check 500 configs in one process (500 small edits of the guide's two examples: valid ones, failing ones, traps),
-both through the CLI and through the library call.
+`python -c pass`, against the imports any check on a pydantic IR pays and against those with rftc's IR built, measured
+in the same run), and the time to check 500 configs in one process (500 small edits of the guide's two examples: valid
+ones, failing ones, traps), both through the CLI and through the library call.
 
 A cold start reads rftc's compiled bytecode, as an installed package does (the script compiles it first: a checkout
 run with PYTHONDONTWRITEBYTECODE set would otherwise compile every module in every run).
@@ -14,6 +14,7 @@ bench/bench_check_vs_trinity.py compares the cold start with Trinity-RFT 0.6.0's
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
@@ -33,9 +34,14 @@ EDITS = [("  batch_size: 256", "  batch_size: lots"), ("  repeat_times: 8", "  r
          ("  sync_style: fixed", "  sync_style: dynamic_by_explorer"), ("", "")]
 
 
-# what any check on a pydantic IR imports before it does anything: PyYAML, pydantic and one model (its schema
-# machinery, and importlib.metadata, which pydantic's plugin loader imports whatever PYDANTIC_DISABLE_PLUGINS says)
-FLOOR = "import yaml\nfrom pydantic import BaseModel\nclass A(BaseModel):\n    x: int = 1\n"
+# What any check on a pydantic IR pays before it does anything: PyYAML, pydantic and one model (its schema
+# machinery, and importlib.metadata, which pydantic's plugin loader imports whatever PYDANTIC_DISABLE_PLUGINS says),
+# run as `rftc check` runs (plugins off, the collector paused): the most any such check can reach. FLOOR_IR adds
+# Trinity's config as rftc's IR (34 models, 361 fields: the classes and the one validator a check builds).
+FLOOR = "import gc\ngc.disable()\nimport yaml\nfrom pydantic import BaseModel\nclass A(BaseModel):\n    x: int = 1\n"
+FLOOR_IR = ("import gc\ngc.disable()\nimport yaml\nfrom rftc.trinity.schema import TrinityConfig\n"
+            "TrinityConfig.model_validate({})\n")
+FLOOR_ENV = {"PYDANTIC_DISABLE_PLUGINS": "__all__"}
 
 
 def compile_bytecode(tree: Path) -> None:
@@ -47,25 +53,29 @@ def compile_bytecode(tree: Path) -> None:
 
 def cold_start(config: Path = TYPICAL, runs: int = 7, baseline: tuple[str, Path] | None = None
                ) -> dict[str, tuple[float, float]]:
-    """Median (wall, CPU) seconds of `python -c pass`, of FLOOR, of `rftc check CONFIG` and, given a ``baseline``
-    (a name and a tree holding another revision's rftc package), of that revision's `rftc check CONFIG`;
+    """Median (wall, CPU) seconds of `python -c pass`, of FLOOR, of FLOOR_IR, of `rftc check CONFIG` and, given a
+    ``baseline`` (a name and a tree holding another revision's rftc package), of that revision's `rftc check CONFIG`;
     interleaved runs. CPU is the child's user + sys time, which other load on a shared machine disturbs less than
     wall time."""
     check = [sys.executable, "-m", "rftc", "check", "--format", "concise", "--no-path-checks", str(config)]
-    commands = {"python -c pass": ([sys.executable, "-c", "pass"], None),
-                "pydantic + yaml": ([sys.executable, "-c", FLOOR], None), "rftc check": (check, ROOT)}
+    floor_env = dict(os.environ, **FLOOR_ENV)
+    commands = {"python -c pass": ([sys.executable, "-c", "pass"], None, None),
+                "pydantic + yaml": ([sys.executable, "-c", FLOOR], None, floor_env),
+                "pydantic + yaml + IR": ([sys.executable, "-c", FLOOR_IR], ROOT, floor_env),
+                "rftc check": (check, ROOT, None)}
     if baseline:
         name, tree = baseline
-        commands[f"rftc check ({name})"] = (check, tree)
-    for _, tree in commands.values():
+        commands[f"rftc check ({name})"] = (check, tree, None)
+    for _, tree, _ in commands.values():
         if tree:
             compile_bytecode(tree)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(runs):
-        for name, (cmd, tree) in commands.items():
+        for name, (cmd, tree, env) in commands.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, cwd=tree or ROOT)  # `python -m` imports from its cwd
+            # `python -m` and `-c` import from their cwd
+            proc = subprocess.run(cmd, capture_output=True, cwd=tree or ROOT, env=env)
             wall = time.perf_counter() - start
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             samples[name].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
@@ -120,8 +130,8 @@ def main() -> int:
     cold = cold_start(TYPICAL, args.runs)
     print(f"cold start, {TYPICAL.relative_to(ROOT)}, median of {args.runs} interleaved runs (wall / CPU):")
     for name, (wall, cpu) in cold.items():
-        print(f"  {name:16s} {wall * 1000:7.0f} ms {cpu * 1000:7.0f} ms")
-    for floor in ("python -c pass", "pydantic + yaml"):
+        print(f"  {name:20s} {wall * 1000:7.0f} ms {cpu * 1000:7.0f} ms")
+    for floor in ("python -c pass", "pydantic + yaml", "pydantic + yaml + IR"):
         extra = [(cold["rftc check"][i] - cold[floor][i]) * 1000 for i in (0, 1)]
         print(f"  rftc check costs {extra[0]:.0f} ms wall, {extra[1]:.0f} ms CPU over {floor}")
     m = many(args.configs)

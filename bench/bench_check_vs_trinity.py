@@ -3,7 +3,8 @@ in the same run: each a fresh process (rftc in .venv, timed by bench_check.cold_
 built by scripts/setup-trinity-ref.sh, through tests/trinity_ref/validate.py). Prints medians of wall time and
 of CPU time (user + sys of the child, which other load on a shared machine disturbs less) and their ratios
 (aim >= 40x), with those of the imports any check on a pydantic IR pays (bench_check.FLOOR: the most any such
-check can reach) and, with --baseline, of another revision's `rftc check` (exported as bench_convert.py does).
+check can reach), of those imports and rftc's IR (bench_check.FLOOR_IR) and, with --baseline, of another
+revision's `rftc check` (exported as bench_convert.py does), which `rftc check` is also compared with.
 
     .venv/bin/python bench/bench_check_vs_trinity.py [CONFIG] [--runs N] [--baseline REV]
 """
@@ -56,18 +57,24 @@ def main() -> int:
         return 2
     config = args.config.resolve()
     with tempfile.TemporaryDirectory() as tree:
-        baseline = (f"{args.baseline} {export(args.baseline, Path(tree))}", Path(tree)) if args.baseline else None
+        baseline = None
+        if args.baseline:
+            commit = export(args.baseline, Path(tree))
+            baseline = (commit if commit.startswith(args.baseline) else f"{args.baseline} {commit}", Path(tree))
         medians = {"trinity load+check": trinity_cold_start(config, args.runs),
                    **cold_start(config, args.runs, baseline)}
     shown = config.relative_to(ROOT) if config.is_relative_to(ROOT) else config
     print(f"cold start, {shown}, median of {args.runs} runs each (wall / CPU):")
     for name, (wall, cpu) in medians.items():
-        print(f"  {name:24s} {wall * 1000:8.0f} ms {cpu * 1000:8.0f} ms")
+        print(f"  {name:28s} {wall * 1000:8.0f} ms {cpu * 1000:8.0f} ms")
     tw, tc = medians["trinity load+check"]
     print("faster than Trinity's own load + check (wall, CPU; aim >= 40x):")
     for name, (wall, cpu) in medians.items():
         if name.startswith(("rftc check", "pydantic")):
-            print(f"  {name:24s} {tw / wall:6.1f}x {tc / cpu:6.1f}x")
+            print(f"  {name:28s} {tw / wall:6.1f}x {tc / cpu:6.1f}x")
+    if baseline:
+        (bw, bc), (rw, rc) = medians[f"rftc check ({baseline[0]})"], medians["rftc check"]
+        print(f"rftc check against {baseline[0]}: {bw / rw:.2f}x faster wall, {bc / rc:.2f}x less CPU")
     return 0
 
 

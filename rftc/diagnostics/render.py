@@ -9,7 +9,6 @@ sarif    SARIF 2.1.0 for code-scanning tools
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 
@@ -110,6 +109,8 @@ def render_full(diags: Iterable[Diagnostic], sources: Mapping[str, str] | None =
 
 
 def render_json(diags: Iterable[Diagnostic], sources=None) -> str:
+    import json
+
     return json.dumps([to_record(d) for d in diags], indent=2) + "\n"
 
 
@@ -161,6 +162,8 @@ def render_sarif(diags: Iterable[Diagnostic], sources=None) -> str:
         "runs": [{"tool": {"driver": {"name": "rftc", "version": __version__, "rules": list(rules.values())}},
                   "results": results}],
     }
+    import json
+
     return json.dumps(doc, indent=2) + "\n"
 
 
