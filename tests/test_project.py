@@ -33,3 +33,19 @@ def test_cli_help_and_usage_errors():
     assert ok.returncode == 0 and "convert" in ok.stdout and "check" in ok.stdout
     bad = subprocess.run([sys.executable, "-m", "rftc", "no-such-command"], capture_output=True, text=True)
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_the_garbage_collector_is_off_while_a_one_shot_command_runs(monkeypatch):
+    """Every command but `rftc run` runs with the cyclic garbage collector off; run in a process that goes on (the
+    tests, a library), main leaves it as it found it."""
+    import gc
+
+    from rftc.commands import explain, run
+    from support.cli import rftc
+
+    seen = {}
+    monkeypatch.setattr(explain, "run", lambda args: seen.setdefault("explain", gc.isenabled()) and 0)
+    monkeypatch.setattr(run, "run", lambda args: seen.setdefault("run", gc.isenabled()) and 0)
+    assert gc.isenabled()
+    assert rftc("explain", "RFTC100").returncode == 0 and rftc("run", "x.yaml").returncode == 0
+    assert seen == {"explain": False, "run": True} and gc.isenabled()

@@ -16,7 +16,6 @@ from pathlib import Path, PurePosixPath
 
 from rftc.diagnostics.collector import Diagnostics
 from rftc.shell.invocation import Arg, Invocation
-from rftc.verl.primary import hydra_main, loaded
 from rftc.verl.checkout.modules import up_to_repository
 from rftc.verl.overrides.text import OVERRIDES_LAUNCHER
 from rftc.verl.primary.defaults import compose_file
@@ -39,6 +38,8 @@ def locate(inv: Invocation, bundled: set[str], diags: Diagnostics, *, root: Path
     ``any_group``: the files' config group choices are all composed (Hydra has the folder), not only
     model_engine's. What the launch does not name, the entry module's @hydra.main does (``_Defaults``)."""
     if inv.fork is not None and inv.fork.plan is not None:  # a fork main without Hydra: what its code composes
+        from rftc.verl.primary import loaded
+
         return loaded.primary(inv, diags)
     entry = entry_of(inv.module)
     name = _arg_text(inv.config_name)
@@ -75,6 +76,8 @@ def _defaults(inv: Invocation, entry: tuple[str, str] | None, root: Path | None)
     path = RECIPE_CONFIG_PATH if inv.module in RECIPES else None  # a recipe's config folder is beside it
     if entry is None or root is None:
         return _Defaults(entry[1] if entry else None, path)
+    from rftc.verl.primary import hydra_main
+
     file = hydra_main.module_file(root, inv.module)
     own = hydra_main.declared(file)
     shown = str(file.relative_to(root))  # as the veRL it is in names its files
