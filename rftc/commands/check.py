@@ -66,7 +66,6 @@ def run(args) -> int:
     if bool(args.nodes) != bool(args.gpus_per_node):
         print("rftc check: --nodes and --gpus-per-node go together", file=sys.stderr)
         return 2
-    import gc
     import os
 
     # pydantic otherwise scans every installed distribution's entry points for plugins when it builds the first
@@ -74,23 +73,10 @@ def run(args) -> int:
     # needs no plugin (plugins hook validation to trace it), and a check's verdict must not depend on what else is
     # installed beside rftc. setdefault: a value the user set stays.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    # Until the first file is checked, the process mostly loads modules and builds the IR's validator: long-lived
-    # objects, hardly any garbage cycles, which the collector would walk dozens of times for nothing (~3% of a
-    # cold start). From the second file on it runs, with those objects frozen out of its walks (and given back
-    # to it when the command ends, for a caller that runs on in this process).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _check_all(args, collecting)
-    finally:
-        if collecting and gc.isenabled():  # frozen after the first file
-            gc.unfreeze()
-        elif collecting:
-            gc.enable()
+    return _check_all(args)
 
 
-def _check_all(args, collecting: bool) -> int:
-    import gc
+def _check_all(args) -> int:
     import sys
 
     from rftc.commands.common import exit_code, report
@@ -107,9 +93,6 @@ def _check_all(args, collecting: bool) -> int:
     diags, sources = Diagnostics(), {}
     for path in files:
         result = _check_one(path, options, args)
-        if collecting and not gc.isenabled():
-            gc.freeze()
-            gc.enable()
         diags.extend(result.diagnostics)
         sources.update(result.sources)
     return exit_code(report(diags, sources, args))
