@@ -62,3 +62,12 @@ def test_releases_whose_workers_read_only_per_gpu_sizes_get_nothing_from_a_globa
     m = map_config(cfg(*JOB, f"{A}.ppo_micro_batch_size_per_gpu=2", f"{R}.log_prob_micro_batch_size=16"))
     assert _sizes(m)["rollout"] is None  # veRL 0.9.1 itself fails (RFTC221)
     assert m.ledger[f"{R}.log_prob_micro_batch_size"].status == "implied"
+
+
+def test_a_snapshot_that_may_read_only_per_gpu_sizes_is_converted_as_the_workers_that_divide():
+    eff = cfg(*JOB, f"{A}.ppo_micro_batch_size=16", f"{R}.log_prob_micro_batch_size=16")
+    eff.release, eff.source = "0.8.0.dev", "verl/"  # a checkout declaring 0.8.0.dev: its workers are not known
+    m = map_config(eff)
+    assert _sizes(m)["actor"] == {"ppo_micro_batch_size_per_gpu": 2}
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC326"]
+    assert d.key == f"{A}.ppo_micro_batch_size" and "16 / (8 GPUs / SP 1) = 2 per GPU, as converted" in d.message

@@ -17,19 +17,22 @@ STARTUP_CHECKED = ("actor_rollout_ref.actor.ppo_micro_batch_size", "critic.ppo_m
 def map_micro(d: Draft) -> None:
     """Each global micro-batch size the script sets -> trainer_config's per-GPU key: global // data-parallel
     ranks (the world over SP, or over TP x PP x CP for Megatron), as the script's release divides it."""
+    doubt = d.sem.doubt("global_micro")
     for key in GLOBAL:
         if not d.user(key) or d.done(key):
             continue
         per = f"{key}_per_gpu"
-        if d.sem.value("global_micro") != "divided":
+        if not divides(d):
             d.implied(key, f"verl {d.sem.release}'s workers read only {per}")
             continue
-        if d.val(per) is not None:
+        if d.val(per) is not None or d.val(key) is None:
             d.implied(key, f"veRL's workers read {per}")
             continue
-        if d.number(key, positive=True) is None or share(d.val, key) is None:
-            continue  # reported (RFTC311, RFTC313), or the GPU count is: nothing to divide
-        s = share(d.val, key)
+        s = share(d.val, key) if d.number(key, positive=True) is not None else None  # else RFTC311, RFTC313
+        if s is None:
+            if not d.done(key):
+                d.implied(key, "not converted: the GPU count it is divided by is not known")
+            continue
         assumed = [k for k in ("trainer.nnodes", "trainer.n_gpus_per_node") if k in d.assumed]
         if s.size == 0 and assumed:
             # the script runs on fewer GPUs than assumed (RFTC318 says so): at least 1 a GPU, the least memory
@@ -47,6 +50,19 @@ def map_micro(d: Draft) -> None:
             continue
         d.set(f"trainer.trainer_config.{per}", s.size, key, status=PASSED,
               note=f"{s.formula} per GPU, as verl {d.sem.release}'s workers divide it")
+        if doubt is not None:  # said once, at the first size it concerns
+            d.report("RFTC326", f"{key}={d.val(key)}: {doubt.describe()}; without it the workers divide the global "
+                     f"size ({s.formula} per GPU, as converted), with it they read only {per} and the launch "
+                     "fails", key, settles=False, hint=f"read the worker code in the checkout; set {per} to "
+                     "decide")
+            doubt = None
+
+
+def divides(d: Draft) -> bool:
+    """Whether the script's release divides global sizes: certainly, or possibly (a snapshot in doubt, where the
+    other behaviour fails the launch: the conversion takes the one that runs)."""
+    doubt = d.sem.doubt("global_micro")
+    return d.sem.value("global_micro") == "divided" or (doubt is not None and doubt.other == "divided")
 
 
 def per_gpu(d: Draft, key: str) -> tuple[int, str] | None:
@@ -56,7 +72,7 @@ def per_gpu(d: Draft, key: str) -> tuple[int, str] | None:
     if isinstance(v, int) and not isinstance(v, bool) and v > 0:
         return v, key
     glob = key.removesuffix("_per_gpu")
-    if v is None and glob in GLOBAL and d.sem.value("global_micro") == "divided":
+    if v is None and glob in GLOBAL and divides(d):
         s = share(d.val, glob)
         if s is not None and s.size > 0:
             return s.size, glob
