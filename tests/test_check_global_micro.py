@@ -17,7 +17,8 @@ def test_the_hint_is_the_per_gpu_size_the_verl_legacy_path_makes_of_it():
     (d,) = _found(BASE.replace("{node_num: 1, gpu_per_node: 2}", "{node_num: 1, gpu_per_node: 4}")
                   .replace("  batch_size: 16", "  batch_size: 24"))  # 3 trainer GPUs
     assert d.key == "trainer.trainer_config.actor_rollout_ref.actor.ppo_micro_batch_size"
-    assert "trainer's 3 data-parallel ranks" in d.message and d.hint == "write `ppo_micro_batch_size_per_gpu: 2` instead"
+    assert "trainer's 3 data-parallel ranks" in d.message
+    assert d.hint == "write `ppo_micro_batch_size_per_gpu: 2` instead"
 
 
 def test_every_section_in_either_layout_and_both_sizes():

@@ -49,8 +49,8 @@ def _optimizer(v):
 A, R, C, M, D, T = ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "critic", "actor_rollout_ref.model",
                     "data", "trainer")
 RM = "explorer.rollout_model"
-MICRO = ("trainer.trainer_config's *_per_gpu: the global size / the data-parallel ranks (GPUs / SP; Megatron: / TP x PP "
-         "x CP), as the release's workers divide it")
+MICRO = ("trainer.trainer_config's *_per_gpu: the global size / the data-parallel ranks (GPUs / SP; Megatron: "
+         "/ TP x PP x CP), as the release's workers divide it")
 
 RULES: list[Rule] = [
     # ---- batch sizes, steps, synchronisation (rftc/mapping/batch.py, steps.py, sync.py)

@@ -126,7 +126,8 @@ def _per_gpu_only(eff: EffectiveConfig, sem: semantics.Semantics, pair: MicroPai
     """From 0.8.0 the engine workers read only the per-GPU size (global_micro: ignored) and assert the actor's
     and the rollout's are set (ActorRolloutRefWorker.init_model, an assert without a message)."""
     glob, per_gpu = f"{pair.section}.{pair.param}", f"{pair.section}.{pair.param}_per_gpu"
-    if _check(sem, "global_micro") and sem.value("global_micro") == "ignored" and eff.get(glob, None) is not None and eff.get(per_gpu, None) is None:
+    certain = sem.value("global_micro") == "ignored" and sem.doubt("global_micro") is None
+    if certain and eff.get(glob, None) is not None and eff.get(per_gpu, None) is None:
         say("RFTC221", f"assert {per_gpu} is not None: verl {sem.release}'s workers read only the per-GPU micro batch "
             f"size, not {pair.param}", (glob, per_gpu),
             f"replace {glob} ({_where(eff, glob)}) by {per_gpu}=<{pair.param} / data-parallel GPUs>")
