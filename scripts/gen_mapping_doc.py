@@ -10,7 +10,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from rftc.mapping import algorithm, batch, data, gpu, models, rewards, sft, stages, steps, sync, trainer
+from rftc.mapping import algorithm, batch, data, gpu, micro, models, rewards, sft, stages, steps, sync, trainer
 from rftc.mapping.rules import RULES
 from rftc.mapping.sft_rules import SFT_RULES
 
@@ -20,7 +20,8 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "mapping.md"
 ACTIONS = {"map": "mapped to", "pass": "passed through", "implied": "implied", "handled": "left out (RFTC301)",
            "none": "no equivalent (RFTC300)", "rule": "relational rule"}
 RELATIONAL = [batch.map_batch, steps.map_steps, sync.map_sync, algorithm.map_algorithm, data.map_data,
-              models.map_models, models.map_megatron, rewards.map_rewards, trainer.map_trainer, gpu.map_gpus]
+              models.map_models, models.map_megatron, micro.map_micro, rewards.map_rewards, trainer.map_trainer,
+              gpu.map_gpus]
 SFT_RELATIONAL = [sft.map_sft_cluster, sft.map_sft_batch, sft.map_sft_data, sft.map_sft_model, sft.map_sft_schedule,
                   sft.map_sft_steps]
 

@@ -337,6 +337,40 @@ def test_micro_batch_remainder(release):
 
 
 @pytest.mark.parametrize("release", RELEASES)
+def test_global_micro_batch_sizes(release):
+    """What the workers make of a global micro-batch size (rftc.verl.micro): the legacy workers floor-divide each
+    of the actor's, rollout's, reference model's and critic's by their data-parallel ranks (the world over the
+    Ulysses sequence-parallel size from 0.2, which 0.1 lacks; Megatron's data-parallel size); the engine workers of
+    0.8.0 on read only the per-GPU sizes, and assert the actor's and the rollout's are set."""
+    require(release)
+    _, fsdp = first_source(release, "verl/trainer/ppo/workers/fsdp_workers.py", "verl/workers/fsdp_workers.py")
+    _, megatron = first_source(release, "verl/trainer/ppo/workers/megatron_workers.py",
+                               "verl/workers/megatron_workers.py")
+    if fsdp is None:
+        init = function(source(release, "verl/workers/engine_workers.py"), "init_model", "ActorRolloutRefWorker")
+        asserted = {ast.unparse(n.test) for n in statements(init, lambda n: isinstance(n, ast.Assert))}
+        assert {"self.config.rollout.log_prob_micro_batch_size_per_gpu is not None",
+                "self.config.actor.ppo_micro_batch_size_per_gpu is not None"} <= asserted, release
+        assert _sem(release).value("global_micro") == "ignored"
+        return
+
+    def divided(src, cls, divisor) -> set[str]:
+        """'section.key' of each micro-batch size ``cls.__init__`` floor-divides by a ``divisor`` expression."""
+        return {".".join(ast.unparse(n.target).split(".")[-2:]) for n in statements(
+            function(src, "__init__", cls), lambda n: isinstance(n, ast.AugAssign) and isinstance(n.op, ast.FloorDiv)
+            and "micro_batch_size" in ast.unparse(n.target) and divisor(ast.unparse(n.value)))}
+
+    sp = (lambda v: "ulysses_sequence_parallel_size" in v) if release != "0.1" else (lambda v: "ulysses" not in v)
+    assert {"actor.ppo_micro_batch_size", "rollout.log_prob_micro_batch_size", "ref.log_prob_micro_batch_size"} <= \
+        divided(fsdp, "ActorRolloutRefWorker", sp), release
+    assert "config.ppo_micro_batch_size" in divided(fsdp, "CriticWorker", sp), release
+    dp = (lambda v: "get_data_parallel_world_size" in v)
+    assert {"actor.ppo_micro_batch_size", "rollout.log_prob_micro_batch_size", "ref.log_prob_micro_batch_size"} <= \
+        divided(megatron, "ActorRolloutRefWorker", dp), release
+    assert _sem(release).value("global_micro") == "divided"
+
+
+@pytest.mark.parametrize("release", RELEASES)
 def test_multiturn_sft_rows_carry_images(release):
     """Whether veRL's multi-turn SFT dataset reads a row's images and videos (for a multimodal processor)."""
     require(release)

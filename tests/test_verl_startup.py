@@ -109,9 +109,24 @@ def test_deprecated_global_micro_batch_rules():
             "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
             "actor_rollout_ref.actor.ppo_mini_batch_size=64 actor_rollout_ref.actor.ppo_micro_batch_size=6 "
             "trainer.n_gpus_per_node=8")
-    assert messages(startup(text)) == [
-        "ppo_mini_batch_size (64) must be divisible by ppo_micro_batch_size (6)",
-        "ppo_micro_batch_size (6) * ulysses_sequence_parallel_size (1) must be >= n_gpus (8)"]
+    validation = ["ppo_mini_batch_size (64) must be divisible by ppo_micro_batch_size (6)",
+                  "ppo_micro_batch_size (6) * ulysses_sequence_parallel_size (1) must be >= n_gpus (8)"]
+    # then the engine workers of 0.8.0 on assert the per-GPU size is set; the legacy workers of 0.7.1 divide it
+    assert messages(startup(text)) == validation + [
+        "assert actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu is not None: verl 0.9.1's workers read only the "
+        "per-GPU micro batch size, not ppo_micro_batch_size"]
+    assert messages(startup(text, "0.7.1")) == validation
+
+
+def test_global_micro_batch_sizes_without_per_gpu_ones_fail_the_engine_workers():
+    text = ("algorithm.adv_estimator=grpo actor_rollout_ref.rollout.name=vllm trainer.n_gpus_per_node=8 "
+            "actor_rollout_ref.actor.ppo_micro_batch_size=16 actor_rollout_ref.rollout.log_prob_micro_batch_size=16")
+    got = startup(text, "0.8.0")
+    assert [m.split(":")[0] for m in messages(got)] == [
+        "assert actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu is not None",
+        "assert actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu is not None"]
+    assert "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=<" in next(iter(got)).hint
+    assert messages(startup(text, "0.7.1")) == []
 
 
 def test_sequence_parallel_needs_remove_padding():

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.mapping import algorithm, batch, data, gpu, models, offpolicy, rewards, sampling, sft, steps, sync, trainer
+from rftc.mapping import (algorithm, batch, data, gpu, micro, models, offpolicy, rewards, sampling, sft, steps, sync,
+                          trainer)
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
@@ -49,6 +50,7 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     scored = data.map_data(d, rule_reward=not rewards.reward_model(d))
     models.map_models(d, critic=critic)
     models.map_megatron(d)
+    micro.map_micro(d)
     models.ref_micro_batch(d, ref=algo in REF_ALGORITHMS)
     if b is not None:
         steps.map_steps(d, b)

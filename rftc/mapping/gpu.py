@@ -37,6 +37,7 @@ from math import gcd
 
 from rftc.mapping.batch import divisors
 from rftc.mapping.draft import PASSED, ROLLOUT_TP, Draft, Origin
+from rftc.mapping.micro import per_gpu
 
 DECODE_COST = 4
 # The most GPUs veRL's world size (nnodes x n_gpus_per_node) or one engine may have; more is a typo, since no cluster
@@ -250,10 +251,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
         keys = [f"{A}.ppo_micro_batch_size_per_gpu", f"{R}.log_prob_micro_batch_size_per_gpu"]
         keys += [REF_MICRO] if ref else []
         keys += ["critic.ppo_micro_batch_size_per_gpu"] if critic else []
-        for k in keys:
-            v = d.val(k)
-            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                micro.append((k, v))
+        micro += [(k, got[0]) for k in keys if (got := per_gpu(d, k)) is not None]
     epochs = d.val(f"{A}.ppo_epochs") if isinstance(d.val(f"{A}.ppo_epochs"), int) else 1
     share = rollout_share(d.get("model.max_prompt_tokens") or 512, d.get("model.max_response_tokens") or 512,
                           epochs, ref, critic)
@@ -344,16 +342,18 @@ def _fit_micro(d: Draft, w: Workload, trainer: int) -> None:
     fitted: dict[str, int] = {}
     for key, m in w.micro:
         if per % m:
+            src = per_gpu(d, key)[1]  # the per-GPU key itself, or the global one it was divided from
             why = (f"verl {d.sem.release} takes a smaller last micro-batch" if _remainder(d, key) == "smaller_last"
                    else f"it divides veRL's share on all {w.total} GPUs")
-            fitted[key] = max(x for x in divisors(per) if x <= m)
-            d.set(f"trainer.trainer_config.{key}", fitted[key], key, status=PASSED,
-                  note=f"the script's {m}, lowered to divide the {per} experiences per trainer GPU (RFTC319)")
-            d.report("RFTC319", f"{key} {m} becomes {fitted[key]}: Trinity's trainer splits the {per} experiences "
+            fitted[src] = max(x for x in divisors(per) if x <= m)
+            size = m if src == key else f"{m} per GPU"
+            d.set(f"trainer.trainer_config.{key}", fitted[src], src, status=PASSED,
+                  note=f"the script's {size}, lowered to divide the {per} experiences per trainer GPU (RFTC319)")
+            d.report("RFTC319", f"{key} {m} becomes {fitted[src]}: Trinity's trainer splits the {per} experiences "
                      f"each of its {trainer} GPUs takes per step into micro-batches of exactly this size, and {m} "
-                     f"does not divide them ({why})", key, settles=False,
+                     f"does not divide them ({why})", src, settles=False,
                      hint="set a micro-batch size that divides the per-GPU share, or use_dynamic_bsz=True")
-    if derived is not None and derived.keys and derived.keys[0] in fitted:
+    if derived is not None and derived.keys and derived.keys[0] in fitted and REF_MICRO not in dict(w.micro):
         d.set(ref, fitted[derived.keys[0]])
         d.origins[ref] = Origin(derived.keys, derived.note + f"; {derived.keys[0]} as fitted (RFTC319)")
 

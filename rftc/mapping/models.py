@@ -4,6 +4,8 @@ dynamic batching, padding removal, LoRA, Megatron, and role-specific values Trin
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft, Origin
+from rftc.mapping.micro import per_gpu
+from rftc.verl.micro import share
 
 A, REF, R, M, C = ("actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout",
                    "actor_rollout_ref.model", "critic")
@@ -89,29 +91,30 @@ def _critic_mini_batch(d: Draft, critic: bool) -> None:
 
 
 def ref_micro_batch(d: Draft, *, ref: bool) -> None:
-    """ref.log_prob_micro_batch_size_per_gpu = rollout.log_prob_micro_batch_size_per_gpu (else the actor's
-    ppo_micro_batch_size_per_gpu) when Trinity builds a reference model, batches are not dynamic and the script
-    sets none: veRL builds no reference model without a KL term and so never needs one, but Trinity's ppo,
-    grpo, ... always build it, and veRL 0.8's worker config then fails at trainer start. It is a forward-only
-    batch size (memory, not training)."""
+    """ref.log_prob_micro_batch_size_per_gpu = the rollout's log-prob micro-batch size per GPU (else the actor's
+    update one), as veRL trains with it (a global size divided as the release divides it, rftc.mapping.micro),
+    when Trinity builds a reference model, batches are not dynamic and the script sets none: veRL builds no
+    reference model without a KL term and so never needs one, but Trinity's ppo, grpo, ... always build it, and
+    veRL 0.8's worker config then fails at trainer start. It is a forward-only batch size (memory, not training)."""
     key = f"{REF}.log_prob_micro_batch_size_per_gpu"
     if not ref or d.get("trainer.use_dynamic_bsz") is not False or d.user(key) or \
             d.user(f"{REF}.log_prob_micro_batch_size"):
         return
-    for default in (key, f"{REF}.log_prob_micro_batch_size"):  # verl 0.1's config sets one (128)
-        if d.cfg.get(default, None) is not None:
-            d.set(f"trainer.trainer_config.{default}", d.val(default), default,
-                  note=f"verl {d.sem.release}'s default: the reference model Trinity builds needs one")
-            return
-    # a per-GPU size, else a global one (verl 0.1 had only global micro batch sizes)
-    for source, target in ((f"{R}.log_prob_micro_batch_size_per_gpu", key), (f"{A}.ppo_micro_batch_size_per_gpu", key),
-                           (f"{R}.log_prob_micro_batch_size", f"{REF}.log_prob_micro_batch_size"),
-                           (f"{A}.ppo_micro_batch_size", f"{REF}.log_prob_micro_batch_size")):
-        v = d.val(source)
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-            at = f"trainer.trainer_config.{target}"
-            d.set(at, v)  # the source key is still passed through as itself by the rule table
-            d.origins[at] = Origin((source,), "the reference model Trinity builds needs one; veRL's default is unset")
+    default = per_gpu(d, key)  # the release's own default (verl 0.1's config sets a global 128)
+    if default is not None and d.cfg.get(default[1], None) is not None:
+        size, source = default
+        how = "" if source == key else f", {share(d.val, source).formula} per GPU"
+        d.set(f"trainer.trainer_config.{key}", size, source,
+              note=f"verl {d.sem.release}'s default{how}: the reference model Trinity builds needs one")
+        return
+    for source in (f"{R}.log_prob_micro_batch_size_per_gpu", f"{A}.ppo_micro_batch_size_per_gpu"):
+        got = per_gpu(d, source)
+        if got is not None:
+            at = f"trainer.trainer_config.{key}"
+            d.set(at, got[0])  # the source key is mapped as itself by the rule table or rftc.mapping.micro
+            how = "" if got[1] == source else f"{share(d.val, got[1]).formula} per GPU; "
+            d.origins[at] = Origin((got[1],), f"{how}the reference model Trinity builds needs one; veRL's default is "
+                                   "unset")
             return
 
 

@@ -49,6 +49,8 @@ def _optimizer(v):
 A, R, C, M, D, T = ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "critic", "actor_rollout_ref.model",
                     "data", "trainer")
 RM = "explorer.rollout_model"
+MICRO = ("trainer.trainer_config's *_per_gpu: the global size / the data-parallel ranks (GPUs / SP; Megatron: "
+         "/ TP x PP x CP), as the release's workers divide it")
 
 RULES: list[Rule] = [
     # ---- batch sizes, steps, synchronisation (rftc/mapping/batch.py, steps.py, sync.py)
@@ -168,7 +170,7 @@ RULES: list[Rule] = [
     Rule(f"{A}.grad_clip", "map", "trainer.grad_clip"),
     Rule(f"{A}.strategy", "rule", "models.map_models", "trainer.trainer_strategy"),
     Rule(f"{A}.ppo_micro_batch_size_per_gpu", "pass"),
-    Rule(f"{A}.ppo_micro_batch_size", "pass"),
+    Rule(f"{A}.ppo_micro_batch_size", "rule", "micro.map_micro", MICRO),
     Rule(f"{A}.shuffle", "pass"),
     Rule(f"{A}.data_loader_seed", "pass"),
     Rule(f"{A}.use_torch_compile", "pass"),
@@ -187,7 +189,7 @@ RULES: list[Rule] = [
     Rule(f"{A}.rollout_n", "implied", "", "Trinity sets it from algorithm.repeat_times"),
     # ---- reference policy
     Rule("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", "pass"),
-    Rule("actor_rollout_ref.ref.log_prob_micro_batch_size", "pass"),
+    Rule("actor_rollout_ref.ref.log_prob_micro_batch_size", "rule", "micro.map_micro", MICRO),
     Rule("actor_rollout_ref.ref.fsdp_config.*", "pass"),
     Rule("actor_rollout_ref.ref.use_torch_compile", "pass"),
     Rule("actor_rollout_ref.ref.entropy_from_logits_with_chunking", "pass"),
@@ -217,7 +219,7 @@ RULES: list[Rule] = [
     Rule(f"{R}.max_num_seqs", "map", f"{RM}.extra_engine_args.max_num_seqs"),
     Rule(f"{R}.engine_kwargs.vllm.*", "rule", "models.map_models", f"{RM}.extra_engine_args.*"),
     Rule(f"{R}.log_prob_micro_batch_size_per_gpu", "pass"),
-    Rule(f"{R}.log_prob_micro_batch_size", "pass"),
+    Rule(f"{R}.log_prob_micro_batch_size", "rule", "micro.map_micro", MICRO),
     Rule(f"{R}.log_prob_use_dynamic_bsz", "rule", "models.map_models", "follows trainer.use_dynamic_bsz"),
     Rule(f"{R}.log_prob_max_token_len_per_gpu", "rule", "models.map_models", "follows trainer.max_token_len_per_gpu"),
     Rule(f"{R}.prompt_length", "implied", "", "Trinity uses model.max_prompt_tokens"),
@@ -255,7 +257,8 @@ RULES: list[Rule] = [
     Rule(f"{C}.fsdp.*", "pass"),
     Rule(f"{C}.optim.*", "pass"),
     Rule(f"{C}.ppo_micro_batch_size_per_gpu", "pass"),
-    Rule(f"{C}.ppo_micro_batch_size", "pass"),
+    Rule(f"{C}.ppo_micro_batch_size", "rule", "micro.map_micro", MICRO),
+    Rule(f"{C}.forward_micro_batch_size", "rule", "micro.map_micro", MICRO),
     Rule(f"{C}.forward_micro_batch_size_per_gpu", "pass"),
     Rule(f"{C}.cliprange_value", "pass"),
     Rule(f"{C}.ppo_epochs", "pass"),

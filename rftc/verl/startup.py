@@ -122,6 +122,17 @@ def _micro(eff: EffectiveConfig, pair: MicroPair, say: _Report) -> None:
             f"remove {glob} ({_where(eff, glob)}); keep {per_gpu}")
 
 
+def _per_gpu_only(eff: EffectiveConfig, sem: semantics.Semantics, pair: MicroPair, say: _Report) -> None:
+    """From 0.8.0 the engine workers read only the per-GPU size (global_micro: ignored) and assert the actor's
+    and the rollout's are set (ActorRolloutRefWorker.init_model, an assert without a message)."""
+    glob, per_gpu = f"{pair.section}.{pair.param}", f"{pair.section}.{pair.param}_per_gpu"
+    certain = sem.value("global_micro") == "ignored" and sem.doubt("global_micro") is None
+    if certain and eff.get(glob, None) is not None and eff.get(per_gpu, None) is None:
+        say("RFTC221", f"assert {per_gpu} is not None: verl {sem.release}'s workers read only the per-GPU micro batch "
+            f"size, not {pair.param}", (glob, per_gpu),
+            f"replace {glob} ({_where(eff, glob)}) by {per_gpu}=<{pair.param} / data-parallel GPUs>")
+
+
 def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     """Report what veRL's startup validation of ``eff`` refuses (RFTC221), notices (RFTC222) and warns (RFTC223)."""
     # other entry points validate in their own way (the fully async rollouter has its _validate_config); the
@@ -223,6 +234,10 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
 
     if uses_critic(eff, sem) and _flag(g("critic.use_dynamic_bsz")) is False:
         _check_critic(eff, sem, pairs["critic"], tbs, n_gpus, say)
+
+    if static:  # when the workers start, after the validation above
+        for role in ("rollout", "actor"):  # init_model's order
+            _per_gpu_only(eff, sem, pairs[role], say)
 
     if _check(sem, "warn_val_batch_size") and g("data.val_batch_size") is not None:
         say("RFTC223", "WARNING: val_batch_size is deprecated. Validation datasets are sent to inference engines "

@@ -117,7 +117,10 @@ CODES = [
          "(with a KL term) the reference model's log-prob passes, and a critic each need exactly one of the "
          "deprecated global micro batch size and its per-GPU form; the batch must split over the GPUs; "
          "loss_agg_mode must be a known one; sequence parallelism needs use_remove_padding; sampled validation "
-         "needs a temperature above 0. The message is veRL's own. veRL stops at startup, and Trinity's trainer, "
+         "needs a temperature above 0. The message is veRL's own. When its workers start, veRL divides a global "
+         "micro batch size by their data-parallel ranks (up to 0.7.x), and a size that divides to 0 fails there; "
+         "from 0.8.0 the workers read only the per-GPU sizes (an assertion without a message, which rftc words). "
+         "veRL stops at startup, and Trinity's trainer, "
          "which runs the same checks, fails the same way, so nothing is converted. Add or fix the key named in "
          "the hint.", "actor_rollout_ref.actor.ppo_mini_batch_size=64 (no ppo_micro_batch_size_per_gpu)",
          "overrides"),

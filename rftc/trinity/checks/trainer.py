@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rftc.trinity import registry
 from rftc.trinity.checks._util import first_set, suggest
+from rftc.trinity.checks.trainer_config import sections
 
 T = ("trainer",)
 LEGACY = "the verl<0.8 path of Trinity 0.6 rejects this at validation; with verl>=0.8 it fails when the trainer starts"
@@ -31,6 +32,9 @@ def check(ctx, cfg, d) -> None:
                 f"max_model_len ({L}): one full-length sequence does not fit a micro-batch", T + ("max_token_len_per_gpu",),
                 hint=f"raise it to at least {-(-L // sp)} or leave it unset (Trinity uses ceil(2 x max_model_len / SP))")
     g = d.gpus
+    known = g is not None and g.trainer_gpu_num > 0 and g.trainer_node_num is not None and g.trainer_gpu_num % sp == 0
+    if not t.use_dynamic_bsz:
+        _global_micro(ctx, cfg, g.trainer_gpu_num // sp if known else None, sp)
     if g is None or g.trainer_gpu_num <= 0 or g.trainer_node_num is None:
         return  # the split itself is wrong or unknown: reported by the cluster check
     W = g.trainer_gpu_num
@@ -70,3 +74,27 @@ def _micro_path(ctx) -> tuple:
 def _micro_batch(ctx) -> int | None:
     value = ctx.raw(_micro_path(ctx))
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+# trainer_config's global micro-batch sizes, by section (Trinity's names)
+GLOBAL_MICRO = {"actor": "ppo_micro_batch_size", "rollout": "log_prob_micro_batch_size",
+                "ref": "log_prob_micro_batch_size", "critic": "ppo_micro_batch_size"}
+
+
+def _global_micro(ctx, cfg, dp: int | None, sp: int) -> None:
+    """A global micro-batch size in trainer_config: with verl>=0.8 Trinity's workers read only the per-GPU one
+    (engine_workers.py asserts it is set; ActorConfig refuses both), so the trainer fails when it starts; the
+    verl<0.8 path divides it by the trainer's data-parallel ranks (``dp``), which gives the per-GPU size to write."""
+    tc = cfg.trainer.trainer_config
+    for section, path, body in sections(tc if isinstance(tc, dict) else {}):
+        key = GLOBAL_MICRO.get(section)
+        size = body.get(key) if key else None
+        if not isinstance(size, int) or isinstance(size, bool):
+            continue
+        per, both = f"{key}_per_gpu", body.get(f"{key}_per_gpu") is not None
+        legacy = (f"; the verl<0.8 path divides it by the trainer's {dp} data-parallel ranks (trainer GPUs / SP {sp})"
+                  if dp else "")
+        share = f": {size // dp}" if dp and size // dp > 0 else ""
+        ctx.add("RFTC615", f"`{section}.{key}` ({size}) is a global micro-batch size: with verl>=0.8 Trinity's "
+                f"workers read only `{per}`" + (" and refuse both" if both else " and fail when the trainer starts")
+                + legacy, path + (key,), hint=f"remove `{key}`" if both else f"write `{per}{share}` instead")

@@ -93,6 +93,10 @@ CHANGES: tuple[Change, ...] = (
            "else adv_estimator gae"),
     # -- how a GPU's share is cut into micro-batches: the update's (ppo_micro_batch_size_per_gpu, actor and critic)
     # and the log-probs' (log_prob_micro_batch_size_per_gpu, rollout and ref)
+    Change("global_micro", FIRST, "divided", f"{FSDP_WORKERS} ActorRolloutRefWorker.__init__, CriticWorker.__init__ "
+           "(0.1: verl/trainer/ppo/workers/): a global micro-batch size //= the data-parallel ranks (rftc.verl.micro)"),
+    Change("global_micro", "0.8.0", "ignored", "verl/workers/engine_workers.py ActorRolloutRefWorker.init_model: "
+           "assert rollout.log_prob_micro_batch_size_per_gpu / actor.ppo_micro_batch_size_per_gpu is not None"),
     Change("train_micro_remainder", FIRST, "smaller_last", "verl/trainer/ppo/actor/dp_actor.py "
            "DataParallelPPOActor.update_policy: split(micro batch size), the last piece smaller (the workers "
            "assert divisibility only for the global ppo_micro_batch_size)"),

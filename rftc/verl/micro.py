@@ -1,0 +1,50 @@
+"""veRL's deprecated global micro-batch sizes and the per-GPU size a release's workers make of them.
+
+Up to 0.7.x the legacy workers divide each global size by their data-parallel ranks when they start
+(ActorRolloutRefWorker / CriticWorker.__init__ in fsdp_workers.py: the world size over the Ulysses sequence-parallel
+size, verl 0.1 having no sequence parallelism; megatron_workers.py: mpu.get_data_parallel_world_size(), the world
+over TP x PP x CP), flooring, and train with the result as ``*_per_gpu``. From 0.8.0 the engine workers read only
+the per-GPU keys (engine_workers.py asserts the actor's and the rollout's are set). Semantics fact: global_micro.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+A, REF, R = "actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout"
+# global key -> the section whose worker divides it (its parallel sizes)
+GLOBAL = {f"{A}.ppo_micro_batch_size": A, f"{R}.log_prob_micro_batch_size": A,
+          f"{REF}.log_prob_micro_batch_size": A, "critic.ppo_micro_batch_size": "critic",
+          "critic.forward_micro_batch_size": "critic"}
+MEGATRON_SIZES = ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size")
+
+
+@dataclass(frozen=True)
+class Share:
+    size: int  # the per-GPU micro-batch size (global // ranks)
+    ranks: int  # the data-parallel ranks the global size is divided by
+    formula: str  # "8 / (8 GPUs / SP 1) = 1"
+
+
+def _int(v) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def share(get: Callable[[str], Any], key: str) -> Share | None:
+    """The per-GPU size the workers of a release that divides (global_micro: divided) make of the global ``key``,
+    reading the launch's values through ``get``; None where a value is not a known positive integer."""
+    size, nodes, per_node = _int(get(key)), _int(get("trainer.nnodes")), _int(get("trainer.n_gpus_per_node"))
+    if None in (size, nodes, per_node):
+        return None
+    section = GLOBAL[key]
+    world = nodes * per_node
+    if get(f"{A}.strategy") == "megatron" or get("model_engine") == "megatron":
+        sizes = [(k, _int(get(f"{section}.megatron.{k}")) or 1) for k in MEGATRON_SIZES]
+        group = sizes[0][1] * sizes[1][1] * sizes[2][1]
+        how = f"{world} GPUs / (TP {sizes[0][1]} x PP {sizes[1][1]} x CP {sizes[2][1]})"
+    else:
+        group = _int(get(f"{section}.ulysses_sequence_parallel_size")) or 1
+        how = f"{world} GPUs / SP {group}"
+    ranks = max(world // group, 1)
+    return Share(size // ranks, ranks, f"{size} / ({how}) = {size // ranks}")
