@@ -1,16 +1,16 @@
-"""RFTC615: a global micro-batch size in trainer_config, which Trinity's verl>=0.8 workers do not read."""
+"""RFTC466: a global micro-batch size in trainer_config, which Trinity's verl>=0.8 workers do not read."""
 
 from rftc.diagnostics.catalogue import lookup
 from rftc.trinity.document import parse
 from rftc.trinity.validate import CheckOptions, check_config
 
-BASE = lookup("RFTC615").example  # 2 GPUs: 1 for the trainer
+BASE = lookup("RFTC466").example  # 2 GPUs: 1 for the trainer
 
 
 def _found(text: str) -> list:
     doc, diags = parse(text, "c.yaml")
     _, more = check_config(doc.data, doc.locate, CheckOptions(path_checks=False))
-    return [d for d in diags + more if d.code == "RFTC615"]
+    return [d for d in diags + more if d.code == "RFTC466"]
 
 
 def test_the_hint_is_the_per_gpu_size_the_verl_legacy_path_makes_of_it():

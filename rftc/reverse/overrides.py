@@ -296,7 +296,7 @@ def _world(put, out: dict, x: TrinityConfig, n: int) -> None:
 def _micro(out: dict, put, keys: set, x: TrinityConfig) -> None:
     """Each micro-batch size as the release reads it, for the per-GPU size Trinity's trainer takes: trainer_config's
     per-GPU key, else its global one (a hand-written config's: rftc convert writes per-GPU sizes, and rftc check
-    reports a global one, RFTC615) divided by the trainer's data-parallel ranks as veRL's workers divide it. The
+    reports a global one, RFTC466) divided by the trainer's data-parallel ranks as veRL's workers divide it. The
     launch writes the per-GPU key where the release has it, else the global size of its own data-parallel ranks."""
     gpus = derive(x).gpus
     trainer = max(gpus.trainer_gpu_num // model_parallel(x), 1) if gpus is not None and gpus.trainer_gpu_num > 0 \

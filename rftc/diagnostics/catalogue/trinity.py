@@ -96,7 +96,7 @@ EX = {
     "RFTC474": _ex(rest="trainer:\n  trainer_config:\n    trainer: {critic_warmup: 0}\n"),
     "RFTC475": _ex(rest=_TC + " {ppo_mini_batch_size: 64}\n"),
     "RFTC476": _ex(rest=_TC + "\n        strategy: megatron\n        megatron: {tensor_model_parallel_size: 2}\n"),
-    "RFTC615": _ex(rest=_TC.replace("trainer:\n", "trainer:\n  use_dynamic_bsz: false\n")
+    "RFTC466": _ex(rest=_TC.replace("trainer:\n", "trainer:\n  use_dynamic_bsz: false\n")
                    + " {ppo_micro_batch_size: 8}\n"),
     "RFTC477": _ex(rest=_TC + " {ppo_micro_batch_size_per_gpus: 4}\n"),
     "RFTC478": _ex(algorithm="{algorithm_type: grpo, kl_loss_fn: k2}"),
@@ -346,7 +346,7 @@ CODES = [
        "raises `normalized ppo_mini_batch_size X should be divisible by ppo_micro_batch_size_per_gpu Y` when the "
        "trainer starts. Pick sizes that divide.",
        EX["RFTC465"]),
-    _c("RFTC615", "trainer-config-global-micro-batch", W, "A global micro-batch size in `trainer.trainer_config`.",
+    _c("RFTC466", "trainer-config-global-micro-batch", W, "A global micro-batch size in `trainer.trainer_config`.",
        "veRL's `ppo_micro_batch_size` and `log_prob_micro_batch_size` are global sizes that veRL's legacy workers "
        "divide by their data-parallel ranks (GPUs / SP) when they start. With `trainer.use_dynamic_bsz: false` and "
        "verl >= 0.8 (what pip installs beside Trinity-RFT 0.6) Trinity builds veRL's engine workers, which read "
@@ -354,7 +354,7 @@ CODES = [
        "and a section with both is refused. Write the per-GPU size instead: the global size divided by the "
        "trainer's GPUs over the sequence-parallel size, as the message computes it (`rftc convert` writes it "
        "from a veRL script).",
-       EX["RFTC615"]),
+       EX["RFTC466"]),
     _c("RFTC470", "unknown-workflow", W, "A workflow name Trinity 0.6.0 does not register.",
        "Trinity does not check workflow names at validation; the explorer fails when it builds the first task, "
        "after Ray, the models and the trainer have started. Use a registered workflow (the message suggests the "

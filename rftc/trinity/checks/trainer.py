@@ -95,6 +95,6 @@ def _global_micro(ctx, cfg, dp: int | None, sp: int) -> None:
         legacy = (f"; the verl<0.8 path divides it by the trainer's {dp} data-parallel ranks (trainer GPUs / SP {sp})"
                   if dp else "")
         share = f": {size // dp}" if dp and size // dp > 0 else ""
-        ctx.add("RFTC615", f"`{section}.{key}` ({size}) is a global micro-batch size: with verl>=0.8 Trinity's "
+        ctx.add("RFTC466", f"`{section}.{key}` ({size}) is a global micro-batch size: with verl>=0.8 Trinity's "
                 f"workers read only `{per}`" + (" and refuse both" if both else " and fail when the trainer starts")
                 + legacy, path + (key,), hint=f"remove `{key}`" if both else f"write `{per}{share}` instead")
