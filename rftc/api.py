@@ -413,6 +413,7 @@ class Side:
     kind: str  # "verl" (a launch script) | "trinity" (a config file)
     run: object | None  # rftc.semantics.model.TrainingRun
     result: Result
+    stage: str | None = None  # the stage compared, of a config with stages
 
 
 @dataclass
@@ -441,11 +442,13 @@ def kind_of(path: str, text: str | None = None) -> str:
         return "verl"
 
 
-def training_run(path: str, options: Options | None = None, *, overrides: str | None = None) -> Side:
+def training_run(path: str, options: Options | None = None, *, overrides: str | None = None,
+                 stage: str | None = None) -> Side:
     """The training run a veRL launch script or a Trinity config describes (rftc.semantics), or with
     ``overrides`` (path then ``OVERRIDES``) the main_ppo launch of that override text; run is None, with RFTC600
-    among the result's diagnostics, when it describes none."""
-    from rftc.semantics.trinity import from_trinity, view
+    among the result's diagnostics, when it describes none. Of a config with stages, the run of the stage named
+    ``stage`` (or its 1-based position; UsageError for neither); without ``stage`` none (RFTC604)."""
+    from rftc.semantics.trinity import from_trinity, stage_index, stage_view, view
     from rftc.semantics.verl import from_verl
     from rftc.sources import read_text
     from rftc.trinity.document import parse
@@ -453,13 +456,23 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
     options = options or Options()
     got = None if overrides is not None else read_text(path, Diagnostics())
     kind = kind_of(path, got[1] if got else None)
-    run = None
+    run = picked = None
     if kind == "trinity":
         result = check(path)
-        if result.config is not None:
+        cfg = result.config
+        if cfg is not None:
             name, text = next(iter(result.sources.items()))
-            run = from_trinity(view(result.config, parse(text, name)[0]), dataset_rows=options.dataset_size,
-                               cwd=os.path.dirname(os.path.abspath(path)))
+            names, doc = [s.stage_name for s in cfg.stages], parse(text, name)[0]
+            if names and stage is None:
+                result.diagnostics.add("RFTC604", f"the config runs {len(names)} stages ({', '.join(names)}): "
+                                       "compare one with --stage NAME", Span(name, _stages_line(text), 1))
+                return Side(path, kind, None, result)
+            index = stage_index(cfg, stage) if names else None
+            if names and index is None:
+                raise UsageError(f"--stage {stage}: {path} has no such stage (its stages: {', '.join(names)})")
+            run = from_trinity(view(cfg, doc) if index is None else stage_view(cfg, doc, index),
+                               dataset_rows=options.dataset_size, cwd=os.path.dirname(os.path.abspath(path)))
+            picked = names[index] if names else None
     else:
         paths = [] if overrides is not None else [path]
         found = read(paths, options, overrides=overrides)
@@ -476,16 +489,20 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
         what = "does not check" if kind == "trinity" else "has no training launch whose config composes"
         result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it {what} (its diagnostics say why)",
                                Span(path, 1, 1), hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")
-    return Side(path, kind, run, result)
+    return Side(path, kind, run, result, picked)
 
 
-def diff(a: str | None, b: str, options: Options | None = None, *, overrides: str | None = None) -> Diff:
+def diff(a: str | None, b: str, options: Options | None = None, *, overrides: str | None = None,
+         stage: str | None = None) -> Diff:
     """What A and B train differently: the quantities of rftc.semantics whose values differ. With
-    ``overrides`` A is that override text's main_ppo launch (as `rftc convert --overrides`), ``a`` None."""
+    ``overrides`` A is that override text's main_ppo launch (as `rftc convert --overrides`), ``a`` None. ``stage``
+    picks the stage of a config with stages (``training_run``)."""
     from rftc.semantics.model import differences, kind
 
     sides = [training_run(OVERRIDES, options, overrides=overrides) if overrides is not None else
-             training_run(a, options), training_run(b, options)]
+             training_run(a, options, stage=stage), training_run(b, options, stage=stage)]
+    if stage is not None and all(s.run for s in sides) and not any(s.stage for s in sides):
+        raise UsageError(f"--stage {stage}: neither side is a Trinity config with stages")
     diags = Diagnostics(sides[0].result.diagnostics + sides[1].result.diagnostics)
     runs = [s.run for s in sides]
     if all(runs) and type(runs[0]) is not type(runs[1]):  # no quantity in common

@@ -144,3 +144,56 @@ def test_an_overrides_side(tmp_path):
     assert (lr["quantity"], lr["a"]["value"], lr["b"]["value"]) == ("lr", 1e-06, 2e-06)
     assert lr["a"]["source"] == "<overrides>:1 actor_rollout_ref.actor.optim.lr"
     assert rftc("diff", "--overrides", text, "a.yaml", "b.yaml").returncode == 2
+
+
+PIPELINE = paths.GOLDEN / "pipeline" / "sft_grpo"
+GRPO = GOLDEN / "cases" / "algo_grpo_kl_loss.sh"  # the pipeline's second launch
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_a_config_with_stages_is_compared_stage_by_stage():
+    """Trinity trains each stage, never the global sections as written: --stage picks one, by stage_name or 1-based
+    position, and the pipeline's RL stage trains what its launch trains; without --stage RFTC604 names the stages,
+    and a stage the config lacks is a usage error listing them."""
+    proc = rftc("diff", str(GRPO), "expected.yaml", "--stage", "algo_grpo_kl_loss", cwd=PIPELINE)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert rftc("diff", str(GRPO), "expected.yaml", "--stage", "2", cwd=PIPELINE).returncode == 0
+    proc = rftc("diff", str(GRPO), "expected.yaml", "--format", "concise", cwd=PIPELINE)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == ("expected.yaml:79:1: error[RFTC604] the config runs 2 stages (sft, algo_grpo_kl_loss): "
+                           "compare one with --stage NAME\n")
+    proc = rftc("diff", str(GRPO), "expected.yaml", "--stage", "grpo", cwd=PIPELINE)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert "--stage grpo" in proc.stderr and "sft, algo_grpo_kl_loss" in proc.stderr
+    proc = rftc("diff", str(GRPO), str(GRPO.with_suffix(".yaml")), "--stage", "sft", cwd=PIPELINE)
+    assert proc.returncode == 2 and "neither side" in proc.stderr
+
+
+def test_the_sft_stage_differs_from_its_launch_only_where_documented():
+    """The SFT stage is the global config with the stage's sections laid over it: its values come from the stage's
+    lines, and it differs from sft.sh only in what golden/convert/DEVIATIONS.md explains (BY_VALUE)."""
+    result = api.diff(str(PIPELINE / "sft.sh"), str(PIPELINE / "expected.yaml"),
+                      api.Options(dataset_size=int(paths.arguments(PIPELINE / "args")[1])), stage="sft")
+    assert result.b.stage == "sft" and not result.diagnostics.has_errors
+    documented = {"loss aggregation", "tokens with loss"}  # RFTC331 and RFTC300 of the conversion warn
+    assert {q.label for q, a, _ in result.differences if explain("sft.sh", q.label, a.value, {})} == documented
+    assert {q.label for q, _, _ in result.differences} == documented
+    lines = (PIPELINE / "expected.yaml").read_text().splitlines()
+    line = int(result.b.run.lr.source.split()[0].split(":")[1])
+    stages = next(i for i, text in enumerate(lines, 1) if text.startswith("stages:"))
+    assert lines[line - 1].strip().startswith("lr: 0.0001") and line > stages
+
+
+def test_a_later_stage_starts_from_the_checkpoint_before_it(tmp_path):
+    """Trinity's launcher sets a stage's model.model_path to the checkpoint the stage before it saved: a path only
+    the run knows, from the stage's place in the order."""
+    import yaml
+
+    config = yaml.safe_load((PIPELINE / "expected.yaml").read_text())
+    config["stages"].append({**config["stages"][0], "stage_name": "again"})
+    path = tmp_path / "three.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    result = api.diff(str(PIPELINE / "sft.sh"), str(path), api.Options(dataset_size=7473), stage="again")
+    [model] = [(b.value, b.source) for q, _, b in result.differences if q.name == "model"]
+    assert model[0] == "the last Hugging Face checkpoint of stage algo_grpo_kl_loss (known when it has run)"
+    assert model[1].startswith("three.yaml:") and "stages.2" in model[1]

@@ -10,16 +10,20 @@ optimizer step, optimizer steps per rollout batch, epochs and steps, the learnin
 ranges, entropy, loss aggregation, sampling, lengths, staleness, where the old log-probs come from, the reward; for
 two SFT runs (veRL's SFT trainers, Trinity's algorithm_type sft) the examples per step, micro-batch, epochs and
 steps, the schedule, max length, LoRA, the data and which tokens get loss.
+A config with stages is never trained as written: --stage NAME (or its 1-based position) compares that stage as
+Trinity runs it, the config with the stage's sections laid over it (a stage after the first starts from the
+checkpoint the stage before it saves, known only when it has run).
 The quantities whose values differ are printed with both values, where each came from (file:line and key) and what
 the difference does to training. Nothing is printed when they train the same.
 
 exit codes: 0 same training, 1 something training-relevant differs (or a side has no run, or an SFT run meets an
-RL one: RFTC600),
-2 usage error"""
+RL one: RFTC600, or a config with stages is given no --stage: RFTC604),
+2 usage error (an unknown --stage among them)"""
 
 EPILOG = """examples:
   rftc diff run.sh ppo.yaml            does the converted config still train what the script trained?
   rftc diff a.yaml b.yaml --format json
+  rftc diff sft.sh pipeline.yaml --stage sft
   rftc diff --overrides 'algorithm.adv_estimator=grpo data.train_batch_size=512' ppo.yaml"""
 
 
@@ -29,6 +33,8 @@ def add_arguments(p) -> None:
     p.add_argument("a", help="a veRL launch script or a Trinity-RFT config (B, with --overrides)")
     p.add_argument("b", nargs="?", help="a veRL launch script or a Trinity-RFT config")
     add_launch_options(p)
+    p.add_argument("--stage", metavar="NAME", help="of a Trinity config with stages, the stage to compare (its "
+                   "stage_name or 1-based position)")
     g = p.add_argument_group("the LR horizon of a veRL side")
     g.add_argument("--dataset-size", type=int, metavar="ROWS", help="training rows, where the data is not readable")
     g.add_argument("--total-steps", type=int, metavar="N", help="veRL training steps")
@@ -51,10 +57,12 @@ def run(args) -> int:
         print("rftc diff: give two files (a launch script or a Trinity config each), or --overrides TEXT and one",
               file=sys.stderr)
         return 2
-    if args.overrides is not None:
-        result = api.diff(None, args.a, options, overrides=args.overrides)
-    else:
-        result = api.diff(args.a, args.b, options)
+    try:
+        result = api.diff(None if args.overrides is not None else args.a, args.b or args.a, options,
+                          overrides=args.overrides, stage=args.stage)
+    except api.UsageError as e:
+        print(f"rftc diff: {e}", file=sys.stderr)
+        return 2
     # each side's warnings are rftc lint's and rftc check's to report; the errors say why a side has no run
     kept = report([d for d in result.diagnostics if d.severity is Severity.ERROR], result.sources, args)
     if args.format == "json":
@@ -71,8 +79,8 @@ def _json(result) -> str:
         return {"value": v.value, "source": v.source, "formula": v.formula}
 
     return json.dumps({
-        "a": {"path": result.a.path, "kind": result.a.kind},
-        "b": {"path": result.b.path, "kind": result.b.kind},
+        "a": {"path": result.a.path, "kind": result.a.kind, "stage": result.a.stage},
+        "b": {"path": result.b.path, "kind": result.b.kind, "stage": result.b.stage},
         "compared": result.a.run is not None and result.b.run is not None,
         "differences": [{"quantity": q.name, "label": q.label, "a": value(a), "b": value(b), "effect": q.effect}
                         for q, a, b in result.differences],
@@ -81,7 +89,8 @@ def _json(result) -> str:
 
 def _table(result, color: bool) -> str:
     """One row per difference: the quantity, A's value and origin, B's value and origin, what it does."""
-    head = ("quantity", f"A: {result.a.path}", "from", f"B: {result.b.path}", "from", "what it does to training")
+    a, b = (s.path + (f" (stage {s.stage})" if s.stage else "") for s in (result.a, result.b))
+    head = ("quantity", f"A: {a}", "from", f"B: {b}", "from", "what it does to training")
     rows = [(q.label, str(a), a.source, str(b), b.source, q.effect) for q, a, b in result.differences]
     if color:
         import io

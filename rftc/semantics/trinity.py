@@ -2,7 +2,8 @@
 in (rftc.trinity.expand, derive) and the veRL worker config its trainer builds (rftc.trinity.workers,
 trinity-0.6.md §3.2). ``view`` writes that expansion as flat keys, the validator's under their Trinity names and
 the veRL config's under ``verl.``, as Trinity's own expansion reports them (tests/trinity_ref), so the model can be
-computed from either; ``from_trinity`` computes it."""
+computed from either; ``from_trinity`` computes it. A config with stages is never trained as written: ``stage_view`` is
+the view of one stage as Trinity runs it."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
 from rftc.trinity.document import Document
-from rftc.trinity.expand import expand
+from rftc.trinity.expand import expand, stage_configs, stage_data, with_model_path
 from rftc.trinity.schema import TrinityConfig
 
 TS = "buffer.explorer_input.tasksets.0"
@@ -88,6 +89,37 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
         put(f"trainer.megatron.{k}", getattr(x.trainer.megatron, k))
     for k in MEGATRON_OFFLOAD.values():
         put(k, _dotted(x, k))
+    return out
+
+
+def stage_index(cfg: TrinityConfig, stage: str) -> int | None:
+    """The index of the stage named ``stage`` (else the 1-based position ``stage`` names); None for neither."""
+    names = [s.stage_name for s in cfg.stages]
+    if stage in names:
+        return names.index(stage)
+    return int(stage) - 1 if stage.isdigit() and 1 <= int(stage) <= len(names) else None
+
+
+def stage_view(cfg: TrinityConfig, doc: Document | None, index: int) -> dict[str, Value]:
+    """``view`` of stage ``index`` as Trinity runs it (rftc.trinity.expand.stage_configs): values come from the
+    stage's keys where it sets the section. A stage after the first starts from the Hugging Face checkpoint the
+    previous stage saves last (Trinity's launcher sets model.model_path to it): a path only the run knows."""
+    name, x = stage_configs(cfg)[index]
+    sub = None
+    if doc is not None:
+        data, own = stage_data(doc.data, index)
+        mine = {p[2:]: m for p, m in doc.marks.items() if p[:2] == ("stages", index) and p[2:3] and p[2] in own}
+        kept = {p: m for p, m in doc.marks.items() if p and p[0] not in own and p[0] != "stages"}
+        sub = Document(doc.file, doc.text, data, {**kept, **mine})
+    if index == 0:
+        return view(x, sub)
+    before = cfg.stages[index - 1].stage_name or f"stage {index}"
+    out = view(with_model_path(x, f"the last Hugging Face checkpoint of stage {before} (known when it has run)"),
+               sub)
+    if "model.model_path" in out:
+        at = doc.locate(("stages", index)) if doc is not None else None
+        out["model.model_path"] = Value(out["model.model_path"].value, f"{os.path.basename(at.file)}:{at.line} "
+                                        f"stages.{index} (Trinity's stage order)" if at else "Trinity's stage order")
     return out
 
 

@@ -43,6 +43,16 @@ CODES.append(
          "model, and convert each.",
          "rftc convert --to verl sft_then_grpo.yaml", "cli"))
 CODES.append(
+    Code("RFTC604", "diff-which-stage", Severity.ERROR,
+         "`rftc diff` was given a Trinity config with stages and no --stage.",
+         "Trinity never trains the global sections of a config with `stages` as they are written: it runs each "
+         "stage in turn, as the config with that stage's sections laid over it (trinity-0.6.md: Config.__iter__), "
+         "and each stage after the first starts from the checkpoint the stage before it saved. Each stage is a "
+         "training run of its own, and they can differ in kind (an SFT warm-up, then GRPO), so there is no one run "
+         "to compare. Name the stage with --stage NAME (its stage_name, or its 1-based position); the message lists "
+         "the config's stages.",
+         "rftc diff sft.sh sft_then_grpo.yaml", "cli"))
+CODES.append(
     Code("RFTC610", "verl-world-size", Severity.WARNING,
          "The veRL launch trains on fewer GPUs than the Trinity config's trainer.",
          "`rftc convert --to verl` gives the launch the GPUs of Trinity's trainer (veRL colocates the rollout on "
