@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from rftc import api
+from rftc import api, compare
 from rftc.semantics.model import differences
 from rftc.semantics.trinity import from_trinity, view
 from rftc.semantics.verl import from_verl
@@ -46,7 +46,7 @@ def _unexpressed(launch) -> set[str]:
 
 
 def _back(config: Path, tmp_path: Path, release: str | None = None, dataset_size: int | None = None):
-    launch = api.to_verl(str(config), release, dataset_size=dataset_size)
+    launch = compare.to_verl(str(config), release, dataset_size=dataset_size)
     assert launch.text is not None and not launch.diagnostics.has_errors, [str(d) for d in launch.diagnostics]
     script = tmp_path / "run.sh"
     script.write_text(launch.text)
@@ -128,7 +128,7 @@ def _round_trip(eff, config: Path, name: str, tmp_path: Path, cwd: Path, dataset
     conversion documents (CORPUS_EXPLAINED and explain())."""
     from test_convert_equivalence import CORPUS_EXPLAINED
 
-    launch = api.to_verl(str(config), eff.verl_version, dataset_size=dataset_size)
+    launch = compare.to_verl(str(config), eff.verl_version, dataset_size=dataset_size)
     if launch.text is None:
         return None
     if launch.diagnostics.has_errors:

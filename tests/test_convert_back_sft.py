@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from rftc import api
+from rftc import api, compare
 from rftc.semantics.model import SftRun, differences
 from rftc.semantics.trinity import from_trinity, view
 from rftc.semantics.verl import from_verl
@@ -46,7 +46,7 @@ def _model(config: Path, rows: int | None):
 
 
 def _back(config: Path, tmp_path: Path, release: str | None, rows: int | None):
-    launch = api.to_verl(str(config), release, dataset_size=rows)
+    launch = compare.to_verl(str(config), release, dataset_size=rows)
     assert launch.text is not None and not launch.diagnostics.has_errors, [str(d) for d in launch.diagnostics]
     script = tmp_path / "run.sh"
     script.write_text(launch.text)
@@ -208,7 +208,7 @@ def test_verl_0_4_0_reads_the_columns_text_when_told(tmp_path):
 def test_a_config_with_stages_has_no_launch_back():
     """veRL has no pipeline of trainers, and where a stage's model comes from is known only once the one before it
     has run: RFTC603, at the config's stages, and no script (docs/diff.md)."""
-    launch = api.to_verl(str(paths.GOLDEN / "pipeline" / "sft_grpo" / "expected.yaml"))
+    launch = compare.to_verl(str(paths.GOLDEN / "pipeline" / "sft_grpo" / "expected.yaml"))
     assert launch.text is None
     [stages] = [d for d in launch.diagnostics if d.code == "RFTC603"]
     assert stages.severity.label == "error" and stages.span.line == 79

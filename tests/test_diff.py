@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from rftc import api
+from rftc import api, compare
 from support import paths
 from support.cli import rftc
 from rftc.semantics.model import quantities
@@ -28,7 +28,7 @@ PAIRS = sorted(p for p in DIFF.iterdir() if p.is_dir())
 def test_a_conversion_differs_from_its_script_only_where_documented(script):
     from rftc.commands import convert
 
-    result = api.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
+    result = compare.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
     assert result.a.run is not None and result.b.run is not None, [str(d) for d in result.diagnostics]
     name = str(script.relative_to(GOLDEN))
     undocumented = [f"{q.label}: {a} / {b}" for q, a, b in result.differences
@@ -85,7 +85,7 @@ def test_kind_by_content(tmp_path):
     config.write_text("mode: both\nalgorithm:\n  algorithm_type: grpo\n")
     script = tmp_path / "launch"
     script.write_text("python3 -m verl.trainer.main_ppo trainer.nnodes=1\n")
-    assert (api.kind_of(str(config), config.read_text()), api.kind_of(str(script), script.read_text())) == \
+    assert (compare.kind_of(str(config), config.read_text()), compare.kind_of(str(script), script.read_text())) == \
         ("trinity", "verl")
 
 
@@ -98,7 +98,7 @@ def test_an_sft_conversion_differs_from_its_script_only_where_documented(script)
     where golden/convert/DEVIATIONS.md says why (BY_VALUE), and `rftc diff` exits 0 where it differs in none."""
     from rftc.commands import convert
 
-    result = api.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
+    result = compare.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
     assert result.a.run is not None and result.b.run is not None, [str(d) for d in result.diagnostics]
     undocumented = [f"{q.label}: {a} / {b}" for q, a, b in result.differences
                     if explain(script.name, q.label, a.value, {}) is None]
@@ -172,7 +172,7 @@ def test_a_config_with_stages_is_compared_stage_by_stage():
 def test_the_sft_stage_differs_from_its_launch_only_where_documented():
     """The SFT stage is the global config with the stage's sections laid over it: its values come from the stage's
     lines, and it differs from sft.sh only in what golden/convert/DEVIATIONS.md explains (BY_VALUE)."""
-    result = api.diff(str(PIPELINE / "sft.sh"), str(PIPELINE / "expected.yaml"),
+    result = compare.diff(str(PIPELINE / "sft.sh"), str(PIPELINE / "expected.yaml"),
                       api.Options(dataset_size=int(paths.arguments(PIPELINE / "args")[1])), stage="sft")
     assert result.b.stage == "sft" and not result.diagnostics.has_errors
     documented = {"loss aggregation", "tokens with loss"}  # RFTC331 and RFTC300 of the conversion warn
@@ -193,7 +193,7 @@ def test_a_later_stage_starts_from_the_checkpoint_before_it(tmp_path):
     config["stages"].append({**config["stages"][0], "stage_name": "again"})
     path = tmp_path / "three.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    result = api.diff(str(PIPELINE / "sft.sh"), str(path), api.Options(dataset_size=7473), stage="again")
+    result = compare.diff(str(PIPELINE / "sft.sh"), str(path), api.Options(dataset_size=7473), stage="again")
     [model] = [(b.value, b.source) for q, _, b in result.differences if q.name == "model"]
     assert model[0] == "the last Hugging Face checkpoint of stage algo_grpo_kl_loss (known when it has run)"
     assert model[1].startswith("three.yaml:") and "stages.2" in model[1]

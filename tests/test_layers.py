@@ -21,7 +21,7 @@ LAYERS = [
     {"rftc.semantics"},
     {"rftc.reverse"},
     {"rftc.emit"},
-    {"rftc.api"},
+    {"rftc.api", "rftc.compare"},
     {"rftc.commands", "rftc.cli", "rftc.__main__"},
 ]
 RUNTIME_READS = {"rftc", "rftc.trinity", "rftc.plugins", "rftc.diagnostics", "rftc.dotted"}

@@ -138,12 +138,12 @@ def _pipeline(args, opts, found, launches) -> int:
 
 def _to_verl(args) -> int:
     """One Trinity config to a veRL launch script; what veRL cannot express is reported (RFTC601)."""
-    from rftc import api
+    from rftc import api, compare
 
     if len(args.paths) != 1 or args.overrides or args.out_dir:
         return _usage("--to verl takes one Trinity config file (and -o FILE)")
     try:
-        launch = api.to_verl(args.paths[0], args.verl_version, dataset_size=args.dataset_size)
+        launch = compare.to_verl(args.paths[0], args.verl_version, dataset_size=args.dataset_size)
     except api.UsageError as exc:
         return _usage(str(exc))
     kept = report(launch.diagnostics, launch.sources, args)

@@ -44,7 +44,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     import sys
 
-    from rftc import api
+    from rftc import api, compare
     from rftc.commands.common import exit_code, launch_options, report
     from rftc.diagnostics.model import Severity
 
@@ -58,7 +58,7 @@ def run(args) -> int:
               file=sys.stderr)
         return 2
     try:
-        result = api.diff(None if args.overrides is not None else args.a, args.b or args.a, options,
+        result = compare.diff(None if args.overrides is not None else args.a, args.b or args.a, options,
                           overrides=args.overrides, stage=args.stage)
     except api.UsageError as e:
         print(f"rftc diff: {e}", file=sys.stderr)

@@ -276,7 +276,7 @@ def model_parallel(x: TrinityConfig, keys=None) -> int:
 def _world(put, out: dict, x: TrinityConfig, n: int) -> None:
     """veRL splits each step's responses over all its GPUs (its startup check refuses a batch they do not divide):
     where the trainer's GPUs do not divide them, the most GPUs up to that many that do, in whole model-parallel
-    groups (whole nodes, or part of one); rftc.api.to_verl reports the smaller world (RFTC610)."""
+    groups (whole nodes, or part of one); rftc.compare.to_verl reports the smaller world (RFTC610)."""
     nodes, per_node, batch = (out.get(k) for k in ("trainer.nnodes", "trainer.n_gpus_per_node",
                                                    "data.train_batch_size"))
     if not (nodes and per_node and batch) or not all(isinstance(o.value, int) for o in (nodes, per_node, batch)):

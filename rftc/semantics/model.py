@@ -32,79 +32,113 @@ def same(a, b) -> bool:
     return a == b
 
 
-def _q(label: str, effect: str, *, both: bool = False):
-    """``both``: compared only where both runs have the quantity (the GPUs of a rollout that runs beside the
-    trainer on GPUs of its own: a rollout on the trainer's GPUs, or one that alternates with it, has none)."""
-    return field(metadata={"label": label, "effect": effect, "both": both})
+# the groups of quantities, in the order rftc diff's table shows them
+GROUPS = ("model", "data", "reward", "optimizer and schedule", "loss", "sampling", "steps and staleness", "GPUs")
+
+
+def _q(group: str, label: str, effect: str, *, both: bool = False):
+    """``group``: one of GROUPS. ``both``: compared only where both runs have the quantity (the GPUs of a rollout
+    that runs beside the trainer on GPUs of its own: a rollout on the trainer's GPUs, or one that alternates with it,
+    has none)."""
+    assert group in GROUPS, group
+    return field(metadata={"group": group, "label": label, "effect": effect, "both": both})
 
 
 @dataclass(frozen=True)
 class TrainingRun:
-    responses_per_step: Value = _q(
-        "responses per optimizer step",
-        "each gradient step averages over a different number of responses, so its noise and the step's size differ")
-    steps_per_batch: Value = _q(
-        "optimizer steps per rollout batch",
-        "the policy moves a different number of times on each batch of rollouts, so later updates are more "
-        "off-policy")
-    ppo_epochs: Value = _q("ppo epochs", "each rollout batch is trained on a different number of times")
-    total_epochs: Value = _q("total epochs", "the run passes over the training data a different number of times")
-    total_steps: Value = _q("total steps", "the run stops after a different number of optimizer steps")
-    lr: Value = _q("learning rate", "every optimizer step moves the weights by a different amount")
-    lr_scheduler: Value = _q("lr schedule", "the learning rate follows a different curve over the run")
-    warmup_steps: Value = _q("warmup steps", "the learning rate reaches its peak after a different number of steps")
-    warmup_ratio: Value = _q("warmup ratio", "the learning rate reaches its peak after a different share of the run")
-    lr_horizon: Value = _q("lr horizon",
+    responses_per_step: Value = _q("steps and staleness", "responses per optimizer step",
+                                   "each gradient step averages over a different number of responses, so its noise and"
+                                   " the step's size differ")
+    steps_per_batch: Value = _q("steps and staleness", "optimizer steps per rollout batch",
+                                "the policy moves a different number of times on each batch of rollouts, so later "
+                                "updates are more off-policy")
+    ppo_epochs: Value = _q("steps and staleness", "ppo epochs",
+                           "each rollout batch is trained on a different number of times")
+    total_epochs: Value = _q("steps and staleness", "total epochs",
+                             "the run passes over the training data a different number of times")
+    total_steps: Value = _q("steps and staleness", "total steps",
+                            "the run stops after a different number of optimizer steps")
+    lr: Value = _q("optimizer and schedule", "learning rate",
+                   "every optimizer step moves the weights by a different amount")
+    lr_scheduler: Value = _q("optimizer and schedule", "lr schedule",
+                             "the learning rate follows a different curve over the run")
+    warmup_steps: Value = _q("optimizer and schedule", "warmup steps",
+                             "the learning rate reaches its peak after a different number of steps")
+    warmup_ratio: Value = _q("optimizer and schedule", "warmup ratio",
+                             "the learning rate reaches its peak after a different share of the run")
+    lr_horizon: Value = _q("optimizer and schedule", "lr horizon",
                            "the schedule is stretched over a different number of steps (warmup and decay move)")
-    weight_decay: Value = _q("weight decay", "the weights are pulled towards zero with a different strength")
-    kl_loss: Value = _q("kl loss type", "the KL to the reference model is (or is not) a term of the loss, or is "
-                        "estimated differently")
-    kl_loss_coef: Value = _q("kl loss coef", "the policy is held to the reference model with a different strength")
-    kl_in_reward: Value = _q("kl in reward type", "the KL to the reference model is (or is not) subtracted from "
-                             "the reward, or is estimated differently")
-    kl_in_reward_coef: Value = _q("kl in reward coef", "the reward is penalised by the KL with a different strength")
-    policy_loss: Value = _q("policy loss", "the gradient comes from a different objective")
-    clip_low: Value = _q("clip ratio low", "the ratio is clipped at a different lower bound, so updates that "
-                         "lower a response's probability are limited differently")
-    clip_high: Value = _q("clip ratio high", "the ratio is clipped at a different upper bound, so updates that "
-                          "raise a response's probability are limited differently")
-    clip_ratio_c: Value = _q("clip ratio c", "negative-advantage ratios are bounded differently")
-    sapo_tau: Value = _q("sapo tau (pos, neg)", "the soft gate of the ratio has a different temperature")
-    entropy_coef: Value = _q("entropy coef", "the loss rewards entropy with a different weight, so exploration "
-                             "decays differently")
-    loss_agg_mode: Value = _q("loss aggregation", "tokens and sequences weigh differently in the loss (long "
-                              "responses count more or less)")
-    advantage: Value = _q("advantage estimator", "the advantages the loss weighs responses by are computed "
-                          "differently")
-    gamma: Value = _q("gamma", "future rewards are discounted differently")
-    lam: Value = _q("lambda (GAE)", "the advantage trades bias for variance differently")
-    critic_lr: Value = _q("critic lr", "the value model learns at a different speed")
-    n: Value = _q("responses per prompt (n)", "each prompt's group has a different size, so group baselines and "
-                  "the batch's size differ")
-    temperature: Value = _q("temperature", "rollouts are sampled from a sharper or flatter distribution")
-    top_p: Value = _q("top_p", "rollouts are sampled from a different nucleus of tokens")
-    top_k: Value = _q("top_k", "rollouts are sampled from a different number of most likely tokens")
-    max_prompt_length: Value = _q("max prompt length", "a different set of prompts fits")
-    max_response_length: Value = _q("max response length", "responses are cut at a different length")
-    overlong_prompts: Value = _q("over-long prompts", "prompts over the length limit are handled differently")
-    policy_lag: Value = _q("max policy lag (optimizer steps)",
-                           "rollouts are up to a different number of optimizer steps older than the policy they "
-                           "train (more off-policy)")
-    ahead: Value = _q("prompts ahead of the trainer",
-                      "the rollout generates a different number of prompts before the weights they are trained "
-                      "from exist, so a different share of each batch is off-policy")
-    experiences_per_update: Value = _q("experiences between weight updates",
-                                       "the rollout keeps its weights over a different number of trained "
-                                       "experiences, so they fall a different distance behind the policy")
-    rollout_gpus: Value = _q("rollout GPUs", "generation runs at a different speed against training: the run takes "
-                             "a different time, and where the lag is a bound (veRL's fully async trainer) rollouts "
-                             "are on average staler or fresher", both=True)
-    trainer_gpus: Value = _q("trainer GPUs", "training runs at a different speed against generation: the run takes "
-                             "a different time, and where the lag is a bound (veRL's fully async trainer) rollouts "
-                             "are on average staler or fresher", both=True)
-    logprob_source: Value = _q("old log-probs from", "the importance ratio's denominator comes from a different "
-                               "engine: the rollout engine's log-probs differ numerically from the trainer's")
-    reward: Value = _q("reward", "responses are scored by a different function")
+    weight_decay: Value = _q("optimizer and schedule", "weight decay",
+                             "the weights are pulled towards zero with a different strength")
+    kl_loss: Value = _q("loss", "kl loss type",
+                        "the KL to the reference model is (or is not) a term of the loss, or is estimated differently")
+    kl_loss_coef: Value = _q("loss", "kl loss coef",
+                             "the policy is held to the reference model with a different strength")
+    kl_in_reward: Value = _q("loss", "kl in reward type",
+                             "the KL to the reference model is (or is not) subtracted from the reward, or is estimated"
+                             " differently")
+    kl_in_reward_coef: Value = _q("loss", "kl in reward coef",
+                                  "the reward is penalised by the KL with a different strength")
+    policy_loss: Value = _q("loss", "policy loss",
+                            "the gradient comes from a different objective")
+    clip_low: Value = _q("loss", "clip ratio low",
+                         "the ratio is clipped at a different lower bound, so updates that lower a response's "
+                         "probability are limited differently")
+    clip_high: Value = _q("loss", "clip ratio high",
+                          "the ratio is clipped at a different upper bound, so updates that raise a response's "
+                          "probability are limited differently")
+    clip_ratio_c: Value = _q("loss", "clip ratio c",
+                             "negative-advantage ratios are bounded differently")
+    sapo_tau: Value = _q("loss", "sapo tau (pos, neg)",
+                         "the soft gate of the ratio has a different temperature")
+    entropy_coef: Value = _q("loss", "entropy coef",
+                             "the loss rewards entropy with a different weight, so exploration decays differently")
+    loss_agg_mode: Value = _q("loss", "loss aggregation",
+                              "tokens and sequences weigh differently in the loss (long responses count more or less)")
+    advantage: Value = _q("loss", "advantage estimator",
+                          "the advantages the loss weighs responses by are computed differently")
+    gamma: Value = _q("loss", "gamma",
+                      "future rewards are discounted differently")
+    lam: Value = _q("loss", "lambda (GAE)",
+                    "the advantage trades bias for variance differently")
+    critic_lr: Value = _q("optimizer and schedule", "critic lr",
+                          "the value model learns at a different speed")
+    n: Value = _q("sampling", "responses per prompt (n)",
+                  "each prompt's group has a different size, so group baselines and the batch's size differ")
+    temperature: Value = _q("sampling", "temperature",
+                            "rollouts are sampled from a sharper or flatter distribution")
+    top_p: Value = _q("sampling", "top_p",
+                      "rollouts are sampled from a different nucleus of tokens")
+    top_k: Value = _q("sampling", "top_k",
+                      "rollouts are sampled from a different number of most likely tokens")
+    max_prompt_length: Value = _q("data", "max prompt length",
+                                  "a different set of prompts fits")
+    max_response_length: Value = _q("sampling", "max response length",
+                                    "responses are cut at a different length")
+    overlong_prompts: Value = _q("data", "over-long prompts",
+                                 "prompts over the length limit are handled differently")
+    policy_lag: Value = _q("steps and staleness", "max policy lag (optimizer steps)",
+                           "rollouts are up to a different number of optimizer steps older than the policy they train "
+                           "(more off-policy)")
+    ahead: Value = _q("steps and staleness", "prompts ahead of the trainer",
+                      "the rollout generates a different number of prompts before the weights they are trained from "
+                      "exist, so a different share of each batch is off-policy")
+    experiences_per_update: Value = _q("steps and staleness", "experiences between weight updates",
+                                       "the rollout keeps its weights over a different number of trained experiences, "
+                                       "so they fall a different distance behind the policy")
+    rollout_gpus: Value = _q("GPUs", "rollout GPUs",
+                             "generation runs at a different speed against training: the run takes a different time, "
+                             "and where the lag is a bound (veRL's fully async trainer) rollouts are on average staler"
+                             " or fresher", both=True)
+    trainer_gpus: Value = _q("GPUs", "trainer GPUs",
+                             "training runs at a different speed against generation: the run takes a different time, "
+                             "and where the lag is a bound (veRL's fully async trainer) rollouts are on average staler"
+                             " or fresher", both=True)
+    logprob_source: Value = _q("loss", "old log-probs from",
+                               "the importance ratio's denominator comes from a different engine: the rollout engine's"
+                               " log-probs differ numerically from the trainer's")
+    reward: Value = _q("reward", "reward",
+                       "responses are scored by a different function")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -120,34 +154,45 @@ class SftRun:
     """A supervised fine-tuning run (veRL's SFT trainers, Trinity's algorithm_type sft): the quantities that decide
     what it trains. Step counts are optimizer steps; both trainers take one step per batch of examples."""
 
-    examples_per_step: Value = _q("examples per optimizer step",
+    examples_per_step: Value = _q("steps and staleness", "examples per optimizer step",
                                   "each gradient step averages over a different number of examples, so its noise and "
                                   "the number of steps differ")
-    micro_batch: Value = _q("micro-batch per GPU", "the step's gradient is accumulated over different micro-batches; "
-                            "where the loss is averaged per micro-batch, rows weigh differently")
-    loss_agg_mode: Value = _q("loss aggregation", "tokens and rows weigh differently in the loss (long responses "
-                              "count more or less)")
+    micro_batch: Value = _q("steps and staleness", "micro-batch per GPU",
+                            "the step's gradient is accumulated over different micro-batches; where the loss is "
+                            "averaged per micro-batch, rows weigh differently")
+    loss_agg_mode: Value = _q("loss", "loss aggregation",
+                              "tokens and rows weigh differently in the loss (long responses count more or less)")
     total_epochs: Value = _as_in_rl("total_epochs")
     total_steps: Value = _as_in_rl("total_steps")
     lr: Value = _as_in_rl("lr")
     lr_scheduler: Value = _as_in_rl("lr_scheduler")
-    min_lr_ratio: Value = _q("min lr ratio", "the cosine schedule decays to a different floor")
+    min_lr_ratio: Value = _q("optimizer and schedule", "min lr ratio",
+                             "the cosine schedule decays to a different floor")
     warmup_steps: Value = _as_in_rl("warmup_steps")
     warmup_ratio: Value = _as_in_rl("warmup_ratio")
     lr_horizon: Value = _as_in_rl("lr_horizon")
     weight_decay: Value = _as_in_rl("weight_decay")
-    betas: Value = _q("adam betas", "the optimizer's moment estimates average over different horizons")
-    clip_grad: Value = _q("gradient clip", "large gradients are clipped at a different norm")
-    max_length: Value = _q("max length (tokens)", "a different share of each long row fits")
-    overlong_rows: Value = _q("rows over max length", "rows longer than the limit are cut, refused or trained whole")
-    lora: Value = _q("LoRA (rank, alpha, target modules)", "a different set of weights is trained, or all of them")
-    data: Value = _q("training data", "the run trains on different rows")
-    data_order: Value = _q("data order", "the rows come in a different order, so each step's batch differs")
-    chat_template: Value = _q("chat template", "the rows are rendered into different tokens (the template, its "
-                              "thinking switch)")
-    loss_tokens: Value = _q("tokens with loss", "the model learns to produce different parts of each row (which "
-                            "columns or chat turns the loss covers)")
-    model: Value = _q("model", "a different model is fine-tuned")
+    betas: Value = _q("optimizer and schedule", "adam betas",
+                      "the optimizer's moment estimates average over different horizons")
+    clip_grad: Value = _q("optimizer and schedule", "gradient clip",
+                          "large gradients are clipped at a different norm")
+    max_length: Value = _q("data", "max length (tokens)",
+                           "a different share of each long row fits")
+    overlong_rows: Value = _q("data", "rows over max length",
+                              "rows longer than the limit are cut, refused or trained whole")
+    lora: Value = _q("model", "LoRA (rank, alpha, target modules)",
+                     "a different set of weights is trained, or all of them")
+    data: Value = _q("data", "training data",
+                     "the run trains on different rows")
+    data_order: Value = _q("data", "data order",
+                           "the rows come in a different order, so each step's batch differs")
+    chat_template: Value = _q("data", "chat template",
+                              "the rows are rendered into different tokens (the template, its thinking switch)")
+    loss_tokens: Value = _q("loss", "tokens with loss",
+                            "the model learns to produce different parts of each row (which columns or chat turns the "
+                            "loss covers)")
+    model: Value = _q("model", "model",
+                      "a different model is fine-tuned")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -156,6 +201,7 @@ class SftRun:
 @dataclass(frozen=True)
 class Quantity:
     name: str
+    group: str  # one of GROUPS
     label: str
     effect: str
     both: bool = False  # compared only where both runs have it
@@ -163,7 +209,8 @@ class Quantity:
 
 def quantities(run: type = TrainingRun) -> list[Quantity]:
     """The quantities of a kind of run (TrainingRun, or SftRun)."""
-    return [Quantity(f.name, f.metadata["label"], f.metadata["effect"], f.metadata["both"]) for f in fields(run)]
+    return [Quantity(f.name, f.metadata["group"], f.metadata["label"], f.metadata["effect"], f.metadata["both"])
+            for f in fields(run)]
 
 
 def kind(run) -> str:

@@ -12,7 +12,7 @@ from rftc.mapping.models import SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
 from rftc.semantics.model import SftRun, Value
-from rftc.semantics.verl import _Reader, train_rows
+from rftc.semantics.reader import Reader, train_rows
 from rftc.verl.effective import EffectiveConfig
 
 FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
@@ -25,7 +25,7 @@ KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the ro
 def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
                   cwd: str | None = None) -> SftRun:
     """``total_steps`` and ``dataset_rows`` stand for what the data files would say (rftc.semantics.verl)."""
-    r = _Reader(eff)
+    r = Reader(eff)
     legacy = eff.has(LEGACY)
 
     def get(key: str):
@@ -71,7 +71,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
     )
 
 
-def _data_end(r: _Reader, tbs, epochs, total_steps, rows, cwd) -> Value:
+def _data_end(r: Reader, tbs, epochs, total_steps, rows, cwd) -> Value:
     """len(dataloader) x total_epochs: the steps until the data runs out."""
     if total_steps:
         return Value(total_steps, "--total-steps")
@@ -82,7 +82,7 @@ def _data_end(r: _Reader, tbs, epochs, total_steps, rows, cwd) -> Value:
                 "trainer.total_epochs", formula=f"{got} rows // train_batch_size x total_epochs")
 
 
-def _total(r: _Reader, tts: int | None, end: Value) -> Value:
+def _total(r: Reader, tts: int | None, end: Value) -> Value:
     """The trainer stops at total_training_steps, or sooner where the data runs out."""
     if tts is None:
         return end
@@ -91,21 +91,21 @@ def _total(r: _Reader, tts: int | None, end: Value) -> Value:
     return r.of(tts, "trainer.total_training_steps")
 
 
-def _micro(r: _Reader, legacy: bool) -> Value:
+def _micro(r: Reader, legacy: bool) -> Value:
     if not legacy and r.get("data.use_dynamic_bsz"):
         return r.of(f"dynamic, {r.get('data.max_token_len_per_gpu')} tokens", "data.use_dynamic_bsz",
                     "data.max_token_len_per_gpu")
     return r.v("data.micro_batch_size_per_gpu")
 
 
-def _overlong(r: _Reader) -> Value:
+def _overlong(r: Reader) -> Value:
     how = r.get("data.truncation", "error")
     if how in ("left", "right"):
         return r.of(f"cut on the {how}", "data.truncation")
     return r.of(KEPT_WHOLE, "data.truncation", formula=f"truncation {how}: veRL stops at a longer row")
 
 
-def _lora(r: _Reader) -> Value:
+def _lora(r: Reader) -> Value:
     rank = r.get("model.lora_rank") or 0
     if not rank:
         return r.of("none", "model.lora_rank")
@@ -113,7 +113,7 @@ def _lora(r: _Reader) -> Value:
                 "model.lora_alpha", "model.target_modules")
 
 
-def _data(r: _Reader) -> Value:
+def _data(r: Reader) -> Value:
     files = r.get("data.train_files")
     files = files if isinstance(files, list) else [files]
     return r.of(", ".join(data_path(str(f)) for f in files), "data.train_files")
@@ -124,7 +124,7 @@ def data_path(path: str) -> str:
     return resolve_env(path, dict(os.environ)) or path
 
 
-def _loss_tokens(r: _Reader, get, legacy: bool) -> Value:
+def _loss_tokens(r: Reader, get, legacy: bool) -> Value:
     """Which tokens the loss covers: the response column of single-turn rows (the prompt's masked), or every
     assistant turn of chat messages (veRL's multi-turn dataset masks the others)."""
     if single_turn(get, legacy):
@@ -140,7 +140,7 @@ def _column(key, nested) -> str:
     return f"{key}[{']['.join(map(str, nested))}]" if nested else str(key)
 
 
-def _template(r: _Reader, legacy: bool) -> Value:
+def _template(r: Reader, legacy: bool) -> Value:
     """The chat template the datasets render with: the engine trainer's model.custom_chat_template, else the
     tokenizer's (fsdp_sft_trainer's datasets read none of the config's), and the thinking switch they pass."""
     custom = None if legacy else r.get("model.custom_chat_template")

@@ -7,15 +7,15 @@ from __future__ import annotations
 import math
 import os
 
-from rftc.dotted import ABSENT
 from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.draft import resolve_env
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
-from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.reader import Reader, train_rows
+from rftc.semantics.sft_verl import from_verl_sft
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.releases import modes, semantics
 from rftc.verl.releases.modes import ASYNC
@@ -30,36 +30,6 @@ DISCOUNTED = ("gae", "reinforce_plus_plus")
 LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN}  # veRL loss_mode -> Trinity's name of the same loss
 
 
-class _Reader:
-    """Values of the effective config with where each came from."""
-
-    def __init__(self, eff: EffectiveConfig):
-        self.eff = eff
-
-    def get(self, key: str, default=None):
-        value = self.eff.get(key, ABSENT) if self.eff.has(key) else ABSENT
-        return default if value is ABSENT else value
-
-    def where(self, *keys: str) -> str:
-        located, defaults = [], []
-        for key in dict.fromkeys(keys):  # each key once
-            p = self.eff.prov(key)
-            span = p.span or (p.via[0] if p.via else None)
-            if span:
-                located.append(f"{os.path.basename(span.file)}:{span.line} {key}")
-            else:
-                defaults.append(key)
-        if len(defaults) == 1 and not located:
-            return f"{defaults[0]} (verl {self.eff.release} default)"
-        return ", ".join(located + ([f"verl {self.eff.release} defaults"] if defaults else []))
-
-    def v(self, key: str, default=None, *, when: bool = True) -> Value:
-        return Value(self.get(key, default) if when else None, self.where(key) if when else "")
-
-    def of(self, value, *keys: str, formula: str = "") -> Value:
-        return Value(value, self.where(*keys) if value is not None else "", formula)
-
-
 def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
               cwd: str | None = None) -> TrainingRun | SftRun:
     """What the launch's trainer loop trains (main_ppo's RayPPOTrainer or v1 trainers, the one-step-off or fully
@@ -68,10 +38,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     ``total_steps`` and ``dataset_rows`` stand for what the data files would say (the LR horizon), as `rftc convert
     --total-steps/--dataset-size`; else the parquet footers of data.train_files are read from ``cwd``."""
     if is_sft(eff.invocation):
-        from rftc.semantics.sft_verl import from_verl_sft
-
         return from_verl_sft(eff, total_steps=total_steps, dataset_rows=dataset_rows, cwd=cwd)
-    r, sem = _Reader(eff), semantics.of(eff)
+    r, sem = Reader(eff), semantics.of(eff)
     loop = modes.schedule(eff.invocation.module if eff.invocation is not None else None, eff.release, r.get)
     n, mini = r.get(f"{R}.n", 1), r.get(f"{A}.ppo_mini_batch_size")
     batch = loop.batch or r.get("data.train_batch_size")  # the fully async trainer's step: mini x require_batches
@@ -167,14 +135,14 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     )
 
 
-def _clip(r: _Reader, sem, side: str) -> Value:
+def _clip(r: Reader, sem, side: str) -> Value:
     """clip_ratio_low/high where set; before 0.4.0 (with dual clip) the loss reads clip_ratio only, whatever a
     fork's config declares."""
     key = f"{A}.clip_ratio_{side}"
     return r.v(key) if r.get(key) is not None and sem.value("dual_clip") else r.v(f"{A}.clip_ratio")
 
 
-def _dual_clip(r: _Reader, sem, release: str) -> Value:
+def _dual_clip(r: Reader, sem, release: str) -> Value:
     """clip_ratio_c, "none" before dual clip (0.4.0) or at a bound no ratio reaches."""
     if not sem.value("dual_clip"):
         return Value("none", f"verl {release}")
@@ -188,7 +156,7 @@ def _estimator(est: str | None) -> str | None:
     return adv if adv not in (None, ADVANTAGE_FN) else f"verl:{est}"
 
 
-def _horizon(r: _Reader, si: int, batch: int, bound: tuple, total_steps, rows, cwd) -> Value:
+def _horizon(r: Reader, si: int, batch: int, bound: tuple, total_steps, rows, cwd) -> Value:
     """The LR horizon in optimizer steps: the trainer steps ``bound`` (trainer.total_training_steps, or the fully
     async rollout's prompts // ``batch``), else the data loader's length x epochs."""
     total, key = bound
@@ -204,7 +172,7 @@ def _horizon(r: _Reader, si: int, batch: int, bound: tuple, total_steps, rows, c
                 formula=f"{rows} rows // train_batch_size x total_epochs x optimizer steps per batch / ppo_epochs")
 
 
-def _reward(r: _Reader) -> Value:
+def _reward(r: Reader) -> Value:
     """The rule reward veRL's reward manager scores with: the custom function (path:name) or veRL's
     default_compute_score (by the row's data_source), under its manager when that is not the naive one."""
     rm = next((k for k in RM_ENABLE if r.get(k)), None)
@@ -219,19 +187,3 @@ def _reward(r: _Reader) -> Value:
     manager = r.get(manager_key) if manager_key else "naive"
     text = fn if manager == "naive" else f"{fn} ({manager} manager)"
     return r.of(text, *([f"{prefix}.path"] if prefix else []), *([manager_key] if manager_key else []))
-
-
-def train_rows(r: _Reader, rows: int | None, cwd: str | None) -> int | Value:
-    """The training rows: ``rows`` (--dataset-size) where given, else the parquet footers of data.train_files
-    read from ``cwd``; an "unknown (why)" Value where they are not readable."""
-    if rows is not None:
-        return rows
-    files = r.get("data.train_files")
-    files = files if isinstance(files, list) else [files]
-    paths = [os.path.join(cwd or ".", f) for f in files if isinstance(f, str) and "${" not in f]
-    if len(paths) != len(files) or not all(os.path.isfile(p) for p in paths):
-        return Value("unknown (data not readable)", r.where("data.train_files"))
-    try:
-        return sum(num_rows(p) for p in paths)
-    except ParquetError as e:
-        return Value(f"unknown ({e})", r.where("data.train_files"))
