@@ -60,6 +60,55 @@ def test_golden_diff(case):
     assert proc.returncode == 1
 
 
+def test_the_table_groups_and_wraps_to_its_width():
+    """Under GROUPS' headings in their order, the model's order within a group; every line within the width, and
+    every value, origin and effect whole (a line breaks only at a space, or inside a word longer than the width);
+    the colour form is the same text."""
+    import re
+    from dataclasses import replace
+
+    from rftc.commands.diff import _table
+    from rftc.semantics.model import GROUPS, Value
+
+    case = DIFF / "epochs_vs_total_epochs"
+    result = compare.diff(str(case / "a.sh"), str(case / "b.yaml"), api.Options())
+    q, a, b = result.differences[0]
+    long = (q, Value("/models/" + "x" * 150 + " two words", a.source + ", " + a.source), Value("1\n2", b.source))
+    result = replace(result, differences=[long, *result.differences])
+    order = [g for g in GROUPS if any(q.group == g for q, _, _ in result.differences)]
+    for width in (60, 100):
+        text = _table(result, width, color=False)
+        assert max(len(line) for line in text.splitlines()) <= width
+        headings = [line.split()[1:-1] for line in text.splitlines() if line.startswith("--- ")]
+        assert [" ".join(h) for h in headings] == order
+        blocks = re.split(r"^--- .*$", text, flags=re.M)[1:]
+        for group, block in zip(order, blocks):
+            labels = [q.label for q, _, _ in result.differences if q.group == group]
+            assert [line for line in block.splitlines() if line in labels] == labels
+        flat = "".join(text.split())
+        for q, a, b in result.differences:
+            for part in (str(a), a.source, str(b), b.source, q.effect):
+                assert "".join(part.split()) in flat
+        colored = _table(result, width, color=True)
+        assert [line.rstrip() for line in re.sub(r"\x1b\[[0-9;]*m", "", colored).splitlines()] == text.splitlines()
+
+
+def test_the_table_width(monkeypatch):
+    """A terminal's own width, at least MIN_WIDTH; WIDTH where the output is a file or a pipe."""
+    from rftc.commands.diff import MIN_WIDTH, WIDTH, _width
+
+    class Terminal:
+        def __init__(self, tty):
+            self.tty = tty
+
+        def isatty(self):
+            return self.tty
+
+    for columns, tty, width in ((150, True, 150), (30, True, MIN_WIDTH), (150, False, WIDTH)):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        assert _width(Terminal(tty)) == width
+
+
 @pytest.mark.usefixtures("plain_terminal")
 def test_same_config_prints_nothing_and_exits_0():
     case = DIFF / "sync_interval_staleness"

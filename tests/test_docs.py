@@ -72,6 +72,20 @@ def test_readme_example_is_real_output():
         assert line == "..." or line in shown, f"not rftc's output, or out of order: {line!r}"
 
 
+def test_diff_example_is_real_output():
+    """docs/diff.md's table is the one `rftc diff` prints for its golden pair (golden/diff/CASE/expected.txt, which
+    tests/test_diff.py checks against the command), its groups named as rftc.semantics.model.GROUPS in order."""
+    from rftc.semantics.model import GROUPS
+
+    page = (ROOT / "docs" / "diff.md").read_text()
+    [console] = [body for lang, body in FENCE.findall(page) if body.startswith("$ cd golden/diff/")]
+    command, *table = console.splitlines()
+    case = command.removeprefix("$ cd ").split(" && ")[0]
+    assert command == f"$ cd {case} && rftc diff a.sh b.yaml"
+    assert "\n".join(table) + "\n" == (ROOT / case / "expected.txt").read_text()
+    assert "under their group's heading (" + ", ".join(GROUPS[:-1]) + f", {GROUPS[-1]})" in " ".join(page.split())
+
+
 # a file of the repository as the pages name it: modules anywhere (rftc/api.py in prose or in the architecture
 # block); tests, scripts, benchmarks and data outside code blocks (a transcript may show a user's own scripts/)
 MODULE = re.compile(r"(?<![\w./~-])((?:rftc|runtime|grammar)/[\w./-]*\.(?:py|lark))")

@@ -66,12 +66,16 @@ def disabled_codes(args) -> list[str]:
     return [c.strip() for item in args.disable for c in item.split(",") if c.strip()]
 
 
+def colored(args, stream) -> bool:
+    """Whether output to ``stream`` is coloured: --color always, or auto on a terminal without NO_COLOR."""
+    return args.color == "always" or (args.color == "auto" and stream.isatty() and not os.environ.get("NO_COLOR"))
+
+
 def report(diags: Iterable[Diagnostic], sources: Mapping[str, str], args, stream=None) -> list[Diagnostic]:
     """Apply suppression and severity policy, print, and return what remains."""
     stream = stream or sys.stderr
     kept = apply_policy(diags, sources, disable=disabled_codes(args), strict=args.strict)
-    color = args.color == "always" or (args.color == "auto" and stream.isatty() and not os.environ.get("NO_COLOR"))
-    text = render(args.format, kept, sources, color=color)
+    text = render(args.format, kept, sources, color=colored(args, stream))
     if text or args.format in ("json", "sarif"):
         stream.write(text)
         stream.flush()

@@ -13,8 +13,9 @@ steps, the schedule, max length, LoRA, the data and which tokens get loss.
 A config with stages is never trained as written: --stage NAME (or its 1-based position) compares that stage as
 Trinity runs it, the config with the stage's sections laid over it (a stage after the first starts from the
 checkpoint the stage before it saves, known only when it has run).
-The quantities whose values differ are printed with both values, where each came from (file:line and key) and what
-the difference does to training. Nothing is printed when they train the same.
+The quantities whose values differ are printed under their group's heading, each with both values, where each came
+from (file:line and key) and what the difference does to training, wrapped to the terminal's width (100 columns in
+a file or a pipe). Nothing is printed when they train the same.
 
 exit codes: 0 same training, 1 something training-relevant differs (or a side has no run, or an SFT run meets an
 RL one: RFTC600, or a config with stages is given no --stage: RFTC604),
@@ -45,7 +46,7 @@ def run(args) -> int:
     import sys
 
     from rftc import api, compare
-    from rftc.commands.common import exit_code, launch_options, report
+    from rftc.commands.common import colored, exit_code, launch_options, report
     from rftc.diagnostics.model import Severity
 
     try:
@@ -68,7 +69,7 @@ def run(args) -> int:
     if args.format == "json":
         sys.stdout.write(_json(result) + "\n")
     elif result.differences:
-        sys.stdout.write(_table(result, sys.stdout.isatty() and args.color != "never" or args.color == "always"))
+        sys.stdout.write(_table(result, _width(sys.stdout), colored(args, sys.stdout)))
     return 1 if result.differences or exit_code(kept) else 0
 
 
@@ -87,26 +88,86 @@ def _json(result) -> str:
     }, indent=2, default=str)
 
 
-def _table(result, color: bool) -> str:
-    """One row per difference: the quantity, A's value and origin, B's value and origin, what it does."""
-    a, b = (s.path + (f" (stage {s.stage})" if s.stage else "") for s in (result.a, result.b))
-    head = ("quantity", f"A: {a}", "from", f"B: {b}", "from", "what it does to training")
-    rows = [(q.label, str(a), a.source, str(b), b.source, q.effect) for q, a, b in result.differences]
-    if color:
-        import io
+# the table's width where the output is no terminal (a file, a pipe), and the least a narrow terminal gets
+WIDTH, MIN_WIDTH = 100, 60
 
-        from rich.console import Console
-        from rich.table import Table
 
-        table = Table(show_lines=True)
-        for column in head:
-            table.add_column(column, overflow="fold")
-        for row in rows:
-            table.add_row(*row)
-        out = io.StringIO()
-        Console(file=out, force_terminal=True).print(table)
-        return out.getvalue()
-    widths = [max(len(r[i]) for r in [head[:5], *[r[:5] for r in rows]]) for i in range(5)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(head[:5], widths)) + "  " + head[5]]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
-    return "\n".join(lines) + "\n"
+def _width(stream) -> int:
+    import shutil
+
+    return max(MIN_WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns) if stream.isatty() else WIDTH
+
+
+def _table(result, width: int, color: bool) -> str:
+    """The differences under their group's heading (GROUPS' order; the model's field order within a group), each a
+    block: the quantity, A's and B's value each with its origin, and what the difference does to training. Wrapped
+    to ``width`` columns, every character kept; the colour form is the same text, styled."""
+    from rftc.semantics.model import GROUPS
+
+    lines = []  # each a list of (text, style)
+    for side, s in (("A", result.a), ("B", result.b)):
+        path = s.path + (f" (stage {s.stage})" if s.stage else "")
+        lines += _hang([(f"{side}: ", "bold")], _wrap(path, width - 3), "bold")
+    for group in GROUPS:
+        rows = [(q, a, b) for q, a, b in result.differences if q.group == group]
+        if not rows:
+            continue
+        lines += [[], [(f"--- {group} ".ljust(width, "-"), "bold magenta")]]
+        for q, a, b in rows:
+            lines += [[], [(q.label, "bold")]]
+            values = [_lines(str(v), width - 5) for v in (a, b)]
+            short = max(len(v) for vs in values for v in vs) if all(len(vs) == 1 for vs in values) else width
+            for side, v, shown in (("A", a, values[0]), ("B", b, values[1])):
+                if short <= (width - 12) // 3:  # value and origin side by side
+                    head = [(f"  {side}  ", "bold"), (shown[0].ljust(short), "cyan"), ("  from ", "dim")]
+                    lines += _hang(head, _origins(v.source, width - short - 12), "dim")
+                else:
+                    lines += _hang([(f"  {side}  ", "bold")], shown, "cyan")
+                    lines += _hang([("       from ", "dim")], _origins(v.source, width - 12), "dim")
+            lines += _hang([("  => ", "yellow")], _wrap(q.effect, width - 5), "yellow")
+    if not color:
+        return "".join("".join(text for text, _ in line).rstrip() + "\n" for line in lines)
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=width, soft_wrap=True)
+    for line in lines:
+        console.print(Text.assemble(*line))
+    return out.getvalue()
+
+
+def _hang(head: list, rest: list[str], style: str) -> list[list]:
+    """``rest``'s lines in ``style``, the first after ``head``, the others under it."""
+    indent = sum(len(text) for text, _ in head)
+    return [(head if i == 0 else [(" " * indent, "")]) + [(text, style)] for i, text in enumerate(rest or [""])]
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word across lines)."""
+    import textwrap
+
+    return textwrap.wrap(text, max(width, 10), break_on_hyphens=False, replace_whitespace=False,
+                         expand_tabs=False) or [text]
+
+
+def _lines(value: str, width: int) -> list[str]:
+    """A value's lines (its own line breaks kept), each wrapped."""
+    return [part for line in value.split("\n") for part in _wrap(line, width)]
+
+
+def _origins(source: str, width: int) -> list[str]:
+    """An origin list ("a.sh:7 key, a.sh:9 key") in lines broken between its entries where they fit."""
+    if not source:
+        return ["-"]
+    items = source.split(", ")
+    lines: list[str] = []
+    for i, item in enumerate(items):
+        item += "," if i < len(items) - 1 else ""
+        if lines and len(lines[-1]) + 1 + len(item) <= width:
+            lines[-1] += " " + item
+        else:
+            lines += _wrap(item, width)
+    return lines
