@@ -70,6 +70,11 @@ def render_concise(diags: Iterable[Diagnostic], sources=None) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+# an excerpt's lines fit this many columns: a longer source line shows a window around its underlined part
+EXCERPT_WIDTH = 100
+_CONTEXT = 20  # the characters a window keeps before the underlined part
+
+
 def _excerpt(d: Diagnostic, sources: Mapping[str, str]) -> list[str]:
     s = d.span
     if not s or s.file not in sources:
@@ -82,14 +87,32 @@ def _excerpt(d: Diagnostic, sources: Mapping[str, str]) -> list[str]:
     out = [" " * width + " |"]
     for n in range(s.line, last + 1):
         text = src[n - 1].expandtabs(4) if "\t" not in src[n - 1][: s.col] else src[n - 1]
-        out.append(f"{n:>{width}} | {text}")
         start = s.col if n == s.line else 1 + (len(text) - len(text.lstrip()))
         if n == s.last_line and s.end_col:
             end = s.end_col
         else:
             end = len(text) + 1
-        out.append(" " * width + " | " + " " * (start - 1) + "^" * max(1, end - start))
+        text, start, end = _window(text, start - 1, max(end - 1, start), EXCERPT_WIDTH - width - 3)
+        out.append(f"{n:>{width}} | {text}")
+        out.append(" " * width + " | " + " " * start + "^" * (end - start))
     return out
+
+
+def _window(text: str, start: int, end: int, room: int) -> tuple[str, int, int]:
+    """``text`` cut to ``room`` columns around its part [start, end) (0-based), an ellipsis where it is cut, and
+    that part's place in what is shown (up to the ellipsis after it where the part goes on past the window)."""
+    if len(text) <= room:
+        return text, start, end
+    lo = max(0, start - _CONTEXT)
+    if lo == 0:
+        hi = room - 3
+    elif len(text) - lo <= room - 3:  # the window reaches the end: it shows more before the part
+        lo, hi = len(text) - (room - 3), len(text)
+    else:
+        hi = lo + room - 6
+    shift = (3 if lo else 0) - lo
+    shown = ("..." if lo else "") + text[lo:hi] + ("..." if hi < len(text) else "")
+    return shown, start + shift, min(end, hi) + shift + (3 if end > hi else 0)
 
 
 def render_full(diags: Iterable[Diagnostic], sources: Mapping[str, str] | None = None) -> str:

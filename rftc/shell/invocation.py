@@ -36,7 +36,8 @@ class Invocation:
     module: str  # entry module, e.g. "verl.trainer.main_ppo" ("" when a script path is run instead)
     kind: str  # "main_ppo" | "recipe" | "experimental" | "sft" | "generation" | "eval" | "model_merger" | "other"
     launcher: str  # "python" | "ray job submit" | "torchrun" | "srun" | "uv run" | "array:LAUNCH" | "$CMD" (unset)
-    span: Span  # the whole command
+    span: Span  # the command's first word through its entry (`python3 -m verl.trainer.main_ppo`): where the
+    #   diagnostics about the launch as a whole point (rftc.shell.launches.command_span)
     args: list[Arg]  # every argument after the module, in order (module "": the script path or -c first)
     overrides: list[Arg] = field(default_factory=list)  # the Hydra overrides among args, in order
     config_path: Arg | None = None  # --config-path / --config-dir / -cp value

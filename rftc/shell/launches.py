@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from rftc.diagnostics.model import Span
 from rftc.shell.invocation import Arg, Invocation
 from rftc.shell.values import Field
 
@@ -145,7 +146,8 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
 
     The result holds: launcher, module, script, args (fields after the module; for a script run, the script
     path or -c and what follows), env (inline
-    assignments given through ``env``), and target_unknown (the program comes from an unset variable)."""
+    assignments given through ``env``), target_unknown (the program comes from an unset variable), span_start (the
+    command's first word: python3, torchrun, ray) and entry (the module's or the script's word, when one is named)."""
     env = dict(env)
     launchers: list[str] = []
     first = fields[0] if fields else None
@@ -167,8 +169,24 @@ def recognize(fields: list[Field], env: dict[str, str]) -> dict | None:
         return parts
     if f.symbolic and i == 0 and f.origin:
         return {"launcher": f.written, "module": "", "script": "", "args": fields[1:], "env": env,
-                "target_unknown": f, "span_start": first}
+                "target_unknown": f, "span_start": first, "entry": None}
     return None
+
+
+def command_span(parts: dict, span: Span) -> Span:
+    """Where a diagnostic about the launch as a whole points, in the command at ``span``: its first word through
+    the module or script it runs (`python3 -m verl.trainer.main_ppo`), the first word alone where the two are not
+    on one line; ``span`` itself where that word was not written in it (an argument given to rftc)."""
+    if parts.get("span_start") is None:
+        return span
+    start = parts["span_start"].span
+    entry = parts["entry"].span if parts["entry"] is not None else None
+    if entry is not None and entry.file == start.file and start.line == entry.line == entry.last_line \
+            and start.col < entry.col and entry.end_col:
+        start = Span(start.file, start.line, start.col, start.line, entry.end_col)
+    inside = start.file == span.file and (span.line, span.col) <= (start.line, start.col) \
+        and (start.last_line, start.end_col or start.col) <= (span.last_line, span.end_col or 10**9)
+    return start if inside else span
 
 
 def program(fields: list[Field], env: dict[str, str], launchers: list[str] | None = None) -> int | None:
@@ -213,7 +231,7 @@ def _runs_entry(fields: list[Field], i: int) -> bool:
 
 def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | None:
     module = script = ""
-    mod_field = None
+    mod_field = script_field = None
     sizes: dict[str, Arg] = {}  # torchrun's --nnodes / --nproc_per_node: the world of a torchrun trainer
     while j < len(fields):
         t = fields[j].text
@@ -242,7 +260,7 @@ def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | Non
             else:
                 j += 2 if (not torchrun and t in _PY_OPTS_WITH_VALUE) else 1
             continue
-        script = t
+        script, script_field = t, fields[j]
         break  # args start with the script path: the program, then its arguments
     if not module and not script:
         return None
@@ -258,7 +276,7 @@ def _module_args(fields, j, launchers, env, first, torchrun=False) -> dict | Non
             j, script = j + 1, ""  # the args are the entry's own
     return {"launcher": launcher, "module": module, "script": script, "args": fields[j:], "env": env,
             "target_unknown": mod_field if (mod_field is not None and mod_field.symbolic) else None,
-            "span_start": first, "entry_file": entry_file, "sizes": sizes}
+            "span_start": first, "entry_file": entry_file, "sizes": sizes, "entry": mod_field or script_field}
 
 
 def to_arg(f: Field) -> Arg:

@@ -33,6 +33,8 @@ class Recorder:
             parts = dict(parts, args=[ev.files.traced(f) for f in parts["args"]])
             if parts.get("span_start") is not None:
                 span = ev.files.traced(parts["span_start"]).span
+        else:
+            span = launches.command_span(parts, span)
         inv = launches.build(parts, index=len(g.invocations), span=span, cwd=cwd,
                              script=code.origin if code else ev.file, exported=ev.vars.exported())
         inv.loop = {name: text_of(v.segs) for name in ev.loops
