@@ -133,7 +133,7 @@ def _table(result, width: int, color: bool) -> str:
     from rich.text import Text
 
     out = io.StringIO()
-    console = Console(file=out, force_terminal=True, width=width, soft_wrap=True)
+    console = Console(file=out, force_terminal=True, color_system="standard", width=width, soft_wrap=True)
     for line in lines:
         console.print(Text.assemble(*line))
     return out.getvalue()
@@ -149,7 +149,7 @@ def _wrap(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word across lines)."""
     import textwrap
 
-    return textwrap.wrap(text, max(width, 10), break_on_hyphens=False, replace_whitespace=False,
+    return textwrap.wrap(text, width, break_on_hyphens=False, replace_whitespace=False,
                          expand_tabs=False) or [text]
 
 
