@@ -178,11 +178,16 @@ def test_an_inferred_release_that_trains_differently_from_the_newest_is_a_warnin
         warning.hint
 
 
-def test_values_known_only_at_run_time_are_named_when_they_keep_the_releases_apart(tmp_path, monkeypatch):
+@pytest.mark.parametrize("extra, why", [
+    ("data.train_batch_size=${oc.env:BS}", "data.train_batch_size only known when the script runs"),
+    ("actor_rollout_ref.rollout.n=null", "actor_rollout_ref.rollout.n set to a value of another kind than the key's"),
+    ("actor_rollout_ref.actor.ppo_mini_batch_size=0", "the launch's values give ZeroDivisionError"),
+])
+def test_values_the_model_cannot_compute_with_are_said_not_a_traceback(tmp_path, monkeypatch, extra, why):
     monkeypatch.chdir(tmp_path)
-    _, diags = _stage(GRPO + " data.train_batch_size=${oc.env:BS}")
-    assert "may train differently from verl 0.9.1" in diags["RFTC226"].message
-    assert "data.train_batch_size only known when the script runs" in diags["RFTC226"].message
+    _, diags = _stage(f"{GRPO} {extra}")
+    assert f"may train differently from verl 0.9.1, the newest where every key exists: rftc cannot compare the two, " \
+           f"{why}" in diags["RFTC226"].message
 
 
 def test_an_inferred_release_that_trains_like_the_newest_stays_an_info(tmp_path, monkeypatch):

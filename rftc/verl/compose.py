@@ -85,24 +85,40 @@ def _refusal(inv: Invocation, attempt) -> str | None:
 
 def _differ(inv: Invocation, base: str, chosen, newest) -> str | None:
     """What the launch trains differently composed under the chosen attempt's release and under the newest's
-    (rftc.semantics.model.differences), as RFTC226 says it; None when the two train the same. The model computes
-    with the values the launch sets: where one it needs is known only when the script runs (a number left as
-    ${oc.env:X}), the two cannot be compared, and RFTC226 names the keys that may be why."""
+    (rftc.semantics.model.differences), as RFTC226 says it; None when the two train the same. Where the model
+    cannot compute with the values the launch sets (one known only when the script runs, one of another kind than
+    the key's default, a zero it divides by), the two are not compared, and RFTC226 says why."""
     from rftc.semantics.model import differences
     from rftc.semantics.verl import from_verl
 
     effs = [EffectiveConfig(a.version, "", *_resolve(a.result[0], Diagnostics(), inv), inv) for a in (chosen, newest)]
     try:
         found = differences(*(from_verl(eff, cwd=inv.data_dir()) for eff in effs))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, ArithmeticError) as e:
         sch, choice = schema.load(chosen.version), chosen.result[1]
         defaults = sch.tree(base, choice) if choice else sch.tree(base)
-        unknown = [k for k in effs[0].user_keys() if has_interpolation(get(effs[0].values, k))
-                   and not isinstance(get(defaults, k), str)]
-        if not unknown:
-            raise  # the model fails on known values: a bug
-        return selection.trains_differently(chosen.version, newest.version, [], unknown)
+        unknown, odd = [], []
+        for k in effs[0].user_keys():
+            value, default = get(effs[0].values, k), get(defaults, k)
+            if isinstance(default, str):
+                continue
+            if has_interpolation(value):
+                unknown.append(k)
+            elif default is not None and _kind(value) != _kind(default):
+                odd.append(k)
+        why = ([f"{_some(unknown)} only known when the script runs (--env NAME=VALUE gives them)"] if unknown else
+               []) + ([f"{_some(odd)} set to a value of another kind than the key's default"] if odd else [])
+        return selection.trains_differently(chosen.version, newest.version, [], "; ".join(why) or
+                                            f"the launch's values give {type(e).__name__}: {e}")
     return selection.trains_differently(chosen.version, newest.version, found)
+
+
+def _kind(value) -> str:
+    return "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else type(value).__name__
+
+
+def _some(keys: list[str]) -> str:
+    return ", ".join(keys[:3]) + (f" (and {len(keys) - 3} more)" if len(keys) > 3 else "")
 
 
 def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation) -> tuple[dict, dict]:

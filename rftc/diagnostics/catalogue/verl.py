@@ -157,8 +157,9 @@ CODES = [
          "algorithm.kl_ctrl.kl_coef without use_kl_in_reward: verl put the KL in the reward by default before "
          "0.4.0). The launch composed under each of the two releases is read as rftc diff reads it, and they "
          "train differently: the message names every quantity that differs, with its value under each (e.g. KL "
-         "in the reward, the entropy coefficient and the dual clip, whose defaults changed). Where a value the "
-         "comparison computes with is known only when the script runs, it says so instead. The conversion "
+         "in the reward, the entropy coefficient and the dual clip, whose defaults changed). Where the model cannot "
+         "compute with the launch's values (one known only when the script runs, one of another kind than the "
+         "key's default), it says why instead, and that the two may train differently. The conversion "
          "follows the older release; if the job runs another, pass --verl-version with it, or pin verl in the "
          "repository (requirements.txt, pyproject.toml, a lock file: RFTC224) so that every tool reads the same "
          "release. Where the two train the same, the choice is RFTC219, an info.",

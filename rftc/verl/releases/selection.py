@@ -187,18 +187,16 @@ def note(best: Attempt, tried: list[Attempt], explicit: bool, also: list[str] = 
            f"{_outcome(best)}" + (f"; {others}" if others else "")
 
 
-def trains_differently(chosen: str, newest: str, found: list, unknown: list[str] = ()) -> str | None:
+def trains_differently(chosen: str, newest: str, found: list, uncompared: str = "") -> str | None:
     """RFTC226's words for a launch composed under ``chosen``, an older release than ``newest`` where every key
-    exists too: the quantities the two train differently (rftc.semantics.model.differences), or the keys known
-    only when the script runs that keep them from being compared; None when they train the same."""
-    if unknown:
-        return (f"verl {chosen} may train differently from verl {newest}, the newest where every key exists: "
-                f"{', '.join(unknown[:3])}{' (and more)' if len(unknown) > 3 else ''} only known when the script "
-                "runs, so rftc cannot compare the two (--env NAME=VALUE gives them)")
+    exists too: the quantities the two train differently (rftc.semantics.model.differences), or why the two
+    could not be compared (``uncompared``); None when they train the same."""
+    head = f"verl {chosen} {{}} differently from verl {newest}, the newest where every key exists"
+    if uncompared:
+        return f"{head.format('may train')}: rftc cannot compare the two, {uncompared}"
     if not found:
         return None
-    return (f"verl {chosen} trains differently from verl {newest}, the newest where every key exists: "
-            + ", ".join(f"{q.label} {a} vs {b}" for q, a, b in found))
+    return f"{head.format('trains')}: " + ", ".join(f"{q.label} {a} vs {b}" for q, a, b in found)
 
 
 # Keys (or key prefixes) that moved or went away between the bundled versions: old -> (new or None, why).
