@@ -370,10 +370,9 @@ def _mapping_options(inv: Invocation, options: Options):
 
     env = dict(os.environ) if options.use_env else {}
     env.update(options.env)
-    cwd = inv.cwd or (os.path.dirname(os.path.abspath(inv.script)) if inv.script and os.path.isfile(inv.script)
-                      else None)
     return MappingOptions(sync_offset=options.sync_offset, explorer_gpus=options.explorer_gpus,
-                          dataset_size=options.dataset_size, total_steps=options.total_steps, env=env, cwd=cwd,
+                          dataset_size=options.dataset_size, total_steps=options.total_steps, env=env,
+                          cwd=inv.data_dir(),
                           fixed=dict(options.cluster))
 
 

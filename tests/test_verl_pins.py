@@ -134,3 +134,94 @@ def test_golden_lint_output(case):
 
     done = rftc("lint", "run.sh", "--format", "concise", cwd=PINNED / case)
     assert done.stderr == (PINNED / case / "expected.txt").read_text() and done.returncode == 0
+
+
+# The launch of docs/verl-configs.md's example: every key exists in 0.9.1, and kl_coef (no use_kl_in_reward) takes
+# effect only before 0.4.0, so the keys point at 0.3.0.post1, whose veRL starts it.
+GRPO = ("data.train_files=x algorithm.adv_estimator=grpo algorithm.kl_ctrl.kl_coef=0.0005 "
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 actor_rollout_ref.rollout.n=4 "
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 actor_rollout_ref.rollout.name=vllm")
+
+
+def _stage(text: str, options: api.Options | None = None):
+    """The verl stage of the main_ppo launch of override text: (release composed, {code: diagnostic})."""
+    options = options or api.Options()
+    pins.pinned.cache_clear()
+    (inv,) = api.read([], options, overrides=text).launches
+    result = api.verl_config(inv, options)
+    return result.verl.verl_version, {d.code: d for d in result.diagnostics}
+
+
+def test_an_inferred_release_that_trains_differently_from_the_newest_is_a_warning(tmp_path, monkeypatch):
+    """The release the keys point at is kept, and RFTC226 names what it trains differently from the newest release
+    where every key exists: the quantities rftc diff finds between the launch under each release."""
+    from rftc.compare import training_run
+    from rftc.diagnostics.model import Severity
+    from rftc.semantics.model import differences
+
+    monkeypatch.chdir(tmp_path)
+    got, diags = _stage(GRPO)
+    assert got == "0.3.0.post1" and "RFTC219" not in diags
+    warning = diags["RFTC226"]
+    assert warning.severity is Severity.WARNING
+    # KL goes into the reward, the entropy coefficient's default was 0.001, and there is no dual clip before 0.4.0
+    for said in ("kl in reward type k1 vs none", "kl in reward coef 0.0005 vs -", "clip ratio c none vs 3.0",
+                 "entropy coef 0.001 vs 0"):
+        assert said in warning.message
+    runs = [training_run(api.OVERRIDES, api.Options(verl_version=v), overrides=GRPO).run
+            for v in ("0.3.0.post1", "0.9.1")]
+    named = [q.label for q, _, _ in differences(*runs)]
+    assert named and warning.message.endswith(", ".join(f"{q.label} {a} vs {b}" for q, a, b in
+                                                         differences(*runs)))
+    assert "--verl-version" in warning.hint and "0.9.1" in warning.hint and "pin verl in the repository" in \
+        warning.hint
+
+
+@pytest.mark.parametrize("extra, why", [
+    ("data.train_batch_size=${oc.env:BS}", "data.train_batch_size only known when the script runs"),
+    ("actor_rollout_ref.rollout.n=null", "actor_rollout_ref.rollout.n set to a value of another kind than the key's"),
+    ("actor_rollout_ref.actor.ppo_mini_batch_size=0", "the launch's values give ZeroDivisionError"),
+])
+def test_values_the_model_cannot_compute_with_are_said_not_a_traceback(tmp_path, monkeypatch, extra, why):
+    monkeypatch.chdir(tmp_path)
+    _, diags = _stage(f"{GRPO} {extra}")
+    assert f"may train differently from verl 0.9.1, the newest where every key exists: rftc cannot compare the two, " \
+           f"{why}" in diags["RFTC226"].message
+
+
+def test_an_inferred_release_that_trains_like_the_newest_stays_an_info(tmp_path, monkeypatch):
+    """The newest release where every key exists is no choice to warn about (0.9.0: 0.9.1 lacks grad_offload); an
+    older one the model finds training the same stays RFTC219 too."""
+    import rftc.semantics.model
+
+    monkeypatch.chdir(tmp_path)
+    got, diags = _stage("--config-name=ppo_megatron_trainer actor_rollout_ref.rollout.name=vllm "
+                        "actor_rollout_ref.actor.megatron.grad_offload=True")
+    assert got == "0.9.0" and "RFTC219" in diags and "RFTC226" not in diags
+    monkeypatch.setattr(rftc.semantics.model, "differences", lambda a, b: [])
+    got, diags = _stage(GRPO)
+    assert got == "0.3.0.post1" and "RFTC219" in diags and "RFTC226" not in diags
+
+
+def test_a_named_or_pinned_release_is_never_compared(tmp_path, monkeypatch):
+    """--verl-version, a pin of one release, a pin of a range the keys choose in, and a launch composed under the
+    newest release where every key exists: no RFTC226, and no second run is modelled (it costs time)."""
+    import rftc.semantics.verl
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the launch was modelled")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(rftc.semantics.verl, "from_verl", no_model)
+    for v in ("0.3.0.post1", "0.9.1"):
+        got, diags = _stage(GRPO, api.Options(verl_version=v))
+        assert got == v and not {"RFTC219", "RFTC226"} & set(diags)
+    got, diags = _stage(GRPO.replace("algorithm.kl_ctrl.kl_coef=0.0005", "algorithm.use_kl_in_reward=True"))
+    assert got == "0.9.1" and not {"RFTC219", "RFTC226"} & set(diags)
+    got, diags = _release(PINNED / "clone-tag", "algorithm.kl_ctrl.kl_coef=0.001")
+    assert got == "0.3.0.post1" and "RFTC224" in diags and "RFTC226" not in diags
+    (tmp_path / "setup.cfg").write_text("[metadata]\nname = myproject\n")
+    (tmp_path / "requirements.txt").write_text("verl>=0.3.0.post1\n")
+    got, diags = _stage(GRPO)
+    assert got == "0.3.0.post1" and "RFTC224" in diags and not {"RFTC219", "RFTC226"} & set(diags)

@@ -3,6 +3,7 @@ arguments already expanded as bash would expand them, and the span of every argu
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from rftc.diagnostics.model import Span
@@ -62,6 +63,12 @@ class Invocation:
     @property
     def is_training(self) -> bool:
         return self.kind in ("main_ppo", "recipe", "experimental", "sft")
+
+    def data_dir(self) -> str | None:
+        """Where the files the launch names by relative paths (data, reward functions) are read from: its cwd,
+        else its script's folder; None for neither."""
+        return self.cwd or (os.path.dirname(os.path.abspath(self.script)) if self.script and
+                            os.path.isfile(self.script) else None)
 
 
 def circumstances(inv: Invocation, launches: list[Invocation]) -> str:

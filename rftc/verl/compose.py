@@ -15,7 +15,7 @@ from rftc.verl.overrides.apply import Applied, leaves
 from rftc.verl.overrides.parse import parse_launch
 from rftc.verl.overrides.resolve import MISSING, InterpolationError, Resolver, has_interpolation
 from rftc.verl.primary.locate import locate
-from rftc.verl.releases import compose as on_releases, legacy, schema
+from rftc.verl.releases import compose as on_releases, legacy, schema, selection
 from rftc.verl.trainers import entry_of, module_of
 
 # Mandatory keys ("???") verl reads on every main_ppo run; others (e.g. the reward model's rollout name) are
@@ -54,7 +54,8 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
         composed = on_checkout.compose(inv, folder, primary, config_ovs, group_ovs, diags)
     else:
         composed = on_releases.compose(inv, primary, config_ovs, group_ovs, verl_version, diags,
-                                       refusal=lambda a: _refusal(inv, a))
+                                       refusal=lambda a: _refusal(inv, a),
+                                       differ=lambda *attempts: _differ(inv, primary.base, *attempts))
     return None if composed is None else _finish(inv, *composed, diags)
 
 
@@ -80,6 +81,44 @@ def _refusal(inv: Invocation, attempt) -> str | None:
     values, provenance = _resolve(applied, quiet, inv)
     check_startup(EffectiveConfig(attempt.version, "", values, provenance, inv), quiet)
     return next((d.message for d in quiet if d.code == "RFTC221"), None)
+
+
+def _differ(inv: Invocation, base: str, chosen, newest) -> str | None:
+    """What the launch trains differently composed under the chosen attempt's release and under the newest's
+    (rftc.semantics.model.differences), as RFTC226 says it; None when the two train the same. Where the model
+    cannot compute with the values the launch sets (one known only when the script runs, one of another kind than
+    the key's default, a zero it divides by), the two are not compared, and RFTC226 says why."""
+    from rftc.semantics.model import differences
+    from rftc.semantics.verl import from_verl
+
+    effs = [EffectiveConfig(a.version, "", *_resolve(a.result[0], Diagnostics(), inv), inv) for a in (chosen, newest)]
+    try:
+        found = differences(*(from_verl(eff, cwd=inv.data_dir()) for eff in effs))
+    except (TypeError, ValueError, ArithmeticError) as e:
+        sch, choice = schema.load(chosen.version), chosen.result[1]
+        defaults = sch.tree(base, choice) if choice else sch.tree(base)
+        unknown, odd = [], []
+        for k in effs[0].user_keys():
+            value, default = get(effs[0].values, k), get(defaults, k)
+            if isinstance(default, str):
+                continue
+            if has_interpolation(value):
+                unknown.append(k)
+            elif default is not None and _kind(value) != _kind(default):
+                odd.append(k)
+        why = ([f"{_some(unknown)} only known when the script runs (--env NAME=VALUE gives them)"] if unknown else
+               []) + ([f"{_some(odd)} set to a value of another kind than the key's default"] if odd else [])
+        return selection.trains_differently(chosen.version, newest.version, [], "; ".join(why) or
+                                            f"the launch's values give {type(e).__name__}: {e}")
+    return selection.trains_differently(chosen.version, newest.version, found)
+
+
+def _kind(value) -> str:
+    return "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else type(value).__name__
+
+
+def _some(keys: list[str]) -> str:
+    return ", ".join(keys[:3]) + (f" (and {len(keys) - 3} more)" if len(keys) > 3 else "")
 
 
 def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation) -> tuple[dict, dict]:

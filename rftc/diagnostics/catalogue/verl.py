@@ -101,7 +101,9 @@ CODES = [
          "(RFTC224). When no release accepts every key, it "
          "uses the one that rejects the fewest. This note appears when the choice is not the newest release, "
          "and names the releases that lack a key and the others where every key exists. The release decides "
-         "the semantics too (batch units, KL switches, startup checks). Pass --verl-version to choose.",
+         "the semantics too (batch units, KL switches, startup checks): where an older release was chosen "
+         "over the newest where every key exists and the two train differently, the note is RFTC226, a "
+         "warning naming what differs. Pass --verl-version to choose.",
          "actor_rollout_ref.actor.megatron.grad_offload=True", "overrides"),
     Code("RFTC220", "retired-key-no-op", W, "An override sets a removed key to the behaviour verl kept; it is dropped.",
          "No bundled verl version has every key the launch sets (it was written between two releases), and this "
@@ -147,6 +149,24 @@ CODES = [
          "release is chosen by another pin or by the launch's keys, which may not be the one the job runs: pass "
          "--verl-version to name it, or --verl-source DIR to compose the checkout's own config.",
          "# requirements.txt: verl @ git+https://github.com/volcengine/verl@main\npython3 -m verl.trainer.main_ppo", "sh"),
+    Code("RFTC226", "release-choice-changes-training", W, "The release the launch's keys point at trains "
+         "differently from the newest release where every key exists.",
+         "No --verl-version, no pin in the repository and no veRL checkout say which release the job runs, so rftc "
+         "infers it from the keys the launch sets (RFTC219): here an older release than the newest where every "
+         "key exists, because a key the launch sets has no effect in the newer ones (e.g. "
+         "algorithm.kl_ctrl.kl_coef without use_kl_in_reward: verl put the KL in the reward by default before "
+         "0.4.0). The launch composed under each of the two releases is read as rftc diff reads it, and they "
+         "train differently: the message names every quantity that differs, with its value under each (e.g. KL "
+         "in the reward, the entropy coefficient and the dual clip, whose defaults changed). Where the model cannot "
+         "compute with the launch's values (one known only when the script runs, one of another kind than the "
+         "key's default), it says why instead, and that the two may train differently. The conversion "
+         "follows the older release; if the job runs another, pass --verl-version with it, or pin verl in the "
+         "repository (requirements.txt, pyproject.toml, a lock file: RFTC224) so that every tool reads the same "
+         "release. Where the two train the same, the choice is RFTC219, an info.",
+         "algorithm.kl_ctrl.kl_coef=0.0005 actor_rollout_ref.rollout.name=vllm critic.ppo_micro_batch_size_per_gpu=2 "
+         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
+         "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
+         "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2", "overrides"),
     Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
          "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
          "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "

@@ -21,10 +21,13 @@ FORK_NOTE = ("a fork or checkout of veRL with this key in its own config is comp
 
 
 def compose(inv: Invocation, primary: Primary, config_ovs: list[Override], group_ovs: list[Override],
-            verl_version: str | None, diags: Diagnostics, refusal=None) -> tuple[Applied, EffectiveConfig] | None:
+            verl_version: str | None, diags: Diagnostics, refusal=None,
+            differ=None) -> tuple[Applied, EffectiveConfig] | None:
     """Compose under ``verl_version``, else under the release the repository pins (RFTC224) and, among those or
-    all bundled ones, the release the launch fits (RFTC219 says which and why when it is not the newest).
-    ``refusal(attempt)``: veRL's startup refusal of a composed attempt (None: it starts). Returns the composed
+    all bundled ones, the release the launch fits (RFTC219 says which and why when it is not the newest; RFTC226
+    when it is older than the newest where every key exists, and the two train differently).
+    ``refusal(attempt)``: veRL's startup refusal of a composed attempt (None: it starts). ``differ(chosen,
+    newest)``: what the two attempts train differently, as RFTC226 says it (None: the same). Returns the composed
     tree and the EffectiveConfig its values go to (not yet resolved)."""
     bundled_versions = schema.versions()
     found = pins.pinned(root) if not verl_version and (root := pins.repository(inv)) is not None else ()
@@ -63,7 +66,15 @@ def compose(inv: Invocation, primary: Primary, config_ovs: list[Override], group
                   Span(display(pin.file), pin.line, 1))
         note = f"verl {v}, pinned by {pin.where()} ({pin.text})" + (f"; {note}" if len(candidates) > 1 else "")
     elif not verl_version and (v != bundled_versions[0] or best.refused_in is not None):
-        diags.add("RFTC219", note, inv.span)
+        # an older release than the newest where every key exists: only then are both releases' runs modelled
+        newest = best.inert_in[0] if best.inert_in is not None else None
+        differs = differ(best, newest) if newest is not None and differ is not None else None
+        if differs:
+            diags.add("RFTC226", f"{note}; {differs}", inv.span,
+                      hint=f"pass --verl-version with the release the job runs ({v} or {newest.version}), or pin "
+                      f"verl in the repository (e.g. verl=={newest.version} in requirements.txt, RFTC224)")
+        else:
+            diags.add("RFTC219", note, inv.span)
     config_name = primary.name + (f" (model_engine={choice})" if choice and choice != _default_choice(
         v, primary) else "")
     return applied, EffectiveConfig(v, config_name, {}, {}, inv, note)

@@ -21,7 +21,8 @@ class Attempt:
     rejected_keys: list[str]
     retired_keys: list[str] = field(default_factory=list)  # overrides of removed keys that change nothing there
     composed: bool = True  # False: the keys were only looked up in the schema (absent_keys)
-    inert_in: tuple[str, list] | None = None  # (newer version, [(key, why)]): chosen where these keys take effect
+    inert_in: tuple[Attempt, list] | None = None  # (the newer attempt, [(key, why)]): chosen where these keys
+    #   take effect, over that newer release where every key exists too
     refused_in: tuple[str, list, str] | None = None  # (older version, [(key, why)], veRL's startup refusal there):
     #   these keys take effect only there, but veRL refuses the launch there
 
@@ -83,7 +84,7 @@ def plausible(best: Attempt, tried: list[Attempt], candidates: list[str], attemp
             if a is not None and a.rejected == 0 and not a.retired_keys:
                 refused = refusal(a) if refusal is not None else None
                 if refused is None:
-                    a.inert_in = (best.version, dead)
+                    a.inert_in = (best, dead)
                     return a, [*tried, a]
                 best.refused_in = (v, dead, refused)
             break
@@ -184,6 +185,19 @@ def note(best: Attempt, tried: list[Attempt], explicit: bool, also: list[str] = 
                f"{_outcome(best)} (RFTC220)" + (f"; {others}" if others else "")
     return f"no bundled verl version accepts every key the launch sets; checked against verl {v}, which " \
            f"{_outcome(best)}" + (f"; {others}" if others else "")
+
+
+def trains_differently(chosen: str, newest: str, found: list, uncompared: str = "") -> str | None:
+    """RFTC226's words for a launch composed under ``chosen``, an older release than ``newest`` where every key
+    exists too: the quantities the two train differently (rftc.semantics.model.differences), or why the two
+    could not be compared (``uncompared``); None when they train the same."""
+    head = f"verl {chosen} {{}} differently from verl {newest}, the newest where every key exists"
+    if uncompared:
+        return f"{head.format('may train')}: rftc cannot compare the two, {uncompared}"
+    if not found:
+        return None
+    return f"{head.format('trains')}: " + ", ".join(f"{q.label} {a} vs {b}" for q, a, b in found)
+
 
 # Keys (or key prefixes) that moved or went away between the bundled versions: old -> (new or None, why).
 RENAMED = {
