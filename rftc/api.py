@@ -271,10 +271,19 @@ def verl_config(inv: Invocation, options: Options | None = None, *, startup: boo
                                    hint="pass --config-path/--config-name if it uses a config of its own")
         return result
     result.verl = effective_config(inv, verl_version=options.verl_version, source=verl_source(options),
-                                   diags=result.diagnostics)
+                                   diags=result.diagnostics, compare=_trains_differently)
     if result.verl is not None and startup:
         check_startup(result.verl, result.diagnostics)  # its errors keep a config from being written
     return result
+
+
+def _trains_differently(a: EffectiveConfig, b: EffectiveConfig) -> list:
+    """The quantities two effective configs of one launch train differently (rftc.semantics.model.differences)."""
+    from rftc.semantics.model import differences
+    from rftc.semantics.verl import from_verl
+
+    cwd = a.invocation.data_dir() if a.invocation is not None else None
+    return differences(from_verl(a, cwd=cwd), from_verl(b, cwd=cwd))
 
 
 # Trinity-check warnings that repeat what a mapping diagnostic already says about the same value (and how to fix it)

@@ -2,6 +2,7 @@
 
 import pytest
 
+from rftc import api
 from rftc.diagnostics.collector import Diagnostics
 from rftc.verl import effective_config, invocation_from_text
 from rftc.verl.overrides.resolve import InterpolationError, Resolver, parse_string
@@ -250,9 +251,9 @@ MICRO = (" actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2"
     (" actor_rollout_ref.actor.use_kl_loss=True", "0.9.1"),  # no KL in the reward under either
 ])
 def test_the_release_where_every_key_takes_effect_is_preferred(extra, version):
-    diags = Diagnostics()
     text = "algorithm.adv_estimator=gae actor_rollout_ref.rollout.name=vllm algorithm.kl_ctrl.kl_coef=0.05" + extra
-    eff = effective_config(invocation_from_text(text, diags=diags), diags=diags)
+    result = api.verl_config(invocation_from_text(text, diags=Diagnostics()), startup=False)  # the model compares
+    eff, diags = result.verl, result.diagnostics
     assert eff.verl_version == version
     if version != "0.9.1":
         assert "in 0.4.0-0.9.1, where they exist too, algorithm.kl_ctrl.kl_coef has no effect" in eff.version_note

@@ -4,6 +4,8 @@ bundled releases (rftc.verl.releases), then resolved, with the provenance of eve
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
 from rftc.dotted import get
@@ -24,8 +26,12 @@ MANDATORY_READ = ("actor_rollout_ref.rollout.name",)
 
 
 def effective_config(inv: Invocation, *, verl_version: str | None = None, source: VerlSource | str | None = None,
-                     diags: Diagnostics) -> EffectiveConfig | None:
+                     diags: Diagnostics, compare: Callable | None = None) -> EffectiveConfig | None:
     """Compose ``inv``'s effective config; diagnostics go to ``diags``; None when it cannot be composed.
+
+    ``compare(a, b)``: what two effective configs of the launch train differently (rftc.api passes the semantic
+    model's comparison, a layer above this one); with it, a release inferred from the keys that trains differently
+    from the newest where every key exists is RFTC226, without it RFTC219.
 
     ``source``: the veRL checkout whose own config the launch composes (rftc.verl.checkout.find); None looks for the
     one the launch imports, "bundled" (or a ``verl_version``) composes against the bundled releases."""
@@ -55,7 +61,8 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
     else:
         composed = on_releases.compose(inv, primary, config_ovs, group_ovs, verl_version, diags,
                                        refusal=lambda a: _refusal(inv, a),
-                                       differ=lambda *attempts: _differ(inv, primary.base, *attempts))
+                                       differ=compare and (lambda *attempts: _differ(inv, primary.base, compare,
+                                                                                     *attempts)))
     return None if composed is None else _finish(inv, *composed, diags)
 
 
@@ -83,17 +90,14 @@ def _refusal(inv: Invocation, attempt) -> str | None:
     return next((d.message for d in quiet if d.code == "RFTC221"), None)
 
 
-def _differ(inv: Invocation, base: str, chosen, newest) -> str | None:
+def _differ(inv: Invocation, base: str, compare: Callable, chosen, newest) -> str | None:
     """What the launch trains differently composed under the chosen attempt's release and under the newest's
-    (rftc.semantics.model.differences), as RFTC226 says it; None when the two train the same. Where the model
-    cannot compute with the values the launch sets (one known only when the script runs, one of another kind than
-    the key's default, a zero it divides by), the two are not compared, and RFTC226 says why."""
-    from rftc.semantics.model import differences
-    from rftc.semantics.verl import from_verl
-
+    (``compare``), as RFTC226 says it; None when the two train the same. Where the model cannot compute with the
+    values the launch sets (one known only when the script runs, one of another kind than the key's default, a zero
+    it divides by), the two are not compared, and RFTC226 says why."""
     effs = [EffectiveConfig(a.version, "", *_resolve(a.result[0], Diagnostics(), inv), inv) for a in (chosen, newest)]
     try:
-        found = differences(*(from_verl(eff, cwd=inv.data_dir()) for eff in effs))
+        found = compare(*effs)
     except (TypeError, ValueError, ArithmeticError) as e:
         sch, choice = schema.load(chosen.version), chosen.result[1]
         defaults = sch.tree(base, choice) if choice else sch.tree(base)
