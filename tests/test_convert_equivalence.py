@@ -63,6 +63,8 @@ MICRO_MEAN = ("fsdp_sft_trainer averages the token means of its micro-batches; T
               "mean over the step: RFTC331 warns")
 NESTED = "Trinity's SFT formatter reads a column's text, not a field nested in it: RFTC300 warns"
 BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
+            # the reward model reads no data column; the workflow left to the user reads its format's
+            ("data columns", lambda v: "data source" not in str(v), REWARD_MODEL),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
             ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
             ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED)]

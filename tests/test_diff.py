@@ -153,11 +153,14 @@ GRPO = GOLDEN / "cases" / "algo_grpo_kl_loss.sh"  # the pipeline's second launch
 @pytest.mark.usefixtures("plain_terminal")
 def test_a_config_with_stages_is_compared_stage_by_stage():
     """Trinity trains each stage, never the global sections as written: --stage picks one, by stage_name or 1-based
-    position, and the pipeline's RL stage trains what its launch trains; without --stage RFTC604 names the stages,
-    and a stage the config lacks is a usage error listing them."""
-    proc = rftc("diff", str(GRPO), "expected.yaml", "--stage", "algo_grpo_kl_loss", cwd=PIPELINE)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
-    assert rftc("diff", str(GRPO), "expected.yaml", "--stage", "2", cwd=PIPELINE).returncode == 0
+    position, and the pipeline's RL stage trains what its launch trains but for the model it starts from (and holds
+    its KL to): the SFT stage's checkpoint, as the conversion warned (RFTC334); without --stage RFTC604 names the
+    stages, and a stage the config lacks is a usage error listing them."""
+    for stage in ("algo_grpo_kl_loss", "2"):
+        result = compare.diff(str(GRPO), str(PIPELINE / "expected.yaml"), stage=stage)
+        assert {q.label for q, _, _ in result.differences} == {"model", "reference model"}
+        assert result.differences[0][2].value == "the last Hugging Face checkpoint of stage sft (known when it has run)"
+    assert "RFTC334" in (PIPELINE / "expected.stderr").read_text()
     proc = rftc("diff", str(GRPO), "expected.yaml", "--format", "concise", cwd=PIPELINE)
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == ("expected.yaml:79:1: error[RFTC604] the config runs 2 stages (sft, algo_grpo_kl_loss): "

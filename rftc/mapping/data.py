@@ -16,7 +16,11 @@ SPLITS = ("train", "test", "validation")  # file stems datasets.load_dataset(dir
 
 def file_list(d: Draft, key: str) -> list[str]:
     """data.train_files / val_files as a list (veRL accepts a path or a list of paths)."""
-    v = d.val(key)
+    return as_files(d.val(key))
+
+
+def as_files(v) -> list[str]:
+    """A value of data.train_files / val_files as the list of paths veRL reads."""
     if v is None:
         return []
     if isinstance(v, str):
