@@ -266,3 +266,39 @@ def test_megatron_goes_back_as_megatron(release, tmp_path):
     (tmp_path / "again.yaml").write_text(again.yaml())
     found = {q.label for q, _, _ in differences(_model_of_config(config), _model_of_config(tmp_path / "again.yaml"))}
     assert found <= _unexpressed(launch)
+
+
+TWO_TASKSETS = paths.GOLDEN / "convert" / "run_qwen2-7b_rm.yaml"  # veRL's run_qwen2-7b_rm.sh: gsm8k and math
+
+
+def test_every_training_taskset_goes_back_in_order(tmp_path):
+    """Every training taskset's file is one of data.train_files, in the tasksets' order; the launch trains on the
+    same data as the config (no RFTC601 for it), and its model sees both files."""
+    launch, script = _back(TWO_TASKSETS, tmp_path)
+    assert '"data.train_files=[${HOME}/data/gsm8k/train.parquet,${HOME}/data/math/train.parquet]"' in launch.text
+    assert "training data" not in _unexpressed(launch)
+    eff = _composed(launch, launch.release, tmp_path)
+    run = from_verl(eff)
+    assert run.data == _model_of_config(TWO_TASKSETS).data
+    assert len(run.data.value.shown) == 2 and run.data.value.shown[1].endswith("/data/math/train.parquet")
+
+
+def test_a_taskset_veRL_cannot_express_is_named(tmp_path):
+    """A second taskset with columns, reward or sampling of its own: veRL reads every file alike, so each is
+    RFTC601 naming the taskset (the columns and the reward through the model's quantities, the sampling by the
+    taskset's own fields)."""
+    text = TWO_TASKSETS.read_text()
+    at = text.index("      - name: math")
+    math = text[at:].replace("prompt_key: prompt ", "prompt_key: problem ", 1).replace(
+        "temperature: 1.0 ", "temperature: 0.7 ", 1)
+    config = tmp_path / "c.yaml"
+    config.write_text(text[:at] + math)
+    launch, _ = _back(config, tmp_path)
+    messages = [d.message for d in launch.diagnostics if d.code == "RFTC601"]
+    columns = next(m for m in messages if "data columns" in m)
+    assert "taskset gsm8k: prompt: prompt" in columns and "taskset math: prompt: problem" in columns
+    [sampling] = [m for m in messages if "taskset math's own" in m]
+    assert "rollout_args.temperature" in sampling
+    line = text[:at].count("\n") + 1
+    assert any(d.span.line == line for d in launch.diagnostics if d.code == "RFTC601" and "taskset math" in
+               d.message)

@@ -12,6 +12,7 @@ from rftc.mapping.draft import resolve_env
 
 IN_FILE_ORDER = "in file order"
 SHUFFLED = "shuffled every epoch"
+DATA_FILES = (".parquet", ".json", ".jsonl", ".csv", ".arrow")  # files a path names itself (not a folder)
 ALL_ROWS = "all"
 
 
@@ -45,6 +46,12 @@ class Files:
 
     def __str__(self) -> str:
         return ", ".join(self.shown)
+
+
+def taskset_file(path: str, split: str) -> str:
+    """The file veRL reads for a taskset's ``path`` + ``split``: a data file is itself, a directory's split its
+    SPLIT.parquet (the file rftc convert's path + split came from)."""
+    return path if os.path.splitext(path)[1] in DATA_FILES else f"{path.rstrip('/')}/{split}.parquet"
 
 
 def verl_files(value) -> Files:

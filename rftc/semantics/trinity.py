@@ -16,7 +16,7 @@ from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
-from rftc.semantics.trinity_inputs import inputs, view_inputs
+from rftc.semantics.trinity_inputs import TASKSETS, inputs, per_taskset, view_inputs
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
 from rftc.trinity.document import Document
@@ -254,8 +254,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         trainer_gpus=of(val("cluster.trainer_gpu_num"), "cluster.trainer_gpu_num") if beside else Value(None),
         logprob_source=of("rollout" if val("algorithm.bypass_old_logprobs", True) else "actor",
                           "algorithm.bypass_old_logprobs"),
-        reward=of(_reward(val(f"{TS}.default_workflow_type"), val(f"{TS}.workflow_args", {}),
-                          val(f"{TS}.default_reward_fn_type")),
+        reward=of(per_taskset(val(TASKSETS, []), lambda t: _reward(
+            t.get("default_workflow_type"), t.get("workflow_args") or {}, t.get("default_reward_fn_type"))),
                   f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
     )
