@@ -26,8 +26,20 @@ def view_inputs(x, put, where) -> None:
     """``view``'s model and taskset keys of the expanded config ``x``."""
     for key in MODEL_KEYS:
         put(key, getattr(x.model, key.split(".", 1)[1]))
+    if x.model.custom_chat_template is None and x.model.chat_template_path:
+        put("model.custom_chat_template", _template_file(x.model.chat_template_path),
+            where("model.chat_template_path"))
     put(TASKSETS, [{k: v for k, v in ts.model_dump().items() if k in TASKSET_FIELDS}
                    for ts in x.buffer.explorer_input.tasksets], where(f"{TASKSETS}.0.path"))
+
+
+def _template_file(path: str) -> str:
+    """The template Trinity's validator reads from model.chat_template_path (from where `trinity run` starts)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return f"the template in {path} (not readable here)"
 
 
 def inputs(v, val, of, *, reference: bool, critic: bool) -> dict[str, Value]:
