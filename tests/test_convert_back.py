@@ -16,8 +16,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -136,11 +138,14 @@ def _round_trip(eff, config: Path, name: str, tmp_path: Path, cwd: Path, dataset
     back.write_text(launch.text)
     composed = api.compile(str(back), api.Options(verl_version=eff.verl_version, cwd=str(cwd)))
     kw = dict(total_steps=total_steps, dataset_rows=dataset_size, cwd=str(cwd))
-    original = from_verl(eff, **kw)
-    forward = {q.label for q, _, _ in differences(original, _model_of_config(config))}
-    return {"refused": [], "lost": [f"{name}: {q.label}: {a} -> {b}"
-                                    for q, a, b in differences(original, from_verl(composed.verl, **kw))
-                                    if q.label not in _unexpressed(launch) | forward]}
+    # the launch back is composed from cwd, where bash's $PWD is known; the original, as the corpus converts it,
+    # keeps ${oc.env:PWD}: both read as the launch runs from cwd
+    with mock.patch.dict(os.environ, {"PWD": str(cwd)}):
+        original = from_verl(eff, **kw)
+        forward = {q.label for q, _, _ in differences(original, _model_of_config(config))}
+        lost = [f"{name}: {q.label}: {a} -> {b}" for q, a, b in differences(original, from_verl(composed.verl, **kw))
+                if q.label not in _unexpressed(launch) | forward]
+    return {"refused": [], "lost": lost}
 
 
 @needs_corpus

@@ -261,10 +261,13 @@ def test_golden_conversions_train_as_their_scripts(trinity, capsys):
 
 
 @needs_corpus
-def test_corpus_conversions_train_as_their_scripts(corpus_run, corpus_trinity, capsys):
+def test_corpus_conversions_train_as_their_scripts(corpus_run, corpus_trinity, capsys, monkeypatch):
     """The same comparison for every config the corpus converts to with exit 0 (LoRA configs whose adapter has no
-    path are not compared: Trinity's expansion needs the model, see test_convert_corpus)."""
+    path are not compared: Trinity's expansion needs the model, see test_convert_corpus). Paths read the
+    environment Trinity's run was given (${oc.env:NAME}), on every side."""
     records = corpus_trinity["records"]
+    for name, value in corpus_trinity["env"].items():
+        monkeypatch.setenv(name, value)
     conversions = []
     for script, configs in corpus_run["converted"]:
         args = _args(script)

@@ -88,7 +88,8 @@ class Order:
     __hash__ = None
 
     def __str__(self) -> str:
-        return self.kind + (f" ({self.rng}, seed {self.seed})" if self.rng else "")
+        return self.kind + (f" ({self.rng}" + (f", seed {self.seed})" if self.seed is not None else ")")
+                            if self.rng else "")
 
 
 def reward_arguments(function_kwargs: dict | None, manager: str, manager_kwargs: dict | None) -> dict | str:

@@ -90,12 +90,15 @@ def _max_samples(r: Reader) -> Value:
 def _order(r: Reader) -> Value:
     """A curriculum sampler (data.sampler.class_path, 0.5 to 0.7), else RandomSampler on a torch generator seeded
     with data.seed (a release whose config has no data.seed reads data.get("seed", 1); one whose config has it
-    null leaves the generator's own seed) where data.shuffle, else the file's order."""
+    null leaves the generator's own seed) where data.shuffle, else the file's order; verl 0.1 (no data.shuffle)
+    always shuffles, unseeded."""
     sampler = r.get("data.sampler.class_path")
     if sampler:
         return r.of(Order(f"sampler {sampler}:{r.get('data.sampler.class_name')}"), "data.sampler.class_path",
                     "data.sampler.class_name")
-    if not r.get("data.shuffle", True):
+    if not r.eff.has("data.shuffle"):  # verl 0.1: DataLoader(shuffle=True) on torch's global generator
+        return Value(Order(SHUFFLED, "torch's global generator, unseeded"), f"verl {r.eff.release}")
+    if not r.get("data.shuffle"):
         return r.of(Order(IN_FILE_ORDER), "data.shuffle")
     seed = r.get("data.seed") if r.eff.has("data.seed") else UNSET_SEED
     return r.of(Order(SHUFFLED, TORCH, "torch's default" if seed is None else seed), "data.shuffle", "data.seed")
