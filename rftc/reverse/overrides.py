@@ -210,7 +210,7 @@ def _data(put, first, keys, x: TrinityConfig, raw: dict) -> None:
     if train:
         put("data.prompt_key", train[0].format.prompt_key, source=f"{TS}.format.prompt_key")
         _order(put, keys, train[0], raw)
-        _reward(put, first, train[0].workflow_args or {})
+        _reward(put, first, train[0].workflow_args or {}, raw)
 
 
 def _order(put, keys, ts, raw: dict) -> None:
@@ -230,12 +230,14 @@ def _under(file: str, ts) -> str:
     return f"the {ts.split} split's parquet file under {ts.path}" if file != ts.path else "the file itself"
 
 
-def _reward(put, first, args: dict) -> None:
-    """rftc's veRL reward workflow's workflow_args as the release's reward keys: the custom function (and its
-    reward_kwargs), the reward manager and its overlong-buffer kwargs (free-form mappings: new keys, '+')."""
+def _reward(put, first, args: dict, raw: dict) -> None:
+    """rftc's veRL reward workflow's workflow_args as the release's reward keys: the custom function (its path as
+    the file writes it, and its reward_kwargs), the reward manager and its overlong-buffer kwargs (free-form
+    mappings: new keys, '+')."""
     wf = args.get("custom_reward_function") or {}
     crf = first("reward.custom_reward_function.path", "custom_reward_function.path").rsplit(".", 1)[0]
-    put(f"{crf}.path", wf.get("path"), f"{TS}.workflow_args")
+    put(f"{crf}.path", as_written(raw, f"{TS}.workflow_args.custom_reward_function.path", wf.get("path")),
+        f"{TS}.workflow_args")
     put(f"{crf}.name", wf.get("name"), f"{TS}.workflow_args")
     if wf.get("path") and wf.get("reward_kwargs"):
         put(f"+{crf}.reward_kwargs", dict(wf["reward_kwargs"]), f"{TS}.workflow_args")
@@ -266,7 +268,9 @@ def _cluster(put, x: TrinityConfig, val, raw: dict) -> None:
     m = x.model
     put("actor_rollout_ref.model.path", as_written(raw, "model.model_path", m.model_path), source="model.model_path")
     if val("algorithm.advantage_fn") == "ppo":
-        put("critic.model.path", m.critic_model_path or m.model_path, source="model.critic_model_path")
+        key = "model.critic_model_path" if get(raw, ("model", "critic_model_path")) else "model.model_path"
+        put("critic.model.path", as_written(raw, key, m.critic_model_path or m.model_path),
+            source="model.critic_model_path")
     rm, gpus = x.explorer.rollout_model, derive(x).gpus
     if gpus is not None and gpus.trainer_node_num:  # training's world size stays the trainer's; veRL colocates
         split = (f"the trainer's share of {gpus.node_num}x{gpus.gpu_per_node} GPUs ({gpus.explorer_gpu_num} go to "

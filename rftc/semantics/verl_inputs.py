@@ -120,7 +120,7 @@ def _reward_kwargs(r: Reader, keys) -> Value:
         buf = "reward_model.overlong_buffer"
         manager_kwargs = {"overlong_buffer_cfg": dict(r.get(buf) or {}),
                           "max_resp_len": r.get("data.max_response_length")}
-        used = [*used[:1], buf, "data.max_response_length"]
+        used = [f"{prefix}.reward_kwargs"] * bool(function) + [buf, "data.max_response_length"]
     return r.of(reward_arguments(_plain(function), manager, _plain(manager_kwargs)), *used) if used else \
         Value("none", "")
 
