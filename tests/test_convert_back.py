@@ -306,3 +306,27 @@ def test_a_taskset_veRL_cannot_express_is_named(tmp_path):
     line = text[:at].count("\n") + 1
     assert any(d.span.line == line for d in launch.diagnostics if d.code == "RFTC601" and "taskset math" in
                d.message)
+
+
+@pytest.mark.parametrize("reward", [
+    ("reward.custom_reward_function.path=/rewards/r.py", "reward.custom_reward_function.name=score",
+     "+reward.custom_reward_function.reward_kwargs.scale=2"),
+    ("reward.reward_manager.name=dapo", "+reward.reward_kwargs.overlong_buffer_cfg.enable=True",
+     "+reward.reward_kwargs.overlong_buffer_cfg.len=128", "+reward.reward_kwargs.overlong_buffer_cfg.penalty_factor=1.0",
+     "+reward.reward_kwargs.max_resp_len=512"),
+])
+def test_the_rewards_arguments_go_back(reward, tmp_path):
+    """The reward function, the dapo manager and their arguments go back under the keys verl 0.9.1's trainer reads
+    (reward.*; the kwargs, free-form mappings, as new keys): the launch back scores as the original."""
+    from support.cli import convert, launch as write_launch
+    from test_diff import BASE
+
+    keys = {r.lstrip("+").split("=", 1)[0] for r in reward}
+    script = write_launch(tmp_path, *[o for o in BASE if o.split("=", 1)[0] not in keys], *reward)
+    (config,) = convert(script, "--verl-version", "0.9.1", out=tmp_path / "out", cwd=tmp_path).configs
+    original = from_verl(api.compile(str(script), api.Options(verl_version="0.9.1")).verl)
+    assert original.reward_kwargs.value != "none"
+    launch, back = _back(config, tmp_path, "0.9.1")
+    after = from_verl(_composed(launch, "0.9.1", tmp_path))
+    assert (after.reward, after.reward_kwargs) == (original.reward, original.reward_kwargs)
+    assert not _unexpressed(launch) & {"reward", "reward arguments"}

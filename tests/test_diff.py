@@ -222,9 +222,9 @@ def _launch(folder, *changes: str):
                   *[c for c in changes if not c.startswith("-")])
 
 
-def _differ(tmp_path, a: tuple, b: tuple) -> set[str]:
+def _differ(tmp_path, a: tuple, b: tuple, release: str = "0.9.1") -> set[str]:
     result = compare.diff(str(_launch(tmp_path / "a", *a)), str(_launch(tmp_path / "b", *b)),
-                          api.Options(verl_version="0.9.1", dataset_size=1000))
+                          api.Options(verl_version=release, dataset_size=1000))
     assert result.a.run is not None and result.b.run is not None, [str(d) for d in result.diagnostics]
     return {q.name for q, _, _ in result.differences}
 
@@ -292,3 +292,11 @@ def test_a_verl_file_is_trinitys_path_and_split(tmp_path):
     assert verl_files(["/d/x.parquet"]) == trinity_files([("/d/x.parquet", "train", None)])
     assert verl_files("/d/gsm8k/test.parquet") != trinity_files([("/d/gsm8k", "train", None)])
     assert verl_files("/d/gsm8k/train.parquet") != trinity_files([("/d/gsm8k", "train", "main")])
+
+
+def test_a_trainer_that_migrates_the_legacy_reward_keys_reads_them(tmp_path):
+    """verl 0.8's main_ppo migrates custom_reward_function.* into reward.*, a legacy key that is set winning
+    (migrate_legacy_reward_impl); 0.9's reads reward.* only."""
+    legacy = ("custom_reward_function.path=/rewards/other.py",)
+    assert _differ(tmp_path, (), legacy, "0.8.0") == {"reward"}
+    assert _differ(tmp_path, (), legacy, "0.9.1") == set()
