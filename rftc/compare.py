@@ -146,6 +146,7 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
     for an SFT one (rftc.reverse.launch); a config with stages is RFTC603. veRL derives
     its LR horizon from the data's rows: ``dataset_size`` where the data is not readable here."""
     from rftc.reverse.launch import launch
+    from rftc.reverse.overrides import unlike_first
     from rftc.semantics.model import differences
     from rftc.semantics.trinity import from_trinity, view
     from rftc.semantics.verl import from_verl
@@ -170,8 +171,14 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
                             hint="write each stage as a config of its own (model.model_path: the previous stage's "
                             "saved model) and convert each with --to verl")
         return out
-    v = view(checked.config, parse(yaml_text, name)[0])
+    doc = parse(yaml_text, name)[0]
+    v = view(checked.config, doc)
     out.text, kept, lacking = launch(checked.config, v, release, checked.document or {}, os.path.basename(name))
+    for index, taskset, fields in unlike_first(checked.config):
+        at = doc.locate(("buffer", "explorer_input", "tasksets", index))
+        out.diagnostics.add("RFTC601", f"verl {release} cannot express taskset {taskset}'s own {', '.join(fields)}: "
+                            "veRL samples every prompt of data.train_files alike, as the launch samples the first "
+                            "taskset's", Span(name, at.line if at else 1, 1))
     gpus, world = derive(checked.config).gpus, {o.key: o.value for o in kept}
     world = world.get("trainer.nnodes", 0) * world.get("trainer.n_gpus_per_node", 0)
     if gpus is not None and 0 < world < gpus.trainer_gpu_num:

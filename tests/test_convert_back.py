@@ -6,7 +6,8 @@
 - veRL -> Trinity -> veRL: for every golden launch script, its model equals the model of the launch `--to verl`
   writes (for the script's own release) from its conversion, except in those reported quantities and those the
   forward conversion documents (tests/test_convert_equivalence.py's explain());
-- the same for every config the corpus converts to with exit 0;
+- for every config the corpus (and the users' scripts) convert to with exit 0: `rftc diff original back` reports
+  nothing that `rftc diff original conversion` or the way back's own warnings (RFTC601) do not report;
 - the launch carries a comment per override naming the Trinity key it came from.
 - veRL's startup check accepts every launch back of the users' scripts: micro-batch sizes as the release reads
   them, a step the launch's GPUs divide (fewer GPUs where the trainer's cannot: RFTC610), a Megatron trainer as
@@ -15,8 +16,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -124,10 +127,8 @@ def test_the_rollouts_log_probs_are_verls_bypass_mode(release, extra, bypass, tm
 
 def _round_trip(eff, config: Path, name: str, tmp_path: Path, cwd: Path, dataset_size=None, total_steps=None):
     """veRL -> Trinity -> veRL for one converted launch: None where `--to verl` gives no launch (the config does
-    not check), else the launch's errors ("refused") or the differences neither it reports nor the forward
-    conversion documents (CORPUS_EXPLAINED and explain())."""
-    from test_convert_equivalence import CORPUS_EXPLAINED
-
+    not check), else the launch's errors ("refused") or what `rftc diff original back` reports that neither
+    `rftc diff original conversion` nor the way back's own warnings (RFTC601) report."""
     launch = compare.to_verl(str(config), eff.verl_version, dataset_size=dataset_size)
     if launch.text is None:
         return None
@@ -137,18 +138,21 @@ def _round_trip(eff, config: Path, name: str, tmp_path: Path, cwd: Path, dataset
     back.write_text(launch.text)
     composed = api.compile(str(back), api.Options(verl_version=eff.verl_version, cwd=str(cwd)))
     kw = dict(total_steps=total_steps, dataset_rows=dataset_size, cwd=str(cwd))
-    return {"refused": [], "lost": [f"{name}: {q.label}: {a} -> {b}"
-                                    for q, a, b in differences(from_verl(eff, **kw), from_verl(composed.verl, **kw))
-                                    if q.label not in _unexpressed(launch)
-                                    and explain(name.split(":")[0], q.label, a.value, CORPUS_EXPLAINED) is None]}
+    # the launch back is composed from cwd, where bash's $PWD is known; the original, as the corpus converts it,
+    # keeps ${oc.env:PWD}: both read as the launch runs from cwd
+    with mock.patch.dict(os.environ, {"PWD": str(cwd)}):
+        original = from_verl(eff, **kw)
+        forward = {q.label for q, _, _ in differences(original, _model_of_config(config))}
+        lost = [f"{name}: {q.label}: {a} -> {b}" for q, a, b in differences(original, from_verl(composed.verl, **kw))
+                if q.label not in _unexpressed(launch) | forward]
+    return {"refused": [], "lost": lost}
 
 
 @needs_corpus
 def test_corpus_verl_to_trinity_to_verl(corpus_run, tmp_path):
     """The same property for every config the corpus (../shared/corpus/verl) converts to with exit 0 (a config
-    `rftc check` rejects, where the script's own settings make Trinity's check fail, has no way back); the reported
-    quantities aside, every difference must be one the forward conversion documents (CORPUS_EXPLAINED and
-    explain())."""
+    `rftc check` rejects, where the script's own settings make Trinity's check fail, has no way back): the
+    way back loses nothing that the conversion's own diff or the way back's warnings do not report (_round_trip)."""
     from test_convert_equivalence import _effective
 
     lost, unchecked, compared = [], [], 0
@@ -266,3 +270,63 @@ def test_megatron_goes_back_as_megatron(release, tmp_path):
     (tmp_path / "again.yaml").write_text(again.yaml())
     found = {q.label for q, _, _ in differences(_model_of_config(config), _model_of_config(tmp_path / "again.yaml"))}
     assert found <= _unexpressed(launch)
+
+
+TWO_TASKSETS = paths.GOLDEN / "convert" / "run_qwen2-7b_rm.yaml"  # veRL's run_qwen2-7b_rm.sh: gsm8k and math
+
+
+def test_every_training_taskset_goes_back_in_order(tmp_path):
+    """Every training taskset's file is one of data.train_files, in the tasksets' order; the launch trains on the
+    same data as the config (no RFTC601 for it), and its model sees both files."""
+    launch, script = _back(TWO_TASKSETS, tmp_path)
+    assert '"data.train_files=[${HOME}/data/gsm8k/train.parquet,${HOME}/data/math/train.parquet]"' in launch.text
+    assert "training data" not in _unexpressed(launch)
+    eff = _composed(launch, launch.release, tmp_path)
+    run = from_verl(eff)
+    assert run.data == _model_of_config(TWO_TASKSETS).data
+    assert len(run.data.value.shown) == 2 and run.data.value.shown[1].endswith("/data/math/train.parquet")
+
+
+def test_a_taskset_veRL_cannot_express_is_named(tmp_path):
+    """A second taskset with columns, reward or sampling of its own: veRL reads every file alike, so each is
+    RFTC601 naming the taskset (the columns and the reward through the model's quantities, the sampling by the
+    taskset's own fields)."""
+    text = TWO_TASKSETS.read_text()
+    at = text.index("      - name: math")
+    math = text[at:].replace("prompt_key: prompt ", "prompt_key: problem ", 1).replace(
+        "temperature: 1.0 ", "temperature: 0.7 ", 1)
+    config = tmp_path / "c.yaml"
+    config.write_text(text[:at] + math)
+    launch, _ = _back(config, tmp_path)
+    messages = [d.message for d in launch.diagnostics if d.code == "RFTC601"]
+    columns = next(m for m in messages if "data columns" in m)
+    assert "taskset gsm8k: prompt: prompt" in columns and "taskset math: prompt: problem" in columns
+    [sampling] = [m for m in messages if "taskset math's own" in m]
+    assert "rollout_args.temperature" in sampling
+    line = text[:at].count("\n") + 1
+    assert any(d.span.line == line for d in launch.diagnostics if d.code == "RFTC601" and "taskset math" in
+               d.message)
+
+
+@pytest.mark.parametrize("reward", [
+    ("reward.custom_reward_function.path=/rewards/r.py", "reward.custom_reward_function.name=score",
+     "+reward.custom_reward_function.reward_kwargs.scale=2"),
+    ("reward.reward_manager.name=dapo", "+reward.reward_kwargs.overlong_buffer_cfg.enable=True",
+     "+reward.reward_kwargs.overlong_buffer_cfg.len=128", "+reward.reward_kwargs.overlong_buffer_cfg.penalty_factor=1.0",
+     "+reward.reward_kwargs.max_resp_len=512"),
+])
+def test_the_rewards_arguments_go_back(reward, tmp_path):
+    """The reward function, the dapo manager and their arguments go back under the keys verl 0.9.1's trainer reads
+    (reward.*; the kwargs, free-form mappings, as new keys): the launch back scores as the original."""
+    from support.cli import convert, launch as write_launch
+    from test_diff import BASE
+
+    keys = {r.lstrip("+").split("=", 1)[0] for r in reward}
+    script = write_launch(tmp_path, *[o for o in BASE if o.split("=", 1)[0] not in keys], *reward)
+    (config,) = convert(script, "--verl-version", "0.9.1", out=tmp_path / "out", cwd=tmp_path).configs
+    original = from_verl(api.compile(str(script), api.Options(verl_version="0.9.1")).verl)
+    assert original.reward_kwargs.value != "none"
+    launch, back = _back(config, tmp_path, "0.9.1")
+    after = from_verl(_composed(launch, "0.9.1", tmp_path))
+    assert (after.reward, after.reward_kwargs) == (original.reward, original.reward_kwargs)
+    assert not _unexpressed(launch) & {"reward", "reward arguments"}

@@ -57,12 +57,20 @@ REWARD_MODEL = ("veRL scores with its reward model; the converted config leaves 
                 "to the user (RFTC308)")
 MANAGER = ("veRL's reward manager has no Trinity-RFT 0.6 equivalent: RFTC300 warns, and the reward workflow scores "
            "as veRL's naive manager")
+CURRICULUM = ("veRL's curriculum sampler (data.sampler.class_path) has no Trinity-RFT 0.6 equivalent: RFTC300 "
+              "warns, and the tasksets keep veRL's shuffle")
+MANAGER_KWARGS = ("reward-manager arguments the reward workflow does not take (another manager's, or the dapo "
+                  "manager's where a reward model scores) have no Trinity-RFT 0.6 equivalent: RFTC300 warns")
 # (quantity, a test of veRL's value, why): differences every conversion of such a script has (text of
 # golden/convert/DEVIATIONS.md)
 MICRO_MEAN = ("fsdp_sft_trainer averages the token means of its micro-batches; Trinity's sft loss takes the token "
               "mean over the step: RFTC331 warns")
 NESTED = "Trinity's SFT formatter reads a column's text, not a field nested in it: RFTC300 warns"
 BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
+            # the reward model reads no data column; the workflow left to the user reads its format's
+            ("data columns", lambda v: "data source" not in str(v), REWARD_MODEL),
+            ("data order", lambda v: str(v).startswith("sampler "), CURRICULUM),
+            ("reward arguments", lambda v: isinstance(v, dict) and "reward_kwargs" not in v, MANAGER_KWARGS),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
             ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
             ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED)]
@@ -91,8 +99,11 @@ BYPASS_REINFORCE = ("veRL's rollout-correction bypass mode with loss_type reinfo
 LAG_ROUNDED = ("veRL's fully-async rollout runs int(prompts a step x staleness_threshold x "
                "trigger_parameter_sync_step) prompts ahead, not whole explorer steps: RFTC340 warns and Trinity's "
                "sync_offset rounds it up to whole steps")
+FILES_IN_ORDER = ("data.shuffle=False reads the training files one after another; Trinity interleaves its "
+                  "tasksets at random each epoch: RFTC305 warns")
 # (corpus script relative to the corpus, key) -> why the difference is intended, as EXPLAINED.
 CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
+    ("examples/grpo_trainer/run_qwen2-7b_math_megatron_lora.sh", "data order"): FILES_IN_ORDER,
     **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (
         "ppo_trainer/run_qwen2-7b_rm", "ppo_trainer/run_qwen2-7b_rm_legacy",
         "ppo_trainer/run_qwen2-7b_rm_reward_loop_colocate", "ppo_trainer/run_qwen2.5-3b_rm_legacy",
@@ -259,10 +270,13 @@ def test_golden_conversions_train_as_their_scripts(trinity, capsys):
 
 
 @needs_corpus
-def test_corpus_conversions_train_as_their_scripts(corpus_run, corpus_trinity, capsys):
+def test_corpus_conversions_train_as_their_scripts(corpus_run, corpus_trinity, capsys, monkeypatch):
     """The same comparison for every config the corpus converts to with exit 0 (LoRA configs whose adapter has no
-    path are not compared: Trinity's expansion needs the model, see test_convert_corpus)."""
+    path are not compared: Trinity's expansion needs the model, see test_convert_corpus). Paths read the
+    environment Trinity's run was given (${oc.env:NAME}), on every side."""
     records = corpus_trinity["records"]
+    for name, value in corpus_trinity["env"].items():
+        monkeypatch.setenv(name, value)
     conversions = []
     for script, configs in corpus_run["converted"]:
         args = _args(script)

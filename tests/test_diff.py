@@ -16,8 +16,8 @@ import pytest
 
 from rftc import api, compare
 from support import paths
-from support.cli import rftc
-from rftc.semantics.model import quantities
+from support.cli import launch, rftc
+from rftc.semantics.model import differences, quantities
 from test_convert_equivalence import BY_VALUE, CASES, EXPLAINED, GOLDEN, _args, explain
 
 DIFF = paths.GOLDEN / "diff"
@@ -202,11 +202,14 @@ GRPO = GOLDEN / "cases" / "algo_grpo_kl_loss.sh"  # the pipeline's second launch
 @pytest.mark.usefixtures("plain_terminal")
 def test_a_config_with_stages_is_compared_stage_by_stage():
     """Trinity trains each stage, never the global sections as written: --stage picks one, by stage_name or 1-based
-    position, and the pipeline's RL stage trains what its launch trains; without --stage RFTC604 names the stages,
-    and a stage the config lacks is a usage error listing them."""
-    proc = rftc("diff", str(GRPO), "expected.yaml", "--stage", "algo_grpo_kl_loss", cwd=PIPELINE)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
-    assert rftc("diff", str(GRPO), "expected.yaml", "--stage", "2", cwd=PIPELINE).returncode == 0
+    position, and the pipeline's RL stage trains what its launch trains but for the model it starts from (and holds
+    its KL to): the SFT stage's checkpoint, as the conversion warned (RFTC334); without --stage RFTC604 names the
+    stages, and a stage the config lacks is a usage error listing them."""
+    for stage in ("algo_grpo_kl_loss", "2"):
+        result = compare.diff(str(GRPO), str(PIPELINE / "expected.yaml"), stage=stage)
+        assert {q.label for q, _, _ in result.differences} == {"model", "reference model"}
+        assert result.differences[0][2].value == "the last Hugging Face checkpoint of stage sft (known when it has run)"
+    assert "RFTC334" in (PIPELINE / "expected.stderr").read_text()
     proc = rftc("diff", str(GRPO), "expected.yaml", "--format", "concise", cwd=PIPELINE)
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == ("expected.yaml:79:1: error[RFTC604] the config runs 2 stages (sft, algo_grpo_kl_loss): "
@@ -246,3 +249,103 @@ def test_a_later_stage_starts_from_the_checkpoint_before_it(tmp_path):
     [model] = [(b.value, b.source) for q, _, b in result.differences if q.name == "model"]
     assert model[0] == "the last Hugging Face checkpoint of stage algo_grpo_kl_loss (known when it has run)"
     assert model[1].startswith("three.yaml:") and "stages.2" in model[1]
+
+
+# A plain GRPO launch of veRL 0.9.1 with a custom reward function: each case changes one setting
+BASE = ("algorithm.adv_estimator=grpo", "data.train_files=/data/gsm8k/train.parquet", "data.train_batch_size=16",
+        "data.max_prompt_length=512", "data.max_response_length=512", "actor_rollout_ref.model.path=/models/qwen-0.5b",
+        "actor_rollout_ref.actor.ppo_mini_batch_size=8", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+        "actor_rollout_ref.actor.use_kl_loss=True", "actor_rollout_ref.rollout.name=vllm",
+        "actor_rollout_ref.rollout.n=4", "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=1", "trainer.n_gpus_per_node=2", "trainer.nnodes=1",
+        "trainer.total_epochs=1", "reward.custom_reward_function.path=/rewards/r.py",
+        "reward.custom_reward_function.name=score")
+
+
+def _launch(folder, *changes: str):
+    """BASE with ``changes`` (KEY=VALUE replaces KEY's override, or adds it; -KEY drops it)."""
+    keys = {c.lstrip("-").split("=", 1)[0] for c in changes}
+    folder.mkdir(exist_ok=True)
+    return launch(folder, *[o for o in BASE if o.split("=", 1)[0] not in keys],
+                  *[c for c in changes if not c.startswith("-")])
+
+
+def _differ(tmp_path, a: tuple, b: tuple, release: str = "0.9.1") -> set[str]:
+    result = compare.diff(str(_launch(tmp_path / "a", *a)), str(_launch(tmp_path / "b", *b)),
+                          api.Options(verl_version=release, dataset_size=1000))
+    assert result.a.run is not None and result.b.run is not None, [str(d) for d in result.diagnostics]
+    return {q.name for q, _, _ in result.differences}
+
+
+@pytest.mark.parametrize("change,quantities", [
+    ("actor_rollout_ref.model.path=/models/qwen-7b", {"model", "reference_model"}),
+    ("data.train_files=/data/math/train.parquet", {"data"}),
+    ("data.train_files=[/data/gsm8k/train.parquet,/data/math/train.parquet]", {"data"}),
+    ("data.prompt_key=question", {"data_columns"}),
+    ("data.reward_fn_key=source", {"data_columns"}),
+    ("data.train_max_samples=100", {"max_samples"}),
+    ("data.shuffle=False", {"data_order"}),
+    ("data.seed=7", {"data_order"}),
+    ("reward.custom_reward_function.name=other", {"reward"}),
+    ("+reward.custom_reward_function.reward_kwargs.scale=2", {"reward_kwargs"}),
+    ("actor_rollout_ref.model.custom_chat_template=x", {"chat_template"}),
+    ("actor_rollout_ref.actor.use_kl_loss=False", {"kl_loss", "kl_loss_coef", "reference_model"}),
+])
+def test_a_changed_input_is_reported(change, quantities, tmp_path):
+    assert _differ(tmp_path, (), (change,)) == quantities
+
+
+@pytest.mark.parametrize("a,b", [
+    (("data.train_files=/data/gsm8k/train.parquet",), ("data.train_files=[/data/gsm8k/train.parquet]",)),
+    (("data.train_files=$HOME/data/gsm8k/train.parquet",),
+     ("data.train_files='${oc.env:HOME}/data/gsm8k/train.parquet'",)),
+    (("actor_rollout_ref.model.path=$HOME/m",), ("actor_rollout_ref.model.path='${oc.env:HOME}/m'",)),
+    # verl 0.9's main_ppo no longer reads the legacy custom_reward_function (RFTC212)
+    (("custom_reward_function.path=/rewards/other.py",), ()),
+])
+def test_equal_inputs_written_differently(a, b, tmp_path):
+    assert _differ(tmp_path, a, b) == set()
+
+
+def _trinity_run(path):
+    from rftc.semantics.trinity import from_trinity, view
+    from rftc.trinity.document import parse
+
+    checked = api.check(str(path))
+    assert checked.config is not None, [str(d) for d in checked.diagnostics]
+    return from_trinity(view(checked.config, parse(path.read_text(), str(path))[0]))
+
+
+@pytest.mark.parametrize("old,new,quantity", [
+    ("model_path: ${oc.env:HOME}/models/Qwen2-7B-Instruct", "model_path: /models/other", "model"),
+    ("path: ${oc.env:HOME}/data/math ", "path: /data/other ", "data"),
+    ("split: train ", "split: test ", "data"),
+    ("prompt_key: prompt ", "prompt_key: question ", "data_columns"),
+    ("selector_type: shuffle ", "selector_type: sequential ", "data_order"),
+])
+def test_a_changed_trinity_input_is_reported(old, new, quantity, tmp_path):
+    config = GOLDEN / "run_qwen2-7b_rm.yaml"
+    changed = tmp_path / "c.yaml"
+    assert old in config.read_text()
+    changed.write_text(config.read_text().replace(old, new, 1))
+    assert quantity in {q.name for q, _, _ in differences(_trinity_run(config), _trinity_run(changed))}
+
+
+def test_a_verl_file_is_trinitys_path_and_split(tmp_path):
+    """dir/train.parquet names the file Trinity's reader opens for path dir, split train; dir/test.parquet is
+    another."""
+    from rftc.semantics.inputs import trinity_files, verl_files
+
+    assert verl_files("/d/gsm8k/train.parquet") == trinity_files([("/d/gsm8k", "train", None)])
+    assert verl_files(["/d/x.parquet"]) == trinity_files([("/d/x.parquet", "train", None)])
+    assert verl_files("/d/gsm8k/test.parquet") != trinity_files([("/d/gsm8k", "train", None)])
+    assert verl_files("/d/gsm8k/train.parquet") != trinity_files([("/d/gsm8k", "train", "main")])
+
+
+def test_a_trainer_that_migrates_the_legacy_reward_keys_reads_them(tmp_path):
+    """verl 0.8's main_ppo migrates custom_reward_function.* into reward.*, a legacy key that is set winning
+    (migrate_legacy_reward_impl); 0.9's reads reward.* only."""
+    legacy = ("custom_reward_function.path=/rewards/other.py",)
+    assert _differ(tmp_path, (), legacy, "0.8.0") == {"reward"}
+    assert _differ(tmp_path, (), legacy, "0.9.1") == set()

@@ -16,7 +16,11 @@ SPLITS = ("train", "test", "validation")  # file stems datasets.load_dataset(dir
 
 def file_list(d: Draft, key: str) -> list[str]:
     """data.train_files / val_files as a list (veRL accepts a path or a list of paths)."""
-    v = d.val(key)
+    return as_files(d.val(key))
+
+
+def as_files(v) -> list[str]:
+    """A value of data.train_files / val_files as the list of paths veRL reads."""
     if v is None:
         return []
     if isinstance(v, str):
@@ -85,6 +89,11 @@ def map_data(d: Draft, *, rule_reward: bool = True) -> list[str]:
         elif shuffle is False:
             d.account(f"{D}.shuffle", "mapped", note="sequential, Trinity's default")
         _train_sampling(d, f"{at}.rollout_args")
+    if shuffle is False and len(train) > 1:  # trinity/buffer/task_scheduler.py TasksetScheduler.build_orders
+        d.report("RFTC305", f"data.shuffle=False reads the {len(train)} training files one after another; Trinity "
+                 "interleaves its tasksets at random each epoch (each in its file's order)",
+                 f"{D}.shuffle" if d.user(f"{D}.shuffle") else f"{D}.train_files", settles=False,
+                 hint="concatenate the files into one to keep their order")
     for i, f in enumerate(file_list(d, f"{D}.val_files")):
         _taskset(d, f"{EI}.eval_tasksets[{i}]", f, f"{D}.val_files", fmt, names, "_eval", rule_reward)
         _eval_sampling(d, f"{EI}.eval_tasksets[{i}]")

@@ -5,7 +5,8 @@ which scores as veRL's reward manager does (rftc/plugins/reward.py)."""
 from __future__ import annotations
 
 from rftc.mapping.draft import Draft
-from rftc.verl.trainers import is_dapo
+from rftc.verl.releases import legacy
+from rftc.verl.trainers import is_dapo, module_of
 
 # legacy (<= 0.8) and 0.9 spellings of the same settings
 RM_ENABLE = ("reward_model.enable", "reward.reward_model.enable")
@@ -21,15 +22,22 @@ MANAGER = ("reward_model.reward_manager", "reward.reward_manager.name")
 LOG_ONLY = "logging only: the workflow always reports the penalty"  # the overlong buffer's `log` flag
 
 
+def ignored(d: Draft, key: str) -> bool:
+    """A legacy reward key the launch's trainer no longer reads (verl 0.9's main_ppo: RFTC212)."""
+    inv = d.cfg.invocation
+    return key.split(".", 1)[0] in legacy.LEGACY_ROOTS and inv is not None and \
+        legacy.ignores_legacy(module_of(inv), d.cfg.release)
+
+
 def _first(d: Draft, keys) -> str | None:
     for k in keys:
-        if d.user(k):
+        if d.user(k) and not ignored(d, k):
             return k
     return None
 
 
 def custom_reward(d: Draft) -> bool:
-    return any(d.user(f"{p}.path") and d.val(f"{p}.path") for p in CRF)
+    return any(d.user(f"{p}.path") and d.val(f"{p}.path") and not ignored(d, p) for p in CRF)
 
 
 def reward_model(d: Draft) -> bool:
@@ -75,7 +83,7 @@ def map_rewards(d: Draft, tasksets: list[str]) -> list[tuple[int, str]]:
                      hint="choose a workflow that calls the auxiliary model (e.g. math_rm_workflow, or your own)",
                      settles=False)
     if custom_reward(d) and tasksets:
-        p = next(p for p in CRF if d.user(f"{p}.path"))
+        p = next(p for p in CRF if d.user(f"{p}.path") and not ignored(d, p))
         path = str(d.val(f"{p}.path"))
         for at in tasksets:
             d.set(f"{at}.workflow_args.custom_reward_function.path", path, f"{p}.path")
@@ -106,7 +114,7 @@ def _dapo(d: Draft, tasksets: list[str]) -> None:
     if is_dapo(d.cfg.invocation):
         _recipe_buffer(d, tasksets)
     for prefix in KWARGS:
-        for k in d.user_keys_under(prefix):
+        for k in [] if ignored(d, prefix) else d.user_keys_under(prefix):
             sub = k[len(prefix) + 1:]
             if sub == "overlong_buffer_cfg.log":
                 d.implied(k, LOG_ONLY)
@@ -137,7 +145,9 @@ def _rest(d: Draft, enabled: bool) -> None:
               *d.user_keys_under("custom_reward_function")]:
         if d.done(k):
             continue
-        if k in MANAGER:
+        if ignored(d, k):
+            d.implied(k, f"verl {d.cfg.release}'s trainer does not read it (RFTC212)")
+        elif k in MANAGER:
             v = str(d.val(k))
             if v == "naive":
                 d.implied(k, "one reward per response, as the reward workflow computes")

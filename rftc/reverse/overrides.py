@@ -12,16 +12,18 @@ from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
 from rftc.plugins import ADVANTAGE_FN
 from rftc.semantics.model import Value
-from rftc.semantics.sft_trinity import parquet_of
+from rftc.semantics.inputs import taskset_file
 from rftc.semantics.trinity import TS
 from rftc.trinity.checks.trainer_config import ENGINE_BLOCKS, FROZEN, sections
 from rftc.trinity.derive import derive
+from rftc.trinity.expand import expand
 from rftc.trinity.schema import TrinityConfig
 from rftc.verl.overrides.apply import leaves
 from rftc.verl.releases.schema import leaf_paths
 from rftc.verl.releases.semantics import resolve
 
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
+EI = "buffer.explorer_input"
 ADVANTAGES = {adv: est for est, (adv, _) in reversed(ESTIMATORS.items()) if adv != ADVANTAGE_FN}
 LOSSES = {fn: mode for mode, (fn, _) in LOSS_MODES.items()}
 BYPASS = "algorithm.rollout_correction.bypass_mode"
@@ -103,7 +105,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
         put(BYPASS, True, "algorithm.bypass_old_logprobs",
             formula="the rollout's log-probs are the old ones: veRL's bypass mode, its ppo_clip loss the vanilla loss")
     _sampling(put, val)
-    _data(put, x, raw or {})
+    _data(put, first, keys, x, raw or {})
     _cluster(put, x, val, raw or {})
     _passthrough(put, x, out)
     _world(put, out, x, n)
@@ -117,7 +119,10 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
         whole = -(-mini // micro.value) * micro.value
         put(f"{A}.ppo_mini_batch_size", whole, "verl.actor.ppo_mini_batch_size", source=None,
             formula=f"the whole batch of {mini} {unit}, as a multiple of ppo_micro_batch_size {micro.value}")
-    return [o for o in out.values() if o.key in keys], [o for o in out.values() if o.key not in keys]
+    def has(key: str) -> bool:  # a '+' key adds to a mapping the release has
+        return key in keys or key.startswith("+") and key[1:].rsplit(".", 1)[0] in keys
+
+    return [o for o in out.values() if has(o.key)], [o for o in out.values() if not has(o.key)]
 
 
 def _estimator(adv: str | None, args: dict) -> str | None:
@@ -185,28 +190,87 @@ def as_written(raw: dict, key: str, value):
     return written if isinstance(written, str) and "${oc.env:" in written else value
 
 
-def _data(put, x: TrinityConfig, raw: dict) -> None:
+def _data(put, first, keys, x: TrinityConfig, raw: dict) -> None:
+    """Every training taskset's file, in order, as data.train_files (a list where there are several: veRL
+    concatenates them); the first eval taskset's as data.val_files; the first training taskset's columns and
+    reward (a taskset that differs from it is reported: unlike_first)."""
     ei = x.buffer.explorer_input
     train = ([ei.taskset] if ei.taskset is not None else []) + list(ei.tasksets)
-    for key, sets, at in (("data.train_files", train, "buffer.explorer_input.tasksets.0"),
-                          ("data.val_files", ei.eval_tasksets, "buffer.explorer_input.eval_tasksets.0")):
-        if sets and sets[0].path:
-            ts = sets[0]
-            put(key, parquet_of(as_written(raw, f"{at}.path", ts.path), ts.split), source=f"{at}.path, split",
-                formula=f"the {ts.split} split's parquet file under {ts.path}")
+    files = [(taskset_file(as_written(raw, f"{EI}.tasksets.{i}.path", ts.path), ts.split), ts)
+             for i, ts in enumerate(train) if ts.path]
+    if files:
+        put("data.train_files", files[0][0] if len(files) == 1 else [f for f, _ in files],
+            source=", ".join(f"{EI}.tasksets.{i}.path, split" for i in range(len(files))),
+            formula="; ".join(_under(f, ts) for f, ts in files))
+    evals = ei.eval_tasksets
+    if evals and evals[0].path:
+        put("data.val_files", taskset_file(as_written(raw, f"{EI}.eval_tasksets.0.path", evals[0].path),
+                                           evals[0].split),
+            source=f"{EI}.eval_tasksets.0.path, split", formula=_under(evals[0].path, evals[0]))
     if train:
         put("data.prompt_key", train[0].format.prompt_key, source=f"{TS}.format.prompt_key")
-        wf = (train[0].workflow_args or {}).get("custom_reward_function") or {}
-        key = "custom_reward_function"
-        put(f"{key}.path", wf.get("path"), f"{TS}.workflow_args")
-        put(f"{key}.name", wf.get("name"), f"{TS}.workflow_args")
+        _order(put, keys, train[0], raw)
+        _reward(put, first, train[0].workflow_args or {}, raw)
+
+
+def _order(put, keys, ts, raw: dict) -> None:
+    """The first taskset's selector: shuffle as data.shuffle, sequential as its absence; the seed where the file
+    sets one (a release whose config lacks data.seed reads it as a new key, '+'). Another selector, or tasksets in
+    orders of their own, veRL cannot express (RFTC601, data order)."""
+    sel = ts.data_selector
+    put("data.shuffle", sel.selector_type == "shuffle", source=f"{TS}.data_selector.selector_type",
+        formula=f"{sel.selector_type}: " + ("shuffled every epoch" if sel.selector_type == "shuffle" else
+                                            "in file order" if sel.selector_type == "sequential" else "not veRL's"))
+    if sel.selector_type == "shuffle" and get(raw, ("buffer", "explorer_input", "tasksets", 0, "data_selector",
+                                                     "seed")) is not None:
+        put("data.seed" if "data.seed" in keys else "+data.seed", sel.seed, source=f"{TS}.data_selector.seed")
+
+
+def _under(file: str, ts) -> str:
+    return f"the {ts.split} split's parquet file under {ts.path}" if file != ts.path else "the file itself"
+
+
+def _reward(put, first, args: dict, raw: dict) -> None:
+    """rftc's veRL reward workflow's workflow_args as the release's reward keys: the custom function (its path as
+    the file writes it, and its reward_kwargs), the reward manager and its overlong-buffer kwargs (free-form
+    mappings: new keys, '+')."""
+    wf = args.get("custom_reward_function") or {}
+    crf = first("reward.custom_reward_function.path", "custom_reward_function.path").rsplit(".", 1)[0]
+    put(f"{crf}.path", as_written(raw, f"{TS}.workflow_args.custom_reward_function.path", wf.get("path")),
+        f"{TS}.workflow_args")
+    put(f"{crf}.name", wf.get("name"), f"{TS}.workflow_args")
+    if wf.get("path") and wf.get("reward_kwargs"):
+        put(f"+{crf}.reward_kwargs", dict(wf["reward_kwargs"]), f"{TS}.workflow_args")
+    if args.get("reward_manager"):
+        manager = first("reward.reward_manager.name", "reward_model.reward_manager")
+        put(manager, args["reward_manager"], f"{TS}.workflow_args")
+        kwargs = {k: args[k] for k in ("overlong_buffer_cfg", "max_resp_len") if k in args}
+        if kwargs:
+            section = "reward" if manager.startswith("reward.") else "reward_model"
+            put(f"+{section}.reward_kwargs", kwargs, f"{TS}.workflow_args")
+
+
+def unlike_first(x: TrinityConfig) -> list[tuple[int, str, list[str]]]:
+    """The training tasksets after the first whose rollout args differ from the first's: veRL samples every
+    prompt alike. (index, name, the fields that differ); the other per-taskset settings (columns, workflow and
+    reward) are quantities of the model (rftc.semantics.trinity_inputs)."""
+    train = expand(x).buffer.explorer_input.tasksets  # as Trinity completes them from the model's sampling
+    out = []
+    for i, ts in enumerate(train[1:], 1):
+        mine, theirs = ts.rollout_args.model_dump(), train[0].rollout_args.model_dump()
+        fields = [f"rollout_args.{k}" for k in mine if mine[k] != theirs.get(k)]
+        if fields:
+            out.append((i, ts.name, fields))
+    return out
 
 
 def _cluster(put, x: TrinityConfig, val, raw: dict) -> None:
     m = x.model
     put("actor_rollout_ref.model.path", as_written(raw, "model.model_path", m.model_path), source="model.model_path")
     if val("algorithm.advantage_fn") == "ppo":
-        put("critic.model.path", m.critic_model_path or m.model_path, source="model.critic_model_path")
+        key = "model.critic_model_path" if get(raw, ("model", "critic_model_path")) else "model.model_path"
+        put("critic.model.path", as_written(raw, key, m.critic_model_path or m.model_path),
+            source="model.critic_model_path")
     rm, gpus = x.explorer.rollout_model, derive(x).gpus
     if gpus is not None and gpus.trainer_node_num:  # training's world size stays the trainer's; veRL colocates
         split = (f"the trainer's share of {gpus.node_num}x{gpus.gpu_per_node} GPUs ({gpus.explorer_gpu_num} go to "

@@ -139,6 +139,26 @@ class TrainingRun:
                                " log-probs differ numerically from the trainer's")
     reward: Value = _q("reward", "reward",
                        "responses are scored by a different function")
+    # the run's models, data and reward arguments
+    model: Value = _q("model", "model",
+                      "training starts from a different model")
+    reference_model: Value = _q("model", "reference model",
+                                "the KL term holds the policy to a different model")
+    critic_model: Value = _q("model", "critic model",
+                             "the value model starts from different weights")
+    chat_template: Value = _q("data", "chat template",
+                              "the rows are rendered into different tokens (the tokenizer, the template, its thinking "
+                              "switch)")
+    data: Value = _q("data", "training data",
+                     "the run trains on different rows")
+    data_columns: Value = _q("data", "data columns",
+                             "the prompt (or the answer the reward reads) comes from a different column")
+    max_samples: Value = _q("data", "max samples",
+                            "the run trains on a different subset of the rows")
+    data_order: Value = _q("data", "data order",
+                           "the rows come in a different order, so each step's batch differs")
+    reward_kwargs: Value = _q("reward", "reward arguments",
+                              "the reward function scores with different arguments (such as the overlong penalty)")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -182,17 +202,13 @@ class SftRun:
                               "rows longer than the limit are cut, refused or trained whole")
     lora: Value = _q("model", "LoRA (rank, alpha, target modules)",
                      "a different set of weights is trained, or all of them")
-    data: Value = _q("data", "training data",
-                     "the run trains on different rows")
-    data_order: Value = _q("data", "data order",
-                           "the rows come in a different order, so each step's batch differs")
-    chat_template: Value = _q("data", "chat template",
-                              "the rows are rendered into different tokens (the template, its thinking switch)")
+    data: Value = _as_in_rl("data")
+    data_order: Value = _as_in_rl("data_order")
+    chat_template: Value = _as_in_rl("chat_template")
     loss_tokens: Value = _q("loss", "tokens with loss",
                             "the model learns to produce different parts of each row (which columns or chat turns the "
                             "loss covers)")
-    model: Value = _q("model", "model",
-                      "a different model is fine-tuned")
+    model: Value = _as_in_rl("model")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

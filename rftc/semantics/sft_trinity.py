@@ -14,7 +14,8 @@ from collections.abc import Mapping
 
 from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.semantics.model import SftRun, Value
-from rftc.semantics.sft_verl import KEPT_WHOLE, SHUFFLED, data_path, template_text
+from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.sft_verl import KEPT_WHOLE, template_text
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
 from rftc.trinity.schema import TrinityConfig
@@ -38,7 +39,6 @@ def sft_view(x: TrinityConfig, put, where) -> None:
     put(f"{EB}.split", eb.split if eb is not None else None)
     put(f"{EB}.format", eb.format if eb is not None else None, where(f"{EB}.format"))
     put(f"{EB}.data_selector.selector_type", eb.data_selector.selector_type if eb is not None else None)
-    put("model.custom_chat_template", x.model.custom_chat_template)
     for k in ("min_lr_ratio", "betas", "clip_grad"):
         put(f"{OPT}.{k}", getattr(o, k))
     put("trainer.use_dynamic_bsz", t.use_dynamic_bsz)
@@ -47,7 +47,6 @@ def sft_view(x: TrinityConfig, put, where) -> None:
         else f"{MICRO} (Trinity's default: 1)")
     put("trainer.total_steps", t.total_steps)
     put("model.max_model_len", x.model.max_model_len)
-    put("model.model_path", x.model.model_path)
     put("model.lora_configs", x.model.lora_configs)
     for k in ("trainer_strategy", "ulysses_sequence_parallel_size", "use_remove_padding", "save_interval",
               "max_checkpoints_to_keep"):

@@ -5,18 +5,15 @@ dropped) or trainer.total_training_steps, the scheduler over the same number of 
 
 from __future__ import annotations
 
-import os
-
-from rftc.mapping.draft import resolve_env
 from rftc.mapping.models import SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
+from rftc.semantics.inputs import SHUFFLED, data_path
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.reader import Reader, train_rows
 from rftc.verl.effective import EffectiveConfig
 
 FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
-SHUFFLED = "shuffled every epoch"
 TOKENIZERS = "the tokenizer's"
 THINKING = "data.apply_chat_template_kwargs.enable_thinking"
 KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the rows it trains are whole
@@ -117,11 +114,6 @@ def _data(r: Reader) -> Value:
     files = r.get("data.train_files")
     files = files if isinstance(files, list) else [files]
     return r.of(", ".join(data_path(str(f)) for f in files), "data.train_files")
-
-
-def data_path(path: str) -> str:
-    """A data path as the run opens it: ${oc.env:...} resolved in this environment where it can be."""
-    return resolve_env(path, dict(os.environ)) or path
 
 
 def _loss_tokens(r: Reader, get, legacy: bool) -> Value:

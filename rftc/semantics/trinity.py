@@ -16,6 +16,7 @@ from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
+from rftc.semantics.trinity_inputs import TASKSETS, inputs, per_taskset, view_inputs
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
 from rftc.trinity.document import Document
@@ -83,6 +84,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
         where("trainer.total_steps"))
     put("verl.critic.optim.lr", workers.critic(x).optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
+    view_inputs(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -252,9 +254,10 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         trainer_gpus=of(val("cluster.trainer_gpu_num"), "cluster.trainer_gpu_num") if beside else Value(None),
         logprob_source=of("rollout" if val("algorithm.bypass_old_logprobs", True) else "actor",
                           "algorithm.bypass_old_logprobs"),
-        reward=of(_reward(val(f"{TS}.default_workflow_type"), val(f"{TS}.workflow_args", {}),
-                          val(f"{TS}.default_reward_fn_type")),
+        reward=of(per_taskset(val(TASKSETS, []), lambda t: _reward(
+            t.get("default_workflow_type"), t.get("workflow_args") or {}, t.get("default_reward_fn_type"))),
                   f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
+        **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
     )
 
 

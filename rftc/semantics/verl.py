@@ -5,17 +5,16 @@ which loss aggregations exist. Step counts are in optimizer steps, the unit both
 from __future__ import annotations
 
 import math
-import os
 
 from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP
 from rftc.mapping.batch import responses_per_step
-from rftc.mapping.draft import resolve_env
-from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.reader import Reader, train_rows
+from rftc.semantics.inputs import launch_path
 from rftc.semantics.sft_verl import from_verl_sft
+from rftc.semantics.verl_inputs import inputs, reward_keys
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.releases import modes, semantics
 from rftc.verl.releases.modes import ASYNC
@@ -24,6 +23,7 @@ from rftc.verl.trainers import is_sft
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
 RC = "algorithm.rollout_correction"
 TOTAL_PROMPTS = "rollout.total_rollout_steps"  # the fully async rollout's bound (rftc.verl.releases.modes)
+IMPORTED = "reward.reward_manager"  # 0.9: a manager class of the user's (source importlib)
 SCHEDULERS = ("lr_scheduler_type", "warmup_style", "lr_decay_style")  # the release's name for the schedule
 # veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
 DISCOUNTED = ("gae", "reinforce_plus_plus")
@@ -132,6 +132,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         if loop.rollout_gpus else Value(None),
         logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
         reward=_reward(r),
+        **inputs(r, reference=kl_loss or kl_reward, critic=est == "gae"),
     )
 
 
@@ -174,16 +175,22 @@ def _horizon(r: Reader, si: int, batch: int, bound: tuple, total_steps, rows, cw
 
 def _reward(r: Reader) -> Value:
     """The rule reward veRL's reward manager scores with: the custom function (path:name) or veRL's
-    default_compute_score (by the row's data_source), under its manager when that is not the naive one."""
-    rm = next((k for k in RM_ENABLE if r.get(k)), None)
+    default_compute_score (by the row's data_source), under its manager when that is not the naive one (0.9's
+    importlib source: the manager class path:name); by the keys the trainer reads (rftc.semantics.verl_inputs)."""
+    crf, enable, paths, managers, _ = reward_keys(r)
+    rm = next((k for k in enable if r.get(k)), None)
     if rm:  # the reward model's score is the reward
-        path = next((k for k in RM_PATH if r.get(k)), RM_PATH[0])
+        path = next((k for k in paths if r.get(k)), paths[0])
         return r.of(f"reward model {r.get(path)}", rm, path)
-    prefix = next((p for p in CUSTOM_REWARD if r.get(f"{p}.path")), None)
-    manager_key = next((k for k in REWARD_MANAGER if r.get(k)), None)
-    # the path as the reward code opens it: ${oc.env:...} resolved in this environment, as Trinity's loader does
-    path = prefix and (resolve_env(str(r.get(f"{prefix}.path")), dict(os.environ)) or r.get(f"{prefix}.path"))
-    fn = f"{path}:{r.get(f'{prefix}.name') or 'compute_score'}" if prefix else "default_compute_score"
+    prefix = next((p for p in crf if r.get(f"{p}.path")), None)
+    manager_key = next((k for k in managers if r.get(k)), None)
+    fn = f"{launch_path(str(r.get(f'{prefix}.path')))}:{r.get(f'{prefix}.name') or 'compute_score'}" if prefix \
+        else "default_compute_score"
     manager = r.get(manager_key) if manager_key else "naive"
+    source = [f"{IMPORTED}.source"] if r.get(f"{IMPORTED}.source") == "importlib" else []
+    if source:
+        manager, manager_key = f"{r.get(f'{IMPORTED}.module.path')}:{r.get(f'{IMPORTED}.module.name')}", None
+        source += [f"{IMPORTED}.module.path", f"{IMPORTED}.module.name"]
     text = fn if manager == "naive" else f"{fn} ({manager} manager)"
-    return r.of(text, *([f"{prefix}.path"] if prefix else []), *([manager_key] if manager_key else []))
+    return r.of(text, *([f"{prefix}.path", f"{prefix}.name"] if prefix else []),
+                *([manager_key] if manager_key else []), *source)

@@ -87,6 +87,8 @@ DERIVED_FIELDS = [
     "explorer.rollout_model.engine_type", "buffer.explorer_input.tasksets.0.repeat_times",
     "buffer.explorer_input.tasksets.0.rollout_args.top_k", "buffer.explorer_input.tasksets.0.default_workflow_type",
     "buffer.explorer_input.tasksets.0.default_reward_fn_type",
+    "model.model_path", "model.critic_model_path", "model.custom_chat_template", "model.enable_thinking",
+    "buffer.explorer_input.tasksets",
 ]
 
 

@@ -4,8 +4,8 @@ python3 -m verl.trainer.main_ppo \
     data.train_files=/data/gsm8k/train.parquet \
     actor_rollout_ref.rollout.name=vllm \
     actor_rollout_ref.rollout.n=4 \
-    custom_reward_function.path=rewards.py \
-    custom_reward_function.name=score \
+    reward.custom_reward_function.path=rewards.py \
+    reward.custom_reward_function.name=score \
     trainer.total_epochs=1 \
     actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \
     actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8

@@ -44,6 +44,8 @@ overrides=(
     'data.train_files=data/math/train.parquet'
     # buffer.explorer_input.tasksets.0.format.prompt_key
     'data.prompt_key=prompt'
+    # buffer.explorer_input.tasksets.0.data_selector.selector_type: sequential: in file order
+    'data.shuffle=False'
     # model.model_path
     'actor_rollout_ref.model.path=Qwen/Qwen2.5-1.5B-Instruct'
     # cluster.node_num, cluster.gpu_per_node: the trainer's share of 2x8 GPUs (8 go to Trinity's explorer; veRL rolls out on the training GPUs)

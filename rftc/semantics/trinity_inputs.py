@@ -1,0 +1,117 @@
+"""The inputs of a Trinity-RFT 0.6 RL run (rftc.semantics.trinity): its models, training tasksets and reward
+arguments, from Trinity's expansion of the config. ``view_inputs`` writes them as ``view``'s keys (the tasksets as
+one list of the fields read here, as Trinity's own expansion reports them: tests/trinity_ref), ``inputs``
+computes the quantities."""
+
+from __future__ import annotations
+
+from rftc.plugins import WORKFLOW
+from rftc.semantics.inputs import (ALL_ROWS, IN_FILE_ORDER, SHUFFLED, Order, data_path, reward_arguments,
+                                   trinity_files)
+from rftc.semantics.model import Value
+from rftc.semantics.sft_verl import template_text
+from rftc.semantics.verl_inputs import columns_text
+
+TASKSETS = "buffer.explorer_input.tasksets"
+NUMPY = "numpy default_rng"  # Trinity's selectors draw from np.random.default_rng(seed + epoch or index)
+MODEL_KEYS = ("model.model_path", "model.critic_model_path", "model.custom_chat_template", "model.enable_thinking")
+# the fields of a taskset the quantities read; Trinity adds checkpoint_job_dir to workflow_args, which no reward
+# reads
+TASKSET_FIELDS = ("name", "path", "split", "subset_name", "format", "data_selector", "default_workflow_type",
+                  "default_reward_fn_type", "workflow_args", "reward_fn_args")
+INJECTED = ("checkpoint_job_dir",)
+
+
+def view_inputs(x, put, where) -> None:
+    """``view``'s model and taskset keys of the expanded config ``x``."""
+    for key in MODEL_KEYS:
+        put(key, getattr(x.model, key.split(".", 1)[1]))
+    if x.model.custom_chat_template is None and x.model.chat_template_path:
+        put("model.custom_chat_template", _template_file(x.model.chat_template_path),
+            where("model.chat_template_path"))
+    put(TASKSETS, [{k: v for k, v in ts.model_dump().items() if k in TASKSET_FIELDS}
+                   for ts in x.buffer.explorer_input.tasksets], where(f"{TASKSETS}.0.path"))
+
+
+def _template_file(path: str) -> str:
+    """The template Trinity's validator reads from model.chat_template_path (from where `trinity run` starts)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return f"the template in {path} (not readable here)"
+
+
+def inputs(v, val, of, *, reference: bool, critic: bool) -> dict[str, Value]:
+    """TrainingRun's model, data and reward-argument quantities of ``view``'s keys ``v`` (``val``, ``of``:
+    from_trinity's readers); ``reference``: a KL term in the loss or reward; ``critic``: a value model."""
+    tasksets = val(TASKSETS, [])
+    model = of(data_path(val("model.model_path")), "model.model_path")
+    return dict(
+        model=model,
+        reference_model=Value(model.value, model.source, "Trinity's reference worker loads model.model_path")
+        if reference else Value(None),
+        critic_model=of(data_path(val("model.critic_model_path")), "model.critic_model_path") if critic
+        else Value(None),
+        chat_template=of(template_text(val("model.custom_chat_template"), val("model.enable_thinking")),
+                         "model.custom_chat_template", "model.enable_thinking"),
+        data=of(trinity_files([(t["path"], t["split"], t.get("subset_name")) for t in tasksets]), TASKSETS),
+        data_columns=of(per_taskset(tasksets, _columns), TASKSETS),
+        max_samples=Value(ALL_ROWS, "Trinity 0.6's tasksets (no field limits the rows read)"),
+        data_order=of(_order(tasksets), TASKSETS),
+        reward_kwargs=of(per_taskset(tasksets, _reward_kwargs), TASKSETS),
+    )
+
+
+def per_taskset(tasksets: list[dict], value):
+    """``value`` of the tasksets where they agree, else each taskset's by name."""
+    values = [value(t) for t in tasksets]
+    if not values:
+        return None
+    if all(v == values[0] for v in values):
+        return values[0]
+    return "; ".join(f"taskset {t['name']}: {v}" for t, v in zip(tasksets, values))
+
+
+def _columns(t: dict) -> str:
+    """As rftc.semantics.verl_inputs' for rftc's veRL reward workflow; another workflow by the format's prompt and
+    response keys."""
+    fmt = t.get("format") or {}
+    if t.get("default_workflow_type") == WORKFLOW:
+        return columns_text(fmt.get("prompt_key"), (t.get("workflow_args") or {}).get("reward_fn_key")
+                            or "data_source")
+    return f"prompt: {fmt.get('prompt_key')}, response: {fmt.get('response_key')}"
+
+
+def _order(tasksets: list[dict]) -> Order | None:
+    """Each taskset's selector (sequential: in file order; shuffle: shuffled every epoch); several tasksets are
+    interleaved at random each epoch (trinity/buffer/task_scheduler.py TasksetScheduler.build_orders), which for
+    shuffled tasksets is one shuffle of all their rows."""
+    orders = [_selector(t.get("data_selector") or {}) for t in tasksets]
+    if not orders:
+        return None
+    if len(orders) == 1:
+        return orders[0]
+    if all(o.kind == SHUFFLED for o in orders):
+        return Order(SHUFFLED, NUMPY, tuple(o.seed for o in orders))
+    return Order("tasksets interleaved at random each epoch, each " + ", ".join(map(str, orders)))
+
+
+def _selector(sel: dict) -> Order:
+    kind = sel.get("selector_type") or "sequential"
+    if kind == "sequential":
+        return Order(IN_FILE_ORDER)
+    return Order(SHUFFLED if kind == "shuffle" else f"{kind} selector", NUMPY, sel.get("seed"))
+
+
+def _reward_kwargs(t: dict):
+    """rftc's veRL reward workflow: the workflow_args it reads as veRL's reward does
+    (rftc.semantics.inputs.reward_arguments); another workflow: its workflow_args and reward_fn_args."""
+    args = {k: v for k, v in (t.get("workflow_args") or {}).items() if k not in INJECTED}
+    if t.get("default_workflow_type") == WORKFLOW:
+        crf = args.get("custom_reward_function") or {}
+        return reward_arguments(crf.get("reward_kwargs") if crf.get("path") else None,
+                                args.get("reward_manager") or "naive",
+                                {k: args[k] for k in ("overlong_buffer_cfg", "max_resp_len") if k in args})
+    extra = {k: v for k, v in (("workflow_args", args), ("reward_fn_args", t.get("reward_fn_args"))) if v}
+    return extra or "none"
