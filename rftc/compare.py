@@ -17,6 +17,7 @@ from rftc.api import (OVERRIDES, Options, Result, UsageError, check, first_launc
                       verl_config)
 from rftc.diagnostics.collector import Diagnostics
 from rftc.diagnostics.model import Span
+from rftc.verl.compose import some_keys, unknown_values
 
 
 @dataclass
@@ -97,12 +98,22 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
         result.sources = found.sources
         if result.verl is not None and not result.diagnostics.has_errors:
             cwd = result.launch.cwd or os.path.dirname(os.path.abspath(path))
-            run = from_verl(result.verl, total_steps=options.total_steps, dataset_rows=options.dataset_size,
-                            cwd=cwd)
+            try:
+                run = from_verl(result.verl, total_steps=options.total_steps, dataset_rows=options.dataset_size,
+                                cwd=cwd)
+            except (TypeError, ValueError, ArithmeticError) as e:  # a value the quantities cannot be computed from
+                unknown = unknown_values(result.verl)
+                why = (f"{some_keys(unknown)} only known when the script runs" if unknown else
+                       f"its values give {type(e).__name__}: {e}")
+                result.diagnostics.add("RFTC600", f"{path}: no training run to compare: its quantities cannot be "
+                                       f"computed, {why}", result.launch.span,
+                                       hint="give the values with --env NAME=VALUE" if unknown else None)
+                return Side(path, kind, None, result)
     if run is None:
         what = "does not check" if kind == "trinity" else "has no training launch whose config composes"
+        at = result.launch.span if result.launch is not None else Span(path, 1, 1, 1, 2)
         result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it {what} (its diagnostics say why)",
-                               Span(path, 1, 1), hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")
+                               at, hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")
     return Side(path, kind, run, result, picked)
 
 

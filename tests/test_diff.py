@@ -349,3 +349,21 @@ def test_a_trainer_that_migrates_the_legacy_reward_keys_reads_them(tmp_path):
     legacy = ("custom_reward_function.path=/rewards/other.py",)
     assert _differ(tmp_path, (), legacy, "0.8.0") == {"reward"}
     assert _differ(tmp_path, (), legacy, "0.9.1") == set()
+
+
+def test_a_value_only_the_environment_knows_is_named_not_a_crash(tmp_path):
+    """A batch size from a variable the script leaves to its caller: the run's quantities cannot be computed, so
+    RFTC600 names the key (at the launch's command) and --env gives it; never an internal error."""
+    overrides = ("algorithm.adv_estimator=grpo", "data.train_batch_size=$BS", "actor_rollout_ref.rollout.n=4",
+                 "actor_rollout_ref.actor.ppo_mini_batch_size=64", "actor_rollout_ref.rollout.name=vllm",
+                 "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+                 "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2")
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        launch(tmp_path / name, *overrides)
+    proc = rftc("diff", "a/run.sh", "b/run.sh", "--format", "concise", cwd=tmp_path)
+    assert proc.returncode == 1 and "RFTC002" not in proc.stderr
+    assert "a/run.sh:1:1: error[RFTC600] a/run.sh: no training run to compare: its quantities cannot be computed, " \
+           "data.train_batch_size only known when the script runs" in proc.stderr
+    proc = rftc("diff", "a/run.sh", "b/run.sh", "--env", "BS=128", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")

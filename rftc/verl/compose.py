@@ -101,17 +101,12 @@ def _differ(inv: Invocation, base: str, compare: Callable, chosen, newest) -> st
     except (TypeError, ValueError, ArithmeticError) as e:
         sch, choice = schema.load(chosen.version), chosen.result[1]
         defaults = sch.tree(base, choice) if choice else sch.tree(base)
-        unknown, odd = [], []
-        for k in effs[0].user_keys():
-            value, default = get(effs[0].values, k), get(defaults, k)
-            if isinstance(default, str):
-                continue
-            if has_interpolation(value):
-                unknown.append(k)
-            elif default is not None and _kind(value) != _kind(default):
-                odd.append(k)
-        why = ([f"{_some(unknown)} only known when the script runs (--env NAME=VALUE gives them)"] if unknown else
-               []) + ([f"{_some(odd)} set to a value of another kind than the key's default"] if odd else [])
+        numeric = [k for k in effs[0].user_keys() if not isinstance(get(defaults, k), str)]  # what it computes with
+        unknown = [k for k in unknown_values(effs[0]) if k in numeric]
+        odd = [k for k in numeric if k not in unknown and get(defaults, k) is not None
+               and _kind(get(effs[0].values, k)) != _kind(get(defaults, k))]
+        why = ([f"{some_keys(unknown)} only known when the script runs (--env NAME=VALUE gives them)"] if unknown
+               else []) + ([f"{some_keys(odd)} set to a value of another kind than the key's default"] if odd else [])
         return selection.trains_differently(chosen.version, newest.version, [], "; ".join(why) or
                                             f"the launch's values give {type(e).__name__}: {e}")
     return selection.trains_differently(chosen.version, newest.version, found)
@@ -121,7 +116,12 @@ def _kind(value) -> str:
     return "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else type(value).__name__
 
 
-def _some(keys: list[str]) -> str:
+def unknown_values(eff: EffectiveConfig) -> list[str]:
+    """The keys the launch sets to a value only known when the script runs (an environment variable's)."""
+    return [k for k in eff.user_keys() if has_interpolation(get(eff.values, k))]
+
+
+def some_keys(keys: list[str]) -> str:
     return ", ".join(keys[:3]) + (f" (and {len(keys) - 3} more)" if len(keys) > 3 else "")
 
 
