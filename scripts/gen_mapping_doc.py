@@ -10,7 +10,8 @@ import inspect
 import sys
 from pathlib import Path
 
-from rftc.mapping import algorithm, batch, data, gpu, micro, models, rewards, sft, stages, steps, sync, trainer
+from rftc.mapping import (algorithm, batch, data, gpu, micro, models, rewards, sft, stages, steps, sync, trainer,
+                          trinity_fields)
 from rftc.mapping.classes import WHEN
 from rftc.mapping.rules import RULES
 from rftc.mapping.sft_rules import SFT_RULES
@@ -54,8 +55,11 @@ def render() -> str:
         out += [f"### `{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}`", "", inspect.getdoc(fn) or "", ""]
     out += ["## Several launches: stages", "", inspect.getdoc(stages) or "", ""]
     out += ["## Conditions", "", "Where a key feeds its quantities only in some runs (`rftc/mapping/classes.py`).", "",
-            "| condition | holds where |", "|---|---|", *(f"| `{k}` | {_cell(text)} |" for k, (text, _) in WHEN.items()),
-            ""]
+            *_conditions(WHEN), ""]
+    out += ["## Trinity-RFT 0.6 fields", "", inspect.getdoc(trinity_fields) or "", "",
+            "| Trinity field | trains |", "|---|---|",
+            *(f"| `{f.path}` | {_class(f)} |" for f in trinity_fields.FIELDS),
+            "", "Conditions of the Trinity side:", "", *_conditions(trinity_fields.WHEN), ""]
     return "\n".join(out)
 
 
@@ -66,6 +70,11 @@ def _table(rules) -> list[str]:
         note = r.note + (" (explicit)" if r.explicit else "")
         out.append(f"| `{r.verl}` | {ACTIONS[r.action]} | {_cell(target)} | {_cell(note)} | {_class(r)} |")
     return out
+
+
+def _conditions(when: dict) -> list[str]:
+    return ["| condition | holds where |", "|---|---|",
+            *(f"| `{k}` | {_cell(text)} |" for k, (text, _) in when.items())]
 
 
 def _class(r) -> str:

@@ -133,6 +133,7 @@ def test_every_row_has_one_class():
         assert row.inert in ("", *INERT) and row.when in ("", *WHEN), row.verl
         assert all(q.isidentifier() for q in row.feeds.split()), row.verl
         assert not (row.when and not row.feeds), row.verl
+    assert {r.when for r in RULES + SFT_RULES} - {""} == set(WHEN), "a condition no row names"
 
 
 def perturbed(key: str, value):
@@ -284,9 +285,9 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
                 continue  # test_every_key_of_every_release_is_classified names it
             feeds = row.feeds.split()
             absent = [q for q in feeds if q not in names]
-            if absent:
-                lacking.setdefault(key, set()).update(absent)
             present = [q for q in feeds if q in names]
+            if absent and not present:
+                lacking.setdefault(key, set()).update(absent)
             if row.feeds and not present:
                 continue
             if row.feeds and row.when and not WHEN[row.when][1](lambda k: get(k, None), version):
@@ -297,8 +298,7 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
                 wrong.append(f"{key} ({base.name}): classified '{row.inert}' ({row.verl}) but changes {sorted(got)}")
             elif present:
                 checked.add(key)
-                missed = [q for q in present if q not in got]
-                if missed:
+                if not set(present) & got:
                     wrong.append(f"{key} ({base.name}): classified as feeding {present} ({row.verl}) but changes "
                                  f"{sorted(got) or 'nothing'}")
     elapsed = time.perf_counter() - start
@@ -311,5 +311,153 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
         message.append(f"verl {version}: classification contradicted by the model:\n  " + "\n  ".join(wrong))
     if lacking:
         message.append(f"verl {version}: keys feeding quantities the semantic model does not have yet:\n  " +
+                       "\n  ".join(f"{k} -> {' '.join(sorted(q))}" for k, q in sorted(lacking.items())))
+    assert not message, "\n".join(message) + f"\n({elapsed:.1f}s)"
+
+
+# ---- Trinity-RFT 0.6: every field of its config (rftc.mapping.trinity_fields)
+
+TRINITY_BASES = ("convert/cases/algo_grpo_kl_loss.yaml", "convert/cases/algo_gae_ppo.yaml",
+                 "convert/sft/gsm8k_qwen_05_peft.yaml", "convert/async/fully_async_4_4.yaml")
+# valid values of the dict-valued fields, merged into theirs (a key each reads)
+TRINITY_VALUES = {"algorithm.policy_loss_fn_args": {"clip_range_low": 0.1, "clip_range_high": 0.3, "clip_range": 0.25},
+                  "algorithm.kl_loss_fn_args": {"kl_coef": 0.5}, "algorithm.kl_penalty_fn_args": {"kl_coef": 0.5},
+                  "algorithm.entropy_loss_fn_args": {"entropy_coef": 0.5},
+                  "algorithm.advantage_fn_args": {"gamma": 0.5, "lam": 0.5, "epsilon": 0.5},
+                  "buffer.explorer_input.tasksets.workflow_args": {"custom_reward_function": {"path": "other.py"}},
+                  "trainer.trainer_config": {"actor_rollout_ref": {"actor": {"ppo_epochs": 3}},
+                                             "critic": {"optim": {"lr": 0.5}}}}
+# (an unset field's "*" differs from the default Trinity's validator fills in)
+TRINITY_ENUMS = {"algorithm_type": {"grpo": "ppo", "*": "grpo"}, "advantage_fn": {"rloo": "grpo", "*": "rloo"},
+                 "policy_loss_fn": {"gspo": "ppo", "*": "gspo"}, "kl_loss_fn": {"none": "k2", "*": "none"},
+                 "kl_penalty_fn": {"none": "k1", "*": "none"}, "entropy_loss_fn": {"none": "default", "*": "none"},
+                 "mode": {"both": "train", "*": "both"}, "prompt_type": {"messages": "plaintext", "*": "messages"},
+                 "selector_type": {"shuffle": "sequential", "*": "shuffle"}}
+
+
+def trinity_perturbed(path: str, value, annotation):
+    """Another valid value of a Trinity field: as ``perturbed``, the enums of Trinity's names, and for an unset
+    field one of its type."""
+    import enum
+
+    last = path.rsplit(".", 1)[-1]
+    if isinstance(value, enum.Enum):
+        return next(m for m in type(value) if m != value)
+    if path in TRINITY_VALUES:
+        return {**(value or {}), **TRINITY_VALUES[path]}
+    if isinstance(value, str) and last in TRINITY_ENUMS or value is None and last in TRINITY_ENUMS:
+        return TRINITY_ENUMS[last].get(value, TRINITY_ENUMS[last]["*"])
+    if value is None:
+        kind = str(annotation)
+        for name, new in (("bool", True), ("int", 4), ("float", 0.5), ("dict", {"x": 1}), ("list", ["x"])):
+            if name in kind:
+                return new
+        return "x"
+    return perturbed(path, value)
+
+
+def trinity_paths(cls=None, prefix: str = ""):
+    """The path of every field of Trinity 0.6's config (list items without their index, a dict's entries as *)."""
+    from rftc.trinity.schema import TrinityConfig, _model_in
+
+    for name, f in (cls or TrinityConfig).model_fields.items():
+        path = f"{prefix}.{name}" if prefix else name
+        sub, in_dict = _model_in(f.annotation)
+        if sub is None:
+            yield path
+        else:
+            yield from trinity_paths(sub, path + (".*" if in_dict else ""))
+
+
+def test_every_trinity_field_is_classified():
+    from rftc.mapping.trinity_fields import find_field
+
+    missing = [p for p in trinity_paths() if find_field(p) is None or not (find_field(p).feeds or find_field(p).inert)]
+    assert not missing, "Trinity 0.6 fields with no class in rftc/mapping/trinity_fields.py:\n" + "\n".join(missing)
+
+
+def test_every_trinity_row_has_one_class():
+    from rftc.mapping.trinity_fields import FIELDS, WHEN as TRINITY_WHEN
+
+    for row in FIELDS:
+        assert bool(row.feeds) != bool(row.inert), row.path
+        assert row.inert in ("", *INERT) and row.when in ("", *TRINITY_WHEN), row.path
+    assert {f.when for f in FIELDS} - {""} == set(TRINITY_WHEN), "a condition no row names"
+
+
+def _holder(obj, path: str):
+    """The object holding the field at ``path`` (a list's first item, a dict's first entry), and its name; None
+    where the config has no such item."""
+    *parents, last = path.split(".")
+    for p in parents:
+        if p == "*":
+            obj = next(iter(obj.values()), None) if isinstance(obj, dict) else None
+        else:
+            obj = getattr(obj, p, None)
+            if isinstance(obj, list):
+                obj = obj[0] if obj else None
+        if obj is None:
+            return None
+    return obj, last
+
+
+def _trinity_get(cfg):
+    def get(path: str):
+        got = _holder(cfg, path)
+        return None if got is None else getattr(got[0], got[1], None)
+    return get
+
+
+def test_the_trinity_classification_holds_when_each_field_is_perturbed():
+    """Each field of each base config changed in memory, the model recomputed from Trinity's expansion."""
+    from rftc.semantics.trinity import from_trinity, view
+    from rftc.mapping.trinity_fields import WHEN as TRINITY_WHEN, find_field
+    from support.paths import GOLDEN
+
+    start = time.perf_counter()
+    wrong, lacking = [], {}
+    for name in TRINITY_BASES:
+        result = api.check(str(GOLDEN / name))
+        assert result.config is not None, [str(d) for d in result.diagnostics]
+        cfg = result.config
+        base = from_trinity(view(cfg), dataset_rows=1000)
+        names = {f.name for f in fields(type(base))}
+        get = _trinity_get(cfg)
+        for path in trinity_paths():
+            got = _holder(cfg, path)
+            if got is None or path.startswith("stages."):
+                continue
+            holder, attr = got
+            row = find_field(path)
+            feeds = row.feeds.split()
+            absent = [q for q in feeds if q not in names]
+            present = [q for q in feeds if q in names]
+            holds = not row.when or TRINITY_WHEN[row.when][1](get)
+            if absent and not present and holds:
+                lacking.setdefault(path, set()).update(absent)
+            if row.feeds and not (present and holds):
+                continue
+            old = getattr(holder, attr)
+            new = trinity_perturbed(path, old, type(holder).model_fields[attr].annotation)
+            object.__setattr__(holder, attr, new)
+            try:
+                run = from_trinity(view(cfg), dataset_rows=1000)
+                changed = {f.name for f in fields(run) if getattr(run, f.name) != getattr(base, f.name)} \
+                    if type(run) is type(base) else {f"<a {type(run).__name__}>"}
+            except Exception as e:  # noqa: BLE001 - Trinity's expansion reads the field and refuses the value
+                changed = {f"<error: {type(e).__name__}: {e}>"}
+            finally:
+                object.__setattr__(holder, attr, old)
+            if row.inert and changed:
+                wrong.append(f"{path} ({name}): classified '{row.inert}' ({row.path}) but changes {sorted(changed)}")
+            elif row.feeds and not set(present) & changed:
+                wrong.append(f"{path} ({name}): classified as feeding {present} ({row.path}) but changes "
+                             f"{sorted(changed) or 'nothing'}")
+    elapsed = time.perf_counter() - start
+    message = []
+    if wrong:
+        message.append("Trinity 0.6: classification contradicted by the model:\n  " + "\n  ".join(wrong))
+    if lacking:
+        message.append("Trinity 0.6: fields feeding quantities the semantic model does not have yet:\n  " +
                        "\n  ".join(f"{k} -> {' '.join(sorted(q))}" for k, q in sorted(lacking.items())))
     assert not message, "\n".join(message) + f"\n({elapsed:.1f}s)"
