@@ -88,6 +88,8 @@ def _dual_clip(get, release: str) -> bool:
 WHEN: dict[str, tuple[str, Callable]] = {
     # loss and advantage
     "kl_loss": ("the KL loss is on (actor.use_kl_loss)", _true(f"{A}.use_kl_loss")),
+    "kl": ("a reference model is read (a KL loss or KL in the reward)",
+           lambda get, release: bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)),
     "kl_in_reward": ("KL is in the reward (algorithm.use_kl_in_reward; before 0.3.0.post1 without a KL loss)",
                      _kl_in_reward),
     "adaptive_kl": ("the KL controller is adaptive", _is("algorithm.kl_ctrl.type", "adaptive")),

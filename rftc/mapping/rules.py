@@ -52,6 +52,19 @@ def _lower(v):
     return v.lower() if isinstance(v, str) else v
 
 
+def _engine(section: str, action: str, trinity: str = "", when: str = "") -> list[Rule]:
+    """The rows of a worker's FSDP or Megatron section that change what is trained (the rest place, offload or
+    tune): the precision it trains in, its seed, MoE routing replay, the model config Megatron overrides. They keep
+    the section's action (``trinity`` names a rule's function)."""
+    return [Rule(f"{section}.{k}", action, trinity, feeds=q, when=when) for k, q in [
+        ("dtype", "precision"), ("model_dtype", "precision"), ("mixed_precision.*", "precision"),
+        ("qat.*", "precision"),
+        ("turbo_config.distributed.fsdp_plan.param_dtype", "precision"),
+        ("turbo_config.distributed.fsdp_plan.reduce_dtype", "precision"),
+        ("turbo_config.distributed.fsdp_plan.output_dtype", "precision"), ("seed", "trainer_seed"),
+        ("router_replay.*", "moe_routing"), ("override_mcore_model_config", "model_config")]]
+
+
 def _optimizer(v):
     return {"adamw": "adamw", "adam": "adam", "sgd": "sgd"}.get(str(v).lower(), v)
 
@@ -278,10 +291,10 @@ RULES: list[Rule] = [
     Rule(f"{A}.fsdp_config.ulysses_sequence_parallel_size", "map", "trainer.ulysses_sequence_parallel_size",
          inert=PLACEMENT),
     Rule(f"{A}.fsdp_config.*", "pass", inert=MEMORY),
-    Rule(f"{A}.fsdp_config.mixed_precision.*", "pass", feeds="precision"),
-    Rule(f"{A}.fsdp_config.dtype", "pass", feeds="precision"),
+    *_engine(f"{A}.fsdp_config", "pass"),
     Rule(f"{A}.megatron.*", "rule", "models.map_megatron",
          "trainer.megatron.* (parallel sizes), trainer.*_offload, the rest passed through", inert=PLACEMENT),
+    *_engine(f"{A}.megatron", "rule", "models.map_megatron"),
     Rule(f"{A}.profiler.*", "handled", "", "profiling", inert=PROFILING),
     Rule(f"{A}.use_fused_kernels", "implied", "", "follows actor_rollout_ref.model.use_fused_kernels", inert=FOLLOWS),
     Rule(f"{A}.use_remove_padding", "implied", "", "follows actor_rollout_ref.model.use_remove_padding",
@@ -310,6 +323,7 @@ RULES: list[Rule] = [
     Rule("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", "pass", inert=BATCHING),
     Rule("actor_rollout_ref.ref.log_prob_micro_batch_size", "rule", "micro.map_micro", MICRO, inert=BATCHING),
     Rule("actor_rollout_ref.ref.fsdp_config.*", "pass", inert=MEMORY),
+    *_engine("actor_rollout_ref.ref.fsdp_config", "pass", when="kl"),
     Rule("actor_rollout_ref.ref.use_torch_compile", "pass", inert=KERNELS),
     Rule("actor_rollout_ref.ref.entropy_from_logits_with_chunking", "pass", inert=MEMORY),
     Rule("actor_rollout_ref.ref.entropy_checkpointing", "pass", inert=MEMORY),
@@ -318,6 +332,7 @@ RULES: list[Rule] = [
         ("log_prob_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", no(BATCHING)),
         ("ulysses_sequence_parallel_size", "follows trainer.ulysses_sequence_parallel_size", no(PLACEMENT)),
         ("strategy", "follows trainer.trainer_strategy", no(PLACEMENT))]],
+    *_engine("actor_rollout_ref.ref.megatron", "rule", "models.map_megatron", when="kl"),
     Rule("actor_rollout_ref.ref.megatron.*", "rule", "models.map_megatron", "passed through under megatron",
          inert=PLACEMENT),
     Rule("actor_rollout_ref.ref.profiler.*", "handled", "", "profiling", inert=PROFILING),
@@ -399,7 +414,7 @@ RULES: list[Rule] = [
         ("quantization", to("rollout_precision")),
         ("quantization_config_file", to("rollout_precision")),
         ("qat", to("rollout_precision")),
-        ("use_fire_sampling", to("do_sample")),
+        ("use_fire_sampling", to("fire_sampling")),
         ("logprobs_mode", to("rollout_logprobs", "bypass")),
         ("over_sample_rate", to("over_sampling")),
         ("enable_rollout_routing_replay", to("moe_routing")),
@@ -436,8 +451,7 @@ RULES: list[Rule] = [
         ("enable_activation_offload", no(MEMORY)), ("gradient_checkpointing_kwargs.*", no(MEMORY)),
         ("tiled_mlp.*", no(MEMORY)), ("mtp.*", no(UNREAD)), ("_target_", no(CLASS))]],
     Rule(f"{C}.fsdp.*", "pass", inert=MEMORY),
-    Rule(f"{C}.fsdp.mixed_precision.*", "pass", feeds="critic_optimizer", when="critic"),
-    Rule(f"{C}.fsdp.dtype", "pass", feeds="critic_optimizer", when="critic"),
+    *_engine(f"{C}.fsdp", "pass", when="critic"),
     Rule(f"{C}.optim.*", "pass", feeds="critic_optimizer", when="critic"),
     Rule(f"{C}.optim.lr", "pass", feeds="critic_lr", when="critic"),
     *[Rule(f"{C}.optim.{k}", "pass", inert=i) for k, i in [
@@ -457,6 +471,7 @@ RULES: list[Rule] = [
     Rule(f"{C}.loss_scale_factor", "none", "", NOT_CONVERTED, feeds="critic_loss_agg_mode", when="critic"),
     Rule(f"{C}.checkpoint.*", "pass", inert=CADENCE),
     Rule(f"{C}.megatron.*", "rule", "models.map_megatron", "passed through under megatron", inert=PLACEMENT),
+    *_engine(f"{C}.megatron", "rule", "models.map_megatron", when="critic"),
     *[Rule(f"{C}.{k}", "rule", "models.map_models", n, **c) for k, n, c in [
         ("enable", "implied by algorithm.algorithm_type (ppo trains a critic)", no(FOLLOWS)),
         ("strategy", "follows trainer.trainer_strategy", no(PLACEMENT)),
@@ -496,6 +511,8 @@ RULES: list[Rule] = [
         ("model.trust_remote_code", no(PROCESSES)), ("model.use_remove_padding", no(KERNELS)),
         ("model.use_fused_kernels", no(KERNELS)), ("model.fsdp_config.*", no(MEMORY)), ("load_weight", no(UNREAD)),
         ("rollout.*", no(KERNELS)), ("sandbox_fusion.url", no(PROCESSES)),
+        *[(f"rollout.{k}", to("reward_model_args", "reward_model")) for k in
+          ("prompt_length", "response_length", "max_model_len", "dtype")],
         ("sandbox_fusion.max_concurrent", no(PROCESSES)), ("sandbox_fusion.memory_limit_mb", to("reward_kwargs")),
         ("profiler.*", no(PROFILING))]],
     Rule("reward.*", "rule", "rewards.map_rewards", "explorer.auxiliary_models (reward_model.*); custom reward",
