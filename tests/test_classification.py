@@ -318,13 +318,15 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
 # ---- Trinity-RFT 0.6: every field of its config (rftc.mapping.trinity_fields)
 
 TRINITY_BASES = ("convert/cases/algo_grpo_kl_loss.yaml", "convert/cases/algo_gae_ppo.yaml",
-                 "convert/sft/gsm8k_qwen_05_peft.yaml", "convert/async/fully_async_4_4.yaml")
+                 "convert/sft/gsm8k_qwen_05_peft.yaml", "convert/async/fully_async_4_4.yaml",
+                 "convert/cases/rewards_reward_model.yaml", "convert/recipe/dapo_dynamic_sampling.yaml")
 # valid values of the dict-valued fields, merged into theirs (a key each reads)
 TRINITY_VALUES = {"algorithm.policy_loss_fn_args": {"clip_range_low": 0.1, "clip_range_high": 0.3, "clip_range": 0.25},
                   "algorithm.kl_loss_fn_args": {"kl_coef": 0.5}, "algorithm.kl_penalty_fn_args": {"kl_coef": 0.5},
                   "algorithm.entropy_loss_fn_args": {"entropy_coef": 0.5},
                   "algorithm.advantage_fn_args": {"gamma": 0.5, "lam": 0.5, "epsilon": 0.5},
-                  "buffer.explorer_input.tasksets.workflow_args": {"custom_reward_function": {"path": "other.py"}},
+                  **{f"buffer.explorer_input.{k}.workflow_args": {"custom_reward_function": {"path": "other.py"}}
+                     for k in ("tasksets", "taskset")},
                   "trainer.trainer_config": {"actor_rollout_ref": {"actor": {"ppo_epochs": 3}},
                                              "critic": {"optim": {"lr": 0.5}}}}
 # (an unset field's "*" differs from the default Trinity's validator fills in)
@@ -385,6 +387,35 @@ def test_every_trinity_row_has_one_class():
     assert {f.when for f in FIELDS} - {""} == set(TRINITY_WHEN), "a condition no row names"
 
 
+def _every_section(cfg):
+    """``cfg`` with the optional sections and list items its file leaves out, so each field has a value to
+    perturb: the task pipeline and its output, the experience pipeline's output and operators, an auxiliary
+    buffer, an auxiliary model, the external-model settings, the deprecated task selectors, the Data-Juicer service."""
+    from rftc.trinity import schema as s
+
+    cfg = cfg.model_copy(deep=True)
+    ts = cfg.buffer.explorer_input.tasksets[0]
+    cfg.data_processor.task_pipeline = s.TaskPipelineConfig(output=ts.model_copy(deep=True), inputs=["raw.jsonl"],
+                                                            operators=[s.OperatorConfig(name="op")])
+    cfg.data_processor.experience_pipeline.output = s.ExperienceBufferConfig(name="pipeline_output")
+    cfg.data_processor.experience_pipeline.operators = [s.OperatorConfig(name="op")]
+    cfg.buffer.trainer_input.auxiliary_buffers = {"aux": s.ExperienceBufferConfig(name="aux", path="aux.jsonl")}
+    cfg.explorer.rollout_model.external_model_config = s.ExternalModelConfig()
+    cfg.explorer.auxiliary_models = [s.InferenceModelConfig(model_path="judge",
+                                                             external_model_config=s.ExternalModelConfig())]
+    for t in (ts, cfg.data_processor.task_pipeline.output, *cfg.buffer.explorer_input.eval_tasksets):
+        t.task_selector = s.DataSelectorConfig()
+    cfg.service.data_juicer = s.DataJuicerServiceConfig()
+    return cfg
+
+
+def _deprecated_taskset(cfg):
+    """``cfg`` with its training taskset under the deprecated ``buffer.explorer_input.taskset``."""
+    cfg = cfg.model_copy(deep=True)
+    cfg.buffer.explorer_input.taskset = cfg.buffer.explorer_input.tasksets.pop(0)
+    return cfg
+
+
 def _holder(obj, path: str):
     """The object holding the field at ``path`` (a list's first item, a dict's first entry), and its name; None
     where the config has no such item."""
@@ -416,10 +447,15 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
 
     start = time.perf_counter()
     wrong, lacking = [], {}
+    configs = {}
     for name in TRINITY_BASES:
         result = api.check(str(GOLDEN / name))
         assert result.config is not None, [str(d) for d in result.diagnostics]
-        cfg = result.config
+        configs[name] = result.config
+    first = configs[TRINITY_BASES[0]]
+    configs[f"{TRINITY_BASES[0]}, every section"] = _every_section(first)
+    configs[f"{TRINITY_BASES[0]}, taskset"] = _deprecated_taskset(first)
+    for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}
         get = _trinity_get(cfg)

@@ -41,9 +41,14 @@ def _sft(get) -> bool:
     return _algorithm(get) == "sft"
 
 
+def _taskset_value(get, key: str):
+    """``key`` of the first training taskset (``tasksets``, else the deprecated ``taskset``)."""
+    return get(f"{TS}.{key}") if get(TS) else get(f"buffer.explorer_input.taskset.{key}")
+
+
 def _ts_unset(key: str):
     """The first training taskset leaves ``key`` unset: Trinity's validator fills it in from the default."""
-    return lambda get: bool(get(TS)) and get(f"{TS}.{key}") is None
+    return lambda get: bool(get(TS) or get("buffer.explorer_input.taskset")) and _taskset_value(get, key) is None
 
 
 def _beside(get) -> bool:
@@ -71,16 +76,19 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "ts_top_p": ("the training taskset leaves rollout_args.top_p unset", _ts_unset("rollout_args.top_p")),
     "ts_workflow": ("the training taskset leaves default_workflow_type unset", _ts_unset("default_workflow_type")),
     "ts_reward_fn": ("the training taskset leaves default_reward_fn_type unset and its workflow reads it",
-                     lambda get: _ts_unset("default_reward_fn_type")(get) and get(f"{TS}.default_workflow_type") !=
-                     WORKFLOW),
+                     lambda get: _ts_unset("default_reward_fn_type")(get)
+                     and _taskset_value(get, "default_workflow_type") != WORKFLOW),
     "reward_fn_workflow": ("the training taskset's workflow scores with its reward_fn (not rftc's veRL reward "
-                          "workflow)", lambda get: get(f"{TS}.default_workflow_type") != WORKFLOW),
+                          "workflow)", lambda get: _taskset_value(get, "default_workflow_type") != WORKFLOW),
     "entropy_coef": ("an entropy coefficient is set (algorithm.entropy_loss_fn_args)",
                      lambda get: bool((get("algorithm.entropy_loss_fn_args") or {}).get("entropy_coef"))),
     "not_fixed": ("the explorer and trainer sync by their own intervals (sync_style not fixed)",
                   lambda get: get("synchronizer.sync_style") != "fixed"),
     "sft_shuffle": ("SFT rows are shuffled (data_selector shuffle)", lambda get: _sft(get) and get(
         f"{EB}.data_selector.selector_type") == "shuffle"),
+    "verl_workflow": ("the training taskset runs rftc's veRL reward workflow (its workflow_args name the reward; "
+                      "another workflow's are its own)",
+                      lambda get: _taskset_value(get, "default_workflow_type") == WORKFLOW),
     "beside": ("the explorer has GPUs of its own and runs ahead of the trainer", _beside),
     "offset": ("the explorer runs a fixed number of steps ahead (sync_offset)",
                lambda get: bool(get("synchronizer.sync_offset")) and get("synchronizer.sync_style") == "fixed"),
@@ -109,7 +117,7 @@ def _taskset(prefix: str, *, data: dict, train: dict) -> list[Field]:
             ("total_steps", no(FOLLOWS)), ("rollout_args.logprobs", no(NAMES)),
             ("default_workflow_type", train.get("reward", data)),
             ("default_reward_fn_type", train.get("reward_fn", data)),
-            ("workflow_args", train.get("reward", data)), ("reward_fn_args", train.get("reward_kwargs", data)),
+            ("workflow_args", train.get("workflow_args", data)), ("reward_fn_args", train.get("reward_kwargs", data)),
             ("repeat_times", train.get("repeat_times", data)), ("rollout_args.n", no(FOLLOWS)),
             ("rollout_args.temperature", train.get("temperature", data)),
             ("rollout_args.top_p", train.get("top_p", data)), ("rollout_args.top_k", train.get("top_k", data)),
@@ -180,6 +188,7 @@ def _inference(prefix: str, *, sampling: dict, placement: dict) -> list[Field]:
 # a training taskset's fields: what its rows are sampled and scored with (repeat_times follows algorithm.repeat_times)
 TRAINING_TASKSET = {
     "reward": to("reward", "rl"), "reward_fn": to("reward", "reward_fn_workflow"),
+    "workflow_args": to("reward", "verl_workflow"),
     "reward_kwargs": to("reward_kwargs", "rl"), "repeat_times": no(FOLLOWS), "temperature": to("temperature", "rl"),
     "top_p": to("top_p", "rl"), "top_k": to("top_k", "rl"), "max_response_length": to("taskset_max_tokens", "rl"),
     "data_order": to("data_order", "rl"), "data_columns": to("data_columns", "rl"),
