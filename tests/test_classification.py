@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import pytest
 
@@ -57,6 +57,14 @@ class Base:
     module: str
     config: str
     overrides: tuple[str, ...]
+    choice: str | None = None  # the model_engine option composed (the engine sections differ by it)
+
+    def launch(self, present: frozenset[str]) -> str:
+        """The launch line: ``overrides`` whose keys the release has ("a=1 | b=1": the first of them)."""
+        overrides = [next((o for o in alts.split(" | ") if o.split("=", 1)[0] in present), None)
+                     for alts in self.overrides]
+        return " ".join([f"python3 -m {self.module} --config-name={self.config}",
+                         *([f"model_engine={self.choice}"] if self.choice else []), *(o for o in overrides if o)])
 
 
 BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
@@ -73,6 +81,10 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
               COMMON + GRPO + ASYNC),
          Base("one_step_off", "verl.experimental.one_step_off_policy.main_ppo", "one_step_off_ppo_trainer",
               COMMON + GRPO + ASYNC),
+         Base("fully_async-megatron", "verl.experimental.fully_async_policy.fully_async_main",
+              "fully_async_ppo_megatron_trainer", COMMON + GRPO + ASYNC),
+         Base("one_step_off-megatron", "verl.experimental.one_step_off_policy.main_ppo",
+              "one_step_off_ppo_megatron_trainer", COMMON + GRPO + ASYNC),
          Base("sft", "verl.trainer.fsdp_sft_trainer", "sft_trainer", SFT + (
              "data.prompt_key=question", "data.response_key=answer", "optim.lr_scheduler=cosine")),
          Base("sft-multiturn", "verl.trainer.fsdp_sft_trainer", "sft_trainer", SFT + ("data.multiturn.enable=True",)),
@@ -161,14 +173,11 @@ class Perturber:
     (resolved again on the raw tree), then restored."""
 
     def __init__(self, version: str, base: Base, tmp):
-        script = tmp / f"{base.name}-{version}.sh"
-        tree = schema.load(version).tree(base.config)
-        present = schema.leaf_paths(version, base.config)
-        # "a=1 | b=1": the first whose key the release has
-        overrides = [next((o for o in alts.split(" | ") if o.split("=", 1)[0] in present), None)
-                     for alts in base.overrides]
-        overrides = [o for o in overrides if o is not None]
-        script.write_text(f"python3 -m {base.module} " + " ".join(overrides) + "\n")
+        script = tmp / f"{base.name}-{base.choice}-{version}.sh"
+        tree = schema.load(version).tree(base.config, base.choice)
+        present = schema.leaf_paths(version, base.config, base.choice)
+        script.write_text(base.launch(present) + "\n")
+        overrides = base.launch(present).split()[4 + bool(base.choice):]
         result = api.compile(str(script), api.Options(verl_version=version, verl_source="bundled"))
         assert result.verl is not None, [str(d) for d in result.diagnostics]
         self.eff, self.version, self.base = result.verl, version, base
@@ -246,10 +255,16 @@ def _put(tree, key: str, value) -> None:
 
 
 def _bases(version: str):
-    configs = set(schema.load(version).config_names())
-    return [b for b in BASES if b.config in configs and
-            (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
-            (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config))]
+    """The base launches of a release: those whose config and features it has, and GRPO under each model_engine
+    option other than the default (the engine sections differ by it)."""
+    s = schema.load(version)
+    configs = set(s.config_names())
+    bases = [b for b in BASES if b.config in configs and
+             (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
+             (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config))]
+    grpo = BASES[0]
+    default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
+    return bases + [replace(grpo, name=f"grpo-{c}", choice=c) for c in s.choices(grpo.config) if c != default]
 
 
 def _can_hold(when: str, version: str) -> bool:
@@ -278,7 +293,7 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
         names = {f.name for f in fields(kind)}
         get = p.eff.get
         for key in leaves(p.eff.values):
-            if key not in schema.leaf_paths(version, base.config):
+            if key not in schema.leaf_paths(version, base.config, base.choice):
                 continue
             row = classify(key, base.config)
             if row is None:
