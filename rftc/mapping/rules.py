@@ -1,6 +1,6 @@
 """The one-to-one part of the veRL -> Trinity-RFT 0.6 mapping, as data.
 
-Each row says what becomes of one veRL key (or a subtree, ``key.*``):
+Each row says what becomes of one veRL key (or a subtree, ``key.*``, or the keys a prefix starts, ``key_*``):
 
 map      the value goes to the Trinity field ``trinity`` (through ``transform``)
 pass     the value goes to ``trainer.trainer_config`` at the same path (or at ``trinity``'s path where verl 0.8, the
@@ -41,11 +41,6 @@ class Rule:
     feeds: str = ""  # the quantities the key decides (space-separated), where ``when`` holds
     when: str = ""  # a name of WHEN; "" = always
     inert: str = ""  # why the key does not change what is trained: one of INERT
-
-    def matches(self, key: str) -> bool:
-        if self.verl.endswith("*"):
-            return key.startswith(self.verl[:-1])
-        return key == self.verl
 
 
 def _lower(v):
@@ -629,15 +624,27 @@ RULES: list[Rule] = [
 
 
 def find_rule(key: str, rules: list[Rule] = RULES) -> Rule | None:
-    best: Rule | None = None
-    for r in rules:
-        if r.matches(key) and (best is None or _specificity(r) > _specificity(best)):
-            best = r
-    return best
+    """The most specific row for ``key``: its own row, else the longest pattern it falls under (the first of equals
+    in the table)."""
+    exact, patterns = _index(rules)
+    row = exact.get(key)
+    return row if row is not None else next((r for r in patterns if key.startswith(r.verl[:-1])), None)
 
 
-def _specificity(r: Rule) -> tuple[int, int]:
-    return (0 if r.verl.endswith("*") else 1, len(r.verl))
+_INDEXES: dict[int, tuple[list[Rule], dict[str, Rule], list[Rule]]] = {}
+
+
+def _index(rules: list[Rule]) -> tuple[dict[str, Rule], list[Rule]]:
+    """A table's rows by key, and its patterns longest first (built once per table)."""
+    got = _INDEXES.get(id(rules))
+    if got is None or got[0] is not rules:
+        exact: dict[str, Rule] = {}
+        for r in rules:
+            if not r.verl.endswith("*"):
+                exact.setdefault(r.verl, r)
+        patterns = sorted((r for r in rules if r.verl.endswith("*")), key=lambda r: -len(r.verl))
+        got = _INDEXES[id(rules)] = (rules, exact, patterns)
+    return got[1], got[2]
 
 
 def apply_rules(d: Draft, rules: list[Rule] = RULES) -> None:
