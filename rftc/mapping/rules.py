@@ -299,7 +299,7 @@ RULES: list[Rule] = [
         ("_target_", no(CLASS)),
         ("policy_loss._target_", no(CLASS)),
         ("policy_loss.*", to("policy_loss_args")),
-        ("calculate_sum_pi_squared", to("advantage_args")),
+        ("calculate_sum_pi_squared", no(NAMES)),  # a statistic; the optimal-baseline estimators assert it is on
         ("sum_pi_squared_checkpointing", no(MEMORY)),
         ("entropy_from_logits_chunk_size", no(MEMORY)),
         ("freeze_vision_tower", to("frozen_modules")),
