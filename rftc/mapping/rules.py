@@ -47,17 +47,15 @@ def _lower(v):
     return v.lower() if isinstance(v, str) else v
 
 
-def _engine(section: str, action: str, trinity: str = "", when: str = "") -> list[Rule]:
+def _engine(section: str, action: str, trinity: str = "", *, megatron: bool = False, when: str = "") -> list[Rule]:
     """The rows of a worker's FSDP or Megatron section that change what is trained (the rest place, offload or
-    tune): the precision it trains in, its seed, MoE routing replay, the model config Megatron overrides. They keep
-    the section's action (``trinity`` names a rule's function)."""
-    return [Rule(f"{section}.{k}", action, trinity, feeds=q, when=when) for k, q in [
-        ("dtype", "precision"), ("model_dtype", "precision"), ("mixed_precision.*", "precision"),
-        ("qat.*", "precision"),
-        ("turbo_config.distributed.fsdp_plan.param_dtype", "precision"),
-        ("turbo_config.distributed.fsdp_plan.reduce_dtype", "precision"),
-        ("turbo_config.distributed.fsdp_plan.output_dtype", "precision"), ("seed", "trainer_seed"),
-        ("router_replay.*", "moe_routing"), ("override_mcore_model_config", "model_config")]]
+    tune): the precision it trains in, its seed, and Megatron's MoE routing replay and model-config override.
+    They keep the section's action; ``trinity`` is a rule's function, or the section a passed key moves to."""
+    keys = ["dtype", "qat.*", "seed"] + (["router_replay.*", "override_mcore_model_config"] if megatron else [
+        "model_dtype", *(f"turbo_config.distributed.fsdp_plan.{k}_dtype" for k in ("param", "reduce", "output"))])
+    feeds = {"seed": "trainer_seed", "router_replay.*": "moe_routing", "override_mcore_model_config": "model_config"}
+    return [Rule(f"{section}.{k}", action, f"{trinity}.{k}" if action == "pass" and trinity else trinity,
+                 feeds=feeds.get(k, "precision"), when=when) for k in keys]
 
 
 def _optimizer(v):
@@ -289,7 +287,7 @@ RULES: list[Rule] = [
     *_engine(f"{A}.fsdp_config", "pass"),
     Rule(f"{A}.megatron.*", "rule", "models.map_megatron",
          "trainer.megatron.* (parallel sizes), trainer.*_offload, the rest passed through", inert=PLACEMENT),
-    *_engine(f"{A}.megatron", "rule", "models.map_megatron"),
+    *_engine(f"{A}.megatron", "rule", "models.map_megatron", megatron=True),
     Rule(f"{A}.profiler.*", "handled", "", "profiling", inert=PROFILING),
     Rule(f"{A}.use_fused_kernels", "implied", "", "follows actor_rollout_ref.model.use_fused_kernels", inert=FOLLOWS),
     Rule(f"{A}.use_remove_padding", "implied", "", "follows actor_rollout_ref.model.use_remove_padding",
@@ -327,7 +325,7 @@ RULES: list[Rule] = [
         ("log_prob_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", no(BATCHING)),
         ("ulysses_sequence_parallel_size", "follows trainer.ulysses_sequence_parallel_size", no(PLACEMENT)),
         ("strategy", "follows trainer.trainer_strategy", no(PLACEMENT))]],
-    *_engine("actor_rollout_ref.ref.megatron", "rule", "models.map_megatron", when="kl"),
+    *_engine("actor_rollout_ref.ref.megatron", "rule", "models.map_megatron", megatron=True, when="kl"),
     Rule("actor_rollout_ref.ref.megatron.*", "rule", "models.map_megatron", "passed through under megatron",
          inert=PLACEMENT),
     Rule("actor_rollout_ref.ref.profiler.*", "handled", "", "profiling", inert=PROFILING),
@@ -436,6 +434,7 @@ RULES: list[Rule] = [
     Rule(f"{C}.model.override_config", "pass", feeds="critic_model", when="critic"),
     Rule(f"{C}.model.fsdp_config.*", "pass", f"{C}.fsdp.*", "verl 0.8 moved the critic's FSDP settings to critic.fsdp",
          inert=MEMORY),
+    *_engine(f"{C}.model.fsdp_config", "pass", f"{C}.fsdp", when="critic"),
     Rule(f"{C}.model.*", "pass", inert=KERNELS),
     *[Rule(f"{C}.model.{k}", "pass", **c) for k, c in [
         ("lora_rank", to("critic_lora", "critic")), ("lora_alpha", to("critic_lora", "critic_lora")),
@@ -466,7 +465,7 @@ RULES: list[Rule] = [
     Rule(f"{C}.loss_scale_factor", "none", "", NOT_CONVERTED, feeds="critic_loss_agg_mode", when="critic"),
     Rule(f"{C}.checkpoint.*", "pass", inert=CADENCE),
     Rule(f"{C}.megatron.*", "rule", "models.map_megatron", "passed through under megatron", inert=PLACEMENT),
-    *_engine(f"{C}.megatron", "rule", "models.map_megatron", when="critic"),
+    *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, when="critic"),
     *[Rule(f"{C}.{k}", "rule", "models.map_models", n, **c) for k, n, c in [
         ("enable", "implied by algorithm.algorithm_type (ppo trains a critic)", no(FOLLOWS)),
         ("strategy", "follows trainer.trainer_strategy", no(PLACEMENT)),
