@@ -334,7 +334,8 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
 
 TRINITY_BASES = ("convert/cases/algo_grpo_kl_loss.yaml", "convert/cases/algo_gae_ppo.yaml",
                  "convert/sft/gsm8k_qwen_05_peft.yaml", "convert/async/fully_async_4_4.yaml",
-                 "convert/cases/rewards_reward_model.yaml", "convert/recipe/dapo_dynamic_sampling.yaml")
+                 "convert/cases/rewards_reward_model.yaml", "convert/recipe/dapo_dynamic_sampling.yaml",
+                 "convert/cases/release_0_1_gae.yaml", "convert/sft/multiturn_qwen_05_sp2.yaml")
 # valid values of the dict-valued fields, merged into theirs (a key each reads)
 TRINITY_VALUES = {"algorithm.policy_loss_fn_args": {"clip_range_low": 0.1, "clip_range_high": 0.3, "clip_range": 0.25},
                   "algorithm.kl_loss_fn_args": {"kl_coef": 0.5}, "algorithm.kl_penalty_fn_args": {"kl_coef": 0.5},
@@ -366,7 +367,7 @@ def trinity_perturbed(path: str, value, annotation):
         return TRINITY_ENUMS[last].get(value, TRINITY_ENUMS[last]["*"])
     if value is None:
         kind = str(annotation)
-        for name, new in (("bool", True), ("int", 4), ("float", 0.5), ("dict", {"x": 1}), ("list", ["x"])):
+        for name, new in (("bool", True), ("int", 3), ("float", 0.5), ("dict", {"x": 1}), ("list", ["x"])):
             if name in kind:
                 return new
         return "x"
@@ -431,6 +432,14 @@ def _deprecated_taskset(cfg):
     return cfg
 
 
+def _changed(cfg, path: str, value):
+    """``cfg`` with one field set (a list's first item, as ``_holder`` reads it)."""
+    cfg = cfg.model_copy(deep=True)
+    holder, attr = _holder(cfg, path)
+    object.__setattr__(holder, attr, value)
+    return cfg
+
+
 def _holder(obj, path: str):
     """The object holding the field at ``path`` (a list's first item, a dict's first entry), and its name; None
     where the config has no such item."""
@@ -461,15 +470,21 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
     from support.paths import GOLDEN
 
     start = time.perf_counter()
-    wrong, lacking = [], {}
+    wrong, lacking, checked, unchecked = [], {}, set(), {}
     configs = {}
     for name in TRINITY_BASES:
         result = api.check(str(GOLDEN / name))
         assert result.config is not None, [str(d) for d in result.diagnostics]
         configs[name] = result.config
-    first = configs[TRINITY_BASES[0]]
-    configs[f"{TRINITY_BASES[0]}, every section"] = _every_section(first)
-    configs[f"{TRINITY_BASES[0]}, taskset"] = _deprecated_taskset(first)
+    grpo, rm, sft = (configs[TRINITY_BASES[i]] for i in (0, 4, 2))
+    configs["GRPO, every section"] = _every_section(grpo)
+    configs["GRPO, taskset"] = _deprecated_taskset(grpo)
+    configs["reward model, taskset"] = _deprecated_taskset(rm)
+    configs["GRPO, the model's temperature"] = _changed(grpo, "buffer.explorer_input.tasksets.rollout_args.temperature",
+                                                        None)
+    configs["GRPO, explorer-driven sync"] = _changed(grpo, "synchronizer.sync_style",
+                                                     type(grpo.synchronizer.sync_style)("explorer_driven"))
+    configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
     for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}
@@ -486,6 +501,8 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
             holds = not row.when or TRINITY_WHEN[row.when][1](get)
             if absent and not present and holds:
                 lacking.setdefault(path, set()).update(absent)
+            if row.feeds and present and not holds:
+                unchecked[path] = row.when
             if row.feeds and not (present and holds):
                 continue
             old = getattr(holder, attr)
@@ -501,11 +518,17 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
                 object.__setattr__(holder, attr, old)
             if row.inert and changed:
                 wrong.append(f"{path} ({name}): classified '{row.inert}' ({row.path}) but changes {sorted(changed)}")
-            elif row.feeds and not set(present) & changed:
-                wrong.append(f"{path} ({name}): classified as feeding {present} ({row.path}) but changes "
-                             f"{sorted(changed) or 'nothing'}")
+            elif row.feeds:
+                checked.add(path)
+                if not set(present) & changed:
+                    wrong.append(f"{path} ({name}): classified as feeding {present} ({row.path}) but changes "
+                                 f"{sorted(changed) or 'nothing'}")
     elapsed = time.perf_counter() - start
     message = []
+    never = {k: w for k, w in unchecked.items() if k not in checked}
+    if never:
+        message.append("Trinity 0.6: fields no base config checks (their condition holds in none):\n  " +
+                       "\n  ".join(f"{k} (when {w}: {TRINITY_WHEN[w][0]})" for k, w in sorted(never.items())))
     if wrong:
         message.append("Trinity 0.6: classification contradicted by the model:\n  " + "\n  ".join(wrong))
     if lacking:

@@ -82,6 +82,10 @@ WHEN: dict[str, tuple[str, Callable]] = {
                           "workflow)", lambda get: _taskset_value(get, "default_workflow_type") != WORKFLOW),
     "entropy_coef": ("an entropy coefficient is set (algorithm.entropy_loss_fn_args)",
                      lambda get: bool((get("algorithm.entropy_loss_fn_args") or {}).get("entropy_coef"))),
+    "fixed_sync": ("an RL run whose explorer and trainer sync every sync_interval steps (sync_style fixed)",
+                   lambda get: not _sft(get) and get("synchronizer.sync_style") == "fixed"),
+    "no_trainer_steps": ("trainer.total_steps is unset (it bounds the run first)",
+                         lambda get: get("trainer.total_steps") is None),
     "not_fixed": ("the explorer and trainer sync by their own intervals (sync_style not fixed)",
                   lambda get: get("synchronizer.sync_style") != "fixed"),
     "sft_shuffle": ("SFT rows are shuffled (data_selector shuffle)", lambda get: _sft(get) and get(
@@ -150,8 +154,8 @@ def _buffer(prefix: str, *, data: dict) -> list[Field]:
             ("format.system_prompt_key", to("loss_tokens", "sft_plaintext")),
             ("format.system_prompt", to("loss_tokens", "sft_plaintext")),
             ("format.reply_prefix", to("loss_tokens", "sft_plaintext")),
-            ("format.messages_key", to("loss_tokens", "sft_messages")), ("format.tools_key", to("loss_tokens",
-                                                                                                "sft_messages")),
+            ("format.messages_key", to("loss_tokens", "sft_messages")),
+            ("format.tools_key", to("data_columns", "sft_messages")),
             ("format.enable_concatenated_multi_turn", to("loss_tokens", "sft_messages")),
             ("format.image_key", to("data_columns", "sft")), ("format.video_key", to("data_columns", "sft")),
             ("format.workflow_key", no(UNREAD)), ("format.reward_fn_key", no(UNREAD)),
@@ -255,7 +259,7 @@ FIELDS: list[Field] = [
     # ---- buffer
     *[Field(f"buffer.{k}", **c) for k, c in [
         ("batch_size", to("ahead", "offset")), ("train_batch_size", to("responses_per_step examples_per_step")),
-        ("total_epochs", to("total_epochs")), ("total_steps", to("total_steps")),
+        ("total_epochs", to("total_epochs")), ("total_steps", to("total_steps", "no_trainer_steps")),
         ("explorer_output", no(FOLLOWS)), ("tokenizer_path", no(FOLLOWS)), ("cache_dir", no(FOLLOWS)),
         ("explorer_input.default_workflow_type", to("reward", "ts_workflow")),
         ("explorer_input.default_reward_fn_type", to("reward", "ts_reward_fn")),
@@ -284,7 +288,7 @@ FIELDS: list[Field] = [
         ("use_dynamic_bsz", to("micro_batch", "sft")),
         ("use_remove_padding", no(KERNELS)), ("balance_batch", no(BATCHING)),
         ("critic_warmup", to("critic_warmup", "critic")), ("max_token_len_per_gpu", to("micro_batch", "sft_dynamic")),
-        ("ulysses_sequence_parallel_size", no(PLACEMENT)),
+        ("ulysses_sequence_parallel_size", to("micro_batch", "sft_dynamic")),  # the token budget (RL: placement)
         ("fix_actor_microbatch_loss_scale", to("microbatch_loss_scale")), ("param_offload", no(MEMORY)),
         ("optimizer_offload", no(MEMORY)), ("grad_offload", no(MEMORY)), ("offload_policy", no(MEMORY)),
         ("save_strategy", no(CADENCE)), ("max_checkpoints_to_keep", no(CADENCE)), ("megatron.*", no(PLACEMENT)),
@@ -293,11 +297,11 @@ FIELDS: list[Field] = [
         ("trainer_config", to("ppo_epochs critic_lr", "rl")), ("trainer_config_path", to("trainer_config_file"))]],
     # ---- synchronizer, monitor, service, log
     *[Field(f"synchronizer.{k}", **c) for k, c in [
-        ("sync_method", no(PROCESSES)), ("sync_style", to("policy_lag", "rl")), ("sync_interval", to("policy_lag",
-                                                                                                     "rl")),
-        ("explorer_sync_interval", to("policy_lag", "not_fixed")),
-        ("trainer_sync_interval", to("policy_lag", "not_fixed")),
-        ("sync_offset", to("policy_lag", "rl")), ("sync_timeout", no(PROCESSES)), ("group_name", no(PROCESSES)),
+        ("sync_method", no(PROCESSES)), ("sync_style", to("policy_lag", "rl")),
+        ("sync_interval", to("policy_lag steps_per_batch", "rl")),
+        ("explorer_sync_interval", to("weight_sync", "not_fixed")),  # how often the explorer takes new weights
+        ("trainer_sync_interval", to("policy_lag steps_per_batch", "not_fixed")),
+        ("sync_offset", to("policy_lag", "fixed_sync")), ("sync_timeout", no(PROCESSES)), ("group_name", no(PROCESSES)),
         ("wait_for_checkpoint", no(PROCESSES)), ("explorer_world_size", no(FOLLOWS)), ("ray_namespace", no(FOLLOWS))]],
     Field("monitor.*", **no(NAMES)),
     Field("monitor.enable_ray_timeline", **no(PROFILING)),
