@@ -10,7 +10,9 @@ import inspect
 import sys
 from pathlib import Path
 
-from rftc.mapping import algorithm, batch, data, gpu, micro, models, rewards, sft, stages, steps, sync, trainer
+from rftc.mapping import (algorithm, batch, data, gpu, micro, models, rewards, sft, stages, steps, sync, trainer,
+                          trinity_fields)
+from rftc.mapping.classes import WHEN
 from rftc.mapping.rules import RULES
 from rftc.mapping.sft_rules import SFT_RULES
 
@@ -38,6 +40,10 @@ def render() -> str:
            "`trainer.trainer_config.<same path>` (only where Trinity 0.6 merges it into the veRL worker config); "
            "keys the script sets that no row covers are reported as RFTC300. Rows marked *explicit* are written "
            "even at veRL's default, because Trinity's default differs.", "",
+           "The last column classifies each key (the inventory `rftc diff` answers from): the quantities of the "
+           "semantic model it feeds ([docs/diff.md](diff.md)), under the condition named after *when* (listed "
+           "under [Conditions](#conditions)), or, after *no:*, why it does not change what is trained. "
+           "tests/test_classification.py holds every key of every bundled release to its row.", "",
            *_table(RULES)]
     out += ["", "## Relational rules", "", "The formulas, from the functions' docstrings "
             "(`rftc/mapping/<module>.py`).", ""]
@@ -48,16 +54,33 @@ def render() -> str:
     for fn in SFT_RELATIONAL:
         out += [f"### `{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}`", "", inspect.getdoc(fn) or "", ""]
     out += ["## Several launches: stages", "", inspect.getdoc(stages) or "", ""]
+    out += ["## Conditions", "", "Where a key feeds its quantities only in some runs (`rftc/mapping/classes.py`).", "",
+            *_conditions(WHEN), ""]
+    out += ["## Trinity-RFT 0.6 fields", "", inspect.getdoc(trinity_fields) or "", "",
+            "| Trinity field | trains |", "|---|---|",
+            *(f"| `{f.path}` | {_class(f)} |" for f in trinity_fields.FIELDS),
+            "", "Conditions of the Trinity side:", "", *_conditions(trinity_fields.WHEN), ""]
     return "\n".join(out)
 
 
 def _table(rules) -> list[str]:
-    out = ["| veRL key | what happens | Trinity key / rule | note |", "|---|---|---|---|"]
+    out = ["| veRL key | what happens | Trinity key / rule | note | trains |", "|---|---|---|---|---|"]
     for r in rules:
         target = f"`{r.trinity}`" if r.trinity else ""
         note = r.note + (" (explicit)" if r.explicit else "")
-        out.append(f"| `{r.verl}` | {ACTIONS[r.action]} | {_cell(target)} | {_cell(note)} |")
+        out.append(f"| `{r.verl}` | {ACTIONS[r.action]} | {_cell(target)} | {_cell(note)} | {_class(r)} |")
     return out
+
+
+def _conditions(when: dict) -> list[str]:
+    return ["| condition | holds where |", "|---|---|",
+            *(f"| `{k}` | {_cell(text)} |" for k, (text, _) in when.items())]
+
+
+def _class(r) -> str:
+    if r.inert:
+        return f"no: {r.inert}"
+    return " ".join(f"`{q}`" for q in r.feeds.split()) + (f" when `{r.when}`" if r.when else "")
 
 
 def main() -> int:

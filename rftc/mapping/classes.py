@@ -1,0 +1,164 @@
+"""The vocabulary of the key classification the rule tables carry (rftc.mapping.rules, sft_rules): why a key does
+not change what is trained (INERT), and the conditions under which a key feeds its quantities (WHEN). A condition is
+a predicate of ``get(key)`` (the effective config's value, None where absent) and the release; the semantic model's
+tests and ``rftc diff``'s documentation read the same conditions.
+
+    Rule("actor_rollout_ref.actor.kl_loss_coef", ..., **to("kl_loss_coef", "kl_loss"))
+    Rule("trainer.logger", ..., **no(NAMES))
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+# why a key does not change what is trained
+NAMES, CADENCE, PLACEMENT, MEMORY, BATCHING, KERNELS, PROFILING, PROCESSES, CLASS, FOLLOWS, UNREAD, DEBUG = INERT = (
+    "names and logging", "checkpoint and evaluation cadence", "placement and parallelism", "memory and offload",
+    "numerically equivalent batching (micro-batches, token budgets)",
+    "numerically equivalent kernels and engine tuning", "profiling", "processes, start-up and transport",
+    "the class veRL builds the section as", "follows another key (an interpolation) or the run's kind",
+    "not read by this trainer", "debugging aids")
+
+A, R, C, M, T = ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "critic", "actor_rollout_ref.model",
+                 "trainer")
+RC = "algorithm.rollout_correction"
+RM_ON = ("reward_model.enable", "reward.reward_model.enable")
+LEGACY_SFT = "model.partial_pretrain"  # only fsdp_sft_trainer's config has it
+
+
+def to(feeds: str, when: str = "") -> dict:
+    """A row's class: it feeds the quantities ``feeds`` (space-separated) where the condition ``when`` holds."""
+    return {"feeds": feeds, "when": when}
+
+
+def no(reason: str) -> dict:
+    """A row's class: it does not change what is trained, for ``reason`` (one of INERT)."""
+    return {"inert": reason}
+
+
+def _true(key: str):
+    return lambda get, release: bool(get(key))
+
+
+def _is(key: str, *values):
+    return lambda get, release: get(key) in values
+
+
+def _unset(key: str):
+    return lambda get, release: get(key) is None
+
+
+def _positive(get, key: str) -> bool:
+    v = get(key)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+
+
+def _semantics(release: str):
+    from rftc.verl.releases import semantics  # the release table only where a condition needs it (not convert's)
+
+    return semantics, semantics.resolve(release, snapshot=False)
+
+
+def _kl_in_reward(get, release: str) -> bool:
+    semantics, sem = _semantics(release)
+    return bool(semantics.kl_in_reward(sem, get))
+
+
+def _megatron_unit(get, release: str) -> bool:
+    """Megatron's actor counts ppo_mini_batch_size in other units than FSDP's under ``release``."""
+    _, sem = _semantics(release)
+    return sem.value("actor_mini_unit") != sem.value("megatron_actor_mini_unit")
+
+
+def _v1(get) -> str | None:
+    """The v1 trainer mode main_ppo runs (None: not the v1 trainers; the off-policy configs have rollout.*)."""
+    return get(f"{T}.v1.trainer_mode") if get(f"{T}.use_v1") is True and get("rollout.nnodes") is None else None
+
+
+def _rule_reward(get, release: str) -> bool:
+    return not any(get(k) for k in RM_ON)
+
+
+def _dual_clip(get, release: str) -> bool:
+    if get(f"{RC}.bypass_mode"):
+        return get(f"{RC}.loss_type") in (None, "ppo_clip")
+    return get(f"{A}.policy_loss.loss_mode") in (None, "vanilla")
+
+
+WHEN: dict[str, tuple[str, Callable]] = {
+    # loss and advantage
+    "kl_loss": ("the KL loss is on (actor.use_kl_loss)", _true(f"{A}.use_kl_loss")),
+    "kl": ("a reference model is read (a KL loss or KL in the reward)",
+           lambda get, release: bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)),
+    "kl_in_reward": ("KL is in the reward (algorithm.use_kl_in_reward; before 0.3.0.post1 without a KL loss)",
+                     _kl_in_reward),
+    "adaptive_kl": ("the KL controller is adaptive", _is("algorithm.kl_ctrl.type", "adaptive")),
+    "critic": ("a critic is trained (adv_estimator gae)", _is("algorithm.adv_estimator", "gae")),
+    "critic_lora": ("the critic trains LoRA", lambda get, release: _positive(get, f"{C}.model.lora_rank")),
+    "discounted": ("the estimator discounts (gae, reinforce_plus_plus)",
+                   _is("algorithm.adv_estimator", "gae", "reinforce_plus_plus")),
+    "grpo": ("the estimator normalises groups (grpo)", _is("algorithm.adv_estimator", "grpo")),
+    "clip_ratio": ("the loss reads clip_ratio (clip_ratio_low/high unset)", _unset(f"{A}.clip_ratio_low")),
+    "clipped": ("the policy loss clips the ratio (not sapo, gpg)", lambda get, release: bool(
+        get(f"{RC}.bypass_mode")) or get(f"{A}.policy_loss.loss_mode") not in ("sapo", "gpg")),
+    "dual_clip": ("the policy loss is PPO's (its dual clip)", _dual_clip),
+    "sapo": ("the policy loss is sapo", _is(f"{A}.policy_loss.loss_mode", "sapo")),
+    "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode)",
+                  lambda get, release: not get(f"{RC}.bypass_mode")),
+    "bypass": ("the rollout's log-probs are the old ones (rollout_correction.bypass_mode)", _true(f"{RC}.bypass_mode")),
+    "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm",
+                       _is(f"{A}.loss_agg_mode", "seq-mean-token-sum-norm")),
+    "pf_ppo": ("preference-feedback PPO is on", _true("algorithm.use_pf_ppo")),
+    "filter_groups": ("dynamic sampling is on (algorithm.filter_groups.enable)",
+                      _true("algorithm.filter_groups.enable")),
+    "distillation": ("on-policy distillation is on", _true("distillation.enabled")),
+    # model and optimizer
+    "lora": ("LoRA is on (lora_rank > 0)", lambda get, release: _positive(get, f"{M}.lora_rank")),
+    "megatron_lora": ("Megatron LoRA is on (model.lora.rank > 0, strategy megatron)", lambda get, release:
+                      _positive(get, f"{M}.lora.rank") and get(f"{A}.strategy") == "megatron"),
+    "megatron_unit": ("Megatron's actor counts mini-batches in other units than FSDP's", _megatron_unit),
+    "cosine": ("the lr schedule is cosine", lambda get, release: "cosine" in (
+        get(f"{A}.optim.lr_scheduler_type"), get(f"{A}.optim.warmup_style"), get("optim.lr_scheduler"),
+        get("optim.lr_scheduler_type"))),
+    "scheduler_type_unset": ("the schedule is read from warmup_style (lr_scheduler_type unset)",
+                             _unset(f"{A}.optim.lr_scheduler_type")),
+    "muon": ("the optimizer is muon", _is(f"{A}.optim.optimizer", "muon")),
+    # reward
+    "reward_model": ("a reward model scores", lambda get, release: not _rule_reward(get, release)),
+    "rule_reward": ("no reward model scores (a reward function does)", _rule_reward),
+    "custom_reward": ("a custom reward function is set (custom_reward_function.path)",
+                      _true("custom_reward_function.path")),
+    "reward_section_reward": ("a reward function scores and custom_reward_function.path, read first, is unset",
+                              lambda get, release: _rule_reward(get, release)
+                              and not get("custom_reward_function.path")),
+    "reward_custom_reward": ("a custom reward function is set (reward.custom_reward_function.path)",
+                             _true("reward.custom_reward_function.path")),
+    # sampling
+    "multi_turn": ("multi-turn rollouts are on", _true(f"{R}.multi_turn.enable")),
+    # trainer loops
+    "train_batch": ("a step trains data.train_batch_size prompts (not the fully async trainer)",
+                    _unset("async_training.require_batches")),
+    "steps_bound": ("the run's length is trainer.total_training_steps (not the fully async rollout's)",
+                    _unset("rollout.total_rollout_steps")),
+    "own_rollout_gpus": ("the rollout has GPUs of its own (the off-policy trainers, v1 separate_async)",
+                         lambda get, release: _positive(get, "rollout.nnodes") or _v1(get) == "separate_async"),
+    "v1": ("main_ppo routes to veRL's v1 trainers (trainer.use_v1)", lambda get, release: _v1(get) is not None),
+    "v1_async": ("one of veRL's v1 asynchronous trainer loops",
+                 lambda get, release: _v1(get) in ("colocate_async", "separate_async")),
+    "colocate_async": ("veRL's v1 colocate_async trainer loop", lambda get, release: _v1(get) == "colocate_async"),
+    "separate_async": ("veRL's v1 separate_async trainer loop", lambda get, release: _v1(get) == "separate_async"),
+    # SFT trainers
+    "legacy_sft": ("fsdp_sft_trainer's config", lambda get, release: get(LEGACY_SFT) is not None),
+    "engine_sft": ("the engine SFT trainer's config", _unset(LEGACY_SFT)),
+    "scheduler_type_sft": ("the engine SFT trainer, optim.warmup_style unset",
+                           lambda get, release: get(LEGACY_SFT) is None and get("optim.warmup_style") is None),
+    "single_turn_sft": ("rows are prompt and response columns (fsdp_sft_trainer without multiturn)",
+                        lambda get, release: get(LEGACY_SFT) is not None and not get("data.multiturn.enable")),
+    "multiturn_sft": ("rows are chat messages (data.multiturn.enable)", _true("data.multiturn.enable")),
+    "static_bsz_sft": ("micro-batches by rows (data.use_dynamic_bsz off)",
+                       lambda get, release: not get("data.use_dynamic_bsz")),
+    "dynamic_bsz": ("micro-batches by tokens (data.use_dynamic_bsz)", _true("data.use_dynamic_bsz")),
+    "lora_sft": ("LoRA is on (model.lora_rank > 0)", lambda get, release: _positive(get, "model.lora_rank")),
+    "megatron_lora_sft": ("Megatron LoRA is on (model.lora.rank > 0, engine megatron)", lambda get, release:
+                          _positive(get, "model.lora.rank") and get("engine.strategy") == "megatron"),
+}

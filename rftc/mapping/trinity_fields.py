@@ -1,0 +1,325 @@
+"""What each field of the Trinity-RFT 0.6 config (rftc.trinity.schema) does to training, as data: the quantities of
+the semantic model (rftc.semantics.model) it feeds, under a condition where it feeds them only in some runs, or why
+it does not change what is trained (rftc.mapping.classes' reasons; the veRL side's keys are classified in
+rftc.mapping.rules). Paths name list items without their index and a dict's entries as ``*``; ``x.*`` covers a
+subtree. A stage's field (``stages.<path>``) is classified as ``<path>``; the fields Trinity's validator fills in
+(schema's ``auto``) follow the fields they are computed from. tests/test_classification.py holds every field to its
+row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from rftc.mapping.classes import (BATCHING, CADENCE, DEBUG, FOLLOWS, KERNELS, MEMORY, NAMES, PLACEMENT, PROCESSES,
+                                  PROFILING, UNREAD, no, to)
+from rftc.plugins import WORKFLOW
+
+
+@dataclass(frozen=True)
+class Field:
+    path: str
+    feeds: str = ""
+    when: str = ""
+    inert: str = ""
+
+    def matches(self, path: str) -> bool:
+        return path.startswith(self.path[:-1]) if self.path.endswith("*") else path == self.path
+
+
+TS = "buffer.explorer_input.tasksets"
+EB = "buffer.trainer_input.experience_buffer"
+RM = "explorer.rollout_model"
+
+
+def _algorithm(get) -> str | None:
+    return get("algorithm.algorithm_type")
+
+
+def _sft(get) -> bool:
+    return _algorithm(get) == "sft"
+
+
+def _taskset_value(get, key: str):
+    """``key`` of the first training taskset (``tasksets``, else the deprecated ``taskset``)."""
+    return get(f"{TS}.{key}") if get(TS) else get(f"buffer.explorer_input.taskset.{key}")
+
+
+def _ts_unset(key: str):
+    """The first training taskset leaves ``key`` unset: Trinity's validator fills it in from the default."""
+    return lambda get: bool(get(TS) or get("buffer.explorer_input.taskset")) and _taskset_value(get, key) is None
+
+
+def _beside(get) -> bool:
+    """The explorer runs on GPUs of its own, ahead of the trainer (rftc.semantics.trinity compares GPUs then)."""
+    return get("mode") == "both" and (bool(get("synchronizer.sync_offset"))
+                                      or get("synchronizer.sync_style") != "fixed")
+
+
+# where a field feeds its quantities only in some runs: name -> (the condition in words, a predicate of get(path))
+WHEN: dict[str, tuple[str, Callable]] = {
+    "rl": ("an RL algorithm (not sft)", lambda get: not _sft(get)),
+    "sft": ("algorithm_type sft (the experience buffer is the training data)", _sft),
+    "kl_loss": ("a KL loss (algorithm.kl_loss_fn not none)",
+                lambda get: get("algorithm.kl_loss_fn") not in (None, "none")),
+    "kl_in_reward": ("KL in the reward (algorithm.kl_penalty_fn not none)",
+                     lambda get: get("algorithm.kl_penalty_fn") not in (None, "none")),
+    "critic": ("a critic is trained (algorithm_type ppo)", lambda get: _algorithm(get) == "ppo"),
+    "cosine": ("the lr schedule is cosine", lambda get: get("algorithm.optimizer.lr_scheduler_type") == "cosine"),
+    "replay": ("the replay buffer is on", lambda get: bool(get("buffer.trainer_input.experience_buffer.replay_buffer."
+                                                               "enable"))),
+    "tinker": ("training runs on Tinker (model.tinker.enable)", lambda get: bool(get("model.tinker.enable"))),
+    "external": ("an external model serves the rollout", lambda get: bool(get("model.external_model.enable"))),
+    "ts_temperature": ("the training taskset leaves rollout_args.temperature unset",
+                       _ts_unset("rollout_args.temperature")),
+    "ts_top_p": ("the training taskset leaves rollout_args.top_p unset", _ts_unset("rollout_args.top_p")),
+    "ts_workflow": ("the training taskset leaves default_workflow_type unset", _ts_unset("default_workflow_type")),
+    "ts_reward_fn": ("the training taskset leaves default_reward_fn_type unset and its workflow reads it",
+                     lambda get: _ts_unset("default_reward_fn_type")(get)
+                     and _taskset_value(get, "default_workflow_type") != WORKFLOW),
+    "reward_fn_workflow": ("the training taskset's workflow scores with its reward_fn (not rftc's veRL reward "
+                          "workflow)", lambda get: _taskset_value(get, "default_workflow_type") != WORKFLOW),
+    "entropy_coef": ("an entropy coefficient is set (algorithm.entropy_loss_fn_args)",
+                     lambda get: bool((get("algorithm.entropy_loss_fn_args") or {}).get("entropy_coef"))),
+    "fixed_sync": ("an RL run whose explorer and trainer sync every sync_interval steps (sync_style fixed)",
+                   lambda get: not _sft(get) and get("synchronizer.sync_style") == "fixed"),
+    "no_trainer_steps": ("trainer.total_steps is unset (it bounds the run first)",
+                         lambda get: get("trainer.total_steps") is None),
+    "not_fixed": ("the explorer and trainer sync by their own intervals (sync_style not fixed)",
+                  lambda get: get("synchronizer.sync_style") != "fixed"),
+    "sft_shuffle": ("SFT rows are shuffled (data_selector shuffle)", lambda get: _sft(get) and get(
+        f"{EB}.data_selector.selector_type") == "shuffle"),
+    "verl_workflow": ("the training taskset runs rftc's veRL reward workflow (its workflow_args name the reward; "
+                      "another workflow's are its own)",
+                      lambda get: _taskset_value(get, "default_workflow_type") == WORKFLOW),
+    "beside": ("the explorer has GPUs of its own and runs ahead of the trainer", _beside),
+    "offset": ("the explorer runs a fixed number of steps ahead (sync_offset)",
+               lambda get: bool(get("synchronizer.sync_offset")) and get("synchronizer.sync_style") == "fixed"),
+    "horizon": ("the lr schedule needs a horizon (not constant, or warmup by ratio; SFT)",
+                lambda get: _sft(get) or get("algorithm.optimizer.lr_scheduler_type") != "constant"
+                or bool(get("algorithm.optimizer.lr_warmup_steps_ratio"))),
+    "sft_plaintext": ("SFT rows are prompt and response columns", lambda get: _sft(get) and get(
+        f"{EB}.format.prompt_type") == "plaintext"),
+    "sft_messages": ("SFT rows are chat messages", lambda get: _sft(get) and get(f"{EB}.format.prompt_type") ==
+                     "messages"),
+    "sft_dynamic": ("SFT micro-batches by tokens (trainer.use_dynamic_bsz)", lambda get: _sft(get) and bool(
+        get("trainer.use_dynamic_bsz"))),
+}
+
+
+
+def _taskset(prefix: str, *, data: dict, train: dict) -> list[Field]:
+    """A taskset's fields: ``data`` classifies what selects and formats its rows, ``train`` the rest of what it
+    changes (a training taskset's sampling and reward; an evaluation taskset's are cadence)."""
+    return [
+        Field(f"{prefix}.*", **data),
+        *[Field(f"{prefix}.{k}", **c) for k, c in [
+            ("name", no(NAMES)), ("enable_progress_bar", no(NAMES)), ("max_retry_times", no(PROCESSES)),
+            ("max_retry_interval", no(PROCESSES)), ("ray_namespace", no(FOLLOWS)), ("index", no(FOLLOWS)),
+            ("is_eval", no(FOLLOWS)), ("batch_size", no(FOLLOWS)), ("total_epochs", no(FOLLOWS)),
+            ("total_steps", no(FOLLOWS)), ("rollout_args.logprobs", no(NAMES)),
+            ("default_workflow_type", train.get("reward", data)),
+            ("default_reward_fn_type", train.get("reward_fn", data)),
+            ("workflow_args", train.get("workflow_args", data)), ("reward_fn_args", train.get("reward_kwargs", data)),
+            ("repeat_times", train.get("repeat_times", data)), ("rollout_args.n", no(FOLLOWS)),
+            ("rollout_args.temperature", train.get("temperature", data)),
+            ("rollout_args.top_p", train.get("top_p", data)), ("rollout_args.top_k", train.get("top_k", data)),
+            ("rollout_args.max_tokens", train.get("max_response_length", data)),
+            ("data_selector.*", train.get("data_order", data)), ("task_selector.*", train.get("data_order", data)),
+            ("format.*", train.get("data_columns", data)),
+            ("format.chat_template", train.get("chat_template", data)),
+            ("format.enable_thinking", train.get("chat_template", data)),
+            ("format.system_prompt", train.get("chat_template", data)),
+            ("format.reply_prefix", train.get("chat_template", data)),
+            ("format.enable_concatenated_multi_turn", train.get("multi_turn", data))]],
+    ]
+
+
+def _buffer(prefix: str, *, data: dict) -> list[Field]:
+    """An experience buffer's fields: ``data`` classifies what selects and formats its rows (an SFT run's training
+    data); the queue's own settings do not train."""
+    return [
+        Field(f"{prefix}.*", **data),
+        *[Field(f"{prefix}.{k}", **c) for k, c in [
+            ("name", no(NAMES)), ("enable_progress_bar", no(NAMES)), ("max_retry_times", no(PROCESSES)),
+            ("max_retry_interval", no(PROCESSES)), ("max_read_timeout", no(PROCESSES)), ("capacity", no(MEMORY)),
+            ("ray_namespace", no(FOLLOWS)), ("index", no(FOLLOWS)), ("batch_size", no(FOLLOWS)),
+            ("total_epochs", no(FOLLOWS)), ("total_steps", no(FOLLOWS)), ("schema_type", no(FOLLOWS)),
+            ("tokenizer_path", no(FOLLOWS)), ("replay_buffer.*", to("replay_buffer", "replay")),
+            ("replay_buffer.enable", to("replay_buffer")), ("data_selector.*", to("data_order", "sft")),
+            ("format.chat_template", to("chat_template", "sft")), ("format.enable_thinking", to("thinking", "sft")),
+            ("format.prompt_type", to("loss_tokens", "sft")), ("format.prompt_key", to("loss_tokens", "sft_plaintext")),
+            ("format.response_key", to("loss_tokens", "sft_plaintext")),
+            ("format.system_prompt_key", to("loss_tokens", "sft_plaintext")),
+            ("format.system_prompt", to("loss_tokens", "sft_plaintext")),
+            ("format.reply_prefix", to("loss_tokens", "sft_plaintext")),
+            ("format.messages_key", to("loss_tokens", "sft_messages")),
+            ("format.tools_key", to("data_columns", "sft_messages")),
+            ("format.enable_concatenated_multi_turn", to("loss_tokens", "sft_messages")),
+            ("format.image_key", to("data_columns", "sft")), ("format.video_key", to("data_columns", "sft")),
+            ("format.workflow_key", no(UNREAD)), ("format.reward_fn_key", no(UNREAD)),
+            ("format.chosen_key", no(UNREAD)), ("format.rejected_key", no(UNREAD)),
+            ("storage_type", to("data_source", "sft")), ("subset_name", to("data_source", "sft")),
+            ("data_selector.selector_type", to("data_order", "sft")),
+            ("data_selector.feature_keys", to("selector_args", "sft")),
+            ("data_selector.kwargs", to("selector_args", "sft")),
+            ("data_selector.seed", to("data_seed", "sft_shuffle"))]],
+    ]
+
+
+def _inference(prefix: str, *, sampling: dict, placement: dict) -> list[Field]:
+    """An inference engine's fields (the rollout model, an auxiliary model): ``sampling`` classifies what decides
+    the text it generates, ``placement`` its GPUs; the engine's tuning does not train."""
+    return [
+        Field(f"{prefix}.*", **no(KERNELS)),
+        *[Field(f"{prefix}.{k}", **c) for k, c in [
+            ("model_path", sampling), ("dtype", sampling), ("seed", sampling), ("repetition_penalty", sampling),
+            ("max_model_len", sampling), ("min_response_tokens", sampling), ("rope_scaling", sampling),
+            ("rope_theta", sampling), ("ignore_eos", sampling), ("chat_template", sampling),
+            ("enable_thinking", sampling), ("temperature", no(FOLLOWS)), ("top_p", no(FOLLOWS)),
+            ("top_k", no(FOLLOWS)), ("logprobs", no(NAMES)), ("max_prompt_tokens", no(FOLLOWS)),
+            ("max_response_tokens", no(FOLLOWS)), ("enable_prompt_truncation", no(FOLLOWS)),
+            ("name", no(NAMES)), ("trust_remote_code", no(PROCESSES)), ("enable_expert_parallel", no(PLACEMENT)),
+            *[(k, placement) for k in ("engine_num", "tensor_parallel_size", "data_parallel_size",
+                                       "pipeline_parallel_size")],
+            ("gpu_memory_utilization", no(MEMORY)), ("enable_log_requests", no(NAMES)), ("base_port", no(PROCESSES)),
+            ("api_key", no(PROCESSES)), ("enable_openai_api", no(PROCESSES)),
+            ("external_model_config.*", no(FOLLOWS)), ("weight_sync_buffer_size", no(MEMORY))]],
+    ]
+
+
+# a training taskset's fields: what its rows are sampled and scored with (repeat_times follows algorithm.repeat_times)
+TRAINING_TASKSET = {
+    "reward": to("reward", "rl"), "reward_fn": to("reward", "reward_fn_workflow"),
+    "workflow_args": to("reward", "verl_workflow"),
+    "reward_kwargs": to("reward_kwargs", "rl"), "repeat_times": no(FOLLOWS), "temperature": to("temperature", "rl"),
+    "top_p": to("top_p", "rl"), "top_k": to("top_k", "rl"), "max_response_length": to("taskset_max_tokens", "rl"),
+    "data_order": to("data_order", "rl"), "data_columns": to("data_columns", "rl"),
+    "chat_template": to("chat_template", "rl"), "multi_turn": to("multi_turn", "rl")}
+
+FIELDS: list[Field] = [
+    # ---- the run
+    *[Field(k, **c) for k, c in [
+        ("mode", to("mode")), ("project", no(NAMES)), ("group", no(NAMES)), ("name", no(NAMES)),
+        ("checkpoint_root_dir", no(CADENCE)), ("checkpoint_job_dir", no(FOLLOWS)), ("ray_namespace", no(PROCESSES)),
+        ("continue_from_checkpoint", no(CADENCE)),
+        ("ignore_validator_suggestions", no(PROCESSES)),  # only the memory estimate's refusal (config_validator)
+        ("stages.stage_name", no(NAMES)), ("stages.mode", to("mode"))]],
+    # ---- algorithm
+    *[Field(f"algorithm.{k}", **c) for k, c in [
+        ("algorithm_type", to("algorithm")), ("repeat_times", to("n", "rl")),
+        ("sample_strategy", to("experience_selection")), ("sample_strategy_args", to("experience_selection")),
+        ("advantage_fn", to("advantage", "rl")), ("advantage_fn_args", to("advantage_args", "rl")),
+        ("kl_penalty_fn", to("kl_in_reward", "rl")), ("kl_penalty_fn_args", to("kl_in_reward_coef", "kl_in_reward")),
+        ("policy_loss_fn", to("policy_loss", "rl")),
+        ("policy_loss_fn_args", to("clip_low clip_high clip_ratio_c sapo_tau", "rl")),
+        ("kl_loss_fn", to("kl_loss", "rl")), ("kl_loss_fn_args", to("kl_loss_coef", "kl_loss")),
+        ("entropy_loss_fn", to("entropy_coef", "entropy_coef")), ("entropy_loss_fn_args", to("entropy_coef", "rl")),
+        ("loss_agg_mode", to("loss_agg_mode")), ("enable_router_replay", to("moe_routing")),
+        ("bypass_old_logprobs", to("logprob_source", "rl")), ("rollout_correction", to("rollout_correction", "rl")),
+        ("optimizer.lr", to("lr")), ("optimizer.lr_warmup_steps", to("warmup_steps")),
+        ("optimizer.lr_warmup_steps_ratio", to("warmup_ratio")), ("optimizer.min_lr_ratio", to("min_lr_ratio",
+                                                                                                 "cosine")),
+        ("optimizer.warmup_style", to("lr_scheduler")), ("optimizer.lr_scheduler_type", to("lr_scheduler")),
+        ("optimizer.optimizer_type", to("optimizer")), ("optimizer.betas", to("betas")),
+        ("optimizer.weight_decay", to("weight_decay")), ("optimizer.clip_grad", to("clip_grad"))]],
+    # ---- data processing
+    Field("data_processor.task_pipeline.*", **to("data")),
+    Field("data_processor.task_pipeline.num_process", **no(PROCESSES)),
+    *_taskset("data_processor.task_pipeline.output", data=to("data"), train={}),
+    Field("data_processor.experience_pipeline.*", **to("experience_pipeline")),
+    Field("data_processor.experience_pipeline.save_input", **no(DEBUG)),
+    Field("data_processor.experience_pipeline.input_save_path", **no(DEBUG)),
+    *_buffer("data_processor.experience_pipeline.output", data=to("experience_pipeline")),
+    # ---- model
+    *[Field(f"model.{k}", **c) for k, c in [
+        ("model_path", to("model")), ("trust_remote_code", no(PROCESSES)), ("critic_model_path",
+                                                                            to("critic_model", "critic")),
+        ("custom_chat_template", to("chat_template")), ("chat_template_path", to("chat_template_file")),
+        ("temperature", to("temperature", "ts_temperature")), ("top_p", to("top_p", "ts_top_p")),
+        ("top_k", no(UNREAD)),  # the taskset's rollout_args.top_k (-1 unless set) always wins
+        ("logprobs", no(NAMES)), ("max_model_len", to("context_length")),
+        ("max_prompt_tokens", to("max_prompt_length", "rl")), ("max_response_tokens", to("max_response_length", "rl")),
+        ("min_response_tokens", to("min_response_length", "rl")),
+        ("enable_prompt_truncation", to("overlong_prompts", "rl")), ("repetition_penalty", to("repetition_penalty")),
+        ("enable_thinking", to("thinking")), ("fully_sharded_loras", no(KERNELS)), ("max_cpu_loras", no(MEMORY)),
+        ("rope_scaling", to("model_config")), ("rope_theta", to("model_config")),
+        ("lora_configs.*", to("lora")), ("lora_configs.name", no(NAMES)), ("lora_configs.path", to("lora_args")),
+        ("lora_configs.base_model_name", no(FOLLOWS)), ("lora_configs.lora_dtype", to("precision")),
+        ("lora_configs.exclude_modules", to("lora_args")), ("lora_configs.is_dummy", to("lora_args")),
+        ("tinker.*", to("tinker", "tinker")), ("tinker.enable", to("tinker")), ("tinker.base_url", no(PROCESSES)),
+        ("external_model.*", to("external_model", "external")), ("external_model.enable", to("external_model")),
+        ("external_model.base_url_env", no(PROCESSES)), ("external_model.api_key_env", no(PROCESSES))]],
+    # ---- cluster: the explorer's GPUs against the trainer's
+    Field("cluster.*", **no(FOLLOWS)),
+    Field("cluster.ray_address", **no(PROCESSES)),
+    Field("cluster.node_num", **to("trainer_gpus", "beside")),
+    Field("cluster.gpu_per_node", **to("trainer_gpus", "beside")),
+    # ---- buffer
+    *[Field(f"buffer.{k}", **c) for k, c in [
+        ("batch_size", to("ahead", "offset")), ("train_batch_size", to("responses_per_step examples_per_step")),
+        ("total_epochs", to("total_epochs")), ("total_steps", to("total_steps", "no_trainer_steps")),
+        ("explorer_output", no(FOLLOWS)), ("tokenizer_path", no(FOLLOWS)), ("cache_dir", no(FOLLOWS)),
+        ("explorer_input.default_workflow_type", to("reward", "ts_workflow")),
+        ("explorer_input.default_reward_fn_type", to("reward", "ts_reward_fn")),
+        ("explorer_input.default_eval_workflow_type", no(CADENCE))]],
+    *_taskset(TS, data=to("data", "rl"), train=TRAINING_TASKSET),
+    *_taskset("buffer.explorer_input.taskset", data=to("data", "rl"), train=TRAINING_TASKSET),
+    *_taskset("buffer.explorer_input.eval_tasksets", data=no(CADENCE), train={}),
+    *_buffer(EB, data=to("data", "sft")),
+    *_buffer("buffer.trainer_input.auxiliary_buffers.*", data=to("auxiliary_data")),
+    # ---- explorer
+    Field("explorer.*", **no(PROCESSES)),
+    *[Field(f"explorer.{k}", **c) for k, c in [
+        ("name", no(NAMES)), ("eval_interval", no(CADENCE)), ("eval_on_startup", no(CADENCE)),
+        ("bench_on_latest_checkpoint", no(CADENCE)), ("max_inflight_batches", to("explorer_ahead")),
+        ("runner_per_model", no(PLACEMENT)), ("runner_num", no(PLACEMENT)),
+        ("over_rollout.*", to("over_sampling")), ("dynamic_timeout.*", to("over_sampling")),
+        ("runner_state_report_interval", no(NAMES))]],
+    *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside")),
+    *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models"), placement=no(PLACEMENT)),
+    Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),
+    # ---- trainer
+    *[Field(f"trainer.{k}", **c) for k, c in [
+        ("name", no(NAMES)), ("trainer_type", to("trainer_backend")), ("trainer_strategy", no(PLACEMENT)),
+        ("save_interval", no(CADENCE)), ("enable_preview", no(NAMES)), ("total_steps", to("lr_horizon", "horizon")),
+        ("save_hf_checkpoint", no(CADENCE)), ("grad_clip", to("actor_grad_clip")),
+        ("use_dynamic_bsz", to("micro_batch", "sft")),
+        ("use_remove_padding", no(KERNELS)), ("balance_batch", no(BATCHING)),
+        ("critic_warmup", to("critic_warmup", "critic")), ("max_token_len_per_gpu", to("micro_batch", "sft_dynamic")),
+        ("ulysses_sequence_parallel_size", to("micro_batch", "sft_dynamic")),  # the token budget (RL: placement)
+        ("fix_actor_microbatch_loss_scale", to("microbatch_loss_scale")), ("param_offload", no(MEMORY)),
+        ("optimizer_offload", no(MEMORY)), ("grad_offload", no(MEMORY)), ("offload_policy", no(MEMORY)),
+        ("save_strategy", no(CADENCE)), ("max_checkpoints_to_keep", no(CADENCE)), ("megatron.*", no(PLACEMENT)),
+        ("trust_remote_code", no(FOLLOWS)),
+        # the veRL worker config Trinity merges: its keys are veRL's, classified by rftc.mapping.rules
+        ("trainer_config", to("ppo_epochs critic_lr", "rl")), ("trainer_config_path", to("trainer_config_file"))]],
+    # ---- synchronizer, monitor, service, log
+    *[Field(f"synchronizer.{k}", **c) for k, c in [
+        ("sync_method", no(PROCESSES)), ("sync_style", to("policy_lag", "rl")),
+        ("sync_interval", to("policy_lag steps_per_batch", "rl")),
+        ("explorer_sync_interval", to("weight_sync", "not_fixed")),  # how often the explorer takes new weights
+        ("trainer_sync_interval", to("policy_lag steps_per_batch", "not_fixed")),
+        ("sync_offset", to("policy_lag", "fixed_sync")), ("sync_timeout", no(PROCESSES)), ("group_name", no(PROCESSES)),
+        ("wait_for_checkpoint", no(PROCESSES)), ("explorer_world_size", no(FOLLOWS)), ("ray_namespace", no(FOLLOWS))]],
+    Field("monitor.*", **no(NAMES)),
+    Field("monitor.enable_ray_timeline", **no(PROFILING)),
+    Field("service.*", **no(PROCESSES)),
+    Field("log.*", **no(NAMES)),
+]
+
+
+def find_field(path: str) -> Field | None:
+    """The most specific row for ``path`` (a stage's field as the field it stands for)."""
+    if path.startswith("stages.") and not any(f.path == path for f in FIELDS):
+        path = path[len("stages."):]
+    best: Field | None = None
+    for f in FIELDS:
+        if f.matches(path) and (best is None or _specificity(f) > _specificity(best)):
+            best = f
+    return best
+
+
+def _specificity(f: Field) -> tuple[int, int]:
+    return (0 if f.path.endswith("*") else 1, len(f.path))

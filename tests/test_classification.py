@@ -1,0 +1,537 @@
+"""Every key of every bundled veRL release is classified (rftc.mapping.rules: the quantity of the semantic model it
+feeds, or why it does not change what is trained), and the classification holds: each key is perturbed on launches
+composed once per release (GRPO with a KL loss, PPO with a critic, the off-policy trainers, the SFT trainers), the
+model recomputed, and a key that feeds a quantity must change it where its condition holds, a key that does not
+train must change none."""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, fields, replace
+
+import pytest
+
+from rftc import api
+from rftc.mapping.classes import INERT, WHEN
+from rftc.mapping.rules import RULES, find_rule
+from rftc.mapping.sft_rules import SFT_RULES
+from rftc.semantics.model import SftRun, TrainingRun
+from rftc.semantics.verl import from_verl
+from rftc.verl.overrides.resolve import Resolver, has_interpolation
+from rftc.verl.releases import schema
+from rftc.verl.trainers import SFT_CONFIGS
+
+A, R, M = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.model"
+MAIN = "verl.trainer.main_ppo"
+COMMON = ("data.train_files=train.parquet", "data.val_files=test.parquet", "data.train_batch_size=16",
+          "data.max_prompt_length=512", "data.max_response_length=1024", f"{M}.path=Qwen/Qwen2.5-0.5B",
+          f"{A}.ppo_mini_batch_size=8", f"{A}.ppo_micro_batch_size_per_gpu=2", f"{R}.name=vllm", f"{R}.n=4",
+          f"{R}.log_prob_micro_batch_size_per_gpu=2", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
+          "trainer.total_training_steps=100", "trainer.nnodes=1", "trainer.n_gpus_per_node=8")
+GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_type=low_var_kl",
+        f"{M}.lora_rank=8", f"{M}.lora_alpha=16",
+        "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
+        f"{A}.optim.lr_scheduler_type=cosine | {A}.optim.warmup_style=cosine", f"{R}.multi_turn.enable=True",
+        "algorithm.filter_groups.enable=True",
+        f"{M}.lora.rank=8", "distillation.enabled=True")
+PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
+       "algorithm.use_kl_in_reward=True", "reward.reward_model.enable=True | reward_model.enable=True",
+       "reward.reward_model.model_path=rm | reward_model.model.path=rm", "reward_model.micro_batch_size_per_gpu=2",
+       "algorithm.use_pf_ppo=True", "algorithm.rollout_correction.bypass_mode=True", "critic.model.lora_rank=8",
+       f"{A}.loss_agg_mode=seq-mean-token-sum-norm", f"{A}.clip_ratio_low=null", f"{A}.clip_ratio_high=null",
+       f"{A}.optim.lr_scheduler_type=null")
+SAPO = ("algorithm.adv_estimator=grpo", f"{A}.policy_loss.loss_mode=sapo", "custom_reward_function.path=reward.py")
+ASYNC = ("rollout.nnodes=1", "rollout.n_gpus_per_node=4", "trainer.n_gpus_per_node=4",
+         "async_training.require_batches=1", "rollout.total_rollout_steps=1000")
+SFT = ("data.train_files=train.parquet", "data.train_batch_size=16", "data.micro_batch_size_per_gpu=2",
+       "trainer.total_training_steps=100", "model.partial_pretrain=Qwen/Qwen2.5-0.5B", "model.path=Qwen/Qwen2.5-0.5B",
+       "model.lora_rank=8", "model.lora_alpha=16", "model.lora.rank=8", "trainer.nnodes=1",
+       "trainer.n_gpus_per_node=8")
+V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py")
+
+
+@dataclass(frozen=True)
+class Base:
+    name: str
+    module: str
+    config: str
+    overrides: tuple[str, ...]
+    choice: str | None = None  # the model_engine option composed (the engine sections differ by it)
+
+    def launch(self, present: frozenset[str]) -> str:
+        """The launch line: ``overrides`` whose keys the release has ("a=1 | b=1": the first of them)."""
+        overrides = [next((o for o in alts.split(" | ") if o.split("=", 1)[0] in present), None)
+                     for alts in self.overrides]
+        return " ".join([f"python3 -m {self.module} --config-name={self.config}",
+                         *([f"model_engine={self.choice}"] if self.choice else []), *(o for o in overrides if o)])
+
+
+BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
+         Base("ppo", MAIN, "ppo_trainer", COMMON + PPO),
+         Base("sapo", MAIN, "ppo_trainer", COMMON + SAPO),
+         Base("v1", MAIN, "ppo_trainer", COMMON + V1 + ("trainer.v1.trainer_mode=colocate_async",)),
+         Base("v1-separate", MAIN, "ppo_trainer", COMMON + V1 + (
+             "trainer.v1.trainer_mode=separate_async", "trainer.v1.separate_async.parameter_sync_step=2",
+             f"{R}.nnodes=1",
+             "trainer.v1.separate_async.hybrid_rollout.enable_switch=True")),
+         Base("megatron", MAIN, "ppo_megatron_trainer", COMMON + GRPO),
+         Base("megatron-ppo", MAIN, "ppo_megatron_trainer", COMMON + PPO),
+         Base("fully_async", "verl.experimental.fully_async_policy.fully_async_main", "fully_async_ppo_trainer",
+              COMMON + GRPO + ASYNC),
+         Base("one_step_off", "verl.experimental.one_step_off_policy.main_ppo", "one_step_off_ppo_trainer",
+              COMMON + GRPO + ASYNC),
+         Base("fully_async-megatron", "verl.experimental.fully_async_policy.fully_async_main",
+              "fully_async_ppo_megatron_trainer", COMMON + GRPO + ASYNC),
+         Base("one_step_off-megatron", "verl.experimental.one_step_off_policy.main_ppo",
+              "one_step_off_ppo_megatron_trainer", COMMON + GRPO + ASYNC),
+         Base("sft", "verl.trainer.fsdp_sft_trainer", "sft_trainer", SFT + (
+             "data.prompt_key=question", "data.response_key=answer", "optim.lr_scheduler=cosine")),
+         Base("sft-multiturn", "verl.trainer.fsdp_sft_trainer", "sft_trainer", SFT + ("data.multiturn.enable=True",)),
+         Base("sft_engine", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
+             "optim.lr_scheduler_type=cosine", "data.use_dynamic_bsz=False")),
+         Base("sft_engine-dynamic", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
+             "data.use_dynamic_bsz=True", "data.max_token_len_per_gpu=8192")))
+# another valid value of an enumerated key (by its last name)
+ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-mean": "seq-mean-token-mean",
+                                                                      "*": "token-mean"},
+         "loss_mode": {"vanilla": "gspo", "*": "vanilla"}, "kl_loss_type": {"low_var_kl": "kl", "*": "low_var_kl"},
+         "kl_penalty": {"kl": "low_var_kl", "*": "kl"}, "strategy": {"megatron": "fsdp", "*": "megatron"},
+         "lr_scheduler_type": {"constant": "cosine", "*": "constant"},
+         "warmup_style": {"constant": "cosine", "*": "constant"}, "lr_scheduler": {"cosine": "wsd", "*": "cosine"},
+         "lr_decay_style": {"constant": "cosine", "*": "constant"}, "truncation": {"error": "right", "*": "error"},
+         "loss_type": {"ppo_clip": "reinforce", "*": "ppo_clip"}, "reward_manager": {"naive": "dapo", "*": "naive"},
+         "trainer_mode": {"sync": "colocate_async", "*": "sync"}, "type": {"fixed": "adaptive", "*": "fixed"}}
+NUMERIC = ("size", "steps", "num", "len", "ratio", "coef", "threshold", "freq", "seed", "rank", "epoch", "alpha")
+
+
+def leaves(tree: dict, prefix: str = ""):
+    for k, v in tree.items():
+        path = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, dict) and v:
+            yield from leaves(v, path)
+        else:
+            yield path
+
+
+def _release_keys():
+    """(release, config, key) of every leaf of every bundled release's configs, under every engine choice."""
+    for version in schema.versions():
+        s = schema.load(version)
+        for config in s.config_names():
+            keys = set()
+            for choice in (None, *s.choices(config)):
+                keys |= set(leaves(s.tree(config, choice)))
+            yield from ((version, config, k) for k in sorted(keys))
+
+
+def _table(config: str):
+    return SFT_RULES if config in SFT_CONFIGS else RULES
+
+
+def classify(key: str, config: str):
+    row = find_rule(key, _table(config))
+    return row if row is not None and (row.feeds or row.inert) else None
+
+
+def test_every_key_of_every_release_is_classified():
+    missing = [f"{k} (verl {v}, {c})" for v, c, k in _release_keys() if classify(k, c) is None]
+    assert not missing, "keys with no class in rftc/mapping/rules.py or sft_rules.py:\n" + "\n".join(missing)
+
+
+def test_every_row_has_one_class():
+    for row in RULES + SFT_RULES:
+        assert bool(row.feeds) != bool(row.inert), row.verl
+        assert row.inert in ("", *INERT) and row.when in ("", *WHEN), row.verl
+        assert all(q.isidentifier() for q in row.feeds.split()), row.verl
+        assert not (row.when and not row.feeds), row.verl
+    assert {r.when for r in RULES + SFT_RULES} - {""} == set(WHEN), "a condition no row names"
+
+
+def perturbed(key: str, value):
+    """Another valid value of ``key``: numbers changed, bools flipped, an enum's other value, lists grown."""
+    last = key.rsplit(".", 1)[-1]
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value * 2 if value > 0 else 2
+    if isinstance(value, float):
+        return value * 0.5 if value else 0.1
+    if isinstance(value, list):
+        return [*value, value[-1]] if value else ["x"]
+    if isinstance(value, dict):
+        return {**value, "x": 1}
+    if isinstance(value, str) and last in ENUMS:
+        return ENUMS[last].get(value, ENUMS[last]["*"])
+    if value is None or value == "???":
+        return 4 if any(w in last for w in NUMERIC) else "x"
+    return f"{value}_x"
+
+
+class Perturber:
+    """A composed launch whose keys are changed one at a time in memory: the key and the keys that interpolate it
+    (resolved again on the raw tree), then restored."""
+
+    def __init__(self, version: str, base: Base, tmp):
+        script = tmp / f"{base.name}-{base.choice}-{version}.sh"
+        tree = schema.load(version).tree(base.config, base.choice)
+        present = schema.leaf_paths(version, base.config, base.choice)
+        script.write_text(base.launch(present) + "\n")
+        overrides = base.launch(present).split()[4 + bool(base.choice):]
+        result = api.compile(str(script), api.Options(verl_version=version, verl_source="bundled"))
+        assert result.verl is not None, [str(d) for d in result.diagnostics]
+        self.eff, self.version, self.base = result.verl, version, base
+        self.raw = copy.deepcopy(tree)
+        for o in overrides:
+            k = o.split("=", 1)[0]
+            if self.eff.has(k):
+                _put(self.raw, k, self.eff.get(k))
+        resolver = Resolver(self.raw)
+        self.dependents: dict[str, set[str]] = {}
+        for k in leaves(self.raw):
+            if has_interpolation(_at(self.raw, k)):
+                try:
+                    resolver.resolve_key(k)
+                except Exception:  # noqa: BLE001 - an interpolation of a key veRL leaves unset ("???")
+                    continue
+        for k, srcs in resolver.sources.items():
+            for s in srcs:
+                self.dependents.setdefault(s, set()).add(k)
+        self.run = self.model()
+
+    def model(self):
+        return from_verl(self.eff, dataset_rows=1000)
+
+    def followers(self, key: str) -> list[str]:
+        out, todo = [], [key]
+        while todo:
+            for d in self.dependents.get(todo.pop(), ()):
+                if d not in out and d != key:
+                    out.append(d)
+                    todo.append(d)
+        return out
+
+    def changed(self, key: str) -> set[str]:
+        """The quantities a perturbation of ``key`` changes ({"<error: ...>"} where the model cannot be read)."""
+        old = self.eff.get(key)
+        new = perturbed(key, old)
+        follow = [k for k in self.followers(key) if self.eff.has(k)]
+        saved = {k: self.eff.get(k) for k in follow}
+        raw_old = _at(self.raw, key)
+        _put(self.raw, key, new)
+        _put(self.eff.values, key, new)
+        try:
+            resolver = Resolver(self.raw)
+            for k in follow:
+                try:
+                    _put(self.eff.values, k, resolver.resolve_key(k))
+                except Exception:  # noqa: BLE001 - the perturbed value does not fit the interpolation
+                    pass
+            try:
+                run = self.model()
+            except Exception as e:  # noqa: BLE001 - the model reads the key and cannot take this value
+                return {f"<error: {type(e).__name__}: {e}>"}
+            return {f.name for f in fields(run) if getattr(run, f.name) != getattr(self.run, f.name)}
+        finally:
+            _put(self.raw, key, raw_old)
+            _put(self.eff.values, key, old)
+            for k, v in saved.items():
+                _put(self.eff.values, k, v)
+
+
+def _at(tree, key: str):
+    node = tree
+    for p in key.split("."):
+        node = node[p]
+    return node
+
+
+def _put(tree, key: str, value) -> None:
+    *parents, last = key.split(".")
+    node = tree
+    for p in parents:
+        node = node[p]
+    node[last] = value
+
+
+def _bases(version: str):
+    """The base launches of a release: those whose config and features it has, and GRPO under each model_engine
+    option other than the default (the engine sections differ by it)."""
+    s = schema.load(version)
+    configs = set(s.config_names())
+    bases = [b for b in BASES if b.config in configs and
+             (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
+             (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config))]
+    grpo = BASES[0]
+    default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
+    return bases + [replace(grpo, name=f"grpo-{c}", choice=c) for c in s.choices(grpo.config) if c != default]
+
+
+def _can_hold(when: str, version: str) -> bool:
+    """Whether some launch of ``version`` can meet a condition: the release's own facts, and the trainer loops it
+    has (veRL's v1 trainers, the off-policy trainers), decide some."""
+    names = {b.name for b in _bases(version)}
+    if when == "megatron_unit":
+        return WHEN[when][1](lambda k: None, version)
+    if when in ("v1", "v1_async", "colocate_async", "separate_async"):
+        return "v1" in names
+    if when == "own_rollout_gpus":
+        return bool(names & {"v1-separate", "fully_async", "one_step_off"})
+    return True
+
+
+@pytest.mark.parametrize("version", schema.versions())
+def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
+    """A key classified as feeding a quantity changes it (in a base where its condition holds); a key that does not
+    change what is trained changes no quantity. Keys that feed quantities the model does not have yet are listed on
+    their own."""
+    start = time.perf_counter()
+    wrong, lacking, checked, unchecked = [], {}, set(), {}
+    for base in _bases(version):
+        p = Perturber(version, base, tmp_path)
+        kind = SftRun if base.config in SFT_CONFIGS else TrainingRun
+        names = {f.name for f in fields(kind)}
+        get = p.eff.get
+        for key in leaves(p.eff.values):
+            if key not in schema.leaf_paths(version, base.config, base.choice):
+                continue
+            row = classify(key, base.config)
+            if row is None:
+                continue  # test_every_key_of_every_release_is_classified names it
+            feeds = row.feeds.split()
+            absent = [q for q in feeds if q not in names]
+            present = [q for q in feeds if q in names]
+            if absent and not present:
+                lacking.setdefault(key, set()).update(absent)
+            if row.feeds and not present:
+                continue
+            if row.feeds and row.when and not WHEN[row.when][1](lambda k: get(k, None), version):
+                unchecked[key] = row.when
+                continue
+            got = p.changed(key)
+            if row.inert and got:
+                wrong.append(f"{key} ({base.name}): classified '{row.inert}' ({row.verl}) but changes {sorted(got)}")
+            elif present:
+                checked.add(key)
+                if not set(present) & got:
+                    wrong.append(f"{key} ({base.name}): classified as feeding {present} ({row.verl}) but changes "
+                                 f"{sorted(got) or 'nothing'}")
+    elapsed = time.perf_counter() - start
+    message = []
+    never = {k: w for k, w in unchecked.items() if k not in checked and _can_hold(w, version)}
+    if never:
+        message.append(f"verl {version}: keys no base launch checks (their condition holds in none):\n  " +
+                       "\n  ".join(f"{k} (when {w}: {WHEN[w][0]})" for k, w in sorted(never.items())))
+    if wrong:
+        message.append(f"verl {version}: classification contradicted by the model:\n  " + "\n  ".join(wrong))
+    if lacking:
+        message.append(f"verl {version}: keys feeding quantities the semantic model does not have yet:\n  " +
+                       "\n  ".join(f"{k} -> {' '.join(sorted(q))}" for k, q in sorted(lacking.items())))
+    assert not message, "\n".join(message) + f"\n({elapsed:.1f}s)"
+
+
+# ---- Trinity-RFT 0.6: every field of its config (rftc.mapping.trinity_fields)
+
+TRINITY_BASES = ("convert/cases/algo_grpo_kl_loss.yaml", "convert/cases/algo_gae_ppo.yaml",
+                 "convert/sft/gsm8k_qwen_05_peft.yaml", "convert/async/fully_async_4_4.yaml",
+                 "convert/cases/rewards_reward_model.yaml", "convert/recipe/dapo_dynamic_sampling.yaml",
+                 "convert/cases/release_0_1_gae.yaml", "convert/sft/multiturn_qwen_05_sp2.yaml")
+# valid values of the dict-valued fields, merged into theirs (a key each reads)
+TRINITY_VALUES = {"algorithm.policy_loss_fn_args": {"clip_range_low": 0.1, "clip_range_high": 0.3, "clip_range": 0.25},
+                  "algorithm.kl_loss_fn_args": {"kl_coef": 0.5}, "algorithm.kl_penalty_fn_args": {"kl_coef": 0.5},
+                  "algorithm.entropy_loss_fn_args": {"entropy_coef": 0.5},
+                  "algorithm.advantage_fn_args": {"gamma": 0.5, "lam": 0.5, "epsilon": 0.5},
+                  **{f"buffer.explorer_input.{k}.workflow_args": {"custom_reward_function": {"path": "other.py"}}
+                     for k in ("tasksets", "taskset")},
+                  "trainer.trainer_config": {"actor_rollout_ref": {"actor": {"ppo_epochs": 3}},
+                                             "critic": {"optim": {"lr": 0.5}}}}
+# (an unset field's "*" differs from the default Trinity's validator fills in)
+TRINITY_ENUMS = {"algorithm_type": {"grpo": "ppo", "*": "grpo"}, "advantage_fn": {"rloo": "grpo", "*": "rloo"},
+                 "policy_loss_fn": {"gspo": "ppo", "*": "gspo"}, "kl_loss_fn": {"none": "k2", "*": "none"},
+                 "kl_penalty_fn": {"none": "k1", "*": "none"}, "entropy_loss_fn": {"none": "default", "*": "none"},
+                 "mode": {"both": "train", "*": "both"}, "prompt_type": {"messages": "plaintext", "*": "messages"},
+                 "selector_type": {"shuffle": "sequential", "*": "shuffle"}}
+
+
+def trinity_perturbed(path: str, value, annotation):
+    """Another valid value of a Trinity field: as ``perturbed``, the enums of Trinity's names, and for an unset
+    field one of its type."""
+    import enum
+
+    last = path.rsplit(".", 1)[-1]
+    if isinstance(value, enum.Enum):
+        return next(m for m in type(value) if m != value)
+    if path in TRINITY_VALUES:
+        return {**(value or {}), **TRINITY_VALUES[path]}
+    if isinstance(value, str) and last in TRINITY_ENUMS or value is None and last in TRINITY_ENUMS:
+        return TRINITY_ENUMS[last].get(value, TRINITY_ENUMS[last]["*"])
+    if value is None:
+        kind = str(annotation)
+        for name, new in (("bool", True), ("int", 3), ("float", 0.5), ("dict", {"x": 1}), ("list", ["x"])):
+            if name in kind:
+                return new
+        return "x"
+    return perturbed(path, value)
+
+
+def trinity_paths(cls=None, prefix: str = ""):
+    """The path of every field of Trinity 0.6's config (list items without their index, a dict's entries as *)."""
+    from rftc.trinity.schema import TrinityConfig, _model_in
+
+    for name, f in (cls or TrinityConfig).model_fields.items():
+        path = f"{prefix}.{name}" if prefix else name
+        sub, in_dict = _model_in(f.annotation)
+        if sub is None:
+            yield path
+        else:
+            yield from trinity_paths(sub, path + (".*" if in_dict else ""))
+
+
+def test_every_trinity_field_is_classified():
+    from rftc.mapping.trinity_fields import find_field
+
+    missing = [p for p in trinity_paths() if find_field(p) is None or not (find_field(p).feeds or find_field(p).inert)]
+    assert not missing, "Trinity 0.6 fields with no class in rftc/mapping/trinity_fields.py:\n" + "\n".join(missing)
+
+
+def test_every_trinity_row_has_one_class():
+    from rftc.mapping.trinity_fields import FIELDS, WHEN as TRINITY_WHEN
+
+    for row in FIELDS:
+        assert bool(row.feeds) != bool(row.inert), row.path
+        assert row.inert in ("", *INERT) and row.when in ("", *TRINITY_WHEN), row.path
+    assert {f.when for f in FIELDS} - {""} == set(TRINITY_WHEN), "a condition no row names"
+
+
+def _every_section(cfg):
+    """``cfg`` with the optional sections and list items its file leaves out, so each field has a value to
+    perturb: the task pipeline and its output, the experience pipeline's output and operators, an auxiliary
+    buffer, an auxiliary model, the external-model settings, the deprecated task selectors, the Data-Juicer service."""
+    from rftc.trinity import schema as s
+
+    cfg = cfg.model_copy(deep=True)
+    ts = cfg.buffer.explorer_input.tasksets[0]
+    cfg.data_processor.task_pipeline = s.TaskPipelineConfig(output=ts.model_copy(deep=True), inputs=["raw.jsonl"],
+                                                            operators=[s.OperatorConfig(name="op")])
+    cfg.data_processor.experience_pipeline.output = s.ExperienceBufferConfig(name="pipeline_output")
+    cfg.data_processor.experience_pipeline.operators = [s.OperatorConfig(name="op")]
+    cfg.buffer.trainer_input.auxiliary_buffers = {"aux": s.ExperienceBufferConfig(name="aux", path="aux.jsonl")}
+    cfg.explorer.rollout_model.external_model_config = s.ExternalModelConfig()
+    cfg.explorer.auxiliary_models = [s.InferenceModelConfig(model_path="judge",
+                                                             external_model_config=s.ExternalModelConfig())]
+    for t in (ts, cfg.data_processor.task_pipeline.output, *cfg.buffer.explorer_input.eval_tasksets):
+        t.task_selector = s.DataSelectorConfig()
+    cfg.service.data_juicer = s.DataJuicerServiceConfig()
+    return cfg
+
+
+def _deprecated_taskset(cfg):
+    """``cfg`` with its training taskset under the deprecated ``buffer.explorer_input.taskset``."""
+    cfg = cfg.model_copy(deep=True)
+    cfg.buffer.explorer_input.taskset = cfg.buffer.explorer_input.tasksets.pop(0)
+    return cfg
+
+
+def _changed(cfg, path: str, value):
+    """``cfg`` with one field set (a list's first item, as ``_holder`` reads it)."""
+    cfg = cfg.model_copy(deep=True)
+    holder, attr = _holder(cfg, path)
+    object.__setattr__(holder, attr, value)
+    return cfg
+
+
+def _holder(obj, path: str):
+    """The object holding the field at ``path`` (a list's first item, a dict's first entry), and its name; None
+    where the config has no such item."""
+    *parents, last = path.split(".")
+    for p in parents:
+        if p == "*":
+            obj = next(iter(obj.values()), None) if isinstance(obj, dict) else None
+        else:
+            obj = getattr(obj, p, None)
+            if isinstance(obj, list):
+                obj = obj[0] if obj else None
+        if obj is None:
+            return None
+    return obj, last
+
+
+def _trinity_get(cfg):
+    def get(path: str):
+        got = _holder(cfg, path)
+        return None if got is None else getattr(got[0], got[1], None)
+    return get
+
+
+def test_the_trinity_classification_holds_when_each_field_is_perturbed():
+    """Each field of each base config changed in memory, the model recomputed from Trinity's expansion."""
+    from rftc.semantics.trinity import from_trinity, view
+    from rftc.mapping.trinity_fields import WHEN as TRINITY_WHEN, find_field
+    from support.paths import GOLDEN
+
+    start = time.perf_counter()
+    wrong, lacking, checked, unchecked = [], {}, set(), {}
+    configs = {}
+    for name in TRINITY_BASES:
+        result = api.check(str(GOLDEN / name))
+        assert result.config is not None, [str(d) for d in result.diagnostics]
+        configs[name] = result.config
+    grpo, rm, sft = (configs[TRINITY_BASES[i]] for i in (0, 4, 2))
+    configs["GRPO, every section"] = _every_section(grpo)
+    configs["GRPO, taskset"] = _deprecated_taskset(grpo)
+    configs["reward model, taskset"] = _deprecated_taskset(rm)
+    configs["GRPO, the model's temperature"] = _changed(grpo, "buffer.explorer_input.tasksets.rollout_args.temperature",
+                                                        None)
+    configs["GRPO, explorer-driven sync"] = _changed(grpo, "synchronizer.sync_style",
+                                                     type(grpo.synchronizer.sync_style)("explorer_driven"))
+    configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
+    for name, cfg in configs.items():
+        base = from_trinity(view(cfg), dataset_rows=1000)
+        names = {f.name for f in fields(type(base))}
+        get = _trinity_get(cfg)
+        for path in trinity_paths():
+            got = _holder(cfg, path)
+            if got is None or path.startswith("stages."):
+                continue
+            holder, attr = got
+            row = find_field(path)
+            feeds = row.feeds.split()
+            absent = [q for q in feeds if q not in names]
+            present = [q for q in feeds if q in names]
+            holds = not row.when or TRINITY_WHEN[row.when][1](get)
+            if absent and not present and holds:
+                lacking.setdefault(path, set()).update(absent)
+            if row.feeds and present and not holds:
+                unchecked[path] = row.when
+            if row.feeds and not (present and holds):
+                continue
+            old = getattr(holder, attr)
+            new = trinity_perturbed(path, old, type(holder).model_fields[attr].annotation)
+            object.__setattr__(holder, attr, new)
+            try:
+                run = from_trinity(view(cfg), dataset_rows=1000)
+                changed = {f.name for f in fields(run) if getattr(run, f.name) != getattr(base, f.name)} \
+                    if type(run) is type(base) else {f"<a {type(run).__name__}>"}
+            except Exception as e:  # noqa: BLE001 - Trinity's expansion reads the field and refuses the value
+                changed = {f"<error: {type(e).__name__}: {e}>"}
+            finally:
+                object.__setattr__(holder, attr, old)
+            if row.inert and changed:
+                wrong.append(f"{path} ({name}): classified '{row.inert}' ({row.path}) but changes {sorted(changed)}")
+            elif row.feeds:
+                checked.add(path)
+                if not set(present) & changed:
+                    wrong.append(f"{path} ({name}): classified as feeding {present} ({row.path}) but changes "
+                                 f"{sorted(changed) or 'nothing'}")
+    elapsed = time.perf_counter() - start
+    message = []
+    never = {k: w for k, w in unchecked.items() if k not in checked}
+    if never:
+        message.append("Trinity 0.6: fields no base config checks (their condition holds in none):\n  " +
+                       "\n  ".join(f"{k} (when {w}: {TRINITY_WHEN[w][0]})" for k, w in sorted(never.items())))
+    if wrong:
+        message.append("Trinity 0.6: classification contradicted by the model:\n  " + "\n  ".join(wrong))
+    if lacking:
+        message.append("Trinity 0.6: fields feeding quantities the semantic model does not have yet:\n  " +
+                       "\n  ".join(f"{k} -> {' '.join(sorted(q))}" for k, q in sorted(lacking.items())))
+    assert not message, "\n".join(message) + f"\n({elapsed:.1f}s)"
