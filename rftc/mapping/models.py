@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rftc.mapping.draft import Draft, Origin
 from rftc.mapping.micro import per_gpu
+from rftc.semantics import lora
 from rftc.verl.micro import share
 
 A, REF, R, M, C = ("actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout",
@@ -16,6 +17,7 @@ MEGATRON_PARALLEL = ("tensor_model_parallel_size", "pipeline_model_parallel_size
 MEGATRON_OFFLOAD = {"param_offload": "trainer.param_offload", "optimizer_offload": "trainer.optimizer_offload",
                     "grad_offload": "trainer.grad_offload"}
 SCHEDULES = {"constant": "constant", "cosine": "cosine"}
+SAMPLE_FLAG_READERS = ("hf", "naive")  # the rollouts whose generate reads rollout.do_sample
 
 
 def strategy(d: Draft) -> str:
@@ -46,6 +48,8 @@ def map_models(d: Draft, *, critic: bool) -> None:
                                                     f"{C}.ppo_max_token_len_per_gpu", f"{C}.forward_max_token_len_per_gpu"])
     _follows(d, f"{A}.ulysses_sequence_parallel_size", [f"{REF}.ulysses_sequence_parallel_size",
                                                          f"{C}.ulysses_sequence_parallel_size"])
+    _grad_clip(d)
+    _rollout_seed(d)
     _follows(d, f"{A}.grad_clip", [f"{C}.grad_clip"])
     _follows(d, f"{A}.strategy", [f"{REF}.strategy", f"{C}.strategy"])
     _critic_mini_batch(d, critic)
@@ -64,6 +68,52 @@ def map_models(d: Draft, *, critic: bool) -> None:
         _critic_loss_agg(d)
     _engine(d)
     map_lora(d)
+
+
+def clip_key(get, sem, megatron: bool) -> str:
+    """The key a release's actor clips its gradient norm at (``get(key)`` reads the config; rftc.verl.releases
+    .semantics "actor_clip"): the legacy FSDP actor's actor.grad_clip, or the optimizer's optim.clip_grad (Megatron;
+    the engine workers, whose optimizer config takes the deprecated optim.grad_clip over it)."""
+    rule = sem.value("actor_clip")
+    engine = rule == "optim" or (rule == "grad_clip_unless_engine" and get("trainer.use_legacy_worker_impl")
+                                 == "disable")
+    if not (megatron or engine) or get(f"{O}.clip_grad") is None:
+        return f"{A}.grad_clip"
+    return f"{O}.grad_clip" if engine and get(f"{O}.grad_clip") is not None else f"{O}.clip_grad"
+
+
+def greedy_rollout(get) -> bool:
+    """Whether rollout.do_sample=False makes the training rollout greedy: veRL's vLLM and SGLang rollouts never
+    read it (their do_sample comes from a validation batch's meta_info); the hf and naive rollouts do."""
+    return get(f"{R}.name") in SAMPLE_FLAG_READERS and get(f"{R}.do_sample") is False
+
+
+def _rollout_seed(d: Draft) -> None:
+    """explorer.rollout_model.seed = rollout.seed, the seed veRL's vLLM engines sample with (plus the replica's
+    rank from 0.7.0), 0 where the release has no such key (vllm_rollout: config.get("seed", 0); vLLM's own)."""
+    key, trinity = f"{R}.seed", 42  # Trinity's InferenceModelConfig.seed
+    has = d.cfg.has(key)
+    seed = d.number(key) if has else 0
+    if seed is not None and seed != trinity:
+        d.set("explorer.rollout_model.seed", seed, *([key] if has else []),
+              note="" if d.user(key) else f"verl {d.sem.release}'s seed (Trinity's is {trinity})")
+    elif d.user(key):
+        d.implied(key, f"{trinity}, Trinity's default")
+
+
+def _grad_clip(d: Draft) -> None:
+    """algorithm.optimizer.clip_grad = the norm the script's actor clips at: Trinity's engine workers clip at the
+    optimizer's clip_grad, and the actor's grad_clip (Trinity's trainer.grad_clip) reaches no worker of verl 0.8."""
+    key = clip_key(d.val, d.sem, strategy(d) == "megatron")
+    v = d.number(key, float)
+    if v is not None and (d.user(key) or v != 1.0):
+        d.set("algorithm.optimizer.clip_grad", v, key, note="" if d.user(key) else f"verl {d.sem.release} default "
+              "(Trinity's is 1.0)")
+    elif d.user(key):
+        d.implied(key, "1.0, Trinity's default")
+    for other in (f"{A}.grad_clip", f"{O}.clip_grad", f"{O}.grad_clip"):
+        if other != key and d.user(other):
+            d.implied(other, f"verl {d.sem.release}'s actor clips at {key}")
 
 
 def _critic_mini_batch(d: Draft, critic: bool) -> None:
@@ -238,11 +288,17 @@ def map_lora(d: Draft, model: str = M) -> None:
     d.set(f"{at}.lora_alpha", d.val(f"{model}.lora_alpha"), f"{model}.lora_alpha",
           note="" if d.user(f"{model}.lora_alpha") else "veRL default (Trinity's is 32)")
     tm = d.val(f"{model}.target_modules")
-    if tm is not None:
+    if isinstance(tm, (list, tuple)):  # Trinity takes a string: the expression PEFT matches the same modules with
+        d.set(f"{at}.target_modules", lora.regex(list(tm)), f"{model}.target_modules",
+              note="the list as the regular expression PEFT matches the same modules with")
+    elif tm is not None:
         d.set(f"{at}.target_modules", tm, f"{model}.target_modules",
               note="" if d.user(f"{model}.target_modules") else "veRL default")
     for k, t in ((f"{model}.exclude_modules", "exclude_modules"), (f"{model}.lora_adapter_path", "path")):
-        if d.user(k) and d.val(k) is not None:
+        if d.user(k) and isinstance(d.val(k), (list, tuple)):
+            d.set(f"{at}.{t}", lora.regex(list(d.val(k))), k,
+                  note="the list as the regular expression PEFT matches the same modules with")
+        elif d.user(k) and d.val(k) is not None:
             d.set(f"{at}.{t}", d.val(k), k)
 
 

@@ -11,6 +11,7 @@ from rftc.mapping.draft import resolve_env
 from rftc.mapping.models import SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
+from rftc.semantics.lora import lora
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.reader import Reader, train_rows
 from rftc.verl.effective import EffectiveConfig
@@ -107,10 +108,8 @@ def _overlong(r: Reader) -> Value:
 
 def _lora(r: Reader) -> Value:
     rank = r.get("model.lora_rank") or 0
-    if not rank:
-        return r.of("none", "model.lora_rank")
-    return r.of((rank, r.get("model.lora_alpha"), str(r.get("model.target_modules"))), "model.lora_rank",
-                "model.lora_alpha", "model.target_modules")
+    return r.of(lora(rank, r.get("model.lora_alpha"), r.get("model.target_modules"), r.get("model.exclude_modules")),
+                "model.lora_rank", *(["model.lora_alpha", "model.target_modules"] if rank else []))
 
 
 def _data(r: Reader) -> Value:

@@ -7,13 +7,17 @@ from __future__ import annotations
 import math
 import os
 
-from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP
+from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.draft import resolve_env
+from rftc.mapping.models import clip_key, greedy_rollout
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
+from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
+from rftc.semantics.lora import lora
 from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.optim import optimizer
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.sft_verl import from_verl_sft
 from rftc.verl.effective import EffectiveConfig
@@ -22,6 +26,7 @@ from rftc.verl.releases.modes import ASYNC
 from rftc.verl.trainers import is_sft
 
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
+M = "actor_rollout_ref.model"
 RC = "algorithm.rollout_correction"
 TOTAL_PROMPTS = "rollout.total_rollout_steps"  # the fully async rollout's bound (rftc.verl.releases.modes)
 SCHEDULERS = ("lr_scheduler_type", "warmup_style", "lr_decay_style")  # the release's name for the schedule
@@ -131,7 +136,64 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
                           "trainer.n_gpus_per_node", formula="nnodes x n_gpus_per_node")
         if loop.rollout_gpus else Value(None),
         logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
+        **_optimizer_fields(r, sem, eff.release, sched),
+        **_loss_and_sampling_fields(r, eff, est, kl_reward, n),
         reward=_reward(r),
+    )
+
+
+def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Value]:
+    """The actor's optimizer (rftc.semantics.optim), the key its release clips the gradient with, the cosine
+    schedule's floor and cycles, and LoRA."""
+    megatron = r.get(f"{A}.strategy") == "megatron"
+    name, betas, eps = optimizer(lambda k: r.get(f"{O}.{k}"), megatron=megatron)
+    keys = [f"{O}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config") if r.get(f"{O}.{k}")]
+    cosine = sched == "cosine"
+    lr = r.get(f"{O}.lr")
+    min_lr = r.get(f"{O}.min_lr") if megatron else None
+    return dict(
+        optimizer=r.of(name, *keys) if keys else Value(name, f"verl {release}: {'Megatron' if megatron else 'FSDP'}"
+                                                       " workers' default"),
+        betas=r.of(betas, f"{O}.betas", *keys) if betas is not None else Value(None),
+        eps=r.of(eps, *keys, formula="the optimizer's default unless override_optimizer_config sets it")
+        if eps is not None and keys else Value(eps, "the optimizer's default"),
+        clip_grad=r.v(clip_key(r.get, sem, megatron)),
+        min_lr_ratio=(r.of(min_lr / lr, f"{O}.min_lr", f"{O}.lr", formula="min_lr / lr") if isinstance(min_lr, (
+            int, float)) and lr else r.of(r.get(f"{O}.min_lr_ratio") or 0.0, f"{O}.min_lr_ratio")) if cosine
+        else Value(None),
+        lr_cycles=r.v(f"{O}.num_cycles", 0.5) if cosine and not megatron else Value(None),
+        lora=r.of(lora(r.get(f"{M}.lora_rank"), r.get(f"{M}.lora_alpha"), r.get(f"{M}.target_modules"),
+                       r.get(f"{M}.exclude_modules")), f"{M}.lora_rank",
+                  *([f"{M}.lora_alpha", f"{M}.target_modules"] if r.get(f"{M}.lora_rank") else [])),
+    )
+
+
+def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, est, kl_reward: bool, n) -> dict[str, Value]:
+    """Advantage normalisation, the KL-in-reward controller, dynamic sampling, greedy or sampled rollouts, ignore_eos
+    and the rollout seed."""
+    ctrl, fg = "algorithm.kl_ctrl", "algorithm.filter_groups"
+    adaptive = str(r.get(f"{ctrl}.type", "fixed")) == "adaptive"
+    trainer = group_filter(eff.invocation, eff.release, r.get)  # a group of one response always stays
+    filters = trainer is not None and bool(r.get(f"{fg}.enable")) and n > 1
+    rounds = r.get(f"{fg}.max_num_gen_batches") if trainer == "dapo" else None
+    metric = r.get(f"{fg}.metric")
+    metric = "seq_reward" if trainer == "v1" and metric == V1_REWARD else metric
+    greedy = greedy_rollout(r.get) or r.get(f"{R}.temperature", 1.0) == 0
+    return dict(
+        norm_adv_by_std=(r.v("algorithm.norm_adv_by_std_in_grpo", True) if est in NORM_READERS
+                         else Value(True, f"verl's {est} estimator divides by the group's std"))
+        if est in NORM_READERS + ("grpo_vectorized",) else Value(None),
+        kl_in_reward_ctrl=(r.of(("adaptive", r.get(f"{ctrl}.target_kl"), r.get(f"{ctrl}.horizon")), f"{ctrl}.type",
+                                f"{ctrl}.target_kl", f"{ctrl}.horizon") if adaptive
+                           else r.of("fixed", f"{ctrl}.type")) if kl_reward else Value(None),
+        dynamic_sampling=r.of(f"groups whose {metric} varies" + (
+            f", at most {rounds} rounds" if isinstance(rounds, int) and rounds > 0 else ""), f"{fg}.enable",
+            f"{fg}.metric") if filters else r.of("none", f"{fg}.enable"),
+        do_sample=r.of("greedy" if greedy else "sampled", f"{R}.temperature",
+                       *([f"{R}.name", f"{R}.do_sample"] if r.get(f"{R}.do_sample") is False else [])),
+        ignore_eos=r.v(f"{R}.ignore_eos", False),
+        sampling_seed=r.v(f"{R}.seed") if eff.has(f"{R}.seed") else Value(0, f"vLLM's seed 0 (verl {eff.release} "
+                                                                             "has no rollout.seed)"),
     )
 
 

@@ -87,6 +87,7 @@ DERIVED_FIELDS = [
     "explorer.rollout_model.engine_type", "buffer.explorer_input.tasksets.0.repeat_times",
     "buffer.explorer_input.tasksets.0.rollout_args.top_k", "buffer.explorer_input.tasksets.0.default_workflow_type",
     "buffer.explorer_input.tasksets.0.default_reward_fn_type",
+    "data_processor.experience_pipeline.operators", "explorer.rollout_model.seed", "explorer.rollout_model.ignore_eos",
 ]
 
 

@@ -79,6 +79,14 @@ CHANGES: tuple[Change, ...] = (
            evidence=(f"{ACTOR}.loss_agg_mode",), strict=True),
     Change("loss_agg_modes", "0.9.0", ("token-mean", "token-sum", *MODES4[1:]),
            "verl/workers/config/actor.py ActorConfig.__post_init__: valid_loss_agg_modes"),
+    # -- which key clips the actor's gradient (an FSDP actor; the Megatron actor's optimizer takes optim.clip_grad)
+    Change("actor_clip", FIRST, "grad_clip", "verl/workers/actor/dp_actor.py DataParallelPPOActor._optimizer_step: "
+           "clip_grad_norm_(max_norm=self.config.grad_clip)"),
+    Change("actor_clip", "0.7.0", "grad_clip_unless_engine", "verl/trainer/main_ppo.py "
+           "TaskRunner.add_actor_rollout_worker: trainer.use_legacy_worker_impl=disable runs "
+           "verl/workers/engine_workers.py, whose engine clips at optimizer_config.clip_grad"),
+    Change("actor_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step: "
+           "clip_grad_norm_(self.optimizer_config.clip_grad) (the legacy workers are gone)"),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
