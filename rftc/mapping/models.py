@@ -3,9 +3,9 @@ dynamic batching, padding removal, LoRA, Megatron, and role-specific values Trin
 
 from __future__ import annotations
 
+from rftc.mapping import lora
 from rftc.mapping.draft import Draft, Origin
 from rftc.mapping.micro import per_gpu
-from rftc.semantics import lora
 from rftc.verl.micro import share
 
 A, REF, R, M, C = ("actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout",
@@ -17,6 +17,7 @@ MEGATRON_PARALLEL = ("tensor_model_parallel_size", "pipeline_model_parallel_size
 MEGATRON_OFFLOAD = {"param_offload": "trainer.param_offload", "optimizer_offload": "trainer.optimizer_offload",
                     "grad_offload": "trainer.grad_offload"}
 SCHEDULES = {"constant": "constant", "cosine": "cosine"}
+ROLLOUT_SEED = 42  # Trinity's InferenceModelConfig.seed, and verl 0.9's rollout.seed
 SAMPLE_FLAG_READERS = ("hf", "naive")  # the rollouts whose generate reads rollout.do_sample
 
 
@@ -91,7 +92,7 @@ def greedy_rollout(get) -> bool:
 def _rollout_seed(d: Draft) -> None:
     """explorer.rollout_model.seed = rollout.seed, the seed veRL's vLLM engines sample with (plus the replica's
     rank from 0.7.0), 0 where the release has no such key (vllm_rollout: config.get("seed", 0); vLLM's own)."""
-    key, trinity = f"{R}.seed", 42  # Trinity's InferenceModelConfig.seed
+    key, trinity = f"{R}.seed", ROLLOUT_SEED
     has = d.cfg.has(key)
     seed = d.number(key) if has else 0
     if seed is not None and seed != trinity:

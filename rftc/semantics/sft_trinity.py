@@ -12,8 +12,8 @@ import os
 import sys
 from collections.abc import Mapping
 
+from rftc.mapping.lora import NONE, lora as peft_lora
 from rftc.mapping.parquet import ParquetError, num_rows
-from rftc.semantics.lora import NONE, lora as peft_lora
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.sft_verl import KEPT_WHOLE, SHUFFLED, data_path, template_text
 from rftc.trinity import workers

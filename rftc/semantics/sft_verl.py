@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 
 from rftc.mapping.draft import resolve_env
+from rftc.mapping.lora import lora
 from rftc.mapping.models import SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
-from rftc.semantics.lora import lora
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.reader import Reader, train_rows
 from rftc.verl.effective import EffectiveConfig

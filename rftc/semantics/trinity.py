@@ -12,9 +12,9 @@ import sys
 from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
+from rftc.mapping.lora import lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
-from rftc.semantics.lora import lora
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import optimizer
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view

@@ -10,12 +10,12 @@ import os
 from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.draft import resolve_env
+from rftc.mapping.lora import lora
 from rftc.mapping.models import clip_key, greedy_rollout
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
 from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
-from rftc.semantics.lora import lora
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import optimizer
 from rftc.semantics.reader import Reader, train_rows
