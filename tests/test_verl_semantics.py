@@ -378,3 +378,27 @@ def test_multiturn_sft_rows_carry_images(release):
     init = function(src, "__init__", "MultiTurnSFTDataset") if src is not None else None
     reads = init is not None and "self.image_key" in ast.unparse(init)
     assert reads == _sem(release).value("sft_multiturn_images")
+
+
+# -- the actor's gradient clip ---------------------------------------------------------------------------------
+
+LEGACY_ACTORS = ("verl/workers/actor/dp_actor.py", "verl/trainer/ppo/actor/dp_actor.py")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_key_the_actor_clips_at(release):
+    """The legacy FSDP actor (dp_actor.py) clips at its config's grad_clip; the engine workers at the optimizer's
+    clip_grad; main_ppo runs the engine workers for the actor with trainer.use_legacy_worker_impl=disable from
+    0.7.0, and only them once dp_actor.py is gone."""
+    require(release)
+    _, legacy = first_source(release, *LEGACY_ACTORS)
+    main = source(release, "verl/trainer/main_ppo.py")
+    add = function(main, "add_actor_rollout_worker", "TaskRunner") if main else None
+    switch = add is not None and "engine_workers" in ast.unparse(add) and "disable" in ast.unparse(add)
+    expected = "optim" if legacy is None else "grad_clip_unless_engine" if switch else "grad_clip"
+    assert _sem(release).value("actor_clip") == expected
+    if legacy is not None:
+        assert re.search(r"max_norm=self\.config\.grad_clip", legacy)
+    if expected != "grad_clip":
+        engine = source(release, "verl/workers/engine/fsdp/transformer_impl.py")
+        assert engine is not None and "self.optimizer_config.clip_grad" in engine
