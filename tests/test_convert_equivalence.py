@@ -62,7 +62,10 @@ MANAGER = ("veRL's reward manager has no Trinity-RFT 0.6 equivalent: RFTC300 war
 MICRO_MEAN = ("fsdp_sft_trainer averages the token means of its micro-batches; Trinity's sft loss takes the token "
               "mean over the step: RFTC331 warns")
 NESTED = "Trinity's SFT formatter reads a column's text, not a field nested in it: RFTC300 warns"
+MEAN_ONLY = ("Trinity-RFT 0.6's grpo advantage always divides by the group's standard deviation (veRL's "
+             "norm_adv_by_std_in_grpo=False has no equivalent): RFTC305 warns")
 BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
+            ("advantage / group std", lambda v: v is False, MEAN_ONLY),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
             ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
             ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED)]
