@@ -157,3 +157,33 @@ def test_a_launchs_target_list_converts_to_the_expression(tmp_path):
     assert cfg["model"]["lora_configs"][0]["target_modules"] == r"(.*\.)?(q_proj|v_proj)"
     diff = rftc("diff", script, tmp_path / "out.yaml", "--verl-version", "0.9.1", "--format", "json", cwd=tmp_path)
     assert "lora" not in {d["quantity"] for d in json.loads(diff.stdout)["differences"]}
+
+
+GAE = ("algorithm.adv_estimator=gae", "critic.model.path=/m", "critic.ppo_micro_batch_size_per_gpu=1")
+
+
+@pytest.mark.parametrize("release, changed, differs", [
+    ("0.7.1", ("critic.grad_clip=0.5",), True),  # the legacy critic: DataParallelPPOCritic clips at grad_clip
+    ("0.7.1", ("critic.optim.clip_grad=0.5",), False),
+    ("0.9.1", ("critic.grad_clip=0.5",), False),
+    ("0.9.1", ("critic.optim.clip_grad=0.5",), True),
+    ("0.9.1", ("critic.optim.betas=[0.9,0.95]",), True),
+    ("0.9.1", ("critic.optim.lr_scheduler_type=cosine",), True),
+])
+def test_the_critics_optimizer(tmp_path, release, changed, differs):
+    got = _differences(tmp_path, GAE, (*GAE, *changed), "--verl-version", release)
+    assert got == ({"critic_optimizer"} if differs else set())
+
+
+@pytest.mark.parametrize("critic, differs", [
+    ({"optim": {"clip_grad": 0.5}}, True),
+    ({"optim": {"grad_clip": 0.5}}, True),  # veRL's optimizer config takes the deprecated name over clip_grad
+    ({"optim": {"warmup_style": "cosine"}}, True),  # and warmup_style over lr_scheduler_type
+    ({"grad_clip": 0.5}, False),  # frozen: Trinity sets it from trainer.grad_clip, and no worker reads it
+])
+def test_trinitys_critic_optimizer(tmp_path, critic, differs):
+    ppo = {**TRINITY["algorithm"], "algorithm_type": "ppo"}
+    base = _with(algorithm=ppo, model={**TRINITY["model"], "critic_model_path": "/m"})
+    changed = json.loads(json.dumps(base))
+    changed["trainer"] = {"trainer_config": {"critic": critic}}
+    assert _differences(tmp_path, base, changed, ext=".yaml") == ({"critic_optimizer"} if differs else set())

@@ -382,23 +382,28 @@ def test_multiturn_sft_rows_carry_images(release):
 
 # -- the actor's gradient clip ---------------------------------------------------------------------------------
 
-LEGACY_ACTORS = ("verl/workers/actor/dp_actor.py", "verl/trainer/ppo/actor/dp_actor.py")
+LEGACY = {"actor": ("verl/workers/actor/dp_actor.py", "verl/trainer/ppo/actor/dp_actor.py"),
+          "critic": ("verl/workers/critic/dp_critic.py", "verl/trainer/ppo/critic/dp_critic.py")}
+# main_ppo's import of the engine worker under trainer.use_legacy_worker_impl == "disable"
+ENGINE = {"actor": r"from verl\.workers\.engine_workers import ActorRolloutRefWorker",
+          "critic": r"from verl\.workers\.(roles import CriticWorker|engine_workers import TrainingWorker)"}
 
 
 @pytest.mark.parametrize("release", RELEASES)
-def test_the_key_the_actor_clips_at(release):
-    """The legacy FSDP actor (dp_actor.py) clips at its config's grad_clip; the engine workers at the optimizer's
-    clip_grad; main_ppo runs the engine workers for the actor with trainer.use_legacy_worker_impl=disable from
-    0.7.0, and only them once dp_actor.py is gone."""
+@pytest.mark.parametrize("role", ["actor", "critic"])
+def test_the_key_the_actor_and_critic_clip_at(release, role):
+    """The legacy FSDP actor and critic (dp_actor.py, dp_critic.py) clip at their config's grad_clip; the engine
+    workers at the optimizer's clip_grad; main_ppo runs the engine workers with trainer.use_legacy_worker_impl=
+    disable (the critic from 0.5.0, the actor from 0.7.0), and only them once the legacy ones are gone."""
     require(release)
-    _, legacy = first_source(release, *LEGACY_ACTORS)
-    main = source(release, "verl/trainer/main_ppo.py")
-    add = function(main, "add_actor_rollout_worker", "TaskRunner") if main else None
-    switch = add is not None and "engine_workers" in ast.unparse(add) and "disable" in ast.unparse(add)
-    expected = "optim" if legacy is None else "grad_clip_unless_engine" if switch else "grad_clip"
-    assert _sem(release).value("actor_clip") == expected
+    _, legacy = first_source(release, *LEGACY[role])
+    main = source(release, "verl/trainer/main_ppo.py") or ""
+    switch = re.search(r'use_legacy_worker_impl == "disable":\s*(#.*\s*)*' + ENGINE[role], main) is not None
+    engine = source(release, "verl/workers/engine/fsdp/transformer_impl.py") or ""  # 0.5.0's engine_impl.py
+    reads_optim = "self.optimizer_config.clip_grad" in engine  # clips at its config's grad_clip
+    expected = "optim" if legacy is None else "grad_clip_unless_engine" if switch and reads_optim else "grad_clip"
+    assert _sem(release).value(f"{role}_clip") == expected
     if legacy is not None:
         assert re.search(r"max_norm=self\.config\.grad_clip", legacy)
-    if expected != "grad_clip":
-        engine = source(release, "verl/workers/engine/fsdp/transformer_impl.py")
-        assert engine is not None and "self.optimizer_config.clip_grad" in engine
+    else:
+        assert reads_optim

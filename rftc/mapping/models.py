@@ -17,6 +17,9 @@ MEGATRON_PARALLEL = ("tensor_model_parallel_size", "pipeline_model_parallel_size
 MEGATRON_OFFLOAD = {"param_offload": "trainer.param_offload", "optimizer_offload": "trainer.optimizer_offload",
                     "grad_offload": "trainer.grad_offload"}
 SCHEDULES = {"constant": "constant", "cosine": "cosine"}
+# the optim key naming the schedule, in the order veRL reads them: its optimizer config takes the deprecated
+# warmup_style over lr_scheduler_type where set (verl/workers/config/optimizer.py FSDPOptimizerConfig.__post_init__)
+SCHEDULERS = ("warmup_style", "lr_scheduler_type", "lr_decay_style")
 ROLLOUT_SEED = 42  # Trinity's InferenceModelConfig.seed, and verl 0.9's rollout.seed
 SAMPLE_FLAG_READERS = ("hf", "naive")  # the rollouts whose generate reads rollout.do_sample
 
@@ -51,7 +54,7 @@ def map_models(d: Draft, *, critic: bool) -> None:
                                                          f"{C}.ulysses_sequence_parallel_size"])
     _grad_clip(d)
     _rollout_seed(d)
-    _follows(d, f"{A}.grad_clip", [f"{C}.grad_clip"])
+    _critic_clip(d, critic)
     _follows(d, f"{A}.strategy", [f"{REF}.strategy", f"{C}.strategy"])
     _critic_mini_batch(d, critic)
     if d.user(f"{C}.rollout_n"):
@@ -71,16 +74,19 @@ def map_models(d: Draft, *, critic: bool) -> None:
     map_lora(d)
 
 
-def clip_key(get, sem, megatron: bool) -> str:
-    """The key a release's actor clips its gradient norm at (``get(key)`` reads the config; rftc.verl.releases
-    .semantics "actor_clip"): the legacy FSDP actor's actor.grad_clip, or the optimizer's optim.clip_grad (Megatron;
-    the engine workers, whose optimizer config takes the deprecated optim.grad_clip over it)."""
-    rule = sem.value("actor_clip")
+def clip_key(get, sem, megatron: bool, role: str = "actor") -> str:
+    """The key a release's actor (or critic) clips its gradient norm at (``get(key)`` reads the config;
+    rftc.verl.releases.semantics "actor_clip", "critic_clip"): the legacy FSDP worker's grad_clip, or the
+    optimizer's optim.clip_grad (Megatron; the engine workers, whose optimizer config takes the deprecated
+    optim.grad_clip over it)."""
+    section = A if role == "actor" else C
+    rule = sem.value(f"{role}_clip")
     engine = rule == "optim" or (rule == "grad_clip_unless_engine" and get("trainer.use_legacy_worker_impl")
                                  == "disable")
-    if not (megatron or engine) or get(f"{O}.clip_grad") is None:
-        return f"{A}.grad_clip"
-    return f"{O}.grad_clip" if engine and get(f"{O}.grad_clip") is not None else f"{O}.clip_grad"
+    if not (megatron or engine) or get(f"{section}.optim.clip_grad") is None:
+        return f"{section}.grad_clip"
+    return f"{section}.optim.grad_clip" if engine and get(f"{section}.optim.grad_clip") is not None \
+        else f"{section}.optim.clip_grad"
 
 
 def greedy_rollout(get) -> bool:
@@ -115,6 +121,27 @@ def _grad_clip(d: Draft) -> None:
     for other in (f"{A}.grad_clip", f"{O}.clip_grad", f"{O}.grad_clip"):
         if other != key and d.user(other):
             d.implied(other, f"verl {d.sem.release}'s actor clips at {key}")
+
+
+def _critic_clip(d: Draft, critic: bool) -> None:
+    """trainer_config.critic.optim.clip_grad = the norm the script's critic clips at: Trinity's engine critic
+    clips at its optimizer's clip_grad (1.0), and the critic's grad_clip (trainer.grad_clip) reaches no worker."""
+    keys = (f"{C}.grad_clip", f"{C}.optim.clip_grad", f"{C}.optim.grad_clip")
+    if not critic:
+        for k in keys:
+            if d.user(k):
+                d.implied(k, "no critic is trained")
+        return
+    key = clip_key(d.val, d.sem, strategy(d) == "megatron", "critic")
+    v = d.number(key, float)
+    if v is not None and (d.user(key) or v != 1.0):
+        d.set(f"trainer.trainer_config.{C}.optim.clip_grad", v, key, note="" if d.user(key) else
+              f"verl {d.sem.release} default (Trinity's critic clips at 1.0)")
+    elif d.user(key):
+        d.implied(key, "1.0, Trinity's critic default")
+    for other in keys:
+        if other != key and d.user(other):
+            d.implied(other, f"verl {d.sem.release}'s critic clips at {key}")
 
 
 def _critic_mini_batch(d: Draft, critic: bool) -> None:
@@ -170,8 +197,7 @@ def ref_micro_batch(d: Draft, *, ref: bool) -> None:
 
 
 def _scheduler(d: Draft) -> None:
-    keys = [k for k in (f"{O}.lr_scheduler_type", f"{O}.warmup_style", f"{O}.lr_decay_style")
-            if d.user(k) and d.val(k) is not None]
+    keys = [f"{O}.{k}" for k in SCHEDULERS if d.user(f"{O}.{k}") and d.val(f"{O}.{k}") is not None]
     if not keys:
         return
     key = keys[0]

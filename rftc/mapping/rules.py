@@ -260,6 +260,9 @@ RULES: list[Rule] = [
     Rule(f"{C}.model.fsdp_config.*", "pass", f"{C}.fsdp.*", "verl 0.8 moved the critic's FSDP settings to critic.fsdp"),
     Rule(f"{C}.model.*", "pass"),
     Rule(f"{C}.fsdp.*", "pass"),
+    *[Rule(f"{C}.optim.{k}", "rule", "models.map_models",
+           "trainer_config.critic.optim.clip_grad where the release's critic clips at it") for k in
+      ("clip_grad", "grad_clip")],
     Rule(f"{C}.optim.*", "pass"),
     Rule(f"{C}.ppo_micro_batch_size_per_gpu", "pass"),
     Rule(f"{C}.ppo_micro_batch_size", "rule", "micro.map_micro", MICRO),
@@ -279,7 +282,7 @@ RULES: list[Rule] = [
         ("use_dynamic_bsz", "follows trainer.use_dynamic_bsz"),
         ("ppo_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu"),
         ("forward_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu"),
-        ("grad_clip", "follows trainer.grad_clip"),
+        ("grad_clip", "trainer_config.critic.optim.clip_grad where the release's critic clips at it"),
         ("ulysses_sequence_parallel_size", "follows trainer.ulysses_sequence_parallel_size"),
         ("rollout_n", "follows algorithm.repeat_times")]],
     Rule(f"{C}.profiler.*", "handled", "", "profiling"),

@@ -203,6 +203,10 @@ def _optimizer_and_sampling(put, val, keys, release: str, megatron: bool) -> Non
         put(f"{O}.min_lr_ratio", val(f"{o}.min_lr_ratio"), f"{o}.min_lr_ratio")
         if val(f"{o}.num_cycles") not in (None, 0.5):
             put(f"{O}.num_cycles", val(f"{o}.num_cycles"), f"{o}.num_cycles")
+    critic_clip = val("verl.critic.optim.grad_clip", val("verl.critic.optim.clip_grad"))
+    if val("algorithm.advantage_fn") == "ppo" and critic_clip not in (None, 1.0):
+        put(clip_key(lambda k: True if k in keys else None, resolve(release, snapshot=False), megatron, "critic"),
+            critic_clip, "verl.critic.optim.clip_grad")
     rank = val("verl.model.lora_rank", 0)
     if rank:
         m = "actor_rollout_ref.model"

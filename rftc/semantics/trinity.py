@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.lora import lora
-from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
+from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import optimizer
@@ -31,6 +31,8 @@ OPERATORS = "data_processor.experience_pipeline.operators"
 # the actor optim keys the model reads, and the algorithm.optimizer field Trinity writes each from
 OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "min_lr_ratio", "min_lr", "num_cycles",
               "override_optimizer_config")
+CRITIC_OPTIM_KEYS = ("clip_grad", "grad_clip", "betas", "weight_decay", "lr_scheduler_type", "warmup_style",
+                     "lr_decay_style", "lr_warmup_steps_ratio")
 OPTIM_FIELDS = {"optimizer": "optimizer_type", "betas": "betas", "clip_grad": "clip_grad",
                 "min_lr_ratio": "min_lr_ratio", "min_lr": "min_lr_ratio"}
 VERL_KEYS = {  # verl.* key of Trinity's veRL config -> the Trinity field it comes from (trinity-0.6.md §3.2)
@@ -116,6 +118,10 @@ def _optimizer_and_sampling_view(x: TrinityConfig, put, where) -> None:
                     put(f"verl.actor.optim.{k}.{sub}", v, where(f"{src}.{k}.{sub}"))
             else:
                 put(f"verl.actor.optim.{k}", value, source)
+    critic, src = workers.critic_optim(x), "trainer.trainer_config.critic.optim"
+    for k in CRITIC_OPTIM_KEYS:
+        if k in critic:
+            put(f"verl.critic.optim.{k}", critic[k], where(f"{src}.{k}"))
     lora = x.model.lora_configs[0] if x.model.lora_configs else None
     for k, default in (("lora_rank", 0), ("lora_alpha", 16), ("target_modules", "all-linear"),
                        ("exclude_modules", None)):
@@ -286,6 +292,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         logprob_source=of("rollout" if val("algorithm.bypass_old_logprobs", True) else "actor",
                           "algorithm.bypass_old_logprobs"),
         **_optimizer_fields(v, val, of, sched),
+        critic_optimizer=_critic_optimizer(val, of) if adv == "ppo" else Value(None),
         **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
         reward=of(_reward(val(f"{TS}.default_workflow_type"), val(f"{TS}.workflow_args", {}),
                           val(f"{TS}.default_reward_fn_type")),
@@ -318,6 +325,17 @@ def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, 
         lr_cycles=of(val(f"{o}.num_cycles"), f"{o}.num_cycles") if cosine and not megatron else Value(None),
         lora=of(lora(*(val(k) for k in lora_keys)), *lora_keys),
     )
+
+
+def _critic_optimizer(val, of) -> Value:
+    """As rftc.semantics.verl's, from the critic's optim section Trinity's trainer builds, read as veRL's optimizer
+    config reads it (grad_clip over clip_grad, warmup_style over lr_scheduler_type)."""
+    c = "verl.critic.optim"
+    clip = next(k for k in (f"{c}.grad_clip", f"{c}.clip_grad") if val(k) is not None or k.endswith("clip_grad"))
+    sched = next((f"{c}.{k}" for k in SCHEDULERS if val(f"{c}.{k}") is not None), None)
+    return of((val(clip), list(val(f"{c}.betas")), val(f"{c}.weight_decay"), val(sched) if sched else "constant",
+               val(f"{c}.lr_warmup_steps_ratio", 0.0)), clip, f"{c}.betas", f"{c}.weight_decay",
+              *([sched] if sched else []), f"{c}.lr_warmup_steps_ratio")
 
 
 def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[str, Value]:

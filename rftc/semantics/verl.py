@@ -11,13 +11,13 @@ from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.draft import resolve_env
 from rftc.mapping.lora import lora
-from rftc.mapping.models import clip_key, greedy_rollout
+from rftc.mapping.models import SCHEDULERS, clip_key, greedy_rollout
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
 from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.model import SftRun, TrainingRun, Value
-from rftc.semantics.optim import optimizer
+from rftc.semantics.optim import ADAM_BETAS, optimizer
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.sft_verl import from_verl_sft
 from rftc.verl.effective import EffectiveConfig
@@ -29,7 +29,6 @@ A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout
 M = "actor_rollout_ref.model"
 RC = "algorithm.rollout_correction"
 TOTAL_PROMPTS = "rollout.total_rollout_steps"  # the fully async rollout's bound (rftc.verl.releases.modes)
-SCHEDULERS = ("lr_scheduler_type", "warmup_style", "lr_decay_style")  # the release's name for the schedule
 # veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
 DISCOUNTED = ("gae", "reinforce_plus_plus")
 LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN}  # veRL loss_mode -> Trinity's name of the same loss
@@ -137,6 +136,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         if loop.rollout_gpus else Value(None),
         logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
         **_optimizer_fields(r, sem, eff.release, sched),
+        critic_optimizer=_critic_optimizer(r, sem) if est == "gae" else Value(None),
         **_loss_and_sampling_fields(r, eff, est, kl_reward, n),
         reward=_reward(r),
     )
@@ -166,6 +166,18 @@ def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Val
                        r.get(f"{M}.exclude_modules")), f"{M}.lora_rank",
                   *([f"{M}.lora_alpha", f"{M}.target_modules"] if r.get(f"{M}.lora_rank") else [])),
     )
+
+
+def _critic_optimizer(r: Reader, sem) -> Value:
+    """(clip, betas, weight decay, schedule, warmup ratio) of the critic's optimizer, the clip at the key the
+    release's critic reads."""
+    c = "critic.optim"
+    clip = clip_key(r.get, sem, r.get("critic.strategy") == "megatron", "critic")
+    sched_key = next((f"{c}.{k}" for k in SCHEDULERS if r.get(f"{c}.{k}") is not None), None)
+    return r.of((r.get(clip), list(r.get(f"{c}.betas") or ADAM_BETAS), r.get(f"{c}.weight_decay", 0.01),
+                 r.get(sched_key) if sched_key else "constant", r.get(f"{c}.lr_warmup_steps_ratio") or 0.0),
+                clip, f"{c}.betas", f"{c}.weight_decay", *([sched_key] if sched_key else []),
+                f"{c}.lr_warmup_steps_ratio")
 
 
 def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, est, kl_reward: bool, n) -> dict[str, Value]:

@@ -74,6 +74,19 @@ def actor_optim(cfg: TrinityConfig) -> dict:
     return optim
 
 
+def critic_optim(cfg: TrinityConfig) -> dict:
+    """The critic's optim section Trinity's trainer builds (config.py _build_critic_optimizer_config: fixed
+    defaults) with trainer_config.critic.optim merged over it, its keys as written (veRL's optimizer config reads
+    grad_clip over clip_grad and warmup_style over lr_scheduler_type)."""
+    optim = {"lr": 1e-5, "lr_warmup_steps_ratio": 0.0, "lr_warmup_steps": -1, "weight_decay": 0.01,
+             "betas": [0.9, 0.999], "clip_grad": 1.0}
+    if not cfg.trainer.trainer_strategy.startswith("megatron"):
+        optim.update(optimizer="AdamW", min_lr_ratio=0.01, lr_scheduler_type="constant", num_cycles=0.5)
+    critic = (cfg.trainer.trainer_config or {}).get("critic")
+    _merge(optim, (critic or {}).get("optim") or {} if isinstance(critic, dict) else {})
+    return optim
+
+
 def _merge(base: dict, over: dict) -> None:
     for k, v in over.items():
         if k == "_target_":

@@ -87,6 +87,13 @@ CHANGES: tuple[Change, ...] = (
            "verl/workers/engine_workers.py, whose engine clips at optimizer_config.clip_grad"),
     Change("actor_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step: "
            "clip_grad_norm_(self.optimizer_config.clip_grad) (the legacy workers are gone)"),
+    Change("critic_clip", FIRST, "grad_clip", "verl/workers/critic/dp_critic.py DataParallelPPOCritic._optimizer_step: "
+           "clip_grad_norm_(max_norm=self.config.grad_clip)"),
+    Change("critic_clip", "0.6.0", "grad_clip_unless_engine", "verl/trainer/main_ppo.py TaskRunner.add_critic_worker: "
+           "trainer.use_legacy_worker_impl=disable runs the engine critic, which clips at optimizer_config.clip_grad "
+           "(0.5.0's engine clips at the critic's grad_clip too)"),
+    Change("critic_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step (the legacy "
+           "critic is gone)"),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
