@@ -64,7 +64,10 @@ MICRO_MEAN = ("fsdp_sft_trainer averages the token means of its micro-batches; T
 NESTED = "Trinity's SFT formatter reads a column's text, not a field nested in it: RFTC300 warns"
 MEAN_ONLY = ("Trinity-RFT 0.6's grpo advantage always divides by the group's standard deviation (veRL's "
              "norm_adv_by_std_in_grpo=False has no equivalent): RFTC305 warns")
+MEGATRON_LORA = ("veRL's Megatron engine trains Megatron-Bridge's LoRA from actor_rollout_ref.model.lora, which "
+                 "Trinity-RFT 0.6 has no field for (its model.lora_configs reach only an FSDP actor): RFTC300 warns")
 BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
+            ("LoRA (rank, alpha, target modules)", lambda v: "Megatron-Bridge" in str(v), MEGATRON_LORA),
             ("advantage / group std", lambda v: v is False, MEAN_ONLY),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
             ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),

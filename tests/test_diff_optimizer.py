@@ -30,7 +30,7 @@ def _differences(tmp_path, a: tuple, b: tuple, *options: str, ext: str = ".sh") 
     sides = []
     for name, content in (("a", a), ("b", b)):
         folder = tmp_path / name
-        folder.mkdir()
+        folder.mkdir(parents=True)
         if ext == ".sh":
             sides.append(launch(folder, *BASE, *content))
         else:
@@ -187,3 +187,17 @@ def test_trinitys_critic_optimizer(tmp_path, critic, differs):
     changed = json.loads(json.dumps(base))
     changed["trainer"] = {"trainer_config": {"critic": critic}}
     assert _differences(tmp_path, base, changed, ext=".yaml") == ({"critic_optimizer"} if differs else set())
+
+
+def test_megatron_trains_model_lora_not_lora_rank(tmp_path):
+    """verl's Megatron engine takes its LoRA from model.lora (Megatron-Bridge): lora_rank changes nothing there,
+    and Trinity's model.lora_configs, which Trinity writes as lora_rank, trains every weight of a Megatron actor."""
+    mega = ("--config-name=ppo_megatron_trainer", f"{A}.megatron.tensor_model_parallel_size=1")
+    assert _differences(tmp_path / "1", mega, (*mega, "actor_rollout_ref.model.lora_rank=8"),
+                        "--verl-version", "0.9.1") == set()
+    assert _differences(tmp_path / "2", mega, (*mega, "actor_rollout_ref.model.lora.rank=8"),
+                        "--verl-version", "0.9.1") == {"lora"}
+    trainer = {"trainer_strategy": "megatron"}
+    lora_configs = {**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}
+    assert _differences(tmp_path / "3", _with(trainer=trainer), _with(trainer=trainer, model=lora_configs),
+                        ext=".yaml") == set()

@@ -42,3 +42,13 @@ def lora(rank, alpha, target_modules, exclude_modules=None):
         return NONE
     out = (int(rank), alpha, targets(target_modules))
     return out + (targets(exclude_modules),) if exclude_modules else out
+
+
+def megatron_lora(get) -> tuple | str:
+    """The LoRA a Megatron actor trains: Megatron-Bridge's from model.lora (``get(name)`` reads its keys;
+    verl/workers/config/megatron_peft.py get_peft_cls: none at rank 0), whatever lora_rank says (verl's Megatron
+    workers read model.lora from 0.7.0, and no LoRA key before)."""
+    rank = get("rank") or 0
+    if rank <= 0:
+        return NONE
+    return (int(rank), get("alpha"), targets(get("target_modules") or []), f"Megatron-Bridge {get('type') or 'lora'}")

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
-from rftc.mapping.lora import lora
+from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import SftRun, TrainingRun, Value
@@ -126,6 +126,13 @@ def _optimizer_and_sampling_view(x: TrinityConfig, put, where) -> None:
     for k, default in (("lora_rank", 0), ("lora_alpha", 16), ("target_modules", "all-linear"),
                        ("exclude_modules", None)):
         put(f"verl.model.{k}", getattr(lora, k) if lora is not None else default, where("model.lora_configs"))
+    tc = x.trainer.trainer_config or {}
+    arr = tc.get("actor_rollout_ref")
+    model = arr.get("model") if isinstance(arr, dict) and "model" in arr else tc.get("model")
+    megatron_lora = (model or {}).get("lora") if isinstance(model, dict) else None
+    for k, v in (megatron_lora.items() if isinstance(megatron_lora, dict) else ()):  # not frozen: merged
+        put(f"verl.model.lora.{k}", v, where(f"trainer.trainer_config.actor_rollout_ref.model.lora.{k}"))
+    put("trainer.trainer_strategy", x.trainer.trainer_strategy)
     put(OPERATORS, [{"name": op.name, "args": dict(op.args)} for op in x.data_processor.experience_pipeline.operators])
     for k in ("ignore_eos", "seed"):
         put(f"explorer.rollout_model.{k}", getattr(x.explorer.rollout_model, k))
@@ -307,7 +314,7 @@ def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, 
     o = "verl.actor.optim"
     over = f"{o}.override_optimizer_config."
     override = {k[len(over):]: got.value for k, got in v.items() if k.startswith(over)}
-    megatron = f"{o}.min_lr" in v
+    megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
     name, betas, eps = optimizer(lambda k: override if k == "override_optimizer_config" else val(f"{o}.{k}"),
                                  megatron=megatron)
     keys = [f"{o}.optimizer", *([f"{o}.optimizer_impl"] if not megatron else []),
@@ -323,7 +330,11 @@ def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, 
         min_lr_ratio=(of(val(f"{o}.min_lr") / lr, f"{o}.min_lr", formula="min_lr / lr") if megatron else
                       of(val(f"{o}.min_lr_ratio"), f"{o}.min_lr_ratio")) if cosine else Value(None),
         lr_cycles=of(val(f"{o}.num_cycles"), f"{o}.num_cycles") if cosine and not megatron else Value(None),
-        lora=of(lora(*(val(k) for k in lora_keys)), *lora_keys),
+        lora=of(megatron_lora(lambda k: val(f"verl.model.lora.{k}")), "trainer.trainer_strategy",
+                *(k for k in v if k.startswith("verl.model.lora.")),
+                formula="Megatron-Bridge's LoRA from model.lora: verl's Megatron engine reads no lora_rank, so "
+                "model.lora_configs trains every weight") if megatron else of(lora(*(val(k) for k in lora_keys)),
+                                                                              *lora_keys),
     )
 
 

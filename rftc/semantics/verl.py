@@ -10,7 +10,7 @@ import os
 from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.draft import resolve_env
-from rftc.mapping.lora import lora
+from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import SCHEDULERS, clip_key, greedy_rollout
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
 from rftc.mapping.sampling import V1_REWARD, group_filter
@@ -162,9 +162,11 @@ def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Val
             int, float)) and lr else r.of(r.get(f"{O}.min_lr_ratio") or 0.0, f"{O}.min_lr_ratio")) if cosine
         else Value(None),
         lr_cycles=r.v(f"{O}.num_cycles", 0.5) if cosine and not megatron else Value(None),
-        lora=r.of(lora(r.get(f"{M}.lora_rank"), r.get(f"{M}.lora_alpha"), r.get(f"{M}.target_modules"),
-                       r.get(f"{M}.exclude_modules")), f"{M}.lora_rank",
-                  *([f"{M}.lora_alpha", f"{M}.target_modules"] if r.get(f"{M}.lora_rank") else [])),
+        lora=r.of(megatron_lora(lambda k: r.get(f"{M}.lora.{k}")), f"{M}.lora.rank",
+                  formula="Megatron-Bridge's LoRA from model.lora (the Megatron workers read no lora_rank)")
+        if megatron else r.of(lora(r.get(f"{M}.lora_rank"), r.get(f"{M}.lora_alpha"), r.get(f"{M}.target_modules"),
+                                   r.get(f"{M}.exclude_modules")), f"{M}.lora_rank",
+                              *([f"{M}.lora_alpha", f"{M}.target_modules"] if r.get(f"{M}.lora_rank") else [])),
     )
 
 
