@@ -201,3 +201,14 @@ def test_megatron_trains_model_lora_not_lora_rank(tmp_path):
     lora_configs = {**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}
     assert _differences(tmp_path / "3", _with(trainer=trainer), _with(trainer=trainer, model=lora_configs),
                         ext=".yaml") == set()
+
+
+@pytest.mark.parametrize("release, base, differs", [
+    ("0.6.1", (), True),  # the sync vLLM rollout: SamplingParams from the config's keys
+    ("0.6.1", (f"{R}.mode=async",), False),  # the agent loop: fixed sampling params
+    ("0.8.0", (), False),
+    ("0.9.1", (), True),  # vLLM's async server reads it
+])
+def test_ignore_eos_where_the_rollout_reads_it(tmp_path, release, base, differs):
+    got = _differences(tmp_path, base, (*base, f"{R}.ignore_eos=True"), "--verl-version", release)
+    assert got == ({"ignore_eos"} if differs else set())

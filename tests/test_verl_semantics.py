@@ -407,3 +407,17 @@ def test_the_key_the_actor_and_critic_clip_at(release, role):
         assert re.search(r"max_norm=self\.config\.grad_clip", legacy)
     else:
         assert reads_optim
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_which_sampling_keys_the_rollout_reads(release):
+    """The sync vLLM rollout builds its SamplingParams from every config key naming a field (to 0.6.x); the agent
+    loop fixes them, and vLLM's async server reads ignore_eos from the config from 0.9.0."""
+    require(release)
+    _, spmd = first_source(release, "verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py",
+                           "verl/workers/rollout/vllm_rollout/vllm_rollout.py",
+                           "verl/trainer/ppo/rollout/vllm_rollout/vllm_rollout.py")
+    server = source(release, "verl/workers/rollout/vllm_rollout/vllm_async_server.py") or ""
+    from_config = spmd is not None and "hasattr(SamplingParams()" in spmd
+    expected = "config" if from_config else "ignore_eos" if 'setdefault("ignore_eos"' in server else "fixed"
+    assert _sem(release).value("rollout_sampling_keys") == expected

@@ -54,6 +54,7 @@ def map_models(d: Draft, *, critic: bool) -> None:
                                                          f"{C}.ulysses_sequence_parallel_size"])
     _grad_clip(d)
     _rollout_seed(d)
+    _ignore_eos(d)
     _critic_clip(d, critic)
     _follows(d, f"{A}.strategy", [f"{REF}.strategy", f"{C}.strategy"])
     _critic_mini_batch(d, critic)
@@ -93,6 +94,28 @@ def greedy_rollout(get) -> bool:
     """Whether rollout.do_sample=False makes the training rollout greedy: veRL's vLLM and SGLang rollouts never
     read it (their do_sample comes from a validation batch's meta_info); the hf and naive rollouts do."""
     return get(f"{R}.name") in SAMPLE_FLAG_READERS and get(f"{R}.do_sample") is False
+
+
+def reads_sampling_key(get, sem, key: str) -> bool:
+    """Whether the training rollout samples with rollout.<key> (ignore_eos, repetition_penalty, ...): the sync
+    vLLM rollout of verl 0.6 and before passes every config key naming a SamplingParams field; the agent loop
+    (the async mode, the only one from 0.7.0) fixes them, except ignore_eos, which vLLM's server reads from 0.9.0
+    (rftc.verl.releases.semantics "rollout_sampling_keys")."""
+    rule = sem.value("rollout_sampling_keys")
+    if rule == "config":
+        return get(f"{R}.mode") != "async" and (get(f"{R}.name") or "vllm") == "vllm"
+    return rule == "ignore_eos" and key == "ignore_eos" and (get(f"{R}.name") or "vllm") == "vllm"
+
+
+def _ignore_eos(d: Draft) -> None:
+    key = f"{R}.ignore_eos"
+    if not d.user(key):
+        return
+    if reads_sampling_key(d.val, d.sem, "ignore_eos"):
+        d.set("explorer.rollout_model.ignore_eos", d.flag(key), key)
+    else:
+        d.implied(key, f"verl {d.sem.release}'s {d.val(f'{R}.mode') or ''} {d.val(f'{R}.name') or 'vllm'} rollout "
+                  "does not read it")
 
 
 def _rollout_seed(d: Draft) -> None:

@@ -218,7 +218,7 @@ RULES: list[Rule] = [
     Rule(f"{R}.enable_chunked_prefill", "map", f"{RM}.enable_chunked_prefill"),
     Rule(f"{R}.enable_prefix_caching", "map", f"{RM}.enable_prefix_caching"),
     Rule(f"{R}.dtype", "map", f"{RM}.dtype"),
-    Rule(f"{R}.ignore_eos", "map", f"{RM}.ignore_eos"),
+    Rule(f"{R}.ignore_eos", "rule", "models.map_models", f"{RM}.ignore_eos where the release's rollout reads it"),
     Rule(f"{R}.seed", "rule", "models.map_models", f"{RM}.seed (0 where the release has no rollout.seed)"),
     Rule(f"{R}.max_num_batched_tokens", "map", f"{RM}.extra_engine_args.max_num_batched_tokens"),
     Rule(f"{R}.max_num_seqs", "map", f"{RM}.extra_engine_args.max_num_seqs"),

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from rftc.dotted import get
 from rftc.mapping import lora
 from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
-from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, ROLLOUT_SEED, clip_key
+from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, ROLLOUT_SEED, clip_key, reads_sampling_key
 from rftc.mapping.sampling import V1_REWARD
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS
 from rftc.plugins.groups import SEQUENCE_METRICS
@@ -190,14 +190,14 @@ def _optimizer_and_sampling(put, val, keys, release: str, megatron: bool) -> Non
     and cycles, LoRA (a target expression rftc.semantics.lora reads as a list goes back as that list), the
     adaptive KL controller, std normalisation of rftc's veRL advantage, the group filter, ignore_eos and the
     seed (where the release has rollout.seed)."""
-    o = "verl.actor.optim"
+    o, sem = "verl.actor.optim", resolve(release, snapshot=False)
     if not megatron and val(f"{o}.optimizer") not in (None, "AdamW"):
         put(f"{O}.optimizer", val(f"{o}.optimizer"), f"{o}.optimizer")
     if val(f"{o}.betas") not in (None, ADAM_BETAS):
         put(f"{O}.betas", val(f"{o}.betas"), f"{o}.betas")
     clip = val(f"{o}.clip_grad")
     if clip not in (None, 1.0):
-        put(clip_key(lambda k: True if k in keys else None, resolve(release, snapshot=False), megatron), clip,
+        put(clip_key(lambda k: True if k in keys else None, sem, megatron), clip,
             f"{o}.clip_grad")
     if val(f"{o}.lr_scheduler_type") == "cosine":
         put(f"{O}.min_lr_ratio", val(f"{o}.min_lr_ratio"), f"{o}.min_lr_ratio")
@@ -205,7 +205,7 @@ def _optimizer_and_sampling(put, val, keys, release: str, megatron: bool) -> Non
             put(f"{O}.num_cycles", val(f"{o}.num_cycles"), f"{o}.num_cycles")
     critic_clip = val("verl.critic.optim.grad_clip", val("verl.critic.optim.clip_grad"))
     if val("algorithm.advantage_fn") == "ppo" and critic_clip not in (None, 1.0):
-        put(clip_key(lambda k: True if k in keys else None, resolve(release, snapshot=False), megatron, "critic"),
+        put(clip_key(lambda k: True if k in keys else None, sem, megatron, "critic"),
             critic_clip, "verl.critic.optim.clip_grad")
     rank = val("verl.model.lora_rank", 0)
     if rank:
@@ -229,8 +229,8 @@ def _optimizer_and_sampling(put, val, keys, release: str, megatron: bool) -> Non
         metric = ops[0]["args"].get("metric")
         put("algorithm.filter_groups.enable", True, OPERATORS)
         put("algorithm.filter_groups.metric", V1_REWARD if metric in SEQUENCE_METRICS else metric, OPERATORS)
-    if val("explorer.rollout_model.ignore_eos"):
-        put(f"{R}.ignore_eos", True, "explorer.rollout_model.ignore_eos")
+    if val("explorer.rollout_model.ignore_eos") and reads_sampling_key(lambda k: None, sem, "ignore_eos"):
+        put(f"{R}.ignore_eos", True, "explorer.rollout_model.ignore_eos")  # else RFTC601 reports it
     if f"{R}.seed" in keys and val("explorer.rollout_model.seed") != ROLLOUT_SEED:
         put(f"{R}.seed", val("explorer.rollout_model.seed"), "explorer.rollout_model.seed")
 

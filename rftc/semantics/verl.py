@@ -11,7 +11,7 @@ from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.draft import resolve_env
 from rftc.mapping.lora import lora, megatron_lora
-from rftc.mapping.models import SCHEDULERS, clip_key, greedy_rollout
+from rftc.mapping.models import SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
 from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
@@ -137,7 +137,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
         **_optimizer_fields(r, sem, eff.release, sched),
         critic_optimizer=_critic_optimizer(r, sem) if est == "gae" else Value(None),
-        **_loss_and_sampling_fields(r, eff, est, kl_reward, n),
+        **_loss_and_sampling_fields(r, eff, sem, est, kl_reward, n),
         reward=_reward(r),
     )
 
@@ -182,7 +182,7 @@ def _critic_optimizer(r: Reader, sem) -> Value:
                 f"{c}.lr_warmup_steps_ratio")
 
 
-def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, est, kl_reward: bool, n) -> dict[str, Value]:
+def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_reward: bool, n) -> dict[str, Value]:
     """Advantage normalisation, the KL-in-reward controller, dynamic sampling, greedy or sampled rollouts, ignore_eos
     and the rollout seed."""
     ctrl, fg = "algorithm.kl_ctrl", "algorithm.filter_groups"
@@ -205,7 +205,8 @@ def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, est, kl_reward: b
             f"{fg}.metric") if filters else r.of("none", f"{fg}.enable"),
         do_sample=r.of("greedy" if greedy else "sampled", f"{R}.temperature",
                        *([f"{R}.name", f"{R}.do_sample"] if r.get(f"{R}.do_sample") is False else [])),
-        ignore_eos=r.v(f"{R}.ignore_eos", False),
+        ignore_eos=r.v(f"{R}.ignore_eos", False) if reads_sampling_key(r.get, sem, "ignore_eos")
+        else r.of(False, f"{R}.ignore_eos", formula=f"verl {eff.release}'s rollout does not read it"),
         sampling_seed=r.v(f"{R}.seed") if eff.has(f"{R}.seed") else Value(0, f"vLLM's seed 0 (verl {eff.release} "
                                                                              "has no rollout.seed)"),
     )

@@ -94,6 +94,14 @@ CHANGES: tuple[Change, ...] = (
            "(0.5.0's engine clips at the critic's grad_clip too)"),
     Change("critic_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step (the legacy "
            "critic is gone)"),
+    # -- which rollout.* keys the training rollout's sampling reads besides n, temperature, top_p, top_k
+    Change("rollout_sampling_keys", FIRST, "config", "verl/workers/rollout/vllm_rollout/vllm_rollout.py "
+           "vLLMRollout.__init__: SamplingParams(**every config key naming one of its fields) (the sync rollout)"),
+    Change("rollout_sampling_keys", "0.7.0", "fixed", "verl/experimental/agent_loop/agent_loop.py "
+           "AgentLoopWorker.generate_sequences: fixed sampling params (repetition_penalty 1.0); the async servers "
+           "read no ignore_eos"),
+    Change("rollout_sampling_keys", "0.9.0", "ignore_eos", "verl/workers/rollout/vllm_rollout/vllm_async_server.py "
+           "generate: sampling_params.setdefault(\"ignore_eos\", config.ignore_eos)"),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
