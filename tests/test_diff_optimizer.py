@@ -125,6 +125,8 @@ def _with(**sections) -> dict:
     (dict(explorer={"rollout_model": {"ignore_eos": True}}), {"ignore_eos"}),
     (dict(explorer={"rollout_model": {"seed": 7}}), {"sampling_seed"}),
     (dict(model={**TRINITY["model"], "temperature": 0.0}), {"temperature", "do_sample"}),
+    (dict(model={**TRINITY["model"], "repetition_penalty": 1.1}), {"repetition_penalty"}),
+    (dict(explorer={"rollout_model": {"min_response_tokens": 5}}), {"min_response_length"}),
 ], ids=lambda v: json.dumps(v) if isinstance(v, dict) else None)
 def test_one_field_of_a_trinity_config_is_its_quantity(tmp_path, changed, quantities):
     assert _differences(tmp_path, TRINITY, _with(**changed), ext=".yaml") == quantities
@@ -212,3 +214,11 @@ def test_megatron_trains_model_lora_not_lora_rank(tmp_path):
 def test_ignore_eos_where_the_rollout_reads_it(tmp_path, release, base, differs):
     got = _differences(tmp_path, base, (*base, f"{R}.ignore_eos=True"), "--verl-version", release)
     assert got == ({"ignore_eos"} if differs else set())
+
+
+@pytest.mark.parametrize("release, differs", [("0.6.1", True), ("0.9.1", False)])
+def test_repetition_penalty_where_the_rollout_reads_the_configs_keys(tmp_path, release, differs):
+    """The sync vLLM rollout of 0.6 passes a config key naming a SamplingParams field; the agent loop samples with
+    repetition_penalty 1.0 whatever the config says."""
+    got = _differences(tmp_path, (), (f"+{R}.repetition_penalty=1.1",), "--verl-version", release)
+    assert got == ({"repetition_penalty"} if differs else set())

@@ -55,6 +55,7 @@ def map_models(d: Draft, *, critic: bool) -> None:
     _grad_clip(d)
     _rollout_seed(d)
     _ignore_eos(d)
+    _sampling_keys(d)
     _critic_clip(d, critic)
     _follows(d, f"{A}.strategy", [f"{REF}.strategy", f"{C}.strategy"])
     _critic_mini_batch(d, critic)
@@ -118,6 +119,24 @@ def _ignore_eos(d: Draft) -> None:
                   "does not read it")
 
 
+def _sampling_keys(d: Draft) -> None:
+    """model.repetition_penalty and min_response_tokens = the rollout's, where it samples with the config's keys
+    (reads_sampling_key), the config's default too where it differs from Trinity's (a fork's may)."""
+    for name, at, trinity in (("repetition_penalty", "model.repetition_penalty", 1.0),
+                              ("min_tokens", "model.min_response_tokens", 0)):
+        key = f"{R}.{name}"
+        if not d.cfg.has(key):
+            continue
+        v = d.val(key)
+        if not reads_sampling_key(d.val, d.sem, name):
+            if d.user(key):
+                d.implied(key, f"verl {d.sem.release}'s rollout does not read it")
+        elif v is not None and v != trinity:
+            d.set(at, v, key, note="" if d.user(key) else "its veRL config's default")
+        elif d.user(key):
+            d.implied(key, f"{trinity}, Trinity's default")
+
+
 def _rollout_seed(d: Draft) -> None:
     """explorer.rollout_model.seed = rollout.seed, the seed veRL's vLLM engines sample with (plus the replica's
     rank from 0.7.0), 0 where the release has no such key (vllm_rollout: config.get("seed", 0); vLLM's own)."""
@@ -135,7 +154,7 @@ def _grad_clip(d: Draft) -> None:
     """algorithm.optimizer.clip_grad = the norm the script's actor clips at: Trinity's engine workers clip at the
     optimizer's clip_grad, and the actor's grad_clip (Trinity's trainer.grad_clip) reaches no worker of verl 0.8."""
     key = clip_key(d.val, d.sem, strategy(d) == "megatron")
-    v = d.number(key, float)
+    v = d.number(key, float, allow_none=True)
     if v is not None and (d.user(key) or v != 1.0):
         d.set("algorithm.optimizer.clip_grad", v, key, note="" if d.user(key) else f"verl {d.sem.release} default "
               "(Trinity's is 1.0)")
@@ -156,7 +175,7 @@ def _critic_clip(d: Draft, critic: bool) -> None:
                 d.implied(k, "no critic is trained")
         return
     key = clip_key(d.val, d.sem, strategy(d) == "megatron", "critic")
-    v = d.number(key, float)
+    v = d.number(key, float, allow_none=True)
     if v is not None and (d.user(key) or v != 1.0):
         d.set(f"trainer.trainer_config.{C}.optim.clip_grad", v, key, note="" if d.user(key) else
               f"verl {d.sem.release} default (Trinity's critic clips at 1.0)")

@@ -219,6 +219,8 @@ RULES: list[Rule] = [
     Rule(f"{R}.enable_prefix_caching", "map", f"{RM}.enable_prefix_caching"),
     Rule(f"{R}.dtype", "map", f"{RM}.dtype"),
     Rule(f"{R}.ignore_eos", "rule", "models.map_models", f"{RM}.ignore_eos where the release's rollout reads it"),
+    *[Rule(f"{R}.{k}", "rule", "models.map_models", f"model.{t} where the release's rollout samples with it")
+      for k, t in (("repetition_penalty", "repetition_penalty"), ("min_tokens", "min_response_tokens"))],
     Rule(f"{R}.seed", "rule", "models.map_models", f"{RM}.seed (0 where the release has no rollout.seed)"),
     Rule(f"{R}.max_num_batched_tokens", "map", f"{RM}.extra_engine_args.max_num_batched_tokens"),
     Rule(f"{R}.max_num_seqs", "map", f"{RM}.extra_engine_args.max_num_seqs"),

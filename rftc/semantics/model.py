@@ -166,6 +166,10 @@ class TrainingRun:
                           "alike)")
     ignore_eos: Value = _q("sampling", "ignore eos",
                            "responses stop at the end-of-sequence token, or run on to the length limit")
+    repetition_penalty: Value = _q("sampling", "repetition penalty",
+                                   "rollouts are sampled with tokens already generated made less (or more) likely")
+    min_response_length: Value = _q("sampling", "min response length",
+                                    "responses cannot end before a different number of tokens")
     sampling_seed: Value = _q("sampling", "rollout seed",
                               "the rollout draws different random samples")
     reward: Value = _q("reward", "reward",

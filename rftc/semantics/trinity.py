@@ -134,8 +134,13 @@ def _optimizer_and_sampling_view(x: TrinityConfig, put, where) -> None:
         put(f"verl.model.lora.{k}", v, where(f"trainer.trainer_config.actor_rollout_ref.model.lora.{k}"))
     put("trainer.trainer_strategy", x.trainer.trainer_strategy)
     put(OPERATORS, [{"name": op.name, "args": dict(op.args)} for op in x.data_processor.experience_pipeline.operators])
+    rm = x.explorer.rollout_model
     for k in ("ignore_eos", "seed"):
-        put(f"explorer.rollout_model.{k}", getattr(x.explorer.rollout_model, k))
+        put(f"explorer.rollout_model.{k}", getattr(rm, k))
+    for k in ("repetition_penalty", "min_response_tokens"):  # the validator's: the model's unless the engine's set
+        own = getattr(rm, k)
+        put(f"explorer.rollout_model.{k}", getattr(x.model, k) if own is None else own,
+            where(f"explorer.rollout_model.{k}") if own is not None else where(f"model.{k}"))
 
 
 def stage_index(cfg: TrinityConfig, stage: str) -> int | None:
@@ -373,6 +378,10 @@ def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[s
                             OPERATORS),
         do_sample=of("greedy" if t == 0 else "sampled", f"{TS}.rollout_args.temperature"),
         ignore_eos=of(val("explorer.rollout_model.ignore_eos", False), "explorer.rollout_model.ignore_eos"),
+        repetition_penalty=of(val("explorer.rollout_model.repetition_penalty", 1.0),
+                              "explorer.rollout_model.repetition_penalty"),
+        min_response_length=of(val("explorer.rollout_model.min_response_tokens", 0),
+                               "explorer.rollout_model.min_response_tokens"),
         sampling_seed=of(val("explorer.rollout_model.seed"), "explorer.rollout_model.seed"),
     )
 

@@ -207,6 +207,10 @@ def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_rewa
                        *([f"{R}.name", f"{R}.do_sample"] if r.get(f"{R}.do_sample") is False else [])),
         ignore_eos=r.v(f"{R}.ignore_eos", False) if reads_sampling_key(r.get, sem, "ignore_eos")
         else r.of(False, f"{R}.ignore_eos", formula=f"verl {eff.release}'s rollout does not read it"),
+        **{q: r.v(f"{R}.{key}", default) if reads_sampling_key(r.get, sem, key)
+           else Value(default, f"verl {eff.release}'s rollout samples with {key} {default}")
+           for q, key, default in (("repetition_penalty", "repetition_penalty", 1.0), ("min_response_length",
+                                                                                     "min_tokens", 0))},
         sampling_seed=r.v(f"{R}.seed") if eff.has(f"{R}.seed") else Value(0, f"vLLM's seed 0 (verl {eff.release} "
                                                                              "has no rollout.seed)"),
     )

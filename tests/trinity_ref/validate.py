@@ -88,6 +88,7 @@ DERIVED_FIELDS = [
     "buffer.explorer_input.tasksets.0.rollout_args.top_k", "buffer.explorer_input.tasksets.0.default_workflow_type",
     "buffer.explorer_input.tasksets.0.default_reward_fn_type",
     "data_processor.experience_pipeline.operators", "explorer.rollout_model.seed", "explorer.rollout_model.ignore_eos",
+    "explorer.rollout_model.repetition_penalty", "explorer.rollout_model.min_response_tokens",
 ]
 
 
