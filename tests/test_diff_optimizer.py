@@ -115,6 +115,8 @@ def _with(**sections) -> dict:
     # trainer_config's actor optim keys are merged over algorithm.optimizer (none is frozen)
     (dict(trainer={"trainer_config": {"actor_rollout_ref": {"actor": {"optim": {"clip_grad": 0.5}}}}}),
      {"clip_grad"}),
+    (dict(trainer={"trainer_config": {"actor_rollout_ref": {"actor": {"optim": {"grad_clip": 0.5}}}}}),
+     {"clip_grad"}),  # veRL's optimizer config takes the deprecated name over clip_grad
     (dict(trainer={"grad_clip": 0.5}), set()),  # the actor's grad_clip: no worker of verl 0.8 reads it
     (dict(model={**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}), {"lora"}),
     (dict(algorithm={**TRINITY["algorithm"], "advantage_fn_args": {"std_cal_level": "batch"}}),

@@ -29,7 +29,7 @@ FUNCTIONS = ("policy_loss_fn", "kl_loss_fn", "kl_penalty_fn", "entropy_loss_fn",
 TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",)}  # the discounting ones, their args
 OPERATORS = "data_processor.experience_pipeline.operators"
 # the actor optim keys the model reads, and the algorithm.optimizer field Trinity writes each from
-OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "min_lr_ratio", "min_lr", "num_cycles",
+OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "grad_clip", "min_lr_ratio", "min_lr", "num_cycles",
               "override_optimizer_config")
 CRITIC_OPTIM_KEYS = ("clip_grad", "grad_clip", "betas", "weight_decay", "lr_scheduler_type", "warmup_style",
                      "lr_decay_style", "lr_warmup_steps_ratio")
@@ -322,16 +322,18 @@ def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, 
     megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
     name, betas, eps = optimizer(lambda k: override if k == "override_optimizer_config" else val(f"{o}.{k}"),
                                  megatron=megatron)
-    keys = [f"{o}.optimizer", *([f"{o}.optimizer_impl"] if not megatron else []),
-            *(k for k in v if k.startswith(over))]
+    overrides = [k for k in v if k.startswith(over)]
+    keys = [f"{o}.optimizer", *([f"{o}.optimizer_impl"] if not megatron else []), *overrides]
     cosine, lr = sched == "cosine", val(f"{o}.lr")
+    # veRL's optimizer config takes the deprecated grad_clip (trainer_config may set it) over clip_grad
+    clip = f"{o}.grad_clip" if val(f"{o}.grad_clip") is not None else f"{o}.clip_grad"
     lora_keys = [f"verl.model.{k}" for k in ("lora_rank", "lora_alpha", "target_modules", "exclude_modules")]
     return dict(
         optimizer=of(name, *keys),
-        betas=of(betas, f"{o}.betas", *keys[2:]) if betas is not None else Value(None),
-        eps=of(eps, *keys[2:], formula="the optimizer's default unless override_optimizer_config sets it")
+        betas=of(betas, f"{o}.betas", *overrides) if betas is not None else Value(None),
+        eps=of(eps, *overrides, formula="the optimizer's default unless override_optimizer_config sets it")
         if override else Value(eps, "the optimizer's default"),
-        clip_grad=of(val(f"{o}.clip_grad"), f"{o}.clip_grad"),
+        clip_grad=of(val(clip), clip),
         min_lr_ratio=(of(val(f"{o}.min_lr") / lr, f"{o}.min_lr", formula="min_lr / lr") if megatron else
                       of(val(f"{o}.min_lr_ratio"), f"{o}.min_lr_ratio")) if cosine else Value(None),
         lr_cycles=of(val(f"{o}.num_cycles"), f"{o}.num_cycles") if cosine and not megatron else Value(None),
