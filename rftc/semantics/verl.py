@@ -183,8 +183,8 @@ def _critic_optimizer(r: Reader, sem) -> Value:
 
 
 def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_reward: bool, n) -> dict[str, Value]:
-    """Advantage normalisation, the KL-in-reward controller, dynamic sampling, greedy or sampled rollouts, ignore_eos
-    and the rollout seed."""
+    """Advantage normalisation, the KL-in-reward controller, dynamic sampling, greedy or sampled rollouts, and the
+    rollout's ignore_eos, repetition penalty, minimum length and seed."""
     ctrl, fg = "algorithm.kl_ctrl", "algorithm.filter_groups"
     adaptive = str(r.get(f"{ctrl}.type", "fixed")) == "adaptive"
     trainer = group_filter(eff.invocation, eff.release, r.get)  # a group of one response always stays
