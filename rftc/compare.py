@@ -215,7 +215,7 @@ def to_verl(path: str, release: str | None = None, *, dataset_size: int | None =
     run = from_verl(composed.verl, dataset_rows=dataset_size, cwd=cwd)
     for q, want, got in differences(from_trinity(v, dataset_rows=dataset_size, cwd=cwd), run):
         out.diagnostics.add("RFTC601", f"verl {release} cannot express the config's {q.label}: the config trains "
-                            f"with {want} ({want.source}), the launch with {got}: {q.effect}",
+                            f"with {want}{f' ({want.source})' if want.source else ''}, the launch with {got}: {q.effect}",
                             _span_of(want.source, name))
     return out
 

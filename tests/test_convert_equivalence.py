@@ -66,11 +66,17 @@ MANAGER_KWARGS = ("reward-manager arguments the reward workflow does not take (a
 MICRO_MEAN = ("fsdp_sft_trainer averages the token means of its micro-batches; Trinity's sft loss takes the token "
               "mean over the step: RFTC331 warns")
 NESTED = "Trinity's SFT formatter reads a column's text, not a field nested in it: RFTC300 warns"
+MEAN_ONLY = ("Trinity-RFT 0.6's grpo advantage always divides by the group's standard deviation (veRL's "
+             "norm_adv_by_std_in_grpo=False has no equivalent): RFTC305 warns")
+MEGATRON_LORA = ("veRL's Megatron engine trains Megatron-Bridge's LoRA from actor_rollout_ref.model.lora, which "
+                 "Trinity-RFT 0.6 has no field for (its model.lora_configs reach only an FSDP actor): RFTC300 warns")
 BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
             # the reward model reads no data column; the workflow left to the user reads its format's
             ("data columns", lambda v: "data source" not in str(v), REWARD_MODEL),
             ("data order", lambda v: str(v).startswith("sampler "), CURRICULUM),
             ("reward arguments", lambda v: isinstance(v, dict) and "reward_kwargs" not in v, MANAGER_KWARGS),
+            ("LoRA (rank, alpha, target modules)", lambda v: "Megatron-Bridge" in str(v), MEGATRON_LORA),
+            ("advantage / group std", lambda v: v is False, MEAN_ONLY),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
             ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
             ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED)]

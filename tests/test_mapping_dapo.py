@@ -89,10 +89,20 @@ def test_one_response_per_prompt_keeps_every_prompt(tmp_path):
 
 
 def test_main_ppo_does_not_read_filter_groups(tmp_path):
-    code, cfg, diags = convert(tmp_path, "algorithm.filter_groups.enable=True",
+    code, cfg, diags = convert(tmp_path, "trainer.use_v1=False", "algorithm.filter_groups.enable=True",
                                "algorithm.filter_groups.metric=acc", module="verl.trainer.main_ppo", checkout=False)
     assert code == 0 and _get(cfg, OPS) is None
     assert [d["code"] for d in diags if d["severity"] == "warning"].count("RFTC328") == 2
+
+
+def test_main_ppo_v1_trainers_filter_groups(tmp_path):
+    """verl 0.9's v1 trainers (trainer.use_v1, the default) drop the groups whose metric does not vary and refill
+    them (verl/trainer/ppo/v1/replay_buffer.py); their metric "reward" is the reward's sum."""
+    code, cfg, diags = convert(tmp_path, "algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=reward",
+                               module="verl.trainer.main_ppo", checkout=False)
+    assert code == 0, diags
+    assert _get(cfg, OPS) == [{"name": FILTER_GROUPS, "args": {"metric": "seq_reward"}}]
+    assert not [d for d in diags if d["code"] == "RFTC328"]
 
 
 def test_recipe_without_its_checkout_names_the_folder(tmp_path):

@@ -378,3 +378,46 @@ def test_multiturn_sft_rows_carry_images(release):
     init = function(src, "__init__", "MultiTurnSFTDataset") if src is not None else None
     reads = init is not None and "self.image_key" in ast.unparse(init)
     assert reads == _sem(release).value("sft_multiturn_images")
+
+
+# -- the actor's gradient clip ---------------------------------------------------------------------------------
+
+LEGACY = {"actor": ("verl/workers/actor/dp_actor.py", "verl/trainer/ppo/actor/dp_actor.py"),
+          "critic": ("verl/workers/critic/dp_critic.py", "verl/trainer/ppo/critic/dp_critic.py")}
+# main_ppo's import of the engine worker under trainer.use_legacy_worker_impl == "disable"
+ENGINE = {"actor": r"from verl\.workers\.engine_workers import ActorRolloutRefWorker",
+          "critic": r"from verl\.workers\.(roles import CriticWorker|engine_workers import TrainingWorker)"}
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("role", ["actor", "critic"])
+def test_the_key_the_actor_and_critic_clip_at(release, role):
+    """The legacy FSDP actor and critic (dp_actor.py, dp_critic.py) clip at their config's grad_clip; the engine
+    workers at the optimizer's clip_grad; main_ppo runs the engine workers with trainer.use_legacy_worker_impl=
+    disable (the critic from 0.5.0, the actor from 0.7.0), and only them once the legacy ones are gone."""
+    require(release)
+    _, legacy = first_source(release, *LEGACY[role])
+    main = source(release, "verl/trainer/main_ppo.py") or ""
+    switch = re.search(r'use_legacy_worker_impl == "disable":\s*(#.*\s*)*' + ENGINE[role], main) is not None
+    engine = source(release, "verl/workers/engine/fsdp/transformer_impl.py") or ""  # 0.5.0's engine_impl.py
+    reads_optim = "self.optimizer_config.clip_grad" in engine  # clips at its config's grad_clip
+    expected = "optim" if legacy is None else "grad_clip_unless_engine" if switch and reads_optim else "grad_clip"
+    assert _sem(release).value(f"{role}_clip") == expected
+    if legacy is not None:
+        assert re.search(r"max_norm=self\.config\.grad_clip", legacy)
+    else:
+        assert reads_optim
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_which_sampling_keys_the_rollout_reads(release):
+    """The sync vLLM rollout builds its SamplingParams from every config key naming a field (to 0.6.x); the agent
+    loop fixes them, and vLLM's async server reads ignore_eos from the config from 0.9.0."""
+    require(release)
+    _, spmd = first_source(release, "verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py",
+                           "verl/workers/rollout/vllm_rollout/vllm_rollout.py",
+                           "verl/trainer/ppo/rollout/vllm_rollout/vllm_rollout.py")
+    server = source(release, "verl/workers/rollout/vllm_rollout/vllm_async_server.py") or ""
+    from_config = spmd is not None and "hasattr(SamplingParams()" in spmd
+    expected = "config" if from_config else "ignore_eos" if 'setdefault("ignore_eos"' in server else "fixed"
+    assert _sem(release).value("rollout_sampling_keys") == expected

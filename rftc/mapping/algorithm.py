@@ -24,6 +24,8 @@ ESTIMATORS = {
 # (advantage_fn_args.estimator); under an algorithm_type that computes advantages in the trainer, where Trinity
 # hands over the whole batch with each response's task id, as veRL's compute_advantage gets it.
 ESTIMATORS.update({e: (ADVANTAGE_FN, "reinforceplusplus") for e in VERL_ESTIMATORS})
+# the estimators veRL hands algorithm.norm_adv_by_std_in_grpo (ray_trainer.compute_advantage, core_algos)
+NORM_READERS = ("grpo", "grpo_passk")
 
 UNAVAILABLE = {
     "remax": "Trinity registers a remax advantage_fn, but it reads the greedy-baseline rewards (reward_baselines) "
@@ -143,12 +145,14 @@ def _advantage_args(d: Draft, adv: str, est: str) -> None:
                       note="veRL default")
     key = "algorithm.norm_adv_by_std_in_grpo"
     norm = d.flag(key)
-    if adv == "grpo" and norm is False:
+    if adv == ADVANTAGE_FN and est in NORM_READERS and norm is not None and d.user(key):
+        d.set("algorithm.advantage_fn_args.norm_adv_by_std_in_grpo", norm, key)
+    elif adv == "grpo" and est in NORM_READERS and norm is False:
         d.report("RFTC305", f"{key}=False: Trinity-RFT 0.6's grpo advantage always divides by the group's "
                  "standard deviation (Dr. GRPO style mean-only advantages are not available)", key)
     elif d.user(key):
-        d.implied(key, "the grpo advantage normalises by std, as veRL's default" if adv == "grpo"
-                  else f"not used by the {adv} advantage")
+        d.implied(key, "the grpo advantage normalises by std, as veRL's default" if est in NORM_READERS
+                  else f"not read by veRL's {est} estimator")
 
 
 def _kl(d: Draft) -> None:

@@ -7,6 +7,7 @@ import posixpath
 import re
 
 from rftc.mapping.draft import Draft
+from rftc.mapping.models import SAMPLE_FLAG_READERS, greedy_rollout
 from rftc.plugins import WORKFLOW
 
 D, R = "data", "actor_rollout_ref.rollout"
@@ -174,12 +175,24 @@ def _taskset(d: Draft, at: str, f: str, key: str, fmt: dict, names: set, suffix:
 
 def _train_sampling(d: Draft, at: str) -> None:
     t = _temperature(d)
-    d.set(f"{at}.temperature", t, f"{R}.temperature", *([f"{R}.do_sample"] if d.user(f"{R}.do_sample") else []),
+    d.set(f"{at}.temperature", t, f"{R}.temperature", *_sample_flag(d),
           note="" if d.user(f"{R}.temperature") else "veRL default")
 
 
+def _sample_flag(d: Draft) -> list[str]:
+    """rollout.do_sample as a source of the temperature where the rollout reads it; else accounted as unread."""
+    key = f"{R}.do_sample"
+    if not d.user(key):
+        return []
+    if greedy_rollout(d.val) or d.val(f"{R}.name") in SAMPLE_FLAG_READERS:
+        return [key]
+    d.implied(key, f"veRL's {d.val(f'{R}.name')} rollout does not read it (only the hf and naive rollouts do): the "
+              "launch samples at rollout.temperature")
+    return []
+
+
 def _temperature(d: Draft) -> float:
-    if d.flag(f"{R}.do_sample") is False:
+    if greedy_rollout(d.val):
         return 0.0
     t = d.number(f"{R}.temperature", float)
     return 1.0 if t is None else t
@@ -192,10 +205,10 @@ TRINITY_SAMPLING = {"top_p": 1.0, "top_k": -1}
 def _model_sampling(d: Draft) -> None:
     for k in ("temperature", "top_p", "top_k"):
         key, kind = f"{R}.{k}", float if k == "top_p" else int
-        if d.user(key) or (k == "temperature" and d.user(f"{R}.do_sample")):
+        if d.user(key) or (k == "temperature" and greedy_rollout(d.val)):
             v = _temperature(d) if k == "temperature" else d.number(key, kind)
             if v is not None:
-                d.set(f"model.{k}", v, key, *([f"{R}.do_sample"] if k == "temperature" and d.user(f"{R}.do_sample") else []))
+                d.set(f"model.{k}", v, key, *(_sample_flag(d) if k == "temperature" else []))
         elif k in TRINITY_SAMPLING and d.number(key, kind, allow_none=True) not in (None, TRINITY_SAMPLING[k]):
             d.set(f"model.{k}", d.number(key, kind), key, note="its veRL config's default")
 

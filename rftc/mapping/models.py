@@ -3,6 +3,7 @@ dynamic batching, padding removal, LoRA, Megatron, and role-specific values Trin
 
 from __future__ import annotations
 
+from rftc.mapping import lora
 from rftc.mapping.draft import Draft, Origin
 from rftc.mapping.micro import per_gpu
 from rftc.verl.micro import share
@@ -16,6 +17,11 @@ MEGATRON_PARALLEL = ("tensor_model_parallel_size", "pipeline_model_parallel_size
 MEGATRON_OFFLOAD = {"param_offload": "trainer.param_offload", "optimizer_offload": "trainer.optimizer_offload",
                     "grad_offload": "trainer.grad_offload"}
 SCHEDULES = {"constant": "constant", "cosine": "cosine"}
+# the optim key naming the schedule, in the order veRL reads them: its optimizer config takes the deprecated
+# warmup_style over lr_scheduler_type where set (verl/workers/config/optimizer.py FSDPOptimizerConfig.__post_init__)
+SCHEDULERS = ("warmup_style", "lr_scheduler_type", "lr_decay_style")
+ROLLOUT_SEED = 42  # Trinity's InferenceModelConfig.seed, and verl 0.9's rollout.seed
+SAMPLE_FLAG_READERS = ("hf", "naive")  # the rollouts whose generate reads rollout.do_sample
 
 
 def strategy(d: Draft) -> str:
@@ -46,7 +52,11 @@ def map_models(d: Draft, *, critic: bool) -> None:
                                                     f"{C}.ppo_max_token_len_per_gpu", f"{C}.forward_max_token_len_per_gpu"])
     _follows(d, f"{A}.ulysses_sequence_parallel_size", [f"{REF}.ulysses_sequence_parallel_size",
                                                          f"{C}.ulysses_sequence_parallel_size"])
-    _follows(d, f"{A}.grad_clip", [f"{C}.grad_clip"])
+    _grad_clip(d)
+    _rollout_seed(d)
+    _ignore_eos(d)
+    _sampling_keys(d)
+    _critic_clip(d, critic)
     _follows(d, f"{A}.strategy", [f"{REF}.strategy", f"{C}.strategy"])
     _critic_mini_batch(d, critic)
     if d.user(f"{C}.rollout_n"):
@@ -64,6 +74,116 @@ def map_models(d: Draft, *, critic: bool) -> None:
         _critic_loss_agg(d)
     _engine(d)
     map_lora(d)
+
+
+def clip_key(get, sem, megatron: bool, role: str = "actor") -> str:
+    """The key a release's actor (or critic) clips its gradient norm at (``get(key)`` reads the config;
+    rftc.verl.releases.semantics "actor_clip", "critic_clip"): the legacy FSDP worker's grad_clip, or the
+    optimizer's optim.clip_grad (Megatron; the engine workers, whose optimizer config takes the deprecated
+    optim.grad_clip over it)."""
+    section = A if role == "actor" else C
+    rule = sem.value(f"{role}_clip")
+    engine = rule == "optim" or (rule == "grad_clip_unless_engine" and get("trainer.use_legacy_worker_impl")
+                                 == "disable")
+    if not (megatron or engine) or get(f"{section}.optim.clip_grad") is None:
+        return f"{section}.grad_clip"
+    return f"{section}.optim.grad_clip" if engine and get(f"{section}.optim.grad_clip") is not None \
+        else f"{section}.optim.clip_grad"
+
+
+def greedy_rollout(get) -> bool:
+    """Whether rollout.do_sample=False makes the training rollout greedy: veRL's vLLM and SGLang rollouts never
+    read it (their do_sample comes from a validation batch's meta_info); the hf and naive rollouts do."""
+    return get(f"{R}.name") in SAMPLE_FLAG_READERS and get(f"{R}.do_sample") is False
+
+
+def reads_sampling_key(get, sem, key: str) -> bool:
+    """Whether the training rollout samples with rollout.<key> (ignore_eos, repetition_penalty, ...): the sync
+    vLLM rollout of verl 0.6 and before passes every config key naming a SamplingParams field; the agent loop
+    (the async mode, the only one from 0.7.0) fixes them, except ignore_eos, which vLLM's server reads from 0.9.0
+    (rftc.verl.releases.semantics "rollout_sampling_keys")."""
+    rule = sem.value("rollout_sampling_keys")
+    if rule == "config":
+        return get(f"{R}.mode") != "async" and (get(f"{R}.name") or "vllm") == "vllm"
+    return rule == "ignore_eos" and key == "ignore_eos" and (get(f"{R}.name") or "vllm") == "vllm"
+
+
+def _ignore_eos(d: Draft) -> None:
+    key = f"{R}.ignore_eos"
+    if not d.user(key):
+        return
+    if reads_sampling_key(d.val, d.sem, "ignore_eos"):
+        d.set("explorer.rollout_model.ignore_eos", d.flag(key), key)
+    else:
+        d.implied(key, f"verl {d.sem.release}'s {d.val(f'{R}.mode') or ''} {d.val(f'{R}.name') or 'vllm'} rollout "
+                  "does not read it")
+
+
+def _sampling_keys(d: Draft) -> None:
+    """model.repetition_penalty and min_response_tokens = the rollout's, where it samples with the config's keys
+    (reads_sampling_key), the config's default too where it differs from Trinity's (a fork's may)."""
+    for name, at, trinity in (("repetition_penalty", "model.repetition_penalty", 1.0),
+                              ("min_tokens", "model.min_response_tokens", 0)):
+        key = f"{R}.{name}"
+        if not d.cfg.has(key):
+            continue
+        v = d.val(key)
+        if not reads_sampling_key(d.val, d.sem, name):
+            if d.user(key):
+                d.implied(key, f"verl {d.sem.release}'s rollout does not read it")
+        elif v is not None and v != trinity:
+            d.set(at, v, key, note="" if d.user(key) else "its veRL config's default")
+        elif d.user(key):
+            d.implied(key, f"{trinity}, Trinity's default")
+
+
+def _rollout_seed(d: Draft) -> None:
+    """explorer.rollout_model.seed = rollout.seed, the seed veRL's vLLM engines sample with (plus the replica's
+    rank from 0.7.0), 0 where the release has no such key (vllm_rollout: config.get("seed", 0); vLLM's own)."""
+    key, trinity = f"{R}.seed", ROLLOUT_SEED
+    has = d.cfg.has(key)
+    seed = d.number(key) if has else 0
+    if seed is not None and seed != trinity:
+        d.set("explorer.rollout_model.seed", seed, *([key] if has else []),
+              note="" if d.user(key) else f"verl {d.sem.release}'s seed (Trinity's is {trinity})")
+    elif d.user(key):
+        d.implied(key, f"{trinity}, Trinity's default")
+
+
+def _grad_clip(d: Draft) -> None:
+    """algorithm.optimizer.clip_grad = the norm the script's actor clips at: Trinity's engine workers clip at the
+    optimizer's clip_grad, and the actor's grad_clip (Trinity's trainer.grad_clip) reaches no worker of verl 0.8."""
+    key = clip_key(d.val, d.sem, strategy(d) == "megatron")
+    v = d.number(key, float, allow_none=True)
+    if v is not None and (d.user(key) or v != 1.0):
+        d.set("algorithm.optimizer.clip_grad", v, key, note="" if d.user(key) else f"verl {d.sem.release} default "
+              "(Trinity's is 1.0)")
+    elif d.user(key):
+        d.implied(key, "1.0, Trinity's default")
+    for other in (f"{A}.grad_clip", f"{O}.clip_grad", f"{O}.grad_clip"):
+        if other != key and d.user(other):
+            d.implied(other, f"verl {d.sem.release}'s actor clips at {key}")
+
+
+def _critic_clip(d: Draft, critic: bool) -> None:
+    """trainer_config.critic.optim.clip_grad = the norm the script's critic clips at: Trinity's engine critic
+    clips at its optimizer's clip_grad (1.0), and the critic's grad_clip (trainer.grad_clip) reaches no worker."""
+    keys = (f"{C}.grad_clip", f"{C}.optim.clip_grad", f"{C}.optim.grad_clip")
+    if not critic:
+        for k in keys:
+            if d.user(k):
+                d.implied(k, "no critic is trained")
+        return
+    key = clip_key(d.val, d.sem, strategy(d) == "megatron", "critic")
+    v = d.number(key, float, allow_none=True)
+    if v is not None and (d.user(key) or v != 1.0):
+        d.set(f"trainer.trainer_config.{C}.optim.clip_grad", v, key, note="" if d.user(key) else
+              f"verl {d.sem.release} default (Trinity's critic clips at 1.0)")
+    elif d.user(key):
+        d.implied(key, "1.0, Trinity's critic default")
+    for other in keys:
+        if other != key and d.user(other):
+            d.implied(other, f"verl {d.sem.release}'s critic clips at {key}")
 
 
 def _critic_mini_batch(d: Draft, critic: bool) -> None:
@@ -119,8 +239,7 @@ def ref_micro_batch(d: Draft, *, ref: bool) -> None:
 
 
 def _scheduler(d: Draft) -> None:
-    keys = [k for k in (f"{O}.lr_scheduler_type", f"{O}.warmup_style", f"{O}.lr_decay_style")
-            if d.user(k) and d.val(k) is not None]
+    keys = [f"{O}.{k}" for k in SCHEDULERS if d.user(f"{O}.{k}") and d.val(f"{O}.{k}") is not None]
     if not keys:
         return
     key = keys[0]
@@ -238,11 +357,17 @@ def map_lora(d: Draft, model: str = M) -> None:
     d.set(f"{at}.lora_alpha", d.val(f"{model}.lora_alpha"), f"{model}.lora_alpha",
           note="" if d.user(f"{model}.lora_alpha") else "veRL default (Trinity's is 32)")
     tm = d.val(f"{model}.target_modules")
-    if tm is not None:
+    if isinstance(tm, (list, tuple)):  # Trinity takes a string: the expression PEFT matches the same modules with
+        d.set(f"{at}.target_modules", lora.regex(list(tm)), f"{model}.target_modules",
+              note="the list as the regular expression PEFT matches the same modules with")
+    elif tm is not None:
         d.set(f"{at}.target_modules", tm, f"{model}.target_modules",
               note="" if d.user(f"{model}.target_modules") else "veRL default")
     for k, t in ((f"{model}.exclude_modules", "exclude_modules"), (f"{model}.lora_adapter_path", "path")):
-        if d.user(k) and d.val(k) is not None:
+        if d.user(k) and isinstance(d.val(k), (list, tuple)):
+            d.set(f"{at}.{t}", lora.regex(list(d.val(k))), k,
+                  note="the list as the regular expression PEFT matches the same modules with")
+        elif d.user(k) and d.val(k) is not None:
             d.set(f"{at}.{t}", d.val(k), k)
 
 

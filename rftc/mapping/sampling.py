@@ -1,6 +1,7 @@
 """Dynamic sampling: the DAPO recipe's trainer (recipe.dapo.main_dapo, RayDAPOTrainer) reads
 algorithm.filter_groups and data.gen_batch_size; main_ppo composes filter_groups too (veRL 0.5+'s AlgoConfig)
-but never reads it.
+and reads it from 0.9.0 in its v1 trainers (trainer.use_v1, the default), whose replay buffer drops the groups
+the same rule drops and generates others in their place.
 
 RayDAPOTrainer loads data.gen_batch_size prompts a round. With filter_groups.enable it keeps the prompts whose
 responses' filter_groups.metric differ (np.std > 0, or one response), generates again until
@@ -18,11 +19,25 @@ from dataclasses import replace
 from rftc.mapping.batch import B, GEN, N, Batch
 from rftc.mapping.draft import Draft
 from rftc.plugins import FILTER_GROUPS
-from rftc.verl.trainers import is_dapo
 from rftc.plugins.groups import SEQUENCE_METRICS
+from rftc.verl.releases import modes
+from rftc.verl.trainers import MAIN_PPO, is_dapo
 
 FG = "algorithm.filter_groups"
+V1_REWARD = "reward"  # the v1 replay buffer's name for the reward's sum (FILTER_GROUPS_REWARD_METRIC)
 OPERATORS = "data_processor.experience_pipeline.operators"
+
+
+def group_filter(invocation, release: str, get) -> str | None:
+    """Which trainer of the launch reads algorithm.filter_groups: "dapo" (RayDAPOTrainer), "v1" (main_ppo's v1
+    trainers from 0.9.0, verl/trainer/ppo/v1/trainer_base.py _resolve_filter_groups_metric: the replay buffer
+    drops a finished group whose metric is the same for all its responses and refills it), or None."""
+    if is_dapo(invocation):
+        return "dapo"
+    module = invocation.module if invocation is not None else None
+    if module == MAIN_PPO and modes.fact("v1_routing", release) and get("trainer.use_v1") is True:
+        return "v1"
+    return None
 
 
 def map_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
@@ -31,14 +46,17 @@ def map_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
     for k in d.user_keys_under(FG):
         if k.endswith("._target_"):
             d.implied(k, "the config class veRL builds the section into")
-    if not is_dapo(d.cfg.invocation):
+    trainer = group_filter(d.cfg.invocation, d.sem.release, d.val)
+    if trainer is None:
         for k in d.user_keys_under(FG):
             if not d.done(k):
-                d.report("RFTC328", f"{k}={d.fmt_value(k)} has no effect under main_ppo: only the DAPO recipe's "
-                         "trainer (recipe.dapo.main_dapo) samples dynamically, so the launch trains on every "
-                         "prompt, as the converted config does", k,
+                d.report("RFTC328", f"{k}={d.fmt_value(k)} has no effect under this main_ppo: only the DAPO "
+                         "recipe's trainer (recipe.dapo.main_dapo) and, from verl 0.9.0, main_ppo's v1 trainers "
+                         "sample dynamically, so the launch trains on every prompt, as the converted config does", k,
                          hint="launch recipe.dapo.main_dapo to filter groups, or drop the override")
         return batch
+    if trainer == "v1":
+        return _v1_dynamic_sampling(d, batch)
     gen = d.number(GEN, positive=True) if d.cfg.has(GEN) else None  # veRL: data.get(gen_batch_size, B)
     on = d.flag(f"{FG}.enable")
     if batch is not None and gen is not None:
@@ -81,4 +99,24 @@ def map_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
         d.implied(GEN, "Trinity's explorer explores buffer.batch_size tasks a step until the trainer has "
                   "buffer.train_batch_size filtered experiences (veRL drops the kept prompts beyond "
                   f"{B} of its last round; Trinity trains them in the next step)")
+    return batch
+
+
+def _v1_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
+    """main_ppo's v1 replay buffer: each step trains data.train_batch_size prompts whose groups passed the filter
+    (the metric "reward" is the reward's sum, rftc's seq_reward; another name a reward_extra_info entry), as
+    Trinity's trainer waits for buffer.train_batch_size experiences that passed the operator."""
+    metric = d.val(f"{FG}.metric")
+    if not d.flag(f"{FG}.enable") or not isinstance(metric, str) or not metric or d.number(N, positive=True) == 1:
+        for k in d.user_keys_under(FG):
+            if not d.done(k):
+                d.implied(k, "no group is filtered (filter_groups off, or one response per prompt)")
+        return batch
+    d.set(f"{OPERATORS}[0].name", FILTER_GROUPS, f"{FG}.enable",
+          note="veRL's filter_groups: a task's group stays when its metric varies")
+    d.set(f"{OPERATORS}[0].args.metric", SEQUENCE_METRICS[0] if metric == V1_REWARD else metric, f"{FG}.metric",
+          note="the reward" if metric == V1_REWARD else "an entry of the reward function's result")
+    for k in d.user_keys_under(FG):
+        if not d.done(k):
+            d.implied(k, "not read by veRL's v1 replay buffer (max_num_gen_batches: it warns and ignores it)")
     return batch

@@ -8,12 +8,16 @@ import math
 from dataclasses import dataclass
 
 from rftc.dotted import get
+from rftc.mapping import lora
 from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
-from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
-from rftc.plugins import ADVANTAGE_FN
+from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, ROLLOUT_SEED, clip_key, reads_sampling_key
+from rftc.mapping.sampling import V1_REWARD
+from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS
+from rftc.plugins.groups import SEQUENCE_METRICS
 from rftc.semantics.model import Value
 from rftc.semantics.inputs import taskset_file
-from rftc.semantics.trinity import TS
+from rftc.semantics.optim import ADAM_BETAS
+from rftc.semantics.trinity import OPERATORS, TS
 from rftc.trinity.checks.trainer_config import ENGINE_BLOCKS, FROZEN, sections
 from rftc.trinity.derive import derive
 from rftc.trinity.expand import expand
@@ -105,6 +109,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
         put(BYPASS, True, "algorithm.bypass_old_logprobs",
             formula="the rollout's log-probs are the old ones: veRL's bypass mode, its ppo_clip loss the vanilla loss")
     _sampling(put, val)
+    _optimizer_and_sampling(put, val, keys, release, megatron)
     _data(put, first, keys, x, raw or {})
     _cluster(put, x, val, raw or {})
     _passthrough(put, x, out)
@@ -182,6 +187,57 @@ def _sampling(put, val) -> None:
     put("data.max_prompt_length", val("model.max_prompt_tokens"), "model.max_prompt_tokens")
     put("data.max_response_length", val("model.max_response_tokens"), "model.max_response_tokens")
     put("data.filter_overlong_prompts", bool(val("model.enable_prompt_truncation")), "model.enable_prompt_truncation")
+
+
+def _optimizer_and_sampling(put, val, keys, release: str, megatron: bool) -> None:
+    """The quantities rftc.semantics.trinity._optimizer_fields and _loss_and_sampling_fields read, where they are
+    not veRL's defaults: the optimizer, betas, the clip at the key the release's actor reads, the cosine floor
+    and cycles, LoRA (a target expression rftc.semantics.lora reads as a list goes back as that list), the
+    adaptive KL controller, std normalisation of rftc's veRL advantage, the group filter, ignore_eos and the
+    seed (where the release has rollout.seed)."""
+    o, sem = "verl.actor.optim", resolve(release, snapshot=False)
+    if not megatron and val(f"{o}.optimizer") not in (None, "AdamW"):
+        put(f"{O}.optimizer", val(f"{o}.optimizer"), f"{o}.optimizer")
+    if val(f"{o}.betas") not in (None, ADAM_BETAS):
+        put(f"{O}.betas", val(f"{o}.betas"), f"{o}.betas")
+    clip = val(f"{o}.clip_grad")
+    if clip not in (None, 1.0):
+        put(clip_key(lambda k: True if k in keys else None, sem, megatron), clip,
+            f"{o}.clip_grad")
+    if val(f"{o}.lr_scheduler_type") == "cosine":
+        put(f"{O}.min_lr_ratio", val(f"{o}.min_lr_ratio"), f"{o}.min_lr_ratio")
+        if val(f"{o}.num_cycles") not in (None, 0.5):
+            put(f"{O}.num_cycles", val(f"{o}.num_cycles"), f"{o}.num_cycles")
+    critic_clip = val("verl.critic.optim.grad_clip", val("verl.critic.optim.clip_grad"))
+    if val("algorithm.advantage_fn") == "ppo" and critic_clip not in (None, 1.0):
+        put(clip_key(lambda k: True if k in keys else None, sem, megatron, "critic"),
+            critic_clip, "verl.critic.optim.clip_grad")
+    rank = val("verl.model.lora_rank", 0)
+    if rank:
+        m = "actor_rollout_ref.model"
+        put(f"{m}.lora_rank", rank, "verl.model.lora_rank")
+        put(f"{m}.lora_alpha", val("verl.model.lora_alpha"), "verl.model.lora_alpha")
+        for k in ("target_modules", "exclude_modules"):
+            got = val(f"verl.model.{k}")
+            names = lora.targets(got) if got is not None else None
+            put(f"{m}.{k}", names[1:-1].split(", ") if names and names != got else got, f"verl.model.{k}")
+    kl_args = val("algorithm.kl_penalty_fn_args", {})
+    if val("algorithm.kl_penalty_fn", "none") != "none" and kl_args.get("adaptive"):
+        put("algorithm.kl_ctrl.type", "adaptive", "algorithm.kl_penalty_fn_args")
+        put("algorithm.kl_ctrl.target_kl", kl_args.get("target_kl"), "algorithm.kl_penalty_fn_args")
+        put("algorithm.kl_ctrl.horizon", kl_args.get("horizon"), "algorithm.kl_penalty_fn_args")
+    adv_args = val("algorithm.advantage_fn_args", {})
+    if val("algorithm.advantage_fn") == ADVANTAGE_FN and "norm_adv_by_std_in_grpo" in adv_args:
+        put("algorithm.norm_adv_by_std_in_grpo", adv_args["norm_adv_by_std_in_grpo"], "algorithm.advantage_fn_args")
+    ops = [op for op in val(OPERATORS, []) if op["name"] == FILTER_GROUPS]
+    if ops:
+        metric = ops[0]["args"].get("metric")
+        put("algorithm.filter_groups.enable", True, OPERATORS)
+        put("algorithm.filter_groups.metric", V1_REWARD if metric in SEQUENCE_METRICS else metric, OPERATORS)
+    if val("explorer.rollout_model.ignore_eos") and reads_sampling_key(lambda k: None, sem, "ignore_eos"):
+        put(f"{R}.ignore_eos", True, "explorer.rollout_model.ignore_eos")  # else RFTC601 reports it
+    if f"{R}.seed" in keys and val("explorer.rollout_model.seed") != ROLLOUT_SEED:
+        put(f"{R}.seed", val("explorer.rollout_model.seed"), "explorer.rollout_model.seed")
 
 
 def as_written(raw: dict, key: str, value):

@@ -137,6 +137,41 @@ class TrainingRun:
     logprob_source: Value = _q("loss", "old log-probs from",
                                "the importance ratio's denominator comes from a different engine: the rollout engine's"
                                " log-probs differ numerically from the trainer's")
+    optimizer: Value = _q("optimizer and schedule", "optimizer",
+                          "the weights are updated by a different rule")
+    betas: Value = _q("optimizer and schedule", "adam betas",
+                      "the optimizer's moment estimates average over different horizons")
+    eps: Value = _q("optimizer and schedule", "adam eps",
+                    "the update is damped differently where the second moment is small")
+    clip_grad: Value = _q("optimizer and schedule", "gradient clip",
+                          "large gradients are clipped at a different norm")
+    min_lr_ratio: Value = _q("optimizer and schedule", "min lr ratio",
+                             "the cosine schedule decays to a different floor")
+    lr_cycles: Value = _q("optimizer and schedule", "cosine cycles",
+                          "the cosine schedule's learning rate falls (and rises) over a different number of cycles")
+    critic_optimizer: Value = _q("optimizer and schedule", "critic clip, betas, weight decay, schedule, warmup ratio",
+                                 "the value model is updated differently, so the advantages it gives differ")
+    lora: Value = _q("model", "LoRA (rank, alpha, target modules)",
+                     "a different set of weights is trained, or all of them")
+    norm_adv_by_std: Value = _q("loss", "advantage / group std",
+                                "advantages are (or are not) divided by the group's standard deviation, so groups "
+                                "with little spread in reward weigh differently")
+    kl_in_reward_ctrl: Value = _q("loss", "kl in reward controller",
+                                  "the KL penalty's coefficient stays fixed or adapts towards a target KL")
+    dynamic_sampling: Value = _q("sampling", "dynamic sampling (group filter)",
+                                 "a different set of groups reaches the trainer: groups whose responses all score "
+                                 "alike are (or are not) dropped and replaced")
+    do_sample: Value = _q("sampling", "sampled or greedy",
+                          "rollouts are sampled, or all take the most likely token (a group's responses are then "
+                          "alike)")
+    ignore_eos: Value = _q("sampling", "ignore eos",
+                           "responses stop at the end-of-sequence token, or run on to the length limit")
+    repetition_penalty: Value = _q("sampling", "repetition penalty",
+                                   "rollouts are sampled with tokens already generated made less (or more) likely")
+    min_response_length: Value = _q("sampling", "min response length",
+                                    "responses cannot end before a different number of tokens")
+    sampling_seed: Value = _q("sampling", "rollout seed",
+                              "the rollout draws different random samples")
     reward: Value = _q("reward", "reward",
                        "responses are scored by a different function")
     # the run's models, data and reward arguments
@@ -186,22 +221,18 @@ class SftRun:
     total_steps: Value = _as_in_rl("total_steps")
     lr: Value = _as_in_rl("lr")
     lr_scheduler: Value = _as_in_rl("lr_scheduler")
-    min_lr_ratio: Value = _q("optimizer and schedule", "min lr ratio",
-                             "the cosine schedule decays to a different floor")
+    min_lr_ratio: Value = _as_in_rl("min_lr_ratio")
     warmup_steps: Value = _as_in_rl("warmup_steps")
     warmup_ratio: Value = _as_in_rl("warmup_ratio")
     lr_horizon: Value = _as_in_rl("lr_horizon")
     weight_decay: Value = _as_in_rl("weight_decay")
-    betas: Value = _q("optimizer and schedule", "adam betas",
-                      "the optimizer's moment estimates average over different horizons")
-    clip_grad: Value = _q("optimizer and schedule", "gradient clip",
-                          "large gradients are clipped at a different norm")
+    betas: Value = _as_in_rl("betas")
+    clip_grad: Value = _as_in_rl("clip_grad")
     max_length: Value = _q("data", "max length (tokens)",
                            "a different share of each long row fits")
     overlong_rows: Value = _q("data", "rows over max length",
                               "rows longer than the limit are cut, refused or trained whole")
-    lora: Value = _q("model", "LoRA (rank, alpha, target modules)",
-                     "a different set of weights is trained, or all of them")
+    lora: Value = _as_in_rl("lora")
     data: Value = _as_in_rl("data")
     data_order: Value = _as_in_rl("data_order")
     chat_template: Value = _as_in_rl("chat_template")

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Mapping
 
+from rftc.mapping.lora import NONE, lora as peft_lora
 from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.inputs import SHUFFLED, data_path
@@ -96,8 +97,9 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         clip_grad=of(val(f"{OPT}.clip_grad"), f"{OPT}.clip_grad"),
         max_length=of(val("model.max_model_len"), "model.max_model_len"),
         overlong_rows=of(KEPT_WHOLE, "model.max_model_len", formula="Trinity's SFT formatter does not truncate"),
-        lora=of((lora[0].lora_rank, lora[0].lora_alpha, lora[0].target_modules), "model.lora_configs") if lora
-        else of("none", "model.lora_configs"),
+        lora=of(peft_lora(*(getattr(lora[0], k) for k in ("lora_rank", "lora_alpha", "target_modules",
+                                                           "exclude_modules"))) if lora else NONE,
+                "model.lora_configs"),
         data=of(data_path(parquet_of(path, split)) if path else None, f"{EB}.path", f"{EB}.split"),
         data_order=of({"shuffle": SHUFFLED, "sequential": "in file order"}.get(order, order),
                       f"{EB}.data_selector.selector_type"),

@@ -5,6 +5,7 @@ dropped) or trainer.total_training_steps, the scheduler over the same number of 
 
 from __future__ import annotations
 
+from rftc.mapping.lora import lora
 from rftc.mapping.models import SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
@@ -104,10 +105,8 @@ def _overlong(r: Reader) -> Value:
 
 def _lora(r: Reader) -> Value:
     rank = r.get("model.lora_rank") or 0
-    if not rank:
-        return r.of("none", "model.lora_rank")
-    return r.of((rank, r.get("model.lora_alpha"), str(r.get("model.target_modules"))), "model.lora_rank",
-                "model.lora_alpha", "model.target_modules")
+    return r.of(lora(rank, r.get("model.lora_alpha"), r.get("model.target_modules"), r.get("model.exclude_modules")),
+                "model.lora_rank", *(["model.lora_alpha", "model.target_modules"] if rank else []))
 
 
 def _data(r: Reader) -> Value:

@@ -11,10 +11,12 @@ import os
 import sys
 from collections.abc import Mapping
 
-from rftc.mapping.algorithm import NO_DUAL_CLIP
-from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL
-from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, WORKFLOW
+from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
+from rftc.mapping.lora import lora, megatron_lora
+from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
+from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.optim import optimizer
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
 from rftc.semantics.trinity_inputs import TASKSETS, inputs, per_taskset, view_inputs
 from rftc.trinity import workers
@@ -26,6 +28,14 @@ from rftc.trinity.schema import TrinityConfig
 TS = "buffer.explorer_input.tasksets.0"
 FUNCTIONS = ("policy_loss_fn", "kl_loss_fn", "kl_penalty_fn", "entropy_loss_fn", "advantage_fn")
 TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",)}  # the discounting ones, their args
+OPERATORS = "data_processor.experience_pipeline.operators"
+# the actor optim keys the model reads, and the algorithm.optimizer field Trinity writes each from
+OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "grad_clip", "min_lr_ratio", "min_lr", "num_cycles",
+              "override_optimizer_config")
+CRITIC_OPTIM_KEYS = ("clip_grad", "grad_clip", "betas", "weight_decay", "lr_scheduler_type", "warmup_style",
+                     "lr_decay_style", "lr_warmup_steps_ratio")
+OPTIM_FIELDS = {"optimizer": "optimizer_type", "betas": "betas", "clip_grad": "clip_grad",
+                "min_lr_ratio": "min_lr_ratio", "min_lr": "min_lr_ratio"}
 VERL_KEYS = {  # verl.* key of Trinity's veRL config -> the Trinity field it comes from (trinity-0.6.md §3.2)
     "verl.actor.ppo_mini_batch_size": "buffer.train_batch_size",
     "verl.actor.optim.lr": "algorithm.optimizer.lr",
@@ -85,6 +95,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("verl.critic.optim.lr", workers.critic(x).optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
     view_inputs(x, put, where)
+    _optimizer_and_sampling_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -92,6 +103,46 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     for k in MEGATRON_OFFLOAD.values():
         put(k, _dotted(x, k))
     return out
+
+
+def _optimizer_and_sampling_view(x: TrinityConfig, put, where) -> None:
+    """The actor's optim section and LoRA of Trinity's veRL config (flattened as its expansion reports them), the
+    experience operators and the rollout engine's ignore_eos and seed."""
+    optim = workers.actor_optim(x)
+    src = "trainer.trainer_config.actor_rollout_ref.actor.optim"
+    for k in OPTIM_KEYS:
+        if k in optim:
+            field = OPTIM_FIELDS.get(k)
+            source = where(f"algorithm.optimizer.{field}") if field else where(f"{src}.{k}")
+            value = optim[k]
+            if isinstance(value, dict) and value:  # the expansion reports a section key by key
+                for sub, v in value.items():
+                    put(f"verl.actor.optim.{k}.{sub}", v, where(f"{src}.{k}.{sub}"))
+            else:
+                put(f"verl.actor.optim.{k}", value, source)
+    critic, src = workers.critic_optim(x), "trainer.trainer_config.critic.optim"
+    for k in CRITIC_OPTIM_KEYS:
+        if k in critic:
+            put(f"verl.critic.optim.{k}", critic[k], where(f"{src}.{k}"))
+    lora = x.model.lora_configs[0] if x.model.lora_configs else None
+    for k, default in (("lora_rank", 0), ("lora_alpha", 16), ("target_modules", "all-linear"),
+                       ("exclude_modules", None)):
+        put(f"verl.model.{k}", getattr(lora, k) if lora is not None else default, where("model.lora_configs"))
+    tc = x.trainer.trainer_config or {}
+    arr = tc.get("actor_rollout_ref")
+    model = arr.get("model") if isinstance(arr, dict) and "model" in arr else tc.get("model")
+    megatron_lora = (model or {}).get("lora") if isinstance(model, dict) else None
+    for k, v in (megatron_lora.items() if isinstance(megatron_lora, dict) else ()):  # not frozen: merged
+        put(f"verl.model.lora.{k}", v, where(f"trainer.trainer_config.actor_rollout_ref.model.lora.{k}"))
+    put("trainer.trainer_strategy", x.trainer.trainer_strategy)
+    put(OPERATORS, [{"name": op.name, "args": dict(op.args)} for op in x.data_processor.experience_pipeline.operators])
+    rm = x.explorer.rollout_model
+    for k in ("ignore_eos", "seed"):
+        put(f"explorer.rollout_model.{k}", getattr(rm, k))
+    for k in ("repetition_penalty", "min_response_tokens"):  # the validator's: the model's unless the engine's set
+        own = getattr(rm, k)
+        put(f"explorer.rollout_model.{k}", getattr(x.model, k) if own is None else own,
+            where(f"explorer.rollout_model.{k}") if own is not None else where(f"model.{k}"))
 
 
 def stage_index(cfg: TrinityConfig, stage: str) -> int | None:
@@ -254,10 +305,89 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         trainer_gpus=of(val("cluster.trainer_gpu_num"), "cluster.trainer_gpu_num") if beside else Value(None),
         logprob_source=of("rollout" if val("algorithm.bypass_old_logprobs", True) else "actor",
                           "algorithm.bypass_old_logprobs"),
+        **_optimizer_fields(v, val, of, sched),
+        critic_optimizer=_critic_optimizer(val, of) if adv == "ppo" else Value(None),
+        **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
         reward=of(per_taskset(val(TASKSETS, []), lambda t: _reward(
             t.get("default_workflow_type"), t.get("workflow_args") or {}, t.get("default_reward_fn_type"))),
                   f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
+    )
+
+
+def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, Value]:
+    """As rftc.semantics.verl's, from the actor's optim section Trinity's trainer builds (its engine workers clip at
+    optim.clip_grad; the actor's grad_clip, from trainer.grad_clip, is read by no worker of verl 0.8) and the
+    model's LoRA keys."""
+    o = "verl.actor.optim"
+    over = f"{o}.override_optimizer_config."
+    override = {k[len(over):]: got.value for k, got in v.items() if k.startswith(over)}
+    megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
+    name, betas, eps = optimizer(lambda k: override if k == "override_optimizer_config" else val(f"{o}.{k}"),
+                                 megatron=megatron)
+    overrides = [k for k in v if k.startswith(over)]
+    keys = [f"{o}.optimizer", *([f"{o}.optimizer_impl"] if not megatron else []), *overrides]
+    cosine, lr = sched == "cosine", val(f"{o}.lr")
+    # veRL's optimizer config takes the deprecated grad_clip (trainer_config may set it) over clip_grad
+    clip = f"{o}.grad_clip" if val(f"{o}.grad_clip") is not None else f"{o}.clip_grad"
+    lora_keys = [f"verl.model.{k}" for k in ("lora_rank", "lora_alpha", "target_modules", "exclude_modules")]
+    return dict(
+        optimizer=of(name, *keys),
+        betas=of(betas, f"{o}.betas", *overrides) if betas is not None else Value(None),
+        eps=of(eps, *overrides, formula="the optimizer's default unless override_optimizer_config sets it")
+        if override else Value(eps, "the optimizer's default"),
+        clip_grad=of(val(clip), clip),
+        min_lr_ratio=(of(val(f"{o}.min_lr") / lr, f"{o}.min_lr", formula="min_lr / lr") if megatron else
+                      of(val(f"{o}.min_lr_ratio"), f"{o}.min_lr_ratio")) if cosine else Value(None),
+        lr_cycles=of(val(f"{o}.num_cycles"), f"{o}.num_cycles") if cosine and not megatron else Value(None),
+        lora=of(megatron_lora(lambda k: val(f"verl.model.lora.{k}")), "trainer.trainer_strategy",
+                *(k for k in v if k.startswith("verl.model.lora.")),
+                formula="Megatron-Bridge's LoRA from model.lora: verl's Megatron engine reads no lora_rank, so "
+                "model.lora_configs trains every weight") if megatron else of(lora(*(val(k) for k in lora_keys)),
+                                                                              *lora_keys),
+    )
+
+
+def _critic_optimizer(val, of) -> Value:
+    """As rftc.semantics.verl's, from the critic's optim section Trinity's trainer builds, read as veRL's optimizer
+    config reads it (grad_clip over clip_grad, warmup_style over lr_scheduler_type)."""
+    c = "verl.critic.optim"
+    clip = next(k for k in (f"{c}.grad_clip", f"{c}.clip_grad") if val(k) is not None or k.endswith("clip_grad"))
+    sched = next((f"{c}.{k}" for k in SCHEDULERS if val(f"{c}.{k}") is not None), None)
+    return of((val(clip), list(val(f"{c}.betas")), val(f"{c}.weight_decay"), val(sched) if sched else "constant",
+               val(f"{c}.lr_warmup_steps_ratio", 0.0)), clip, f"{c}.betas", f"{c}.weight_decay",
+              *([sched] if sched else []), f"{c}.lr_warmup_steps_ratio")
+
+
+def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[str, Value]:
+    """As rftc.semantics.verl's: Trinity's grpo advantage always divides by the std (of the group, or of the
+    batch with std_cal_level batch); rftc's veRL advantage passes norm_adv_by_std_in_grpo to veRL's estimator."""
+    kl_args = val("algorithm.kl_penalty_fn_args", {})
+    filters = [op for op in val(OPERATORS, []) if op["name"] == FILTER_GROUPS or "filter" in op["name"]
+               or op["name"] == "dapo_dynamic_sampling"]
+    t = val(f"{TS}.rollout_args.temperature", val("verl.rollout.temperature"))
+    if adv == "grpo":
+        norm = of(True if adv_args.get("std_cal_level", "group") == "group" else "batch std",
+                  "algorithm.advantage_fn_args")
+    elif adv == ADVANTAGE_FN and adv_args.get("estimator") in NORM_READERS:
+        norm = of(adv_args.get("norm_adv_by_std_in_grpo", True), "algorithm.advantage_fn_args")
+    else:
+        norm = Value(None)
+    return dict(
+        norm_adv_by_std=norm,
+        kl_in_reward_ctrl=(of(("adaptive", kl_args.get("target_kl"), kl_args.get("horizon")),
+                              "algorithm.kl_penalty_fn_args") if kl_args.get("adaptive")
+                           else of("fixed", "algorithm.kl_penalty_fn_args")) if kl_reward != "none" else Value(None),
+        dynamic_sampling=of("; ".join(f"groups whose {op['args'].get('metric')} varies" if op["name"] ==
+                                      FILTER_GROUPS else f"{op['name']} {op['args']}" for op in filters) or "none",
+                            OPERATORS),
+        do_sample=of("greedy" if t == 0 else "sampled", f"{TS}.rollout_args.temperature"),
+        ignore_eos=of(val("explorer.rollout_model.ignore_eos", False), "explorer.rollout_model.ignore_eos"),
+        repetition_penalty=of(val("explorer.rollout_model.repetition_penalty", 1.0),
+                              "explorer.rollout_model.repetition_penalty"),
+        min_response_length=of(val("explorer.rollout_model.min_response_tokens", 0),
+                               "explorer.rollout_model.min_response_tokens"),
+        sampling_seed=of(val("explorer.rollout_model.seed"), "explorer.rollout_model.seed"),
     )
 
 

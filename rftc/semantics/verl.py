@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import math
 
-from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP
+from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.batch import responses_per_step
+from rftc.mapping.lora import lora, megatron_lora
+from rftc.mapping.models import SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
+from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.optim import ADAM_BETAS, optimizer
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.inputs import launch_path
 from rftc.semantics.sft_verl import from_verl_sft
@@ -21,10 +25,10 @@ from rftc.verl.releases.modes import ASYNC
 from rftc.verl.trainers import is_sft
 
 A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.actor.optim"
+M = "actor_rollout_ref.model"
 RC = "algorithm.rollout_correction"
 TOTAL_PROMPTS = "rollout.total_rollout_steps"  # the fully async rollout's bound (rftc.verl.releases.modes)
 IMPORTED = "reward.reward_manager"  # 0.9: a manager class of the user's (source importlib)
-SCHEDULERS = ("lr_scheduler_type", "warmup_style", "lr_decay_style")  # the release's name for the schedule
 # veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
 DISCOUNTED = ("gae", "reinforce_plus_plus")
 LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN}  # veRL loss_mode -> Trinity's name of the same loss
@@ -131,8 +135,85 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
                           "trainer.n_gpus_per_node", formula="nnodes x n_gpus_per_node")
         if loop.rollout_gpus else Value(None),
         logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
+        **_optimizer_fields(r, sem, eff.release, sched),
+        critic_optimizer=_critic_optimizer(r, sem) if est == "gae" else Value(None),
+        **_loss_and_sampling_fields(r, eff, sem, est, kl_reward, n),
         reward=_reward(r),
         **inputs(r, reference=kl_loss or kl_reward, critic=est == "gae"),
+    )
+
+
+def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Value]:
+    """The actor's optimizer (rftc.semantics.optim), the key its release clips the gradient with, the cosine
+    schedule's floor and cycles, and LoRA."""
+    megatron = r.get(f"{A}.strategy") == "megatron"
+    name, betas, eps = optimizer(lambda k: r.get(f"{O}.{k}"), megatron=megatron)
+    keys = [f"{O}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config") if r.get(f"{O}.{k}")]
+    cosine = sched == "cosine"
+    lr = r.get(f"{O}.lr")
+    min_lr = r.get(f"{O}.min_lr") if megatron else None
+    return dict(
+        optimizer=r.of(name, *keys) if keys else Value(name, f"verl {release}: {'Megatron' if megatron else 'FSDP'}"
+                                                       " workers' default"),
+        betas=r.of(betas, f"{O}.betas", *keys) if betas is not None else Value(None),
+        eps=r.of(eps, *keys, formula="the optimizer's default unless override_optimizer_config sets it")
+        if eps is not None and keys else Value(eps, "the optimizer's default"),
+        clip_grad=r.v(clip_key(r.get, sem, megatron)),
+        min_lr_ratio=(r.of(min_lr / lr, f"{O}.min_lr", f"{O}.lr", formula="min_lr / lr") if isinstance(min_lr, (
+            int, float)) and lr else r.of(r.get(f"{O}.min_lr_ratio") or 0.0, f"{O}.min_lr_ratio")) if cosine
+        else Value(None),
+        lr_cycles=r.v(f"{O}.num_cycles", 0.5) if cosine and not megatron else Value(None),
+        lora=r.of(megatron_lora(lambda k: r.get(f"{M}.lora.{k}")), f"{M}.lora.rank",
+                  formula="Megatron-Bridge's LoRA from model.lora (the Megatron workers read no lora_rank)")
+        if megatron else r.of(lora(r.get(f"{M}.lora_rank"), r.get(f"{M}.lora_alpha"), r.get(f"{M}.target_modules"),
+                                   r.get(f"{M}.exclude_modules")), f"{M}.lora_rank",
+                              *([f"{M}.lora_alpha", f"{M}.target_modules"] if r.get(f"{M}.lora_rank") else [])),
+    )
+
+
+def _critic_optimizer(r: Reader, sem) -> Value:
+    """(clip, betas, weight decay, schedule, warmup ratio) of the critic's optimizer, the clip at the key the
+    release's critic reads."""
+    c = "critic.optim"
+    clip = clip_key(r.get, sem, r.get("critic.strategy") == "megatron", "critic")
+    sched_key = next((f"{c}.{k}" for k in SCHEDULERS if r.get(f"{c}.{k}") is not None), None)
+    return r.of((r.get(clip), list(r.get(f"{c}.betas") or ADAM_BETAS), r.get(f"{c}.weight_decay", 0.01),
+                 r.get(sched_key) if sched_key else "constant", r.get(f"{c}.lr_warmup_steps_ratio") or 0.0),
+                clip, f"{c}.betas", f"{c}.weight_decay", *([sched_key] if sched_key else []),
+                f"{c}.lr_warmup_steps_ratio")
+
+
+def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_reward: bool, n) -> dict[str, Value]:
+    """Advantage normalisation, the KL-in-reward controller, dynamic sampling, greedy or sampled rollouts, and the
+    rollout's ignore_eos, repetition penalty, minimum length and seed."""
+    ctrl, fg = "algorithm.kl_ctrl", "algorithm.filter_groups"
+    adaptive = str(r.get(f"{ctrl}.type", "fixed")) == "adaptive"
+    trainer = group_filter(eff.invocation, eff.release, r.get)  # a group of one response always stays
+    filters = trainer is not None and bool(r.get(f"{fg}.enable")) and n > 1
+    rounds = r.get(f"{fg}.max_num_gen_batches") if trainer == "dapo" else None
+    metric = r.get(f"{fg}.metric")
+    metric = "seq_reward" if trainer == "v1" and metric == V1_REWARD else metric
+    greedy = greedy_rollout(r.get) or r.get(f"{R}.temperature", 1.0) == 0
+    return dict(
+        norm_adv_by_std=(r.v("algorithm.norm_adv_by_std_in_grpo", True) if est in NORM_READERS
+                         else Value(True, f"verl's {est} estimator divides by the group's std"))
+        if est in NORM_READERS + ("grpo_vectorized",) else Value(None),
+        kl_in_reward_ctrl=(r.of(("adaptive", r.get(f"{ctrl}.target_kl"), r.get(f"{ctrl}.horizon")), f"{ctrl}.type",
+                                f"{ctrl}.target_kl", f"{ctrl}.horizon") if adaptive
+                           else r.of("fixed", f"{ctrl}.type")) if kl_reward else Value(None),
+        dynamic_sampling=r.of(f"groups whose {metric} varies" + (
+            f", at most {rounds} rounds" if isinstance(rounds, int) and rounds > 0 else ""), f"{fg}.enable",
+            f"{fg}.metric") if filters else r.of("none", f"{fg}.enable"),
+        do_sample=r.of("greedy" if greedy else "sampled", f"{R}.temperature",
+                       *([f"{R}.name", f"{R}.do_sample"] if r.get(f"{R}.do_sample") is False else [])),
+        ignore_eos=r.v(f"{R}.ignore_eos", False) if reads_sampling_key(r.get, sem, "ignore_eos")
+        else r.of(False, f"{R}.ignore_eos", formula=f"verl {eff.release}'s rollout does not read it"),
+        **{q: r.v(f"{R}.{key}", default) if reads_sampling_key(r.get, sem, key)
+           else Value(default, f"verl {eff.release}'s rollout samples with {key} {default}")
+           for q, key, default in (("repetition_penalty", "repetition_penalty", 1.0), ("min_response_length",
+                                                                                     "min_tokens", 0))},
+        sampling_seed=r.v(f"{R}.seed") if eff.has(f"{R}.seed") else Value(0, f"vLLM's seed 0 (verl {eff.release} "
+                                                                             "has no rollout.seed)"),
     )
 
 

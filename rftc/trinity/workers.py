@@ -51,6 +51,52 @@ def actor(cfg: TrinityConfig) -> Actor:
                  gradient_checkpointing=get(tc, "actor_rollout_ref.model.enable_gradient_checkpointing") is not False)
 
 
+FSDP_OPTIMIZERS = {"adam": "AdamW", "adamw": "AdamW", "sgd": "SGD"}  # config.py _map_optimizer_name_fsdp
+
+
+def actor_optim(cfg: TrinityConfig) -> dict:
+    """The actor's optim section Trinity's trainer builds (config.py _build_optimizer_config from
+    algorithm.optimizer; Megatron's under its own key names) with trainer_config's actor optim keys merged over it
+    (_normalize_trainer_config, _deep_merge: none of them is frozen)."""
+    o = cfg.algorithm.optimizer
+    optim = {"lr": o.lr, "lr_warmup_steps_ratio": o.lr_warmup_steps_ratio, "lr_warmup_steps": o.lr_warmup_steps,
+             "weight_decay": o.weight_decay, "betas": list(o.betas), "clip_grad": o.clip_grad,
+             "override_optimizer_config": None}
+    if cfg.trainer.trainer_strategy.startswith("megatron"):
+        optim.update(optimizer=o.optimizer_type, min_lr=o.min_lr_ratio * o.lr, lr_decay_style=o.lr_scheduler_type)
+    else:
+        optim.update(optimizer=FSDP_OPTIMIZERS.get(o.optimizer_type, o.optimizer_type), optimizer_impl="torch.optim",
+                     min_lr_ratio=o.min_lr_ratio, lr_scheduler_type=o.lr_scheduler_type, num_cycles=0.5)
+    tc = cfg.trainer.trainer_config or {}
+    arr = tc.get("actor_rollout_ref")
+    actor = arr.get("actor") if isinstance(arr, dict) and "actor" in arr else tc.get("actor")
+    _merge(optim, (actor or {}).get("optim") or {} if isinstance(actor, dict) else {})
+    return optim
+
+
+def critic_optim(cfg: TrinityConfig) -> dict:
+    """The critic's optim section Trinity's trainer builds (config.py _build_critic_optimizer_config: fixed
+    defaults) with trainer_config.critic.optim merged over it, its keys as written (veRL's optimizer config reads
+    grad_clip over clip_grad and warmup_style over lr_scheduler_type)."""
+    optim = {"lr": 1e-5, "lr_warmup_steps_ratio": 0.0, "lr_warmup_steps": -1, "weight_decay": 0.01,
+             "betas": [0.9, 0.999], "clip_grad": 1.0}
+    if not cfg.trainer.trainer_strategy.startswith("megatron"):
+        optim.update(optimizer="AdamW", min_lr_ratio=0.01, lr_scheduler_type="constant", num_cycles=0.5)
+    critic = (cfg.trainer.trainer_config or {}).get("critic")
+    _merge(optim, (critic or {}).get("optim") or {} if isinstance(critic, dict) else {})
+    return optim
+
+
+def _merge(base: dict, over: dict) -> None:
+    for k, v in over.items():
+        if k == "_target_":
+            continue
+        if isinstance(base.get(k), dict) and isinstance(v, dict):
+            _merge(base[k], v)
+        else:
+            base[k] = v
+
+
 def critic(cfg: TrinityConfig) -> Critic:
     """The critic of an expanded config (rftc.trinity.expand: critic_model_path is filled)."""
     c = get(cfg.trainer.trainer_config or {}, "critic") or {}

@@ -89,6 +89,8 @@ DERIVED_FIELDS = [
     "buffer.explorer_input.tasksets.0.default_reward_fn_type",
     "model.model_path", "model.critic_model_path", "model.custom_chat_template", "model.enable_thinking",
     "buffer.explorer_input.tasksets",
+    "data_processor.experience_pipeline.operators", "explorer.rollout_model.seed", "explorer.rollout_model.ignore_eos",
+    "explorer.rollout_model.repetition_penalty", "explorer.rollout_model.min_response_tokens",
 ]
 
 

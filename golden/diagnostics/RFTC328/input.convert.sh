@@ -4,6 +4,7 @@ python3 -m verl.trainer.main_ppo \
     data.train_files=/data/gsm8k/train.parquet \
     actor_rollout_ref.rollout.name=vllm \
     actor_rollout_ref.rollout.n=4 \
+    trainer.use_v1=False \
     algorithm.filter_groups.enable=True \
     algorithm.filter_groups.metric=acc \
     trainer.total_epochs=1 \

@@ -161,10 +161,11 @@ CODES = [
          "python3 -m verl.trainer.main_ppo max_turns=4   # run from a fork whose config adds max_turns"),
     Code("RFTC328", "not-read-by-trainer", W, "The launch sets a key its trainer composes but never reads.",
          "veRL's main_ppo composes algorithm.filter_groups (its AlgoConfig has the section since 0.5) but only the "
-         "DAPO recipe's trainer (recipe.dapo.main_dapo) samples dynamically with it, so the launch trains on "
-         "every prompt, and so does the converted config. Launch the recipe's trainer to filter groups (rftc "
-         "converts it), or drop the key.",
-         "python3 -m verl.trainer.main_ppo algorithm.filter_groups.enable=True"),
+         "DAPO recipe's trainer (recipe.dapo.main_dapo) and, from verl 0.9.0, main_ppo's v1 trainers "
+         "(trainer.use_v1, the default) sample dynamically with it; main_ppo's other trainers train on every "
+         "prompt, and so does the converted config. Launch a trainer that filters groups (rftc converts it), or "
+         "drop the key.",
+         "python3 -m verl.trainer.main_ppo trainer.use_v1=False algorithm.filter_groups.enable=True"),
     Code("RFTC329", "mini-batch-splits-groups", I, "A mini-batch counted in responses splits a prompt's responses.",
          "Releases that count ppo_mini_batch_size in responses (verl 0.1, the Megatron worker before 0.3.0.post0) "
          "let an optimizer step take part of a prompt's rollout.n responses; veRL computes the advantages on the "

@@ -79,6 +79,29 @@ CHANGES: tuple[Change, ...] = (
            evidence=(f"{ACTOR}.loss_agg_mode",), strict=True),
     Change("loss_agg_modes", "0.9.0", ("token-mean", "token-sum", *MODES4[1:]),
            "verl/workers/config/actor.py ActorConfig.__post_init__: valid_loss_agg_modes"),
+    # -- which key clips the actor's gradient (an FSDP actor; the Megatron actor's optimizer takes optim.clip_grad)
+    Change("actor_clip", FIRST, "grad_clip", "verl/workers/actor/dp_actor.py DataParallelPPOActor._optimizer_step: "
+           "clip_grad_norm_(max_norm=self.config.grad_clip)"),
+    Change("actor_clip", "0.7.0", "grad_clip_unless_engine", "verl/trainer/main_ppo.py "
+           "TaskRunner.add_actor_rollout_worker: trainer.use_legacy_worker_impl=disable runs "
+           "verl/workers/engine_workers.py, whose engine clips at optimizer_config.clip_grad"),
+    Change("actor_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step: "
+           "clip_grad_norm_(self.optimizer_config.clip_grad) (the legacy workers are gone)"),
+    Change("critic_clip", FIRST, "grad_clip", "verl/workers/critic/dp_critic.py DataParallelPPOCritic._optimizer_step: "
+           "clip_grad_norm_(max_norm=self.config.grad_clip)"),
+    Change("critic_clip", "0.6.0", "grad_clip_unless_engine", "verl/trainer/main_ppo.py TaskRunner.add_critic_worker: "
+           "trainer.use_legacy_worker_impl=disable runs the engine critic, which clips at optimizer_config.clip_grad "
+           "(0.5.0's engine clips at the critic's grad_clip too)"),
+    Change("critic_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step (the legacy "
+           "critic is gone)"),
+    # -- which rollout.* keys the training rollout's sampling reads besides n, temperature, top_p, top_k
+    Change("rollout_sampling_keys", FIRST, "config", "verl/workers/rollout/vllm_rollout/vllm_rollout.py "
+           "vLLMRollout.__init__: SamplingParams(**every config key naming one of its fields) (the sync rollout)"),
+    Change("rollout_sampling_keys", "0.7.0", "fixed", "verl/experimental/agent_loop/agent_loop.py "
+           "AgentLoopWorker.generate_sequences: fixed sampling params (repetition_penalty 1.0); the async servers "
+           "read no ignore_eos"),
+    Change("rollout_sampling_keys", "0.9.0", "ignore_eos", "verl/workers/rollout/vllm_rollout/vllm_async_server.py "
+           "generate: sampling_params.setdefault(\"ignore_eos\", config.ignore_eos)"),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
