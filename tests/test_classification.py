@@ -406,7 +406,8 @@ def test_every_trinity_row_has_one_class():
 def _every_section(cfg):
     """``cfg`` with the optional sections and list items its file leaves out, so each field has a value to
     perturb: the task pipeline and its output, the experience pipeline's output and operators, an auxiliary
-    buffer, an auxiliary model, the external-model settings, the deprecated task selectors, the Data-Juicer service."""
+    buffer, an auxiliary model, the external-model settings, the deprecated task selectors (the training taskset's
+    one that reads all its fields), the Data-Juicer service."""
     from rftc.trinity import schema as s
 
     cfg = cfg.model_copy(deep=True)
@@ -419,8 +420,9 @@ def _every_section(cfg):
     cfg.explorer.rollout_model.external_model_config = s.ExternalModelConfig()
     cfg.explorer.auxiliary_models = [s.InferenceModelConfig(model_path="judge",
                                                              external_model_config=s.ExternalModelConfig())]
-    for t in (ts, cfg.data_processor.task_pipeline.output, *cfg.buffer.explorer_input.eval_tasksets):
+    for t in (cfg.data_processor.task_pipeline.output, *cfg.buffer.explorer_input.eval_tasksets):
         t.task_selector = s.DataSelectorConfig()
+    ts.task_selector = s.DataSelectorConfig(selector_type="difficulty_based")
     cfg.service.data_juicer = s.DataJuicerServiceConfig()
     return cfg
 
@@ -429,6 +431,18 @@ def _deprecated_taskset(cfg):
     """``cfg`` with its training taskset under the deprecated ``buffer.explorer_input.taskset``."""
     cfg = cfg.model_copy(deep=True)
     cfg.buffer.explorer_input.taskset = cfg.buffer.explorer_input.tasksets.pop(0)
+    return cfg
+
+
+def _trinity_workflow(cfg):
+    """``cfg`` whose training taskset runs one of Trinity's workflows and reward functions, from explorer_input's
+    defaults (the taskset leaves them unset), its rows chosen by a selector that reads all its fields."""
+    cfg = cfg.model_copy(deep=True)
+    ei = cfg.buffer.explorer_input
+    ei.default_workflow_type, ei.default_reward_fn_type = "math_workflow", "math_reward"
+    ts = ei.tasksets[0]
+    ts.default_workflow_type = ts.default_reward_fn_type = None
+    ts.data_selector.selector_type = "difficulty_based"
     return cfg
 
 
@@ -478,6 +492,8 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
         configs[name] = result.config
     grpo, rm, sft = (configs[TRINITY_BASES[i]] for i in (0, 4, 2))
     configs["GRPO, every section"] = _every_section(grpo)
+    configs["GRPO, Trinity's workflow"] = _trinity_workflow(grpo)
+    configs["GRPO, Trinity's workflow, taskset"] = _deprecated_taskset(configs["GRPO, Trinity's workflow"])
     configs["GRPO, taskset"] = _deprecated_taskset(grpo)
     configs["reward model, taskset"] = _deprecated_taskset(rm)
     configs["GRPO, the model's temperature"] = _changed(grpo, "buffer.explorer_input.tasksets.rollout_args.temperature",

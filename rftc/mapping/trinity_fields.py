@@ -31,6 +31,10 @@ class Field:
 TS = "buffer.explorer_input.tasksets"
 EB = "buffer.trainer_input.experience_buffer"
 RM = "explorer.rollout_model"
+# the fields of data_selector each of Trinity's selectors reads (trinity/buffer/selector/selector.py); a selector
+# of a plugin may read them all
+SELECTOR_FIELDS = {"sequential": (), "shuffle": ("seed",), "random": ("seed",), "offline_easy2hard": ("feature_keys",),
+                   "difficulty_based": ("feature_keys", "kwargs", "seed")}
 
 
 def _algorithm(get) -> str | None:
@@ -49,6 +53,22 @@ def _taskset_value(get, key: str):
 def _ts_unset(key: str):
     """The first training taskset leaves ``key`` unset: Trinity's validator fills it in from the default."""
     return lambda get: bool(get(TS) or get("buffer.explorer_input.taskset")) and _taskset_value(get, key) is None
+
+
+def _other_workflow(get) -> bool:
+    return _taskset_value(get, "default_workflow_type") != WORKFLOW
+
+
+def _selector_reads(get, key: str, selector: str = "data_selector") -> bool:
+    """The first training taskset's ``selector`` is set and reads ``key`` (rftc.semantics.trinity_inputs)."""
+    kind = _taskset_value(get, f"{selector}.selector_type")
+    return kind is not None and key in SELECTOR_FIELDS.get(kind, ("seed", "feature_keys", "kwargs"))
+
+
+def _pipeline_writes(get) -> bool:
+    output = get("data_processor.task_pipeline.output")
+    return get("data_processor.task_pipeline") is not None and get("mode") in ("explore", "both") and (
+        output is None or getattr(output, "path", None) == _taskset_value(get, "path"))
 
 
 def _beside(get) -> bool:
@@ -76,10 +96,19 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "ts_top_p": ("the training taskset leaves rollout_args.top_p unset", _ts_unset("rollout_args.top_p")),
     "ts_workflow": ("the training taskset leaves default_workflow_type unset", _ts_unset("default_workflow_type")),
     "ts_reward_fn": ("the training taskset leaves default_reward_fn_type unset and its workflow reads it",
-                     lambda get: _ts_unset("default_reward_fn_type")(get)
-                     and _taskset_value(get, "default_workflow_type") != WORKFLOW),
-    "reward_fn_workflow": ("the training taskset's workflow scores with its reward_fn (not rftc's veRL reward "
-                          "workflow)", lambda get: _taskset_value(get, "default_workflow_type") != WORKFLOW),
+                     lambda get: _ts_unset("default_reward_fn_type")(get) and _other_workflow(get)),
+    "other_workflow": ("the training taskset runs another workflow than rftc's veRL reward workflow (which reads "
+                       "of a taskset its workflow_args, format.prompt_key and system_prompt only)", _other_workflow),
+    "selector": ("the training taskset's rows are chosen by its data_selector (no deprecated task_selector replaces "
+                 "it)", lambda get: _taskset_value(get, "task_selector") is None),
+    **{f"selector_{k}": (f"the training taskset's data_selector reads {k}",
+                         lambda get, k=k: _taskset_value(get, "task_selector") is None and _selector_reads(get, k))
+       for k in ("seed", "feature_keys", "kwargs")},
+    **{f"task_selector_{k}": (f"the training taskset's deprecated task_selector reads {k}",
+                              lambda get, k=k: _selector_reads(get, k, "task_selector"))
+       for k in ("seed", "feature_keys", "kwargs")},
+    "task_pipeline": ("the task pipeline writes the first training taskset (mode explore or both; its output unset, "
+                      "or at the taskset's path)", _pipeline_writes),
     "entropy_coef": ("an entropy coefficient is set (algorithm.entropy_loss_fn_args)",
                      lambda get: bool((get("algorithm.entropy_loss_fn_args") or {}).get("entropy_coef"))),
     "fixed_sync": ("an RL run whose explorer and trainer sync every sync_interval steps (sync_style fixed)",
@@ -120,25 +149,25 @@ def _taskset(prefix: str, *, data: dict, train: dict) -> list[Field]:
             ("is_eval", no(FOLLOWS)), ("batch_size", no(FOLLOWS)), ("total_epochs", no(FOLLOWS)),
             ("total_steps", no(FOLLOWS)), ("rollout_args.logprobs", no(NAMES)),
             ("default_workflow_type", train.get("reward", data)),
-            ("default_reward_fn_type", train.get("reward_fn", data)),
+            ("default_reward_fn_type", train.get("reward_fn", data)), ("storage_type", train.get("data", data)),
             ("workflow_args", train.get("workflow_args", data)), ("reward_fn_args", train.get("reward_kwargs", data)),
             ("repeat_times", train.get("repeat_times", data)), ("rollout_args.n", no(FOLLOWS)),
             ("rollout_args.temperature", train.get("temperature", data)),
             ("rollout_args.top_p", train.get("top_p", data)), ("rollout_args.top_k", train.get("top_k", data)),
             ("rollout_args.max_tokens", train.get("max_response_length", data)),
-            ("data_selector.*", train.get("data_order", data)), ("task_selector.*", train.get("data_order", data)),
-            ("format.*", train.get("data_columns", data)),
-            ("format.chat_template", train.get("chat_template", data)),
-            ("format.enable_thinking", train.get("chat_template", data)),
+            ("data_selector.*", train.get("data_order", data)), ("task_selector.*", train.get("task_selector", data)),
+            *[(f"{s}.{k}", train.get(f"{s}_{k}", data)) for s in ("data_selector", "task_selector")
+              for k in ("seed", "feature_keys", "kwargs")],
+            ("format.*", train.get("data_columns", data)), ("format.prompt_key", train.get("prompt_key", data)),
             ("format.system_prompt", train.get("chat_template", data)),
-            ("format.reply_prefix", train.get("chat_template", data)),
+            ("format.workflow_key", train.get("reward", data)), ("format.reward_fn_key", train.get("reward_fn", data)),
             ("format.enable_concatenated_multi_turn", train.get("multi_turn", data))]],
     ]
 
 
-def _buffer(prefix: str, *, data: dict) -> list[Field]:
-    """An experience buffer's fields: ``data`` classifies what selects and formats its rows (an SFT run's training
-    data); the queue's own settings do not train."""
+def _buffer(prefix: str, *, data: dict, rows: tuple = ()) -> list[Field]:
+    """An experience buffer's fields: ``data`` classifies what selects and formats its rows, ``rows`` those that
+    only some runs read (an SFT run's training data); the queue's own settings do not train."""
     return [
         Field(f"{prefix}.*", **data),
         *[Field(f"{prefix}.{k}", **c) for k, c in [
@@ -147,25 +176,29 @@ def _buffer(prefix: str, *, data: dict) -> list[Field]:
             ("ray_namespace", no(FOLLOWS)), ("index", no(FOLLOWS)), ("batch_size", no(FOLLOWS)),
             ("total_epochs", no(FOLLOWS)), ("total_steps", no(FOLLOWS)), ("schema_type", no(FOLLOWS)),
             ("tokenizer_path", no(FOLLOWS)), ("replay_buffer.*", to("replay_buffer", "replay")),
-            ("replay_buffer.enable", to("replay_buffer")), ("data_selector.*", to("data_order", "sft")),
-            ("format.chat_template", to("chat_template", "sft")), ("format.enable_thinking", to("thinking", "sft")),
-            ("format.prompt_type", to("loss_tokens", "sft")), ("format.prompt_key", to("loss_tokens", "sft_plaintext")),
-            ("format.response_key", to("loss_tokens", "sft_plaintext")),
-            ("format.system_prompt_key", to("loss_tokens", "sft_plaintext")),
-            ("format.system_prompt", to("loss_tokens", "sft_plaintext")),
-            ("format.reply_prefix", to("loss_tokens", "sft_plaintext")),
-            ("format.messages_key", to("loss_tokens", "sft_messages")),
-            ("format.tools_key", to("data_columns", "sft_messages")),
-            ("format.enable_concatenated_multi_turn", to("loss_tokens", "sft_messages")),
-            ("format.image_key", to("data_columns", "sft")), ("format.video_key", to("data_columns", "sft")),
+            ("replay_buffer.enable", to("replay_buffer")),
             ("format.workflow_key", no(UNREAD)), ("format.reward_fn_key", no(UNREAD)),
-            ("format.chosen_key", no(UNREAD)), ("format.rejected_key", no(UNREAD)),
-            ("storage_type", to("data_source", "sft")), ("subset_name", to("data_source", "sft")),
-            ("data_selector.selector_type", to("data_order", "sft")),
-            ("data_selector.feature_keys", to("selector_args", "sft")),
-            ("data_selector.kwargs", to("selector_args", "sft")),
-            ("data_selector.seed", to("data_seed", "sft_shuffle"))]],
+            ("format.chosen_key", no(UNREAD)), ("format.rejected_key", no(UNREAD)), *rows]],
     ]
+
+
+# the training data of an SFT run (the experience buffer): what selects and formats its rows, by the run's format
+SFT_BUFFER = (("data_selector.*", to("data_order", "sft")),
+              ("format.chat_template", to("chat_template", "sft")), ("format.enable_thinking", to("thinking", "sft")),
+              ("format.prompt_type", to("loss_tokens", "sft")), ("format.prompt_key", to("loss_tokens", "sft_plaintext")),
+              ("format.response_key", to("loss_tokens", "sft_plaintext")),
+              ("format.system_prompt_key", to("loss_tokens", "sft_plaintext")),
+              ("format.system_prompt", to("loss_tokens", "sft_plaintext")),
+              ("format.reply_prefix", to("loss_tokens", "sft_plaintext")),
+              ("format.messages_key", to("loss_tokens", "sft_messages")),
+              ("format.tools_key", to("data_columns", "sft_messages")),
+              ("format.enable_concatenated_multi_turn", to("loss_tokens", "sft_messages")),
+              ("format.image_key", to("data_columns", "sft")), ("format.video_key", to("data_columns", "sft")),
+              ("storage_type", to("data_source", "sft")), ("subset_name", to("data_source", "sft")),
+              ("data_selector.selector_type", to("data_order", "sft")),
+              ("data_selector.feature_keys", to("selector_args", "sft")),
+              ("data_selector.kwargs", to("selector_args", "sft")),
+              ("data_selector.seed", to("data_seed", "sft_shuffle")))
 
 
 def _inference(prefix: str, *, sampling: dict, placement: dict) -> list[Field]:
@@ -191,11 +224,15 @@ def _inference(prefix: str, *, sampling: dict, placement: dict) -> list[Field]:
 
 # a training taskset's fields: what its rows are sampled and scored with (repeat_times follows algorithm.repeat_times)
 TRAINING_TASKSET = {
-    "reward": to("reward", "rl"), "reward_fn": to("reward", "reward_fn_workflow"),
-    "workflow_args": to("reward", "verl_workflow"),
-    "reward_kwargs": to("reward_kwargs", "rl"), "repeat_times": no(FOLLOWS), "temperature": to("temperature", "rl"),
-    "top_p": to("top_p", "rl"), "top_k": to("top_k", "rl"), "max_response_length": to("taskset_max_tokens", "rl"),
-    "data_order": to("data_order", "rl"), "data_columns": to("data_columns", "rl"),
+    "reward": to("reward", "rl"), "reward_fn": to("reward", "other_workflow"),
+    "workflow_args": to("reward", "verl_workflow"), "data": to("data", "rl"),
+    "reward_kwargs": to("reward_kwargs", "other_workflow"), "repeat_times": no(FOLLOWS),
+    "temperature": to("temperature", "rl"), "top_p": to("top_p", "rl"), "top_k": to("top_k", "rl"),
+    "max_response_length": to("taskset_max_tokens", "rl"), "data_order": to("data_order", "selector"),
+    "task_selector": to("data_order", "rl"),
+    **{f"data_selector_{k}": to("data_order", f"selector_{k}") for k in ("seed", "feature_keys", "kwargs")},
+    **{f"task_selector_{k}": to("data_order", f"task_selector_{k}") for k in ("seed", "feature_keys", "kwargs")},
+    "data_columns": to("data_columns", "other_workflow"), "prompt_key": to("data_columns", "rl"),
     "chat_template": to("chat_template", "rl"), "multi_turn": to("multi_turn", "rl")}
 
 FIELDS: list[Field] = [
@@ -225,9 +262,11 @@ FIELDS: list[Field] = [
         ("optimizer.optimizer_type", to("optimizer")), ("optimizer.betas", to("betas")),
         ("optimizer.weight_decay", to("weight_decay")), ("optimizer.clip_grad", to("clip_grad"))]],
     # ---- data processing
-    Field("data_processor.task_pipeline.*", **to("data")),
+    # Data-Juicer's processing of the first training taskset's data, where the pipeline writes it
+    Field("data_processor.task_pipeline.*", **to("data", "task_pipeline")),
     Field("data_processor.task_pipeline.num_process", **no(PROCESSES)),
-    *_taskset("data_processor.task_pipeline.output", data=to("data"), train={}),
+    Field("data_processor.task_pipeline.output.*", **no(UNREAD)),  # the pipeline reads only its output's path
+    Field("data_processor.task_pipeline.output.path", **to("data", "task_pipeline")),
     Field("data_processor.experience_pipeline.*", **to("experience_pipeline")),
     Field("data_processor.experience_pipeline.save_input", **no(DEBUG)),
     Field("data_processor.experience_pipeline.input_save_path", **no(DEBUG)),
@@ -267,7 +306,7 @@ FIELDS: list[Field] = [
     *_taskset(TS, data=to("data", "rl"), train=TRAINING_TASKSET),
     *_taskset("buffer.explorer_input.taskset", data=to("data", "rl"), train=TRAINING_TASKSET),
     *_taskset("buffer.explorer_input.eval_tasksets", data=no(CADENCE), train={}),
-    *_buffer(EB, data=to("data", "sft")),
+    *_buffer(EB, data=to("data", "sft"), rows=SFT_BUFFER),
     *_buffer("buffer.trainer_input.auxiliary_buffers.*", data=to("auxiliary_data")),
     # ---- explorer
     Field("explorer.*", **no(PROCESSES)),

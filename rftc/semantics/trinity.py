@@ -308,9 +308,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **_optimizer_fields(v, val, of, sched),
         critic_optimizer=_critic_optimizer(val, of) if adv == "ppo" else Value(None),
         **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
-        reward=of(per_taskset(val(TASKSETS, []), lambda t: _reward(
-            t.get("default_workflow_type"), t.get("workflow_args") or {}, t.get("default_reward_fn_type"))),
-                  f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
+        reward=of(per_taskset(val(TASKSETS, []), _reward), f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
     )
 
@@ -391,11 +389,22 @@ def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[s
     )
 
 
-def _reward(workflow: str | None, wargs: dict, reward_fn: str | None) -> str:
-    """In the vocabulary of rftc.semantics.verl._reward where the workflow is rftc's veRL reward workflow."""
+def _reward(t: dict) -> str:
+    """A taskset's reward, in the vocabulary of rftc.semantics.verl._reward where the workflow is rftc's veRL reward
+    workflow (which ignores the reward_fn). Trinity's task reader takes a row's workflow (and reward_fn) from the
+    columns format.workflow_key and reward_fn_key name, where the row has a registered one, over the defaults."""
+    workflow, wargs, reward_fn = (t.get("default_workflow_type"), t.get("workflow_args") or {},
+                                  t.get("default_reward_fn_type"))
+    fmt = t.get("format") or {}
     if workflow == WORKFLOW:
         crf = wargs.get("custom_reward_function") or {}
         fn = f"{crf['path']}:{crf.get('name') or 'compute_score'}" if crf.get("path") else "default_compute_score"
         manager = wargs.get("reward_manager") or "naive"
-        return fn if manager == "naive" else f"{fn} ({manager} manager)"
-    return f"workflow {workflow}" + (f", reward_fn {reward_fn}" if reward_fn else "")
+        text = fn if manager == "naive" else f"{fn} ({manager} manager)"
+    else:
+        text = f"workflow {workflow}" + (f", reward_fn {reward_fn}" if reward_fn else "")
+        if fmt.get("reward_fn_key"):
+            text += f" (a row's reward_fn from its column {fmt['reward_fn_key']})"
+    if fmt.get("workflow_key"):
+        text += f"; a row's workflow from its column {fmt['workflow_key']}"
+    return text

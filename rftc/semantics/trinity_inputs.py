@@ -5,6 +5,7 @@ computes the quantities."""
 
 from __future__ import annotations
 
+from rftc.mapping.trinity_fields import SELECTOR_FIELDS
 from rftc.plugins import WORKFLOW
 from rftc.semantics.inputs import (ALL_ROWS, IN_FILE_ORDER, SHUFFLED, Order, data_path, reward_arguments,
                                    trinity_files)
@@ -17,8 +18,14 @@ NUMPY = "numpy default_rng"  # Trinity's selectors draw from np.random.default_r
 MODEL_KEYS = ("model.model_path", "model.critic_model_path", "model.custom_chat_template", "model.enable_thinking")
 # the fields of a taskset the quantities read; Trinity adds checkpoint_job_dir to workflow_args, which no reward
 # reads
-TASKSET_FIELDS = ("name", "path", "split", "subset_name", "format", "data_selector", "default_workflow_type",
-                  "default_reward_fn_type", "workflow_args", "reward_fn_args")
+TASKSET_FIELDS = ("name", "storage_type", "path", "split", "subset_name", "format", "data_selector",
+                  "default_workflow_type", "default_reward_fn_type", "workflow_args", "reward_fn_args")
+# what rftc's veRL reward workflow reads of a taskset's format (its prompt column, a system prompt; Trinity's task
+# reader the per-row workflow and reward columns): another workflow may read any of the rest
+WORKFLOW_FORMAT = ("prompt_key", "system_prompt", "workflow_key", "reward_fn_key")
+PIPELINE = "data_processor.task_pipeline"
+# what Trinity's task pipeline hands Data-Juicer (trinity/buffer/pipelines/task_pipeline.py), num_process aside
+PIPELINE_FIELDS = ("operators", "config_path", "inputs", "target_fields", "priority_weights", "top_k")
 INJECTED = ("checkpoint_job_dir",)
 
 
@@ -31,6 +38,20 @@ def view_inputs(x, put, where) -> None:
             where("model.chat_template_path"))
     put(TASKSETS, [{k: v for k, v in ts.model_dump().items() if k in TASKSET_FIELDS}
                    for ts in x.buffer.explorer_input.tasksets], where(f"{TASKSETS}.0.path"))
+    put(PIPELINE, _pipeline(x), where(PIPELINE))
+
+
+def _pipeline(x) -> dict | None:
+    """The task pipeline Trinity's launcher runs before the explorer starts, where it writes the first training
+    taskset's data (its output unset, or at the taskset's path; the explorer reads tasksets in modes explore and
+    both, and colocate runs no pipeline): Data-Juicer's operators over its inputs."""
+    p = x.data_processor.task_pipeline
+    ts = x.buffer.explorer_input.tasksets
+    if p is None or x.mode not in ("explore", "both") or not ts:
+        return None
+    if p.output is not None and p.output.path != ts[0].path:
+        return None
+    return {k: v for k, v in p.model_dump().items() if k in PIPELINE_FIELDS}
 
 
 def _template_file(path: str) -> str:
@@ -47,20 +68,39 @@ def inputs(v, val, of, *, reference: bool, critic: bool) -> dict[str, Value]:
     from_trinity's readers); ``reference``: a KL term in the loss or reward; ``critic``: a value model."""
     tasksets = val(TASKSETS, [])
     model = of(data_path(val("model.model_path")), "model.model_path")
+    system = per_taskset(tasksets, _system_prompt)
     return dict(
         model=model,
         reference_model=Value(model.value, model.source, "Trinity's reference worker loads model.model_path")
         if reference else Value(None),
         critic_model=of(data_path(val("model.critic_model_path")), "model.critic_model_path") if critic
         else Value(None),
-        chat_template=of(template_text(val("model.custom_chat_template"), val("model.enable_thinking")),
-                         "model.custom_chat_template", "model.enable_thinking"),
-        data=of(trinity_files([(t["path"], t["split"], t.get("subset_name")) for t in tasksets]), TASKSETS),
+        chat_template=of(template_text(val("model.custom_chat_template"), val("model.enable_thinking")) + (
+            f", system prompt {system}" if system not in (None, "none") else ""),
+                         "model.custom_chat_template", "model.enable_thinking", TASKSETS),
+        data=_data(tasksets, val(PIPELINE), of),
         data_columns=of(per_taskset(tasksets, _columns), TASKSETS),
         max_samples=Value(ALL_ROWS, "Trinity 0.6's tasksets (no field limits the rows read)"),
         data_order=of(_order(tasksets), TASKSETS),
         reward_kwargs=of(per_taskset(tasksets, _reward_kwargs), TASKSETS),
     )
+
+
+def _data(tasksets: list[dict], pipeline: dict | None, of) -> Value:
+    """The tasksets' files (a store other than a file named by its type), and the task pipeline that writes the
+    first one's."""
+    files = trinity_files([(t["path"] if str(t.get("storage_type") or "file") == "file" else
+                            f"{t['storage_type']}:{t['path']}", t["split"], t.get("subset_name")) for t in tasksets])
+    if pipeline is None:
+        return of(files, TASKSETS)
+    return of(f"{files}, the first written by Data-Juicer's task pipeline {pipeline}", TASKSETS, PIPELINE)
+
+
+def _system_prompt(t: dict) -> str:
+    """The system prompt the taskset's workflow puts before each prompt (format.system_prompt; rftc's veRL reward
+    workflow before a prompt without one)."""
+    prompt = (t.get("format") or {}).get("system_prompt")
+    return repr(prompt) if prompt else "none"
 
 
 def per_taskset(tasksets: list[dict], value):
@@ -80,7 +120,8 @@ def _columns(t: dict) -> str:
     if t.get("default_workflow_type") == WORKFLOW:
         return columns_text(fmt.get("prompt_key"), (t.get("workflow_args") or {}).get("reward_fn_key")
                             or "data_source")
-    return f"prompt: {fmt.get('prompt_key')}, response: {fmt.get('response_key')}"
+    rest = ", ".join(f"{k}: {v}" for k, v in fmt.items() if k not in WORKFLOW_FORMAT and v is not None)
+    return f"prompt: {fmt.get('prompt_key')}" + (f", {rest}" if rest else "")
 
 
 def _order(tasksets: list[dict]) -> Order | None:
@@ -101,7 +142,11 @@ def _selector(sel: dict) -> Order:
     kind = sel.get("selector_type") or "sequential"
     if kind == "sequential":
         return Order(IN_FILE_ORDER)
-    return Order(SHUFFLED if kind == "shuffle" else f"{kind} selector", NUMPY, sel.get("seed"))
+    if kind == "shuffle":
+        return Order(SHUFFLED, NUMPY, sel.get("seed"))
+    reads = SELECTOR_FIELDS.get(kind, ("seed", "feature_keys", "kwargs"))
+    by = "".join(f", {k} {sel.get(k)}" for k in ("feature_keys", "kwargs") if k in reads)
+    return Order(f"{kind} selector{by}", NUMPY if "seed" in reads else "", sel.get("seed") if "seed" in reads else None)
 
 
 def _reward_kwargs(t: dict):
