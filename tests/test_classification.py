@@ -427,6 +427,16 @@ def _every_section(cfg):
     return cfg
 
 
+def _with_task_pipeline(cfg):
+    """``cfg`` with a task pipeline that writes its training data (its output unset)."""
+    from rftc.trinity import schema as s
+
+    cfg = cfg.model_copy(deep=True)
+    cfg.data_processor.task_pipeline = s.TaskPipelineConfig(inputs=["raw.jsonl"],
+                                                            operators=[s.OperatorConfig(name="op")])
+    return cfg
+
+
 def _deprecated_taskset(cfg):
     """``cfg`` with its training taskset under the deprecated ``buffer.explorer_input.taskset``."""
     cfg = cfg.model_copy(deep=True)
@@ -501,6 +511,7 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
     configs["GRPO, explorer-driven sync"] = _changed(grpo, "synchronizer.sync_style",
                                                      type(grpo.synchronizer.sync_style)("explorer_driven"))
     configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
+    configs["SFT, a task pipeline"] = _with_task_pipeline(sft)
     for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}

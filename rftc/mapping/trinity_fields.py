@@ -66,9 +66,11 @@ def _selector_reads(get, key: str, selector: str = "data_selector") -> bool:
 
 
 def _pipeline_writes(get) -> bool:
+    """The task pipeline writes the training data (rftc.semantics.trinity_inputs)."""
     output = get("data_processor.task_pipeline.output")
-    return get("data_processor.task_pipeline") is not None and get("mode") in ("explore", "both") and (
-        output is None or getattr(output, "path", None) == _taskset_value(get, "path"))
+    target = get(f"{EB}.path") if _sft(get) else _taskset_value(get, "path")
+    return get("data_processor.task_pipeline") is not None and get("mode") in (
+        ("train",) if _sft(get) else ("explore", "both")) and (output is None or output.path == target)
 
 
 def _beside(get) -> bool:
@@ -107,8 +109,9 @@ WHEN: dict[str, tuple[str, Callable]] = {
     **{f"task_selector_{k}": (f"the training taskset's deprecated task_selector reads {k}",
                               lambda get, k=k: _selector_reads(get, k, "task_selector"))
        for k in ("seed", "feature_keys", "kwargs")},
-    "task_pipeline": ("the task pipeline writes the first training taskset (mode explore or both; its output unset, "
-                      "or at the taskset's path)", _pipeline_writes),
+    "task_pipeline": ("the task pipeline writes the training data (its output unset, or at the data's path): the "
+                      "first training taskset (mode explore or both), an SFT run's experience buffer (mode train)",
+                      _pipeline_writes),
     "entropy_coef": ("an entropy coefficient is set (algorithm.entropy_loss_fn_args)",
                      lambda get: bool((get("algorithm.entropy_loss_fn_args") or {}).get("entropy_coef"))),
     "fixed_sync": ("an RL run whose explorer and trainer sync every sync_interval steps (sync_style fixed)",
@@ -185,7 +188,8 @@ def _buffer(prefix: str, *, data: dict, rows: tuple = ()) -> list[Field]:
 # the training data of an SFT run (the experience buffer): what selects and formats its rows, by the run's format
 SFT_BUFFER = (("data_selector.*", to("data_order", "sft")),
               ("format.chat_template", to("chat_template", "sft")), ("format.enable_thinking", to("thinking", "sft")),
-              ("format.prompt_type", to("loss_tokens", "sft")), ("format.prompt_key", to("loss_tokens", "sft_plaintext")),
+              ("format.prompt_type", to("loss_tokens", "sft")),
+              ("format.prompt_key", to("loss_tokens", "sft_plaintext")),
               ("format.response_key", to("loss_tokens", "sft_plaintext")),
               ("format.system_prompt_key", to("loss_tokens", "sft_plaintext")),
               ("format.system_prompt", to("loss_tokens", "sft_plaintext")),

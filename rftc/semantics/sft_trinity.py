@@ -22,6 +22,7 @@ from rftc.trinity.derive import derive
 from rftc.trinity.schema import TrinityConfig
 
 EB = "buffer.trainer_input.experience_buffer"
+PIPELINE = "data_processor.task_pipeline"  # rftc.semantics.trinity_inputs puts it
 OPT = "algorithm.optimizer"
 MICRO = "trainer.trainer_config.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
 
@@ -100,7 +101,9 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         lora=of(peft_lora(*(getattr(lora[0], k) for k in ("lora_rank", "lora_alpha", "target_modules",
                                                            "exclude_modules"))) if lora else NONE,
                 "model.lora_configs"),
-        data=of(data_path(parquet_of(path, split)) if path else None, f"{EB}.path", f"{EB}.split"),
+        data=of(data_path(parquet_of(path, split)) + (f", written by Data-Juicer's task pipeline {val(PIPELINE)}"
+                                                        if val(PIPELINE) else "") if path else None,
+                f"{EB}.path", f"{EB}.split", PIPELINE),
         data_order=of({"shuffle": SHUFFLED, "sequential": "in file order"}.get(order, order),
                       f"{EB}.data_selector.selector_type"),
         chat_template=of(template_text(fmt.chat_template or val("model.custom_chat_template"), fmt.enable_thinking),

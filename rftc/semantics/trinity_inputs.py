@@ -42,14 +42,18 @@ def view_inputs(x, put, where) -> None:
 
 
 def _pipeline(x) -> dict | None:
-    """The task pipeline Trinity's launcher runs before the explorer starts, where it writes the first training
-    taskset's data (its output unset, or at the taskset's path; the explorer reads tasksets in modes explore and
-    both, and colocate runs no pipeline): Data-Juicer's operators over its inputs."""
+    """The task pipeline Trinity's launcher runs before the run starts, where it writes the training data (its
+    output unset, or at the data's path): an RL run's first training taskset (the explorer reads tasksets in modes
+    explore and both; colocate runs no pipeline), an SFT run's experience buffer (mode train). Data-Juicer's
+    operators over its inputs."""
     p = x.data_processor.task_pipeline
-    ts = x.buffer.explorer_input.tasksets
-    if p is None or x.mode not in ("explore", "both") or not ts:
+    if x.algorithm.algorithm_type == "sft":
+        target, modes = x.buffer.trainer_input.experience_buffer, ("train",)
+    else:
+        target, modes = next(iter(x.buffer.explorer_input.tasksets), None), ("explore", "both")
+    if p is None or target is None or x.mode not in modes:
         return None
-    if p.output is not None and p.output.path != ts[0].path:
+    if p.output is not None and p.output.path != target.path:
         return None
     return {k: v for k, v in p.model_dump().items() if k in PIPELINE_FIELDS}
 
