@@ -92,8 +92,8 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
             run = from_trinity(view(cfg, doc) if index is None else stage_view(cfg, doc, index),
                                dataset_rows=options.dataset_size, cwd=os.path.dirname(os.path.abspath(path)))
             picked = names[index] if names else None
-            settings = trinity_side(cfg, doc) if index is None else \
-                trinity_side(stage_configs(cfg)[index][1], stage_document(doc, index))
+            settings = trinity_side(cfg, doc, run) if index is None else \
+                trinity_side(stage_configs(cfg)[index][1], stage_document(doc, index), run)
     else:
         paths = [] if overrides is not None else [path]
         found = read(paths, options, overrides=overrides)
@@ -115,7 +115,7 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
                                        f"computed, {why}", result.launch.span,
                                        hint="give the values with --env NAME=VALUE" if unknown else None)
                 return Side(path, kind, None, result)
-            settings = verl_side(result.verl)
+            settings = verl_side(result.verl, run)
     if run is None:
         what = "does not check" if kind == "trinity" else "has no training launch whose config composes"
         at = result.launch.span if result.launch is not None else Span(path, 1, 1, 1, 2)

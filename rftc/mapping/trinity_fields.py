@@ -61,6 +61,8 @@ def _beside(get) -> bool:
 WHEN: dict[str, tuple[str, Callable]] = {
     "rl": ("an RL algorithm (not sft)", lambda get: not _sft(get)),
     "sft": ("algorithm_type sft (the experience buffer is the training data)", _sft),
+    "sft_not_file": ("SFT rows not read from a file (experience buffer storage_type not file; the model's data is "
+                     "the file's)", lambda get: _sft(get) and get(f"{EB}.storage_type") != "file"),
     "kl_loss": ("a KL loss (algorithm.kl_loss_fn not none)",
                 lambda get: get("algorithm.kl_loss_fn") not in (None, "none")),
     "kl_in_reward": ("KL in the reward (algorithm.kl_penalty_fn not none)",
@@ -160,7 +162,7 @@ def _buffer(prefix: str, *, data: dict) -> list[Field]:
             ("format.image_key", to("data_columns", "sft")), ("format.video_key", to("data_columns", "sft")),
             ("format.workflow_key", no(UNREAD)), ("format.reward_fn_key", no(UNREAD)),
             ("format.chosen_key", no(UNREAD)), ("format.rejected_key", no(UNREAD)),
-            ("storage_type", to("data_source", "sft")), ("subset_name", to("data_source", "sft")),
+            ("storage_type", to("data_source", "sft_not_file")), ("subset_name", to("data_source", "sft")),
             ("data_selector.selector_type", to("data_order", "sft")),
             ("data_selector.feature_keys", to("selector_args", "sft")),
             ("data_selector.kwargs", to("selector_args", "sft")),
@@ -201,14 +203,14 @@ TRAINING_TASKSET = {
 FIELDS: list[Field] = [
     # ---- the run
     *[Field(k, **c) for k, c in [
-        ("mode", to("mode")), ("project", no(NAMES)), ("group", no(NAMES)), ("name", no(NAMES)),
+        ("mode", to("mode", "rl")), ("project", no(NAMES)), ("group", no(NAMES)), ("name", no(NAMES)),
         ("checkpoint_root_dir", no(CADENCE)), ("checkpoint_job_dir", no(FOLLOWS)), ("ray_namespace", no(PROCESSES)),
         ("continue_from_checkpoint", no(CADENCE)),
         ("ignore_validator_suggestions", no(PROCESSES)),  # only the memory estimate's refusal (config_validator)
-        ("stages.stage_name", no(NAMES)), ("stages.mode", to("mode"))]],
+        ("stages.stage_name", no(NAMES)), ("stages.mode", to("mode", "rl"))]],
     # ---- algorithm
     *[Field(f"algorithm.{k}", **c) for k, c in [
-        ("algorithm_type", to("algorithm")), ("repeat_times", to("n", "rl")),
+        ("algorithm_type", to("advantage policy_loss")), ("repeat_times", to("n", "rl")),
         ("sample_strategy", to("experience_selection")), ("sample_strategy_args", to("experience_selection")),
         ("advantage_fn", to("advantage", "rl")), ("advantage_fn_args", to("advantage_args", "rl")),
         ("kl_penalty_fn", to("kl_in_reward", "rl")), ("kl_penalty_fn_args", to("kl_in_reward_coef", "kl_in_reward")),
@@ -239,7 +241,7 @@ FIELDS: list[Field] = [
         ("custom_chat_template", to("chat_template")), ("chat_template_path", to("chat_template_file")),
         ("temperature", to("temperature", "ts_temperature")), ("top_p", to("top_p", "ts_top_p")),
         ("top_k", no(UNREAD)),  # the taskset's rollout_args.top_k (-1 unless set) always wins
-        ("logprobs", no(NAMES)), ("max_model_len", to("context_length")),
+        ("logprobs", no(NAMES)), ("max_model_len", to("context_length max_length")),
         ("max_prompt_tokens", to("max_prompt_length", "rl")), ("max_response_tokens", to("max_response_length", "rl")),
         ("min_response_tokens", to("min_response_length", "rl")),
         ("enable_prompt_truncation", to("overlong_prompts", "rl")), ("repetition_penalty", to("repetition_penalty")),

@@ -8,7 +8,7 @@ them key by key (RFTC605) so that such a change never reads as the same training
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from rftc.diagnostics.model import Span
@@ -39,13 +39,18 @@ class Setting:
         return "; ".join(DESCRIPTIONS[q] for q in self.quantities)
 
 
-def _unmodelled(row) -> tuple[str, ...]:
-    return tuple(q for q in (row.feeds.split() if row is not None else ()) if q in DESCRIPTIONS)
+def _unmodelled(row, run) -> tuple[str, ...]:
+    """The NOT_IN_MODEL quantities ``row`` feeds, where it feeds none of ``run``'s (an RL or an SFT run: a field
+    such as Trinity's max_model_len is the model's max length in SFT, the engine's context length in RL)."""
+    feeds = row.feeds.split() if row is not None else []
+    if any(f.name in feeds for f in fields(run)):
+        return ()
+    return tuple(q for q in feeds if q in DESCRIPTIONS)
 
 
 # ---- a veRL launch
 
-def verl_settings(eff: EffectiveConfig) -> dict[str, Setting]:
+def verl_settings(eff: EffectiveConfig, run) -> dict[str, Setting]:
     """The keys the launch sets (EffectiveConfig.user_keys) whose row feeds a NOT_IN_MODEL quantity, where the
     row's condition holds (a condition that cannot be evaluated, such as a release the table lacks, is taken to
     hold: the key is compared rather than ignored)."""
@@ -57,7 +62,7 @@ def verl_settings(eff: EffectiveConfig) -> dict[str, Setting]:
     reader, out = Reader(eff), {}
     for key in eff.user_keys():
         row = find_rule(key, rules)
-        quantities = _unmodelled(row)
+        quantities = _unmodelled(row, run)
         if not quantities:
             continue
         holds = _verl_holds(row.when, eff.release)
@@ -105,7 +110,7 @@ def _verl_default(eff: EffectiveConfig, key: str) -> bool:
 
 # ---- a Trinity config
 
-def trinity_settings(cfg: TrinityConfig, doc: Document) -> dict[str, Setting]:
+def trinity_settings(cfg: TrinityConfig, doc: Document, run) -> dict[str, Setting]:
     """The fields the file ``doc`` sets (of the config ``cfg`` it loads as; a stage's, laid over the global
     sections) whose row feeds a NOT_IN_MODEL quantity, where the row's condition holds."""
     from rftc.mapping.trinity_fields import WHEN as TRINITY_WHEN, find_field
@@ -113,9 +118,10 @@ def trinity_settings(cfg: TrinityConfig, doc: Document) -> dict[str, Setting]:
 
     where, out = where_set(cfg, doc), {}
     get = trinity_get(cfg)
+    default = _trinity_default(cfg)
     for path, schema_path, holder, attr in _set_fields(cfg, doc.data, "", ""):
         row = find_field(schema_path)
-        quantities = _unmodelled(row)
+        quantities = _unmodelled(row, run)
         if not quantities:
             continue
         condition = TRINITY_WHEN[row.when][1] if row.when else None
@@ -125,12 +131,35 @@ def trinity_settings(cfg: TrinityConfig, doc: Document) -> dict[str, Setting]:
 
         if not holds(get):
             continue
-        value = getattr(holder, attr)
-        field = type(holder).model_fields[attr]
-        out[path] = Setting(path, quantities, Value(_plain(value), where(path)),
+        out[path] = Setting(path, quantities, Value(_plain(getattr(holder, attr)), where(path)),
                             doc.locate(tuple(int(p) if p.isdigit() else p for p in path.split("."))),
-                            same(_plain(value), _plain(field.get_default(call_default_factory=True))), holds)
+                            default(path, holder, attr), holds)
     return out
+
+
+def _trinity_default(cfg: TrinityConfig):
+    """(path, holder, field name) -> whether the field holds what Trinity runs with where the file leaves it unset:
+    the field's default, or the value Trinity's validator fills in from the other fields (rftc.trinity.expand),
+    such as max_model_len from the prompt and response lengths."""
+    from rftc.trinity.expand import expand
+
+    expanded = []
+
+    def default(path: str, holder, attr: str) -> bool:
+        value, unset = _plain(getattr(holder, attr)), type(holder).model_fields[attr].get_default(
+            call_default_factory=True)
+        if same(value, _plain(unset)):
+            return True
+        copy = cfg.model_copy(deep=True)
+        parent, _, _ = path.rpartition(".")
+        object.__setattr__(_at(copy, parent) if parent else copy, attr, unset)
+        try:
+            expanded[:] = expanded or [expand(cfg)]
+            filled = _at(expand(copy), path)
+        except (ValueError, TypeError, ArithmeticError, AttributeError):  # the config needs the field
+            return False
+        return filled is not None and same(_plain(filled), _plain(_at(expanded[0], path)))
+    return default
 
 
 def _set_fields(obj, data, path: str, schema_path: str):
@@ -175,7 +204,7 @@ def trinity_get(cfg: TrinityConfig):
     return get
 
 
-def _trinity_value(cfg: TrinityConfig, path: str, where) -> Value:
+def _at(cfg: TrinityConfig, path: str):
     """The value at ``path`` (list items by index, dict entries by key) of ``cfg``; None where it has none."""
     obj = cfg
     for part in path.split("."):
@@ -187,7 +216,7 @@ def _trinity_value(cfg: TrinityConfig, path: str, where) -> Value:
             obj = getattr(obj, part, None)
         if obj is None:
             break
-    return Value(_plain(obj), where(path))
+    return obj
 
 
 def _plain(value):
@@ -214,16 +243,18 @@ class Side:
     default: str  # whose defaults the unset keys take, in words
 
 
-def verl_side(eff: EffectiveConfig) -> Side:
+def verl_side(eff: EffectiveConfig, run) -> Side:
+    """A launch's side: ``run`` its model (rftc.semantics.model's TrainingRun or SftRun)."""
     reader = Reader(eff)
-    return Side("verl", verl_settings(eff), reader.v, reader.get, f"verl {eff.release}'s")
+    return Side("verl", verl_settings(eff, run), reader.v, reader.get, f"verl {eff.release}'s")
 
 
-def trinity_side(cfg: TrinityConfig, doc: Document) -> Side:
+def trinity_side(cfg: TrinityConfig, doc: Document, run) -> Side:
+    """A config's side (a stage's config and file as the stage reads them): ``run`` its model."""
     from rftc.semantics.trinity import where_set
 
     where = where_set(cfg, doc)
-    return Side("trinity", trinity_settings(cfg, doc), lambda path: _trinity_value(cfg, path, where),
+    return Side("trinity", trinity_settings(cfg, doc, run), lambda path: Value(_plain(_at(cfg, path)), where(path)),
                 trinity_get(cfg), "Trinity's")
 
 
@@ -240,13 +271,13 @@ class Unmodelled:
 
 def unmodelled(a: Side, b: Side) -> list[Unmodelled]:
     """The settings of NOT_IN_MODEL quantities in which A and B differ. Of two runs of one kind, each key either
-    sets whose condition holds on both sides, where its values differ; of a launch and a config (their keys differ),
+    sets whose condition holds on a side, where its values differ; of a launch and a config (their keys differ),
     each key a side sets to other than its default."""
     out = []
     if a.kind == b.kind:
         for key in dict.fromkeys([*a.settings, *b.settings]):
             s = a.settings.get(key) or b.settings[key]
-            if s.holds(a.get) and s.holds(b.get) and a.value(key) != b.value(key):
+            if (s.holds(a.get) or s.holds(b.get)) and a.value(key) != b.value(key):
                 out.append(Unmodelled(s, a.value(key), b.value(key)))
         return out
     for side in (a, b):
