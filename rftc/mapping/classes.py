@@ -170,6 +170,7 @@ WHEN: dict[str, tuple[str, Callable]] = {
 NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("actor_grad_clip", "the gradient norm Trinity clips the actor's updates at (trainer.grad_clip)"),
     ("advantage_args", "the arguments the advantage function is built with"),
+    ("algorithm", "what Trinity's algorithm adds to its functions' defaults (its sample strategy, its schema)"),
     ("auxiliary_data", "the auxiliary experience buffers the trainer reads beside the rollouts"),
     ("auxiliary_models", "the auxiliary models workflows query (judges, tools) and how they generate"),
     ("chat_template_file", "the chat template file the rows are rendered with"),

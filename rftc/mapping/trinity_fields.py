@@ -51,6 +51,13 @@ def _ts_unset(key: str):
     return lambda get: bool(get(TS) or get("buffer.explorer_input.taskset")) and _taskset_value(get, key) is None
 
 
+def _beyond_model(get) -> bool:
+    from rftc.trinity.registry import ALGORITHMS
+
+    algo = ALGORITHMS.get(_algorithm(get))
+    return algo is None or algo.schema not in ("experience", "sft") or algo.default("sample_strategy") != "default"
+
+
 def _beside(get) -> bool:
     """The explorer runs on GPUs of its own, ahead of the trainer (rftc.semantics.trinity compares GPUs then)."""
     return get("mode") == "both" and (bool(get("synchronizer.sync_offset"))
@@ -61,6 +68,9 @@ def _beside(get) -> bool:
 WHEN: dict[str, tuple[str, Callable]] = {
     "rl": ("an RL algorithm (not sft)", lambda get: not _sft(get)),
     "sft": ("algorithm_type sft (the experience buffer is the training data)", _sft),
+    "algorithm_beyond_model": ("an algorithm that trains by more than its functions' defaults and critic, which the "
+                               "model reads (its own sample strategy, a DPO or CPT schema, one rftc does not know)",
+                               _beyond_model),
     "sft_not_file": ("SFT rows not read from a file (experience buffer storage_type not file; the model's data is "
                      "the file's)", lambda get: _sft(get) and get(f"{EB}.storage_type") != "file"),
     "kl_loss": ("a KL loss (algorithm.kl_loss_fn not none)",
@@ -170,12 +180,14 @@ def _buffer(prefix: str, *, data: dict) -> list[Field]:
     ]
 
 
-def _inference(prefix: str, *, sampling: dict, placement: dict) -> list[Field]:
+def _inference(prefix: str, *, sampling: dict, placement: dict, own: dict | None = None) -> list[Field]:
     """An inference engine's fields (the rollout model, an auxiliary model): ``sampling`` classifies what decides
-    the text it generates, ``placement`` its GPUs; the engine's tuning does not train."""
+    the text it generates (``own``: the fields with a quantity of their own), ``placement`` its GPUs; the engine's
+    tuning does not train."""
+    own = own or {}
     return [
         Field(f"{prefix}.*", **no(KERNELS)),
-        *[Field(f"{prefix}.{k}", **c) for k, c in [
+        *[Field(f"{prefix}.{k}", **own.get(k, c)) for k, c in [
             ("model_path", sampling), ("dtype", sampling), ("seed", sampling), ("repetition_penalty", sampling),
             ("max_model_len", sampling), ("min_response_tokens", sampling), ("rope_scaling", sampling),
             ("rope_theta", sampling), ("ignore_eos", sampling), ("chat_template", sampling),
@@ -210,7 +222,7 @@ FIELDS: list[Field] = [
         ("stages.stage_name", no(NAMES)), ("stages.mode", to("mode", "rl"))]],
     # ---- algorithm
     *[Field(f"algorithm.{k}", **c) for k, c in [
-        ("algorithm_type", to("advantage policy_loss")), ("repeat_times", to("n", "rl")),
+        ("algorithm_type", to("algorithm", "algorithm_beyond_model")), ("repeat_times", to("n", "rl")),
         ("sample_strategy", to("experience_selection")), ("sample_strategy_args", to("experience_selection")),
         ("advantage_fn", to("advantage", "rl")), ("advantage_fn_args", to("advantage_args", "rl")),
         ("kl_penalty_fn", to("kl_in_reward", "rl")), ("kl_penalty_fn_args", to("kl_in_reward_coef", "kl_in_reward")),
@@ -279,7 +291,9 @@ FIELDS: list[Field] = [
         ("runner_per_model", no(PLACEMENT)), ("runner_num", no(PLACEMENT)),
         ("over_rollout.*", to("over_sampling")), ("dynamic_timeout.*", to("over_sampling")),
         ("runner_state_report_interval", no(NAMES))]],
-    *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside")),
+    *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside"),
+                own={"seed": to("sampling_seed", "rl"), "repetition_penalty": to("repetition_penalty", "rl"),
+                     "min_response_tokens": to("min_response_length", "rl"), "ignore_eos": to("ignore_eos", "rl")}),
     *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models"), placement=no(PLACEMENT)),
     Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),
     # ---- trainer
