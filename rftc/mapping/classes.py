@@ -168,7 +168,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
 # training, and tests/test_classification.py holds every name a row feeds to the model or this list (which only
 # shrinks: a name the model computes fails there).
 NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
-    ("actor_grad_clip", "the gradient norm Trinity clips the actor's updates at (trainer.grad_clip)"),
     ("advantage_args", "the arguments the advantage function is built with"),
     ("algorithm", "what Trinity's algorithm adds to its functions' defaults (its sample strategy, its schema)"),
     ("auxiliary_data", "the auxiliary experience buffers the trainer reads beside the rollouts"),
@@ -191,7 +190,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
     ("frozen_modules", "modules whose weights are frozen (such as the vision tower)"),
     ("hybrid_rollout", "veRL's v1 hybrid rollout, which switches the trainer's GPUs to generation"),
-    ("kl_controller", "the adaptive KL controller's target and horizon"),
     ("lora_args", "the LoRA adapter's other settings (excluded modules, a starting adapter)"),
     ("loss_normalization", "how the loss is normalised over data-parallel ranks' tokens"),
     ("loss_scale", "the factor the policy loss is scaled by"),

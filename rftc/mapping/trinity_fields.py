@@ -71,6 +71,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "algorithm_beyond_model": ("an algorithm that trains by more than its functions' defaults and critic, which the "
                                "model reads (its own sample strategy, a DPO or CPT schema, one rftc does not know)",
                                _beyond_model),
+    "fsdp_lora": ("a LoRA adapter trains (the actor is not Megatron's, which trains every weight instead)",
+                  lambda get: get("trainer.trainer_strategy") != "megatron"),
     "sft_not_file": ("SFT rows not read from a file (experience buffer storage_type not file; the model's data is "
                      "the file's)", lambda get: _sft(get) and get(f"{EB}.storage_type") != "file"),
     "kl_loss": ("a KL loss (algorithm.kl_loss_fn not none)",
@@ -259,9 +261,11 @@ FIELDS: list[Field] = [
         ("enable_prompt_truncation", to("overlong_prompts", "rl")), ("repetition_penalty", to("repetition_penalty")),
         ("enable_thinking", to("thinking")), ("fully_sharded_loras", no(KERNELS)), ("max_cpu_loras", no(MEMORY)),
         ("rope_scaling", to("model_config")), ("rope_theta", to("model_config")),
-        ("lora_configs.*", to("lora")), ("lora_configs.name", no(NAMES)), ("lora_configs.path", to("lora_args")),
-        ("lora_configs.base_model_name", no(FOLLOWS)), ("lora_configs.lora_dtype", to("precision")),
-        ("lora_configs.exclude_modules", to("lora_args")), ("lora_configs.is_dummy", to("lora_args")),
+        ("lora_configs.*", to("lora")), ("lora_configs.name", no(NAMES)),
+        ("lora_configs.path", to("lora_args", "fsdp_lora")), ("lora_configs.base_model_name", no(FOLLOWS)),
+        ("lora_configs.lora_dtype", to("precision", "fsdp_lora")),
+        ("lora_configs.exclude_modules", to("lora_args", "fsdp_lora")),
+        ("lora_configs.is_dummy", to("lora_args", "fsdp_lora")),
         ("tinker.*", to("tinker", "tinker")), ("tinker.enable", to("tinker")), ("tinker.base_url", no(PROCESSES)),
         ("external_model.*", to("external_model", "external")), ("external_model.enable", to("external_model")),
         ("external_model.base_url_env", no(PROCESSES)), ("external_model.api_key_env", no(PROCESSES))]],
@@ -300,7 +304,8 @@ FIELDS: list[Field] = [
     *[Field(f"trainer.{k}", **c) for k, c in [
         ("name", no(NAMES)), ("trainer_type", to("trainer_backend")), ("trainer_strategy", no(PLACEMENT)),
         ("save_interval", no(CADENCE)), ("enable_preview", no(NAMES)), ("total_steps", to("lr_horizon", "horizon")),
-        ("save_hf_checkpoint", no(CADENCE)), ("grad_clip", to("actor_grad_clip")),
+        ("save_hf_checkpoint", no(CADENCE)),
+        ("grad_clip", no(UNREAD)),  # Trinity writes it to the critic's frozen grad_clip: no worker reads it
         ("use_dynamic_bsz", to("micro_batch", "sft")),
         ("use_remove_padding", no(KERNELS)), ("balance_batch", no(BATCHING)),
         ("critic_warmup", to("critic_warmup", "critic")), ("max_token_len_per_gpu", to("micro_batch", "sft_dynamic")),
