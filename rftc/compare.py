@@ -126,7 +126,8 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
 
 def diff(a: str | None, b: str, options: Options | None = None, *, overrides: str | None = None,
          stage: str | None = None) -> Diff:
-    """What A and B train differently: the quantities of rftc.semantics whose values differ. With
+    """What A and B train differently: the quantities of rftc.semantics whose values differ, and the settings of
+    quantities the model does not compute yet in which they differ (rftc.semantics.unmodelled, RFTC605). With
     ``overrides`` A is that override text's main_ppo launch (as `rftc convert --overrides`), ``a`` None. ``stage``
     picks the stage of a config with stages (``training_run``)."""
     from rftc.semantics.model import differences, kind

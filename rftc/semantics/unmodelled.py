@@ -2,14 +2,14 @@
 NOT_IN_MODEL), read from the key classification (rftc.mapping.rules, sft_rules, trinity_fields): `rftc diff` compares
 them key by key (RFTC605) so that such a change never reads as the same training.
 
-    found = verl_settings(eff)          # {key: Setting} of the keys the launch sets
-    found = trinity_settings(cfg, doc)  # {path: Setting} of the fields the file sets (list items by index)
+    a, b = verl_side(eff, run), trinity_side(cfg, doc, run)  # what each sets ({key: Setting}), its values
+    for u in unmodelled(a, b): ...                           # u.setting.key, u.a, u.b: where the two differ
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Callable
 
 from rftc.diagnostics.model import Span
 from rftc.dotted import ABSENT
@@ -32,7 +32,7 @@ class Setting:
     value: Value
     span: Span | None
     default: bool  # the value is the release's (or Trinity's) default
-    holds: Any  # get -> whether the row's condition holds on a side (get: that side's values)
+    holds: Callable  # get -> whether the row's condition holds on a side (get: that side's values)
 
     @property
     def description(self) -> str:
