@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace
 import pytest
 
 from rftc import api
-from rftc.mapping.classes import INERT, WHEN
+from rftc.mapping.classes import INERT, NOT_IN_MODEL, WHEN
 from rftc.mapping.rules import RULES, find_rule
 from rftc.mapping.sft_rules import SFT_RULES
 from rftc.semantics.model import SftRun, TrainingRun
@@ -146,6 +146,23 @@ def test_every_row_has_one_class():
         assert all(q.isidentifier() for q in row.feeds.split()), row.verl
         assert not (row.when and not row.feeds), row.verl
     assert {r.when for r in RULES + SFT_RULES} - {""} == set(WHEN), "a condition no row names"
+
+
+MODELLED = {f.name for kind in (TrainingRun, SftRun) for f in fields(kind)}
+UNMODELLED = dict(NOT_IN_MODEL)
+
+
+def test_every_quantity_a_row_feeds_is_modelled_or_declared_not_in_model():
+    """A name a row feeds is a quantity of the semantic model or one of NOT_IN_MODEL (rftc diff compares the keys
+    that feed those value by value); NOT_IN_MODEL only shrinks: a name the model computes, or that no row feeds, is
+    not in it."""
+    from rftc.mapping.trinity_fields import FIELDS
+
+    fed = {q for row in [*RULES, *SFT_RULES, *FIELDS] for q in row.feeds.split()}
+    assert not sorted(fed - MODELLED - set(UNMODELLED)), "fed quantities neither modelled nor in NOT_IN_MODEL"
+    assert not sorted(set(UNMODELLED) & MODELLED), "NOT_IN_MODEL names the model now computes"
+    assert not sorted(set(UNMODELLED) - fed), "NOT_IN_MODEL names no row feeds"
+    assert len(UNMODELLED) == len(NOT_IN_MODEL) and all(UNMODELLED.values()), "one description per name"
 
 
 def perturbed(key: str, value):
@@ -283,8 +300,8 @@ def _can_hold(when: str, version: str) -> bool:
 @pytest.mark.parametrize("version", schema.versions())
 def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
     """A key classified as feeding a quantity changes it (in a base where its condition holds); a key that does not
-    change what is trained changes no quantity. Keys that feed quantities the model does not have yet are listed on
-    their own."""
+    change what is trained changes no quantity. Keys that feed only quantities the model does not have yet
+    (NOT_IN_MODEL) are not perturbed; a quantity in neither the model nor NOT_IN_MODEL is listed on its own."""
     start = time.perf_counter()
     wrong, lacking, checked, unchecked = [], {}, set(), {}
     for base in _bases(version):
@@ -301,8 +318,9 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
             feeds = row.feeds.split()
             absent = [q for q in feeds if q not in names]
             present = [q for q in feeds if q in names]
-            if absent and not present:
-                lacking.setdefault(key, set()).update(absent)
+            unknown = [q for q in absent if q not in MODELLED and q not in UNMODELLED]
+            if unknown:
+                lacking.setdefault(key, set()).update(unknown)
             if row.feeds and not present:
                 continue
             if row.feeds and row.when and not WHEN[row.when][1](lambda k: get(k, None), version):
@@ -325,7 +343,7 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
     if wrong:
         message.append(f"verl {version}: classification contradicted by the model:\n  " + "\n  ".join(wrong))
     if lacking:
-        message.append(f"verl {version}: keys feeding quantities the semantic model does not have yet:\n  " +
+        message.append(f"verl {version}: keys feeding quantities neither the model nor NOT_IN_MODEL has:\n  " +
                        "\n  ".join(f"{k} -> {' '.join(sorted(q))}" for k, q in sorted(lacking.items())))
     assert not message, "\n".join(message) + f"\n({elapsed:.1f}s)"
 
@@ -526,8 +544,9 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
             absent = [q for q in feeds if q not in names]
             present = [q for q in feeds if q in names]
             holds = not row.when or TRINITY_WHEN[row.when][1](get)
-            if absent and not present and holds:
-                lacking.setdefault(path, set()).update(absent)
+            unknown = [q for q in absent if q not in MODELLED and q not in UNMODELLED]
+            if unknown:
+                lacking.setdefault(path, set()).update(unknown)
             if row.feeds and present and not holds:
                 unchecked[path] = row.when
             if row.feeds and not (present and holds):
@@ -559,6 +578,6 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
     if wrong:
         message.append("Trinity 0.6: classification contradicted by the model:\n  " + "\n  ".join(wrong))
     if lacking:
-        message.append("Trinity 0.6: fields feeding quantities the semantic model does not have yet:\n  " +
+        message.append("Trinity 0.6: fields feeding quantities neither the semantic model nor NOT_IN_MODEL has:\n  " +
                        "\n  ".join(f"{k} -> {' '.join(sorted(q))}" for k, q in sorted(lacking.items())))
     assert not message, "\n".join(message) + f"\n({elapsed:.1f}s)"

@@ -86,6 +86,16 @@ def test_diff_example_is_real_output():
     assert "under their group's heading (" + ", ".join(GROUPS[:-1]) + f", {GROUPS[-1]})" in " ".join(page.split())
 
 
+def test_diff_lists_the_settings_it_does_not_compare():
+    """docs/diff.md's table of the quantities the model does not compute yet is NOT_IN_MODEL, in its order."""
+    from rftc.mapping.classes import NOT_IN_MODEL
+
+    page = (ROOT / "docs" / "diff.md").read_text()
+    section = page.split("## Settings rftc diff does not compare yet", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| (.+) \|$", section, flags=re.M)
+    assert rows == list(NOT_IN_MODEL)
+
+
 # a file of the repository as the pages name it: modules anywhere (rftc/api.py in prose or in the architecture
 # block); tests, scripts, benchmarks and data outside code blocks (a transcript may show a user's own scripts/)
 MODULE = re.compile(r"(?<![\w./~-])((?:rftc|runtime|grammar)/[\w./-]*\.(?:py|lark))")

@@ -73,6 +73,13 @@ def _pipeline_writes(get) -> bool:
         ("train",) if _sft(get) else ("explore", "both")) and (output is None or output.path == target)
 
 
+def _beyond_model(get) -> bool:
+    from rftc.trinity.registry import ALGORITHMS
+
+    algo = ALGORITHMS.get(_algorithm(get))
+    return algo is None or algo.schema not in ("experience", "sft") or algo.default("sample_strategy") != "default"
+
+
 def _beside(get) -> bool:
     """The explorer runs on GPUs of its own, ahead of the trainer (rftc.semantics.trinity compares GPUs then)."""
     return get("mode") == "both" and (bool(get("synchronizer.sync_offset"))
@@ -83,6 +90,13 @@ def _beside(get) -> bool:
 WHEN: dict[str, tuple[str, Callable]] = {
     "rl": ("an RL algorithm (not sft)", lambda get: not _sft(get)),
     "sft": ("algorithm_type sft (the experience buffer is the training data)", _sft),
+    "algorithm_beyond_model": ("an algorithm that trains by more than its functions' defaults and critic, which the "
+                               "model reads (its own sample strategy, a DPO or CPT schema, one rftc does not know)",
+                               _beyond_model),
+    "fsdp_lora": ("a LoRA adapter trains (the actor is not Megatron's, which trains every weight instead)",
+                  lambda get: get("trainer.trainer_strategy") != "megatron"),
+    "sft_not_file": ("SFT rows not read from a file (experience buffer storage_type not file; the model's data is "
+                     "the file's)", lambda get: _sft(get) and get(f"{EB}.storage_type") != "file"),
     "kl_loss": ("a KL loss (algorithm.kl_loss_fn not none)",
                 lambda get: get("algorithm.kl_loss_fn") not in (None, "none")),
     "kl_in_reward": ("KL in the reward (algorithm.kl_penalty_fn not none)",
@@ -198,19 +212,21 @@ SFT_BUFFER = (("data_selector.*", to("data_order", "sft")),
               ("format.tools_key", to("data_columns", "sft_messages")),
               ("format.enable_concatenated_multi_turn", to("loss_tokens", "sft_messages")),
               ("format.image_key", to("data_columns", "sft")), ("format.video_key", to("data_columns", "sft")),
-              ("storage_type", to("data_source", "sft")), ("subset_name", to("data_source", "sft")),
+              ("storage_type", to("data_source", "sft_not_file")), ("subset_name", to("data_source", "sft")),
               ("data_selector.selector_type", to("data_order", "sft")),
               ("data_selector.feature_keys", to("selector_args", "sft")),
               ("data_selector.kwargs", to("selector_args", "sft")),
               ("data_selector.seed", to("data_seed", "sft_shuffle")))
 
 
-def _inference(prefix: str, *, sampling: dict, placement: dict) -> list[Field]:
+def _inference(prefix: str, *, sampling: dict, placement: dict, own: dict | None = None) -> list[Field]:
     """An inference engine's fields (the rollout model, an auxiliary model): ``sampling`` classifies what decides
-    the text it generates, ``placement`` its GPUs; the engine's tuning does not train."""
+    the text it generates (``own``: the fields with a quantity of their own), ``placement`` its GPUs; the engine's
+    tuning does not train."""
+    own = own or {}
     return [
         Field(f"{prefix}.*", **no(KERNELS)),
-        *[Field(f"{prefix}.{k}", **c) for k, c in [
+        *[Field(f"{prefix}.{k}", **own.get(k, c)) for k, c in [
             ("model_path", sampling), ("dtype", sampling), ("seed", sampling), ("repetition_penalty", sampling),
             ("max_model_len", sampling), ("min_response_tokens", sampling), ("rope_scaling", sampling),
             ("rope_theta", sampling), ("ignore_eos", sampling), ("chat_template", sampling),
@@ -242,14 +258,14 @@ TRAINING_TASKSET = {
 FIELDS: list[Field] = [
     # ---- the run
     *[Field(k, **c) for k, c in [
-        ("mode", to("mode")), ("project", no(NAMES)), ("group", no(NAMES)), ("name", no(NAMES)),
+        ("mode", to("mode", "rl")), ("project", no(NAMES)), ("group", no(NAMES)), ("name", no(NAMES)),
         ("checkpoint_root_dir", no(CADENCE)), ("checkpoint_job_dir", no(FOLLOWS)), ("ray_namespace", no(PROCESSES)),
         ("continue_from_checkpoint", no(CADENCE)),
         ("ignore_validator_suggestions", no(PROCESSES)),  # only the memory estimate's refusal (config_validator)
-        ("stages.stage_name", no(NAMES)), ("stages.mode", to("mode"))]],
+        ("stages.stage_name", no(NAMES)), ("stages.mode", to("mode", "rl"))]],
     # ---- algorithm
     *[Field(f"algorithm.{k}", **c) for k, c in [
-        ("algorithm_type", to("algorithm")), ("repeat_times", to("n", "rl")),
+        ("algorithm_type", to("algorithm", "algorithm_beyond_model")), ("repeat_times", to("n", "rl")),
         ("sample_strategy", to("experience_selection")), ("sample_strategy_args", to("experience_selection")),
         ("advantage_fn", to("advantage", "rl")), ("advantage_fn_args", to("advantage_args", "rl")),
         ("kl_penalty_fn", to("kl_in_reward", "rl")), ("kl_penalty_fn_args", to("kl_in_reward_coef", "kl_in_reward")),
@@ -282,15 +298,17 @@ FIELDS: list[Field] = [
         ("custom_chat_template", to("chat_template")), ("chat_template_path", to("chat_template_file")),
         ("temperature", to("temperature", "ts_temperature")), ("top_p", to("top_p", "ts_top_p")),
         ("top_k", no(UNREAD)),  # the taskset's rollout_args.top_k (-1 unless set) always wins
-        ("logprobs", no(NAMES)), ("max_model_len", to("context_length")),
+        ("logprobs", no(NAMES)), ("max_model_len", to("context_length max_length")),
         ("max_prompt_tokens", to("max_prompt_length", "rl")), ("max_response_tokens", to("max_response_length", "rl")),
         ("min_response_tokens", to("min_response_length", "rl")),
         ("enable_prompt_truncation", to("overlong_prompts", "rl")), ("repetition_penalty", to("repetition_penalty")),
         ("enable_thinking", to("thinking")), ("fully_sharded_loras", no(KERNELS)), ("max_cpu_loras", no(MEMORY)),
         ("rope_scaling", to("model_config")), ("rope_theta", to("model_config")),
-        ("lora_configs.*", to("lora")), ("lora_configs.name", no(NAMES)), ("lora_configs.path", to("lora_args")),
-        ("lora_configs.base_model_name", no(FOLLOWS)), ("lora_configs.lora_dtype", to("precision")),
-        ("lora_configs.exclude_modules", to("lora_args")), ("lora_configs.is_dummy", to("lora_args")),
+        ("lora_configs.*", to("lora")), ("lora_configs.name", no(NAMES)),
+        ("lora_configs.path", to("lora_args", "fsdp_lora")), ("lora_configs.base_model_name", no(FOLLOWS)),
+        ("lora_configs.lora_dtype", to("precision", "fsdp_lora")),
+        ("lora_configs.exclude_modules", to("lora_args", "fsdp_lora")),
+        ("lora_configs.is_dummy", to("lora_args", "fsdp_lora")),
         ("tinker.*", to("tinker", "tinker")), ("tinker.enable", to("tinker")), ("tinker.base_url", no(PROCESSES)),
         ("external_model.*", to("external_model", "external")), ("external_model.enable", to("external_model")),
         ("external_model.base_url_env", no(PROCESSES)), ("external_model.api_key_env", no(PROCESSES))]],
@@ -320,14 +338,17 @@ FIELDS: list[Field] = [
         ("runner_per_model", no(PLACEMENT)), ("runner_num", no(PLACEMENT)),
         ("over_rollout.*", to("over_sampling")), ("dynamic_timeout.*", to("over_sampling")),
         ("runner_state_report_interval", no(NAMES))]],
-    *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside")),
+    *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside"),
+                own={"seed": to("sampling_seed", "rl"), "repetition_penalty": to("repetition_penalty", "rl"),
+                     "min_response_tokens": to("min_response_length", "rl"), "ignore_eos": to("ignore_eos", "rl")}),
     *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models"), placement=no(PLACEMENT)),
     Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),
     # ---- trainer
     *[Field(f"trainer.{k}", **c) for k, c in [
         ("name", no(NAMES)), ("trainer_type", to("trainer_backend")), ("trainer_strategy", no(PLACEMENT)),
         ("save_interval", no(CADENCE)), ("enable_preview", no(NAMES)), ("total_steps", to("lr_horizon", "horizon")),
-        ("save_hf_checkpoint", no(CADENCE)), ("grad_clip", to("actor_grad_clip")),
+        ("save_hf_checkpoint", no(CADENCE)),
+        ("grad_clip", no(UNREAD)),  # Trinity writes it to the critic's frozen grad_clip: no worker reads it
         ("use_dynamic_bsz", to("micro_batch", "sft")),
         ("use_remove_padding", no(KERNELS)), ("balance_batch", no(BATCHING)),
         ("critic_warmup", to("critic_warmup", "critic")), ("max_token_len_per_gpu", to("micro_batch", "sft_dynamic")),

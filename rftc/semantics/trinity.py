@@ -50,7 +50,7 @@ VERL_KEYS = {  # verl.* key of Trinity's veRL config -> the Trinity field it com
 def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     """Trinity's expansion of ``cfg`` (the config as loaded; ``doc`` its file, for the lines values came from)."""
     x = expand(cfg)
-    where = _where(cfg, doc)
+    where = where_set(cfg, doc)
     out: dict[str, Value] = {}
 
     def put(key: str, value, source: str | None = None):
@@ -158,12 +158,7 @@ def stage_view(cfg: TrinityConfig, doc: Document | None, index: int) -> dict[str
     stage's keys where it sets the section. A stage after the first starts from the Hugging Face checkpoint the
     previous stage saves last (Trinity's launcher sets model.model_path to it): a path only the run knows."""
     name, x = stage_configs(cfg)[index]
-    sub = None
-    if doc is not None:
-        data, own = stage_data(doc.data, index)
-        mine = {p[2:]: m for p, m in doc.marks.items() if p[:2] == ("stages", index) and p[2:3] and p[2] in own}
-        kept = {p: m for p, m in doc.marks.items() if p and p[0] not in own and p[0] != "stages"}
-        sub = Document(doc.file, doc.text, data, {**kept, **mine})
+    sub = stage_document(doc, index) if doc is not None else None
     if index == 0:
         return view(x, sub)
     before = cfg.stages[index - 1].stage_name or f"stage {index}"
@@ -174,6 +169,15 @@ def stage_view(cfg: TrinityConfig, doc: Document | None, index: int) -> dict[str
         out["model.model_path"] = Value(out["model.model_path"].value, f"{os.path.basename(at.file)}:{at.line} "
                                         f"stages.{index} (Trinity's stage order)" if at else "Trinity's stage order")
     return out
+
+
+def stage_document(doc: Document, index: int) -> Document:
+    """The file as stage ``index`` reads it: the global sections with the stage's own laid over them, each key at
+    its line."""
+    data, own = stage_data(doc.data, index)
+    mine = {p[2:]: m for p, m in doc.marks.items() if p[:2] == ("stages", index) and p[2:3] and p[2] in own}
+    kept = {p: m for p, m in doc.marks.items() if p and p[0] not in own and p[0] != "stages"}
+    return Document(doc.file, doc.text, data, {**kept, **mine})
 
 
 def _dotted(obj, path: str):
@@ -196,7 +200,7 @@ def _set(cfg: TrinityConfig, doc: Document | None, key: str) -> bool:
     return True
 
 
-def _where(cfg: TrinityConfig, doc: Document | None):
+def where_set(cfg: TrinityConfig, doc: Document | None):
     """key -> "file:line key" where the file sets the key (or "key (Trinity's default)")."""
     def where(key: str) -> str:
         if doc is not None and _set(cfg, doc, key):
