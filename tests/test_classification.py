@@ -41,7 +41,8 @@ PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "cr
        "reward.reward_model.model_path=rm | reward_model.model.path=rm", "reward_model.micro_batch_size_per_gpu=2",
        "algorithm.use_pf_ppo=True", "algorithm.rollout_correction.bypass_mode=True", "critic.model.lora_rank=8",
        f"{A}.loss_agg_mode=seq-mean-token-sum-norm", f"{A}.clip_ratio_low=null", f"{A}.clip_ratio_high=null",
-       f"{A}.optim.lr_scheduler_type=null")
+       f"{A}.optim.lr_scheduler_type=null", "critic.optim.override_optimizer_config={}",
+       "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine")
 SAPO = ("algorithm.adv_estimator=grpo", f"{A}.policy_loss.loss_mode=sapo", "custom_reward_function.path=reward.py")
 ASYNC = ("rollout.nnodes=1", "rollout.n_gpus_per_node=4", "trainer.n_gpus_per_node=4",
          "async_training.require_batches=1", "rollout.total_rollout_steps=1000")
@@ -76,7 +77,8 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
          Base("ppo", MAIN, "ppo_trainer", COMMON + PPO),
          Base("sapo", MAIN, "ppo_trainer", COMMON + SAPO),
          Base("hf", MAIN, "ppo_trainer", HF),
-         Base("megatron-muon", MAIN, "ppo_megatron_trainer", COMMON + GRPO + (f"{A}.optim.optimizer=muon",)),
+         Base("megatron-muon", MAIN, "ppo_megatron_trainer", COMMON + PPO + (
+             f"{A}.optim.optimizer=muon", "critic.optim.optimizer=muon")),
          Base("v1", MAIN, "ppo_trainer", COMMON + V1 + ("trainer.v1.trainer_mode=colocate_async",)),
          Base("v1-separate", MAIN, "ppo_trainer", COMMON + V1 + (
              "trainer.v1.trainer_mode=separate_async", "trainer.v1.separate_async.parameter_sync_step=2",

@@ -160,6 +160,14 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "scheduler_type_unset": ("the schedule is read from warmup_style (lr_scheduler_type unset)",
                              _unset(f"{A}.optim.lr_scheduler_type")),
     "muon": ("the optimizer is muon", _is(f"{A}.optim.optimizer", "muon")),
+    "critic_muon": ("a critic is trained with muon", lambda get, release: get("algorithm.adv_estimator") == "gae"
+                    and get(f"{C}.optim.optimizer") == "muon"),
+    "critic_fsdp_optim": ("a critic is trained with FSDP's optimizer (Megatron's takes no betas)",
+                          lambda get, release: get("algorithm.adv_estimator") == "gae"
+                          and get(f"{C}.strategy") != "megatron"),
+    "critic_cosine": ("a critic is trained with FSDP's cosine schedule", lambda get, release:
+                      get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") != "megatron" and "cosine" in (
+                          get(f"{C}.optim.lr_scheduler_type"), get(f"{C}.optim.warmup_style"))),
     "fsdp_optim": ("the actor's optimizer is FSDP's (Megatron's takes no betas)",
                    lambda get, release: get(f"{A}.strategy") != "megatron"),
     "fsdp_lora": ("the actor is FSDP's (the Megatron workers read model.lora.*)",

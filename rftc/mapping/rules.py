@@ -462,6 +462,9 @@ RULES: list[Rule] = [
            when=w) for k, w in (("clip_grad", "critic_optim_clip"), ("grad_clip", "critic"))],
     Rule(f"{C}.optim.*", "pass", feeds="critic_optimizer", when="critic"),
     Rule(f"{C}.optim.lr", "pass", feeds="critic_lr", when="critic"),
+    *[Rule(f"{C}.optim.{k}", "pass", feeds="critic_optimizer", when=w) for k, w in [
+        ("betas", "critic_fsdp_optim"), ("min_lr_ratio", "critic_cosine"), ("num_cycles", "critic_cosine"),
+        ("muon_*", "critic_muon")]],
     *[Rule(f"{C}.optim.{k}", "pass", inert=i) for k, i in [
         ("_target_", CLASS), ("total_training_steps", FOLLOWS), ("use_checkpoint_opt_param_scheduler", CADENCE),
         ("use_layer_wise_distributed_optimizer", PLACEMENT)]],

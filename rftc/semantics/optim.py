@@ -50,3 +50,14 @@ def optimizer(get, *, megatron: bool) -> tuple[str, list | None, float | None]:
 def _named(name: str, args: dict) -> str:
     """The optimizer's name with the arguments it is built with besides lr, betas, eps and weight decay."""
     return f"{name} ({', '.join(f'{k}={args[k]}' for k in sorted(args))})" if args else name
+
+
+def critic_optimizer(get, *, megatron: bool, clip, sched: str) -> tuple:
+    """(optimizer, clip, betas, eps, weight decay, schedule, warmup ratio, warmup steps, cosine floor and cycles) of
+    a critic's optim section; ``clip``: the value at the key its release clips at; ``sched``: its schedule."""
+    name, betas, eps = optimizer(get, megatron=megatron)
+    warmup = get("lr_warmup_steps")
+    cosine = (get("min_lr_ratio") or 0.0, 0.5 if get("num_cycles") is None else get("num_cycles")) \
+        if sched == "cosine" and not megatron else None
+    return (name, clip, betas, eps, 0.01 if get("weight_decay") is None else get("weight_decay"), sched,
+            get("lr_warmup_steps_ratio") or 0.0, warmup if isinstance(warmup, int) and warmup > 0 else None, cosine)
