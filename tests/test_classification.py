@@ -19,7 +19,7 @@ from rftc.mapping.sft_rules import SFT_RULES
 from rftc.semantics.model import SftRun, TrainingRun
 from rftc.semantics.verl import from_verl
 from rftc.verl.overrides.resolve import Resolver, has_interpolation
-from rftc.verl.releases import schema, semantics
+from rftc.verl.releases import modes, schema, semantics
 from rftc.verl.trainers import SFT_CONFIGS
 
 A, R, M = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.model"
@@ -53,8 +53,10 @@ SFT = ("data.train_files=train.parquet", "data.train_batch_size=16", "data.micro
        "trainer.total_training_steps=100", "model.partial_pretrain=Qwen/Qwen2.5-0.5B", "model.path=Qwen/Qwen2.5-0.5B",
        "model.lora_rank=8", "model.lora_alpha=16", "model.lora.rank=8", "trainer.nnodes=1",
        "trainer.n_gpus_per_node=8")
-V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py")
-HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + ("algorithm.adv_estimator=grpo",)
+V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py",
+      "algorithm.filter_groups.enable=True")
+HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + (
+    "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py")
 
 
 @dataclass(frozen=True)
@@ -290,6 +292,8 @@ def _can_hold(when: str, version: str) -> bool:
     if when in ("grad_clip", "critic_grad_clip"):  # from 0.8.0 only the engine workers, which clip at optim.*
         role = "actor" if when == "grad_clip" else "critic"
         return semantics.resolve(version, snapshot=False).value(f"{role}_clip") != "optim"
+    if when in ("filter_groups", "group_filter_trainer"):  # only main_ppo's v1 trainers of the bundled ones
+        return "v1" in names and bool(modes.fact("v1_routing", version))
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     return True

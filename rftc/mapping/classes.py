@@ -75,6 +75,12 @@ def _v1(get) -> str | None:
     return get(f"{T}.v1.trainer_mode") if get(f"{T}.use_v1") is True and get("rollout.nnodes") is None else None
 
 
+def _group_filters(get, release: str) -> bool:
+    from rftc.verl.releases import modes
+
+    return _v1(get) is not None and bool(modes.fact("v1_routing", release))
+
+
 def _rule_reward(get, release: str) -> bool:
     return not any(get(k) for k in RM_ON)
 
@@ -146,8 +152,11 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm",
                        _is(f"{A}.loss_agg_mode", "seq-mean-token-sum-norm")),
     "pf_ppo": ("preference-feedback PPO is on", _true("algorithm.use_pf_ppo")),
-    "filter_groups": ("dynamic sampling is on (algorithm.filter_groups.enable)",
-                      _true("algorithm.filter_groups.enable")),
+    "group_filter_trainer": ("the trainer filters groups: main_ppo's v1 trainers from 0.9.0 (and the DAPO recipe's, "
+                             "whose config no bundled release composes)", _group_filters),
+    "filter_groups": ("dynamic sampling is on (algorithm.filter_groups.enable) in a trainer that filters groups",
+                      lambda get, release: bool(get("algorithm.filter_groups.enable"))
+                      and _group_filters(get, release)),
     "distillation": ("on-policy distillation is on", _true("distillation.enabled")),
     # model and optimizer
     "lora": ("LoRA is on (lora_rank > 0)", lambda get, release: _positive(get, f"{M}.lora_rank")),
@@ -206,6 +215,10 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "reward_section_model": ("a reward model scores and no migrated legacy reward_model.model.path wins over "
                              "reward.reward_model.model_path", lambda get, release: not _rule_reward(get, release)
                              and not (get("reward_model.model.path") and _legacy_reward(get, release))),
+    # data
+    "sampler": ("a curriculum sampler orders the data (data.sampler.class_path)", _true("data.sampler.class_path")),
+    "no_sampler": ("no curriculum sampler orders the data (data.sampler.class_path unset)",
+                   _unset("data.sampler.class_path")),
     # sampling
     "multi_turn": ("multi-turn rollouts are on", _true(f"{R}.multi_turn.enable")),
     "sample_flag": ("the rollout reads do_sample (hf, naive; vLLM and SGLang do not)",

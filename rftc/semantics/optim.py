@@ -2,7 +2,8 @@
 one Trinity's trainer builds: FSDP's build_optimizer (verl/workers/config/optimizer.py: ``optimizer_impl``.
 ``optimizer``, betas for the Adam family, override_optimizer_config over both; torch.optim.AdamW where a release
 has no choice) and Megatron's (verl/utils/megatron/optimizer.py init_megatron_optim_config: Megatron's own Adam
-betas and eps unless override_optimizer_config sets adam_beta1/adam_beta2/adam_eps; Muon's muon_* settings).
+betas and eps unless override_optimizer_config sets adam_beta1/adam_beta2/adam_eps; Muon's muon_* settings) and
+the torchtitan engine's (verl/workers/engine/torchtitan/transformer_impl.py: optim.name with its eps and betas).
 The override's other entries are arguments of the optimizer too, so they are part of its name."""
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ def adam_family(name) -> bool:
 
 def optimizer(get, *, megatron: bool) -> tuple[str, list | None, float | None]:
     """(optimizer, betas, eps) of an optim section; ``get(name)`` reads its key (None where unset or absent)."""
+    if get("name") is not None:  # the torchtitan engine's section: the optimizer by name, its eps and betas
+        return f"torchtitan {get('name')}", [float(b) for b in get("betas") or ADAM_BETAS], float(get("eps"))
     override = dict(get("override_optimizer_config") or {})
     if megatron:
         name = get("optimizer") or "adam"

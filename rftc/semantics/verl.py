@@ -148,7 +148,8 @@ def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Val
     schedule's floor and cycles, and LoRA."""
     megatron = r.get(f"{A}.strategy") == "megatron"
     name, betas, eps = optimizer(lambda k: r.get(f"{O}.{k}"), megatron=megatron)
-    keys = [f"{O}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config") if r.get(f"{O}.{k}")]
+    keys = [f"{O}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config", "name", "eps")
+            if r.get(f"{O}.{k}")]
     cosine = sched == "cosine"
     lr = r.get(f"{O}.lr")
     min_lr = r.get(f"{O}.min_lr") if megatron else None
