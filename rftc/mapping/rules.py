@@ -488,7 +488,8 @@ RULES: list[Rule] = [
     *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, when="critic"),
     *[Rule(f"{C}.{k}", "rule", "models.map_models", n, **c) for k, n, c in [
         ("enable", "implied by algorithm.algorithm_type (ppo trains a critic)", no(FOLLOWS)),
-        ("strategy", "follows trainer.trainer_strategy", no(PLACEMENT)),
+        ("strategy", "follows trainer.trainer_strategy (the worker that reads critic.optim)",
+         to("critic_optimizer", "critic")),
         ("ppo_mini_batch_size", "follows buffer.train_batch_size", to("critic_steps", "critic")),
         ("use_dynamic_bsz", "follows trainer.use_dynamic_bsz", no(BATCHING)),
         ("ppo_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", no(BATCHING)),

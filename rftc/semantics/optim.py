@@ -16,6 +16,10 @@ ADAM_BETAS, ADAM_EPS = [0.9, 0.999], 1e-8  # torch.optim.AdamW's and Megatron's 
 MUON_ARGS = ("muon_momentum", "muon_nesterov", "muon_split_qkv", "muon_scale_mode", "muon_coefficient_type",
              "muon_num_ns_steps", "muon_tp_mode", "muon_fp32_matmul_prec", "muon_extra_scale_factor",
              "muon_scalar_optimizer")
+# Megatron OptimizerConfig entries an override may set that place or store the optimizer's state rather than change
+# its update (memory and offload; the precision-aware optimizer's state dtypes are the precision quantity's)
+NOT_ARGS = ("optimizer_cpu_offload", "overlap_cpu_optimizer_d2h_h2d", "optimizer_offload_fraction",
+            "use_precision_aware_optimizer")
 
 
 def adam_family(name) -> bool:
@@ -52,7 +56,8 @@ def optimizer(get, *, megatron: bool) -> tuple[str, list | None, float | None]:
 
 def _named(name: str, args: dict) -> str:
     """The optimizer's name with the arguments it is built with besides lr, betas, eps and weight decay."""
-    return f"{name} ({', '.join(f'{k}={args[k]}' for k in sorted(args))})" if args else name
+    shown = sorted(k for k in args if k not in NOT_ARGS)
+    return f"{name} ({', '.join(f'{k}={args[k]}' for k in shown)})" if shown else name
 
 
 def critic_optimizer(get, *, megatron: bool, clip, sched: str) -> tuple:
