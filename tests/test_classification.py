@@ -19,7 +19,7 @@ from rftc.mapping.sft_rules import SFT_RULES
 from rftc.semantics.model import SftRun, TrainingRun
 from rftc.semantics.verl import from_verl
 from rftc.verl.overrides.resolve import Resolver, has_interpolation
-from rftc.verl.releases import schema
+from rftc.verl.releases import modes, schema, semantics
 from rftc.verl.trainers import SFT_CONFIGS
 
 A, R, M = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.model"
@@ -28,11 +28,12 @@ COMMON = ("data.train_files=train.parquet", "data.val_files=test.parquet", "data
           "data.max_prompt_length=512", "data.max_response_length=1024", f"{M}.path=Qwen/Qwen2.5-0.5B",
           f"{A}.ppo_mini_batch_size=8", f"{A}.ppo_micro_batch_size_per_gpu=2", f"{R}.name=vllm", f"{R}.n=4",
           f"{R}.log_prob_micro_batch_size_per_gpu=2", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
-          "trainer.total_training_steps=100", "trainer.nnodes=1", "trainer.n_gpus_per_node=8")
+          "trainer.total_training_steps=100", "trainer.nnodes=1", "trainer.n_gpus_per_node=8",
+          f"{A}.optim.override_optimizer_config={{}}")
 GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_type=low_var_kl",
         f"{M}.lora_rank=8", f"{M}.lora_alpha=16",
         "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
-        f"{A}.optim.lr_scheduler_type=cosine | {A}.optim.warmup_style=cosine", f"{R}.multi_turn.enable=True",
+        f"{A}.optim.lr_scheduler_type=cosine | {A}.optim.warmup_style=cosine | {A}.optim.lr_decay_style=cosine", f"{R}.multi_turn.enable=True",
         "algorithm.filter_groups.enable=True",
         f"{M}.lora.rank=8", "distillation.enabled=True")
 PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
@@ -40,15 +41,22 @@ PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "cr
        "reward.reward_model.model_path=rm | reward_model.model.path=rm", "reward_model.micro_batch_size_per_gpu=2",
        "algorithm.use_pf_ppo=True", "algorithm.rollout_correction.bypass_mode=True", "critic.model.lora_rank=8",
        f"{A}.loss_agg_mode=seq-mean-token-sum-norm", f"{A}.clip_ratio_low=null", f"{A}.clip_ratio_high=null",
-       f"{A}.optim.lr_scheduler_type=null")
+       f"{A}.optim.lr_scheduler_type=null", "critic.optim.override_optimizer_config={}",
+       "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine")
 SAPO = ("algorithm.adv_estimator=grpo", f"{A}.policy_loss.loss_mode=sapo", "custom_reward_function.path=reward.py")
 ASYNC = ("rollout.nnodes=1", "rollout.n_gpus_per_node=4", "trainer.n_gpus_per_node=4",
          "async_training.require_batches=1", "rollout.total_rollout_steps=1000")
+# the legacy reward keys, which the off-policy trainers migrate (verl 0.9's main_ppo does not)
+LEGACY_RM = ("reward_model.enable=True", "reward_model.model.path=rm")
+LEGACY_CRF = ("custom_reward_function.path=reward.py",)
 SFT = ("data.train_files=train.parquet", "data.train_batch_size=16", "data.micro_batch_size_per_gpu=2",
        "trainer.total_training_steps=100", "model.partial_pretrain=Qwen/Qwen2.5-0.5B", "model.path=Qwen/Qwen2.5-0.5B",
        "model.lora_rank=8", "model.lora_alpha=16", "model.lora.rank=8", "trainer.nnodes=1",
        "trainer.n_gpus_per_node=8")
-V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py")
+V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py",
+      "algorithm.filter_groups.enable=True")
+HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + (
+    "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py")
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,9 @@ class Base:
 BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
          Base("ppo", MAIN, "ppo_trainer", COMMON + PPO),
          Base("sapo", MAIN, "ppo_trainer", COMMON + SAPO),
+         Base("hf", MAIN, "ppo_trainer", HF),
+         Base("megatron-muon", MAIN, "ppo_megatron_trainer", COMMON + PPO + (
+             f"{A}.optim.optimizer=muon", "critic.optim.optimizer=muon")),
          Base("v1", MAIN, "ppo_trainer", COMMON + V1 + ("trainer.v1.trainer_mode=colocate_async",)),
          Base("v1-separate", MAIN, "ppo_trainer", COMMON + V1 + (
              "trainer.v1.trainer_mode=separate_async", "trainer.v1.separate_async.parameter_sync_step=2",
@@ -78,9 +89,9 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
          Base("megatron", MAIN, "ppo_megatron_trainer", COMMON + GRPO),
          Base("megatron-ppo", MAIN, "ppo_megatron_trainer", COMMON + PPO),
          Base("fully_async", "verl.experimental.fully_async_policy.fully_async_main", "fully_async_ppo_trainer",
-              COMMON + GRPO + ASYNC),
+              COMMON + GRPO + ASYNC + LEGACY_RM),
          Base("one_step_off", "verl.experimental.one_step_off_policy.main_ppo", "one_step_off_ppo_trainer",
-              COMMON + GRPO + ASYNC),
+              COMMON + GRPO + ASYNC + LEGACY_CRF),
          Base("fully_async-megatron", "verl.experimental.fully_async_policy.fully_async_main",
               "fully_async_ppo_megatron_trainer", COMMON + GRPO + ASYNC),
          Base("one_step_off-megatron", "verl.experimental.one_step_off_policy.main_ppo",
@@ -278,7 +289,8 @@ def _bases(version: str):
     configs = set(s.config_names())
     bases = [b for b in BASES if b.config in configs and
              (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
-             (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config))]
+             (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config)) and
+             (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config))]
     grpo = BASES[0]
     default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
     return bases + [replace(grpo, name=f"grpo-{c}", choice=c) for c in s.choices(grpo.config) if c != default]
@@ -294,6 +306,13 @@ def _can_hold(when: str, version: str) -> bool:
         return "v1" in names
     if when == "own_rollout_gpus":
         return bool(names & {"v1-separate", "fully_async", "one_step_off"})
+    if when in ("grad_clip", "critic_grad_clip"):  # from 0.8.0 only the engine workers, which clip at optim.*
+        role = "actor" if when == "grad_clip" else "critic"
+        return semantics.resolve(version, snapshot=False).value(f"{role}_clip") != "optim"
+    if when in ("filter_groups", "group_filter_trainer"):  # only main_ppo's v1 trainers of the bundled ones
+        return "v1" in names and bool(modes.fact("v1_routing", version))
+    if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
+        return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     return True
 
 

@@ -75,8 +75,51 @@ def _v1(get) -> str | None:
     return get(f"{T}.v1.trainer_mode") if get(f"{T}.use_v1") is True and get("rollout.nnodes") is None else None
 
 
+def _group_filters(get, release: str) -> bool:
+    from rftc.verl.releases import modes
+
+    return _v1(get) is not None and bool(modes.fact("v1_routing", release))
+
+
 def _rule_reward(get, release: str) -> bool:
     return not any(get(k) for k in RM_ON)
+
+
+def _legacy_reward(get, release: str) -> bool:
+    """The trainer migrates the legacy reward keys (reward_model.*, custom_reward_function.*, sandbox_fusion.*):
+    every release's trainers but verl 0.9's main_ppo (rftc.verl.releases.legacy), whose configs have no top-level
+    rollout section (the off-policy trainers' have one)."""
+    from rftc.verl.releases import legacy
+
+    return get("rollout.nnodes") is not None or not legacy.ignores_legacy("verl.trainer.main_ppo", release)
+
+
+def _clips_at_optim(role: str):
+    """The release's actor (critic) clips at its optimizer's clip_grad (Megatron, the engine workers), not at the
+    legacy FSDP worker's grad_clip (rftc.mapping.models.clip_key)."""
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.models import clip_key
+
+        _, sem = _semantics(release)
+        section = A if role == "actor" else C
+        megatron = get(f"{section}.strategy") == "megatron"
+        return clip_key(get, sem, megatron, role) != f"{section}.grad_clip"
+    return holds
+
+
+def _sample_flag_readers() -> tuple:
+    from rftc.mapping.models import SAMPLE_FLAG_READERS
+
+    return SAMPLE_FLAG_READERS
+
+
+def _reads_sampling_key(key: str):
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.models import reads_sampling_key
+
+        _, sem = _semantics(release)
+        return reads_sampling_key(get, sem, key)
+    return holds
 
 
 def _dual_clip(get, release: str) -> bool:
@@ -109,8 +152,11 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm",
                        _is(f"{A}.loss_agg_mode", "seq-mean-token-sum-norm")),
     "pf_ppo": ("preference-feedback PPO is on", _true("algorithm.use_pf_ppo")),
-    "filter_groups": ("dynamic sampling is on (algorithm.filter_groups.enable)",
-                      _true("algorithm.filter_groups.enable")),
+    "group_filter_trainer": ("the trainer filters groups: main_ppo's v1 trainers from 0.9.0 (and the DAPO recipe's, "
+                             "whose config no bundled release composes)", _group_filters),
+    "filter_groups": ("dynamic sampling is on (algorithm.filter_groups.enable) in a trainer that filters groups",
+                      lambda get, release: bool(get("algorithm.filter_groups.enable"))
+                      and _group_filters(get, release)),
     "distillation": ("on-policy distillation is on", _true("distillation.enabled")),
     # model and optimizer
     "lora": ("LoRA is on (lora_rank > 0)", lambda get, release: _positive(get, f"{M}.lora_rank")),
@@ -118,23 +164,66 @@ WHEN: dict[str, tuple[str, Callable]] = {
                       _positive(get, f"{M}.lora.rank") and get(f"{A}.strategy") == "megatron"),
     "megatron_unit": ("Megatron's actor counts mini-batches in other units than FSDP's", _megatron_unit),
     "cosine": ("the lr schedule is cosine", lambda get, release: "cosine" in (
-        get(f"{A}.optim.lr_scheduler_type"), get(f"{A}.optim.warmup_style"), get("optim.lr_scheduler"),
-        get("optim.lr_scheduler_type"))),
+        get(f"{A}.optim.lr_scheduler_type"), get(f"{A}.optim.warmup_style"), get(f"{A}.optim.lr_decay_style"),
+        get("optim.lr_scheduler"), get("optim.lr_scheduler_type"))),
     "scheduler_type_unset": ("the schedule is read from warmup_style (lr_scheduler_type unset)",
                              _unset(f"{A}.optim.lr_scheduler_type")),
     "muon": ("the optimizer is muon", _is(f"{A}.optim.optimizer", "muon")),
+    "critic_muon": ("a critic is trained with muon", lambda get, release: get("algorithm.adv_estimator") == "gae"
+                    and get(f"{C}.optim.optimizer") == "muon"),
+    "critic_fsdp_optim": ("a critic is trained with FSDP's optimizer (Megatron's takes no betas)",
+                          lambda get, release: get("algorithm.adv_estimator") == "gae"
+                          and get(f"{C}.strategy") != "megatron"),
+    "critic_cosine": ("a critic is trained with FSDP's cosine schedule", lambda get, release:
+                      get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") != "megatron" and "cosine" in (
+                          get(f"{C}.optim.lr_scheduler_type"), get(f"{C}.optim.warmup_style"))),
+    "fsdp_optim": ("the actor's optimizer is FSDP's (Megatron's takes no betas)",
+                   lambda get, release: get(f"{A}.strategy") != "megatron"),
+    "fsdp_lora": ("the actor is FSDP's (the Megatron workers read model.lora.*)",
+                  lambda get, release: get(f"{A}.strategy") != "megatron"),
+    "fsdp_lora_on": ("LoRA is on in an FSDP actor (lora_rank > 0)", lambda get, release:
+                     get(f"{A}.strategy") != "megatron" and _positive(get, f"{M}.lora_rank")),
+    "grad_clip": ("the release's actor clips at grad_clip (the legacy FSDP worker)",
+                  lambda get, release: not _clips_at_optim("actor")(get, release)),
+    "optim_clip": ("the release's actor clips at optim.clip_grad (Megatron, the engine workers)",
+                   _clips_at_optim("actor")),
+    "critic_grad_clip": ("a critic is trained and clips at grad_clip (the legacy FSDP worker)", lambda get, release:
+                         get("algorithm.adv_estimator") == "gae" and not _clips_at_optim("critic")(get, release)),
+    "critic_optim_clip": ("a critic is trained and clips at optim.clip_grad (Megatron, the engine workers)",
+                          lambda get, release: get("algorithm.adv_estimator") == "gae"
+                          and _clips_at_optim("critic")(get, release)),
     # reward
     "reward_model": ("a reward model scores", lambda get, release: not _rule_reward(get, release)),
     "rule_reward": ("no reward model scores (a reward function does)", _rule_reward),
-    "custom_reward": ("a custom reward function is set (custom_reward_function.path)",
-                      _true("custom_reward_function.path")),
+    "legacy_reward_model": ("a reward model scores and the trainer migrates the legacy reward keys (not verl 0.9's "
+                            "main_ppo)", lambda get, release: not _rule_reward(get, release)
+                            and _legacy_reward(get, release)),
+    "legacy_rule_reward": ("no reward model scores and the trainer migrates the legacy reward keys (not verl 0.9's "
+                           "main_ppo)", lambda get, release: _rule_reward(get, release)
+                           and _legacy_reward(get, release)),
+    "legacy_custom_reward": ("custom_reward_function.path is set and the trainer migrates the legacy reward keys "
+                             "(not verl 0.9's main_ppo)", lambda get, release:
+                             bool(get("custom_reward_function.path")) and _legacy_reward(get, release)),
     "reward_section_reward": ("a reward function scores and custom_reward_function.path, read first, is unset",
                               lambda get, release: _rule_reward(get, release)
                               and not get("custom_reward_function.path")),
-    "reward_custom_reward": ("a custom reward function is set (reward.custom_reward_function.path)",
-                             _true("reward.custom_reward_function.path")),
+    "reward_custom_reward": ("a reward function scores, reward.custom_reward_function.path is set and no migrated "
+                             "legacy one wins over it",
+                             lambda get, release: _rule_reward(get, release)
+                             and bool(get("reward.custom_reward_function.path")) and not (
+                                 get("custom_reward_function.path") and _legacy_reward(get, release))),
+    "reward_section_model": ("a reward model scores and no migrated legacy reward_model.model.path wins over "
+                             "reward.reward_model.model_path", lambda get, release: not _rule_reward(get, release)
+                             and not (get("reward_model.model.path") and _legacy_reward(get, release))),
+    # data
+    "sampler": ("a curriculum sampler orders the data (data.sampler.class_path)", _true("data.sampler.class_path")),
+    "no_sampler": ("no curriculum sampler orders the data (data.sampler.class_path unset)",
+                   _unset("data.sampler.class_path")),
     # sampling
     "multi_turn": ("multi-turn rollouts are on", _true(f"{R}.multi_turn.enable")),
+    "sample_flag": ("the rollout reads do_sample (hf, naive; vLLM and SGLang do not)",
+                    lambda get, release: get(f"{R}.name") in _sample_flag_readers()),
+    "reads_ignore_eos": ("the release's rollout samples with ignore_eos", _reads_sampling_key("ignore_eos")),
     # trainer loops
     "train_batch": ("a step trains data.train_batch_size prompts (not the fully async trainer)",
                     _unset("async_training.require_batches")),

@@ -149,8 +149,8 @@ class TrainingRun:
                              "the cosine schedule decays to a different floor")
     lr_cycles: Value = _q("optimizer and schedule", "cosine cycles",
                           "the cosine schedule's learning rate falls (and rises) over a different number of cycles")
-    critic_optimizer: Value = _q("optimizer and schedule", "critic clip, betas, weight decay, schedule, warmup ratio",
-                                 "the value model is updated differently, so the advantages it gives differ")
+    critic_optimizer: Value = _q("optimizer and schedule", "critic optimizer, clip, betas, eps, weight decay, schedule, "
+                                 "warmup", "the value model is updated differently, so the advantages it gives differ")
     lora: Value = _q("model", "LoRA (rank, alpha, target modules)",
                      "a different set of weights is trained, or all of them")
     norm_adv_by_std: Value = _q("loss", "advantage / group std",

@@ -16,7 +16,7 @@ from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.model import SftRun, TrainingRun, Value
-from rftc.semantics.optim import optimizer
+from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
 from rftc.semantics.trinity_inputs import TASKSETS, inputs, per_taskset, view_inputs
 from rftc.trinity import workers
@@ -310,7 +310,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         logprob_source=of("rollout" if val("algorithm.bypass_old_logprobs", True) else "actor",
                           "algorithm.bypass_old_logprobs"),
         **_optimizer_fields(v, val, of, sched),
-        critic_optimizer=_critic_optimizer(val, of) if adv == "ppo" else Value(None),
+        critic_optimizer=_critic_optimizer(v, val, of) if adv == "ppo" else Value(None),
         **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
         reward=of(per_taskset(val(TASKSETS, []), _reward), f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
@@ -350,15 +350,19 @@ def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, 
     )
 
 
-def _critic_optimizer(val, of) -> Value:
+def _critic_optimizer(v: Mapping[str, Value], val, of) -> Value:
     """As rftc.semantics.verl's, from the critic's optim section Trinity's trainer builds, read as veRL's optimizer
     config reads it (grad_clip over clip_grad, warmup_style over lr_scheduler_type)."""
     c = "verl.critic.optim"
+    over = f"{c}.override_optimizer_config."
+    override = {k[len(over):]: got.value for k, got in v.items() if k.startswith(over)}
+    megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
     clip = next(k for k in (f"{c}.grad_clip", f"{c}.clip_grad") if val(k) is not None or k.endswith("clip_grad"))
     sched = next((f"{c}.{k}" for k in SCHEDULERS if val(f"{c}.{k}") is not None), None)
-    return of((val(clip), list(val(f"{c}.betas")), val(f"{c}.weight_decay"), val(sched) if sched else "constant",
-               val(f"{c}.lr_warmup_steps_ratio", 0.0)), clip, f"{c}.betas", f"{c}.weight_decay",
-              *([sched] if sched else []), f"{c}.lr_warmup_steps_ratio")
+    keys = [f"{c}.{k}" for k in ("optimizer", "betas", "weight_decay", "lr_warmup_steps_ratio", "lr_warmup_steps")]
+    return of(critic_optimizer(lambda k: override if k == "override_optimizer_config" else val(f"{c}.{k}"),
+                               megatron=megatron, clip=val(clip), sched=val(sched) if sched else "constant"),
+              clip, *keys, *(k for k in v if k.startswith(over)), *([sched] if sched else []))
 
 
 def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[str, Value]:

@@ -14,7 +14,7 @@ from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.model import SftRun, TrainingRun, Value
-from rftc.semantics.optim import ADAM_BETAS, optimizer
+from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.inputs import launch_path
 from rftc.semantics.sft_verl import from_verl_sft
@@ -148,7 +148,8 @@ def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Val
     schedule's floor and cycles, and LoRA."""
     megatron = r.get(f"{A}.strategy") == "megatron"
     name, betas, eps = optimizer(lambda k: r.get(f"{O}.{k}"), megatron=megatron)
-    keys = [f"{O}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config") if r.get(f"{O}.{k}")]
+    keys = [f"{O}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config", "name", "eps")
+            if r.get(f"{O}.{k}")]
     cosine = sched == "cosine"
     lr = r.get(f"{O}.lr")
     min_lr = r.get(f"{O}.min_lr") if megatron else None
@@ -172,15 +173,17 @@ def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Val
 
 
 def _critic_optimizer(r: Reader, sem) -> Value:
-    """(clip, betas, weight decay, schedule, warmup ratio) of the critic's optimizer, the clip at the key the
-    release's critic reads."""
+    """The critic's optimizer and schedule (rftc.semantics.optim), the clip at the key the release's critic
+    reads."""
     c = "critic.optim"
-    clip = clip_key(r.get, sem, r.get("critic.strategy") == "megatron", "critic")
+    megatron = r.get("critic.strategy") == "megatron"
+    clip = clip_key(r.get, sem, megatron, "critic")
     sched_key = next((f"{c}.{k}" for k in SCHEDULERS if r.get(f"{c}.{k}") is not None), None)
-    return r.of((r.get(clip), list(r.get(f"{c}.betas") or ADAM_BETAS), r.get(f"{c}.weight_decay", 0.01),
-                 r.get(sched_key) if sched_key else "constant", r.get(f"{c}.lr_warmup_steps_ratio") or 0.0),
-                clip, f"{c}.betas", f"{c}.weight_decay", *([sched_key] if sched_key else []),
-                f"{c}.lr_warmup_steps_ratio")
+    sched = r.get(sched_key) if sched_key else "constant"
+    keys = [f"{c}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config", "betas",
+                                  "weight_decay", "lr_warmup_steps_ratio", "lr_warmup_steps") if r.eff.has(f"{c}.{k}")]
+    return r.of(critic_optimizer(lambda k: r.get(f"{c}.{k}"), megatron=megatron, clip=r.get(clip), sched=sched),
+                clip, *keys, *([sched_key] if sched_key else []))
 
 
 def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_reward: bool, n) -> dict[str, Value]:
