@@ -37,7 +37,8 @@ GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_t
         "algorithm.filter_groups.enable=True",
         f"{M}.lora.rank=8", "distillation.enabled=True")
 PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
-       "algorithm.use_kl_in_reward=True", "reward.reward_model.enable=True | reward_model.enable=True",
+       "algorithm.use_kl_in_reward=True", "algorithm.kl_ctrl.type=adaptive",
+       "reward.reward_model.enable=True | reward_model.enable=True",
        "reward.reward_model.model_path=rm | reward_model.model.path=rm", "reward_model.micro_batch_size_per_gpu=2",
        "algorithm.use_pf_ppo=True", "algorithm.rollout_correction.bypass_mode=True", "critic.model.lora_rank=8",
        f"{A}.loss_agg_mode=seq-mean-token-sum-norm", f"{A}.clip_ratio_low=null", f"{A}.clip_ratio_high=null",

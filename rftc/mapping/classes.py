@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from rftc.mapping.models import MCORE
+
 # why a key does not change what is trained
 NAMES, CADENCE, PLACEMENT, MEMORY, BATCHING, KERNELS, PROFILING, PROCESSES, CLASS, FOLLOWS, UNREAD, DEBUG = INERT = (
     "names and logging", "checkpoint and evaluation cadence", "placement and parallelism", "memory and offload",
@@ -102,7 +104,7 @@ def _clips_at_optim(role: str):
 
         _, sem = _semantics(release)
         section = A if role == "actor" else C
-        megatron = get(f"{section}.strategy") == "megatron"
+        megatron = get(f"{section}.strategy") in MCORE
         return clip_key(get, sem, megatron, role) != f"{section}.grad_clip"
     return holds
 
@@ -161,7 +163,7 @@ WHEN: dict[str, tuple[str, Callable]] = {
     # model and optimizer
     "lora": ("LoRA is on (lora_rank > 0)", lambda get, release: _positive(get, f"{M}.lora_rank")),
     "megatron_lora": ("Megatron LoRA is on (model.lora.rank > 0, strategy megatron)", lambda get, release:
-                      _positive(get, f"{M}.lora.rank") and get(f"{A}.strategy") == "megatron"),
+                      _positive(get, f"{M}.lora.rank") and get(f"{A}.strategy") in MCORE),
     "megatron_unit": ("Megatron's actor counts mini-batches in other units than FSDP's", _megatron_unit),
     "cosine": ("the lr schedule is cosine", lambda get, release: "cosine" in (
         get(f"{A}.optim.lr_scheduler_type"), get(f"{A}.optim.warmup_style"), get(f"{A}.optim.lr_decay_style"),
@@ -173,16 +175,16 @@ WHEN: dict[str, tuple[str, Callable]] = {
                     and get(f"{C}.optim.optimizer") == "muon"),
     "critic_fsdp_optim": ("a critic is trained with FSDP's optimizer (Megatron's takes no betas)",
                           lambda get, release: get("algorithm.adv_estimator") == "gae"
-                          and get(f"{C}.strategy") != "megatron"),
+                          and get(f"{C}.strategy") not in MCORE),
     "critic_cosine": ("a critic is trained with FSDP's cosine schedule", lambda get, release:
-                      get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") != "megatron" and "cosine" in (
+                      get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") not in MCORE and "cosine" in (
                           get(f"{C}.optim.lr_scheduler_type"), get(f"{C}.optim.warmup_style"))),
     "fsdp_optim": ("the actor's optimizer is FSDP's (Megatron's takes no betas)",
-                   lambda get, release: get(f"{A}.strategy") != "megatron"),
+                   lambda get, release: get(f"{A}.strategy") not in MCORE),
     "fsdp_lora": ("the actor is FSDP's (the Megatron workers read model.lora.*)",
-                  lambda get, release: get(f"{A}.strategy") != "megatron"),
+                  lambda get, release: get(f"{A}.strategy") not in MCORE),
     "fsdp_lora_on": ("LoRA is on in an FSDP actor (lora_rank > 0)", lambda get, release:
-                     get(f"{A}.strategy") != "megatron" and _positive(get, f"{M}.lora_rank")),
+                     get(f"{A}.strategy") not in MCORE and _positive(get, f"{M}.lora_rank")),
     "grad_clip": ("the release's actor clips at grad_clip (the legacy FSDP worker)",
                   lambda get, release: not _clips_at_optim("actor")(get, release)),
     "optim_clip": ("the release's actor clips at optim.clip_grad (Megatron, the engine workers)",
@@ -249,7 +251,7 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "dynamic_bsz": ("micro-batches by tokens (data.use_dynamic_bsz)", _true("data.use_dynamic_bsz")),
     "lora_sft": ("LoRA is on (model.lora_rank > 0)", lambda get, release: _positive(get, "model.lora_rank")),
     "megatron_lora_sft": ("Megatron LoRA is on (model.lora.rank > 0, engine megatron)", lambda get, release:
-                          _positive(get, "model.lora.rank") and get("engine.strategy") == "megatron"),
+                          _positive(get, "model.lora.rank") and get("engine.strategy") in MCORE),
 }
 
 # The quantities rows feed that the semantic model (rftc.semantics.model) does not compute yet, each with what it
@@ -263,11 +265,15 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("auxiliary_models", "the auxiliary models workflows query (judges, tools) and how they generate"),
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
+    ("code_sandbox", "the code-execution sandbox the reward runs responses in (its memory limit decides which fail)"),
     ("context_length", "the engine's context length, which bounds prompt and response together"),
-    ("critic_loss_agg_mode", "how the critic's loss aggregates tokens and scales"),
     ("critic_lora", "the LoRA adapter the critic trains (rank, alpha, targets)"),
+    ("critic_loss_agg_mode", "how the critic's loss aggregates tokens and scales"),
+    ("critic_model_config", "the critic's own model settings (its config overrides, config file and chat template)"),
+    ("critic_schedule_args", "the critic optimizer's engine-specific schedule and state settings"),
     ("critic_steps", "the critic's epochs, mini-batches and their order per rollout batch"),
     ("critic_warmup", "the steps the critic trains before the actor starts"),
+    ("data_generation", "a generator that writes training rows while the run trains (data.datagen)"),
     ("data_seed", "the seed the experience buffer's rows are drawn with"),
     ("data_source", "where the experience buffer's rows are stored and which subset is read"),
     ("dataset_class", "the dataset class that reads and formats the rows"),
@@ -278,11 +284,13 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("external_model", "an external model service that generates the rollouts"),
     ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
     ("frozen_modules", "modules whose weights are frozen (such as the vision tower)"),
+    ("group_refill", "how a trainer that filters groups refills the batch (prompts a round, rounds, rounds in flight)"),
     ("hybrid_rollout", "veRL's v1 hybrid rollout, which switches the trainer's GPUs to generation"),
     ("lora_args", "the LoRA adapter's other settings (excluded modules, a starting adapter)"),
     ("loss_normalization", "how the loss is normalised over data-parallel ranks' tokens"),
     ("loss_scale", "the factor the policy loss is scaled by"),
     ("lr_schedule_args", "the learning-rate schedule's other arguments"),
+    ("media_columns", "the image, video or audio columns a prompt's media come from"),
     ("megatron_lora", "Megatron's LoRA adapter (rank, alpha, targets)"),
     ("microbatch_loss_scale", "how each micro-batch's loss is scaled before accumulation"),
     ("minibatch_order", "the order the rollout batch's mini-batches are trained in (shuffle and its seed)"),
@@ -298,7 +306,9 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("policy_loss_args", "the policy loss's other arguments"),
     ("precision", "the precision the model trains and its optimizer state are kept in"),
     ("prompt_truncation", "how prompts over the length limit are cut"),
+    ("reference_model_path", "a reference model of its own instead of the actor's initial weights"),
     ("replay_buffer", "replaying earlier experiences from a buffer"),
+    ("replay_sampler", "main_ppo v1's replay sampler (a custom sampler and its arguments)"),
     ("reward_manager", "the reward manager that calls the reward function"),
     ("reward_model_args", "the reward model's settings (its tokenizer, lengths, configuration)"),
     ("rollout_correction", "importance-sampling correction of the rollout's off-policy log-probs"),
@@ -310,11 +320,13 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("taskset_max_tokens", "the response length a taskset's rollouts are cut at"),
     ("thinking", "the chat template's thinking switch"),
     ("tinker", "training on the Tinker service instead of local workers"),
+    ("tokenization", "how turns are tokenised into one sequence (continuous tokens)"),
     ("tokenizer", "the tokenizer the rows are tokenized with"),
     ("trainer_backend", "the trainer's backend"),
     ("trainer_config_file", "a veRL worker config file laid over the trainer's"),
     ("trainer_seed", "the seed the trainer initialises and samples with"),
     ("val_only", "the run only validates, and trains nothing"),
     ("value_clip", "the range the critic's value updates are clipped to"),
+    ("weight_init", "whether a model's weights are loaded from its path or initialised at random (load_weight)"),
     ("weight_sync", "how often the explorer takes the trainer's new weights"),
 )

@@ -19,6 +19,9 @@ MEGATRON_OFFLOAD = {"param_offload": "trainer.param_offload", "optimizer_offload
 SCHEDULES = {"constant": "constant", "cosine": "cosine"}
 # the optim key naming the schedule, in the order veRL reads them: its optimizer config takes the deprecated
 # warmup_style over lr_scheduler_type where set (verl/workers/config/optimizer.py FSDPOptimizerConfig.__post_init__)
+# the strategies whose workers are Megatron's (its optimizer config, Megatron-Bridge's LoRA): MindSpeed's engine is
+# Megatron's (verl/workers/engine/mindspeed/transformer_impl.py MindspeedEngineWithLMHead(MegatronEngineWithLMHead))
+MCORE = ("megatron", "mindspeed")
 SCHEDULERS = ("warmup_style", "lr_scheduler_type", "lr_decay_style")
 ROLLOUT_SEED = 42  # Trinity's InferenceModelConfig.seed, and verl 0.9's rollout.seed
 SAMPLE_FLAG_READERS = ("hf", "naive")  # the rollouts whose generate reads rollout.do_sample

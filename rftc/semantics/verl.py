@@ -9,7 +9,7 @@ import math
 from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.lora import lora, megatron_lora
-from rftc.mapping.models import SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
+from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
 from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
@@ -146,7 +146,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
 def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Value]:
     """The actor's optimizer (rftc.semantics.optim), the key its release clips the gradient with, the cosine
     schedule's floor and cycles, and LoRA."""
-    megatron = r.get(f"{A}.strategy") == "megatron"
+    megatron = r.get(f"{A}.strategy") in MCORE
     name, betas, eps = optimizer(lambda k: r.get(f"{O}.{k}"), megatron=megatron)
     keys = [f"{O}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config", "name", "eps")
             if r.get(f"{O}.{k}")]
@@ -176,7 +176,7 @@ def _critic_optimizer(r: Reader, sem) -> Value:
     """The critic's optimizer and schedule (rftc.semantics.optim), the clip at the key the release's critic
     reads."""
     c = "critic.optim"
-    megatron = r.get("critic.strategy") == "megatron"
+    megatron = r.get("critic.strategy") in MCORE
     clip = clip_key(r.get, sem, megatron, "critic")
     sched_key = next((f"{c}.{k}" for k in SCHEDULERS if r.get(f"{c}.{k}") is not None), None)
     sched = r.get(sched_key) if sched_key else "constant"
