@@ -17,6 +17,7 @@ from rftc.mapping.classes import INERT, NOT_IN_MODEL, WHEN
 from rftc.mapping.rules import RULES, find_rule
 from rftc.mapping.sft_rules import SFT_RULES
 from rftc.semantics.model import SftRun, TrainingRun
+from rftc.semantics.unmodelled import walk
 from rftc.semantics.verl import from_verl
 from rftc.verl.overrides.resolve import Resolver, has_interpolation
 from rftc.verl.releases import modes, schema, semantics
@@ -506,16 +507,8 @@ def _holder(obj, path: str):
     """The object holding the field at ``path`` (a list's first item, a dict's first entry), and its name; None
     where the config has no such item."""
     *parents, last = path.split(".")
-    for p in parents:
-        if p == "*":
-            obj = next(iter(obj.values()), None) if isinstance(obj, dict) else None
-        else:
-            obj = getattr(obj, p, None)
-            if isinstance(obj, list):
-                obj = obj[0] if obj else None
-        if obj is None:
-            return None
-    return obj, last
+    obj = walk(obj, parents)
+    return None if obj is None else (obj, last)
 
 
 def _trinity_get(cfg):

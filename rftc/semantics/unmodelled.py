@@ -187,20 +187,26 @@ def _set_fields(obj, data, path: str, schema_path: str):
             yield from _set_fields(child, raw, p, sp)
 
 
+def walk(obj, parts):
+    """The object at ``parts`` below ``obj`` as the conditions read it (a list's first item, a dict's first entry);
+    None where there is none."""
+    for part in parts:
+        if part == "*":
+            obj = next(iter(obj.values()), None) if isinstance(obj, dict) else None
+        else:
+            obj = getattr(obj, part, None)
+            if isinstance(obj, list):
+                obj = obj[0] if obj else None
+        if obj is None:
+            return None
+    return obj
+
+
 def trinity_get(cfg: TrinityConfig):
-    """get(path) over the config as the conditions read it: a list's first item, a dict's first entry."""
+    """get(path) over the config as the conditions read it (``walk``)."""
     def get(path: str):
-        obj = cfg
-        for part in path.split("."):
-            if part == "*":
-                obj = next(iter(obj.values()), None) if isinstance(obj, dict) else None
-            else:
-                obj = getattr(obj, part, None)
-                if isinstance(obj, list):
-                    obj = obj[0] if obj else None
-            if obj is None:
-                return None
-        return _plain(obj)
+        obj = walk(cfg, path.split("."))
+        return None if obj is None else _plain(obj)
     return get
 
 
