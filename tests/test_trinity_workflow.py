@@ -52,8 +52,10 @@ def test_custom_reward_function_file_is_loaded_with_its_kwargs(tmp_path):
         "def score(data_source, solution_str, ground_truth, extra_info=None, bonus=0.0):\n"
         "    assert data_source == 'my_source' and extra_info['index'] == 0\n"
         "    return {'score': float(ground_truth in solution_str) + bonus, 'length': len(solution_str)}\n")
-    got = _convert_and_run(tmp_path, f"custom_reward_function.path={tmp_path}/my_reward.py",
-                           "custom_reward_function.name=score", "+custom_reward_function.reward_kwargs.bonus=0.5")
+    # the keys verl 0.9's main_ppo reads (it no longer migrates the legacy top-level custom_reward_function)
+    got = _convert_and_run(tmp_path, f"reward.custom_reward_function.path={tmp_path}/my_reward.py",
+                           "reward.custom_reward_function.name=score",
+                           "+reward.custom_reward_function.reward_kwargs.bonus=0.5")
     assert got["rewards"] == [1.5, 1.5, 0.5, 0.5]
     assert [m["length"] for m in got["metrics"]] == [len(r) for r in RESPONSES]
 
