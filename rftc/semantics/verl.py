@@ -47,7 +47,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     loop = modes.schedule(eff.invocation.module if eff.invocation is not None else None, eff.release, r.get)
     n, mini = r.get(f"{R}.n", 1), r.get(f"{A}.ppo_mini_batch_size")
     batch = loop.batch or r.get("data.train_batch_size")  # the fully async trainer's step: mini x require_batches
-    unit = sem.value("megatron_actor_mini_unit" if r.get(f"{A}.strategy") == "megatron" else "actor_mini_unit")
+    unit = sem.value("megatron_actor_mini_unit" if r.get(f"{A}.strategy") in MCORE else "actor_mini_unit")
     responses = min(responses_per_step(mini, n, unit), batch * n)  # a larger mini-batch holds the whole batch
     epochs, si, k_sync = r.get(f"{A}.ppo_epochs", 1), batch * n // responses, loop.sync_every
     batch_keys = ("data.train_batch_size" if loop.batch is None else f"{ASYNC}.require_batches",
