@@ -189,6 +189,21 @@ def test_a_pythonpath_entry_not_here_is_named_with_the_release_checked_instead(t
     assert "'/opt/elsewhere/lib'" in said[1] and "no tail of it is in the repository" in said[1]
 
 
+def test_a_submodule_not_checked_out_is_named_with_the_commit_the_repository_records(tmp_path):
+    """The gitlink in the repository's index is the commit `git submodule update` checks out."""
+    import subprocess
+
+    (tmp_path / ".gitmodules").write_text('[submodule "verl"]\n\tpath = verl\n\turl = https://example.org/f/verl.git\n')
+    commit = "3c1f0e9a7b2d4c6e8f0a1b3c5d7e9f1a2b4c6d8e"
+    for argv in (["init", "-q"], ["update-index", "--add", "--cacheinfo", f"160000,{commit},verl"]):
+        subprocess.run(["git", "-C", str(tmp_path), *argv], check=True)
+    inv = _read(tmp_path, f"export PYTHONPATH=verl\npython3 -m verl.trainer.main_ppo {STANDARD}\n")
+    diags = Diagnostics()
+    effective_config(inv, diags=diags)
+    [said] = [d.message for d in diags if d.code == "RFTC239"]
+    assert f"the git submodule verl/ (https://example.org/f/verl.git, commit {commit}), not checked out" in said
+
+
 # ---- the release a checkout is ----------------------------------------------------------------------------------
 
 def _release(tmp_path, version, keys_of, name="c") -> release.Release:

@@ -199,8 +199,8 @@ def _not_here(entry: Entry) -> Passed:
 
 
 def _submodule(folder: Path) -> str | None:
-    """The git submodule ``folder`` is in, as .gitmodules in a folder above it declares it: its path, url, and
-    branch (else the commit the repository records)."""
+    """The git submodule ``folder`` is in, as .gitmodules in a folder above it declares it: its path, url, the
+    branch it follows and the commit the repository records (its gitlink)."""
     for d in folder.parents:
         try:
             text = (d / ".gitmodules").read_text(encoding="utf-8", errors="replace")
@@ -212,7 +212,25 @@ def _submodule(folder: Path) -> str | None:
             keys = dict(re.findall(r"^\s*(\w+)\s*=\s*(.*?)\s*$", section, re.M))
             path = keys.get("path", "")
             if path and folder.is_relative_to(d / path):
-                ref = f"branch {keys['branch']}" if keys.get("branch") else "the commit the repository records"
-                return f"{path}/ ({keys.get('url', 'no url')}, {ref})"
+                commit = _gitlink(d, path)
+                refs = [f"branch {keys['branch']}"] if keys.get("branch") else []
+                refs += [f"commit {commit}"] if commit else [] if refs else ["the commit the repository records"]
+                return f"{path}/ ({keys.get('url', 'no url')}, {', '.join(refs)})"
         return None
     return None
+
+
+def _gitlink(root: Path, path: str) -> str | None:
+    """The commit the index of the git repository ``root`` records for its submodule at ``path`` (what `git
+    submodule update` checks out); None where it is no git checkout or git cannot say."""
+    import subprocess
+
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(root), "ls-files", "--stage", "--", path], capture_output=True,
+                             text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.match(r"160000 ([0-9a-f]{40}) ", out)
+    return found.group(1) if found else None
