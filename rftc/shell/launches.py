@@ -45,7 +45,9 @@ ORPHAN = re.compile(r"(?:\+\+?|~)?[A-Za-z_][\w\-]*(?:\.[\w@\-]+)+=|(?:\+\+?|~)[A
 def entry(name: str, by_path: bool) -> tuple[str, str | None] | None:
     """The entry module a launch names and the file it names it by: ``verl/trainer/main_ppo.py`` or
     ``mypkg.verl.trainer.main_ppo`` -> ("verl.trainer.main_ppo", that file); a module Python finds by its own name
-    -> (module, None); None for a script that is no known entry."""
+    -> (module, None); None for a script that is no known entry. Below another package, a `recipe` part is veRL's
+    recipe package only for a recipe rftc composes (`mypkg.recipe.dapo.main_dapo`): `agents.recipe.x.main_ppo` is
+    the project's own module, resolved from its file as any other."""
     if by_path:
         if not name.endswith(".py"):
             return None
@@ -54,11 +56,20 @@ def entry(name: str, by_path: bool) -> tuple[str, str | None] | None:
         parts = name.split(".")
     for k in range(len(parts)):
         module = ".".join(parts[k:])
+        if k and parts[k] == "recipe" and not _verl_recipe(module):
+            continue  # a package of the project's own named recipe (`agents.recipe.x.main`): Python runs its file
         if (k == 0 or parts[k] in ("verl", "recipe")) and kind_of(module) != "other":
             if k == 0 and not by_path:
                 return module, None
             return module, name if by_path else "/".join(parts) + ".py"
     return None if by_path else (name, None)
+
+
+def _verl_recipe(module: str) -> bool:
+    """Whether ``module`` is a recipe of veRL's rftc composes (the veRL stage's table: imported only here)."""
+    from rftc.verl.trainers import RECIPES
+
+    return module in RECIPES
 
 
 def kind_of(module: str, cwd: str | None = None) -> str:
