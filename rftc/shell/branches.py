@@ -4,7 +4,6 @@ otherwise by running every branch (rftc.shell.explore)."""
 
 from __future__ import annotations
 
-import fnmatch
 import itertools
 from typing import Callable
 
@@ -12,6 +11,7 @@ from rftc.diagnostics.model import Span
 from rftc.shell.conditions import cond_value, cond_words
 from rftc.shell.explore import Decision, Uncertain
 from rftc.shell.notes import Choice, Default
+from rftc.shell.patterns import matches
 from rftc.shell.syntax import AndOr, Case, CommandList, DBracket, If, Word
 from rftc.shell.values import Seg, notes_of, text_of
 
@@ -215,7 +215,7 @@ class Branches:
         segs = words.segs(word)
 
         def first_match(text):
-            return next((k for k, (pats, _, _) in enumerate(arms) if any(fnmatch.fnmatchcase(text, p) for p in pats)),
+            return next((k for k, (pats, _, _) in enumerate(arms) if any(matches(text, p) for p in pats)),
                         len(arms))
 
         span = word.span
