@@ -262,6 +262,22 @@ def test_an_undecidable_condition_takes_the_first_viable_branch_and_names_the_en
     assert launch(script, env={"MEGATRON": ""}).args[0].text == "n=ppo_trainer"
 
 
+def test_an_empty_default_of_an_environment_variable_is_as_unknown_as_the_variable():
+    # bash gives ${NODE_RANK:-} and $NODE_RANK the same value: the test is undecided and the launch followed
+    for value in ("${NODE_RANK:-}", "${NODE_RANK-}", '${NODE_RANK:-""}', "${NODE_RANK:-$EMPTY}", "$NODE_RANK"):
+        script = (f'EMPTY=\nif [ "{value}" = "0" ]; then\n  python3 -m verl.trainer.main_ppo a=1\n  exit 0\nelse\n'
+                  '  ray start --block\n  exit 0\nfi\n')
+        r = analyze(script, "run.sh")
+        assert [a.text for a in r.invocations[0].args] == ["a=1"], value
+        [d] = [d for d in r.diagnostics if d.code == "RFTC118"]
+        assert "depends on $NODE_RANK (not set in the script)" in d.message, value
+        assert not analyze(script, "run.sh", env={"NODE_RANK": "1"}).invocations
+    inv = launch('python3 -m m a=${X:-} "b=${X-}" c=${X:=} d=$X e=${X:-0} f=${y:-}\ny=1\n')
+    assert [a.text for a in inv.args] == ["a=${oc.env:X}", "b=${oc.env:X}", "c=${oc.env:X}", "d=${oc.env:X}", "e=0",
+                                          "f="]  # y is the script's: empty before it is set
+    assert not analyze('if [ "${R:-0}" = 0 ]; then exit 0; fi\npython3 -m m\n', "run.sh").invocations  # a default
+
+
 def test_an_environment_runner_without_python_runs_no_launch():
     for script in ("conda run -n verl echo python3 -m verl.trainer.main_ppo",  # echo prints it
                    "singularity exec verl.sif echo python3 -m verl.trainer.main_ppo",

@@ -210,6 +210,12 @@ class Params:
             return
         segs = word()
         if not is_set and ev.vars.from_environment(name):
+            if whole is None and op in (":-", "-", ":=", "=") and \
+                    not any(s is not BREAK and (s.text or s.unknowns) for s in segs):
+                # an empty default gives what $NAME gives: the environment's value, or nothing (as unset);
+                # `:=` assigns that same value, so NAME stays the environment's
+                out.append(exp.unknown(name, span, in_dq))
+                return
             segs = defaulted(name, segs, span, in_dq)
         if op in (":?", "?"):
             if not ev.unset_mode:
