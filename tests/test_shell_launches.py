@@ -278,6 +278,23 @@ def test_an_empty_default_of_an_environment_variable_is_as_unknown_as_the_variab
     assert not analyze('if [ "${R:-0}" = 0 ]; then exit 0; fi\npython3 -m m\n', "run.sh").invocations  # a default
 
 
+def test_the_output_of_an_and_or_list_is_what_its_commands_print():
+    # $(cmd || true): cmd's output (true only supplies the status when cmd fails), unknown where cmd is
+    script = ('CONDA=$(command -v conda || true)\nif [[ -z "$CONDA" ]]; then\n  exit 127\nfi\n'
+              'python3 -m verl.trainer.main_ppo c=$CONDA\n')
+    r = analyze(script, "run.sh")
+    assert [a.text for a in r.invocations[0].args] == ["c=${oc.env:RFTC_SUBST_COMMAND}"]
+    [d] = [d for d in r.diagnostics if d.code == "RFTC117"]
+    assert "the output of `command -v conda || true`" in d.message and "exit 127" in d.message
+    inv = launch("python3 -m m a=$(git rev-parse HEAD || echo none) b=$(true || echo no) c=$(false || echo yes) "
+                 "d=$(echo x && echo y) e=$(git log >/dev/null && echo ok)")
+    assert [a.text for a in inv.args] == ["a=${oc.env:RFTC_SUBST_GIT}", "b=", "c=yes", "d=x", "y", "e=ok"]
+    # a program that prints nothing (Python's imports) leaves the literals the list prints: one of them
+    r = analyze("D=$(python3 -c 'import torch_npu' 2>/dev/null && echo npu || echo gpu)\npython3 -m m d=$D\n",
+                "run.sh")
+    assert r.invocations[0].args[0].text == "d=npu" and [d.code for d in r.diagnostics] == ["RFTC109"]
+
+
 def test_an_environment_runner_without_python_runs_no_launch():
     for script in ("conda run -n verl echo python3 -m verl.trainer.main_ppo",  # echo prints it
                    "singularity exec verl.sif echo python3 -m verl.trainer.main_ppo",

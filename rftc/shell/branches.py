@@ -34,12 +34,11 @@ class Branches:
         """Run a condition list: whether it succeeded (as bash would with unknown values unset and commands
         succeeding), what it read that rftc cannot decide, and the defaults it was decided by."""
         ev = self.ev
-        saved, testing = ev.uncertain, ev.testing
-        ev.uncertain, ev.testing = [], True
+        saved, ev.uncertain = ev.uncertain, []
         try:
             status = ev.commands.run_list(lst)
         finally:
-            unc, ev.uncertain, ev.testing = ev.uncertain, saved, testing
+            unc, ev.uncertain = ev.uncertain, saved
         return status == 0, [u for u in unc if not u.soft], [u for u in unc if u.soft]
 
     def decide(self, words: list[list[Seg]], unset_texts: Callable, test: Callable, span: Span) -> bool:
@@ -98,12 +97,11 @@ class Branches:
                 continue
             if k == len(pipelines) - 1:
                 return ev.commands.run_pipeline(pipelines[k])
-            saved, testing = ev.uncertain, ev.testing
-            ev.uncertain, ev.testing = [], True
+            saved, ev.uncertain = ev.uncertain, []
             try:
                 status = ev.commands.run_pipeline(pipelines[k])
             finally:
-                unc, ev.uncertain, ev.testing = ev.uncertain, saved, testing
+                unc, ev.uncertain = ev.uncertain, saved
             hard = [u for u in unc if not u.soft]
             if unc:
                 op = operators[k]
@@ -112,7 +110,7 @@ class Branches:
                 labels = (succeeds, fails) if op == "&&" else (fails, succeeds)
 
                 def pick(other, pipeline=pipelines[k]):
-                    other.uncertain, other.testing = [], True
+                    other.uncertain = []
                     st = other.commands.run_pipeline(pipeline)
                     return None if [u for u in other.uncertain if not u.soft] else labels[0 if st == 0 else 1]
 
