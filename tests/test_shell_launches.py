@@ -295,6 +295,18 @@ def test_the_output_of_an_and_or_list_is_what_its_commands_print():
     assert r.invocations[0].args[0].text == "d=npu" and [d.code for d in r.diagnostics] == ["RFTC109"]
 
 
+def test_a_negated_command_is_undecided_as_its_if_else_twin():
+    launch_line = "python3 -m verl.trainer.main_ppo r=$READY\n"
+    guard = 'if [ "$READY" != 1 ]; then\n  exit 1\nfi\n'
+    for test in ("if ! curl -sf http://h/health >/dev/null; then READY=0; fi\n",
+                 "if curl -sf http://h/health >/dev/null; then :; else READY=0; fi\n",
+                 "curl -sf http://h/health >/dev/null || READY=0\n",
+                 "! curl -sf http://h/health >/dev/null && READY=0\n"):
+        r = analyze("READY=1\n" + test + guard + launch_line, "run.sh")
+        assert [a.text for a in r.invocations[0].args] == ["r=1"], test
+        assert [d.code for d in r.diagnostics] == ["RFTC109"], test  # READY depends on curl's result
+
+
 def test_an_environment_runner_without_python_runs_no_launch():
     for script in ("conda run -n verl echo python3 -m verl.trainer.main_ppo",  # echo prints it
                    "singularity exec verl.sif echo python3 -m verl.trainer.main_ppo",

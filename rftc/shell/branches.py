@@ -119,7 +119,7 @@ class Branches:
                             (labels[1], lambda other: other.branches._chain(node, nxt, 1))]
                 taken = 0 if status == 0 else 1
                 if hard:
-                    return ev.explorer.explore(decision, branches, fallback=taken)
+                    return ev.explorer.explore(decision, branches, first=_preferred(hard, taken), fallback=taken)
                 return ev.explorer.by_default(decision, branches, taken)
             k += 1
         return status
@@ -144,7 +144,8 @@ class Branches:
         branches = [(labels[k], lambda other, b=bodies[k]: other.commands.run_list(b) if b is not None else 0)
                     for k in every]
         if hard:
-            return ev.explorer.explore(decision, branches, fallback=paths.index(fallback))
+            taken = paths.index(fallback)
+            return ev.explorer.explore(decision, branches, first=_preferred(hard, taken), fallback=taken)
         return ev.explorer.by_default(decision, branches, paths[0])
 
     def _if_paths(self, arms, labels):
@@ -250,6 +251,13 @@ class Branches:
         segs = [ev.words.segs(w) for w in words]
         ok = self.decide(segs, lambda: [text_of(ev.words.segs(w, unset=True)) for w in words], test, node.span)
         return 0 if ok else 1
+
+
+def _preferred(hard: list, taken: int) -> int:
+    """The branch to go on from among equally viable ones: where the condition reads nothing but commands' results,
+    the one ``taken`` when they succeed, however the test is written (`if ! cmd; then A; fi` as
+    `if cmd; then :; else A; fi`); else the first in source order."""
+    return taken if all(u.command and not u.knobs for u in hard) else 0
 
 
 def _agreed(picks: list[dict]) -> dict:
