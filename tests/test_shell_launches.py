@@ -287,8 +287,8 @@ def test_the_output_of_an_and_or_list_is_what_its_commands_print():
     [d] = [d for d in r.diagnostics if d.code == "RFTC117"]
     assert "the output of `command -v conda || true`" in d.message and "exit 127" in d.message
     inv = launch("python3 -m m a=$(git rev-parse HEAD || echo none) b=$(true || echo no) c=$(false || echo yes) "
-                 "d=$(echo x && echo y) e=$(git log >/dev/null && echo ok)")
-    assert [a.text for a in inv.args] == ["a=${oc.env:RFTC_SUBST_GIT}", "b=", "c=yes", "d=x", "y", "e=ok"]
+                 "d=$(echo x && echo y) e=$(git log >/dev/null && echo ok) f=$(git log >log.txt && echo ok)")
+    assert [a.text for a in inv.args] == ["a=${oc.env:RFTC_SUBST_GIT}", "b=", "c=yes", "d=x", "y", "e=ok", "f=ok"]
     # a program that prints nothing (Python's imports) leaves the literals the list prints: one of them
     r = analyze("D=$(python3 -c 'import torch_npu' 2>/dev/null && echo npu || echo gpu)\npython3 -m m d=$D\n",
                 "run.sh")

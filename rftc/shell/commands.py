@@ -9,7 +9,7 @@ import re
 
 from rftc.diagnostics.model import Span
 from rftc.shell import arith, filters, launches
-from rftc.shell.builtins import date_format, redirect_targets, to_devnull
+from rftc.shell.builtins import date_format, redirect_targets, to_devnull, to_file
 from rftc.shell.notes import Split
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_WHILE, Break, Continue, Exit, Return
 from rftc.shell.syntax import (
@@ -299,8 +299,8 @@ class Commands:
         ev.branches.note_uncertain([], span, base)  # whether a command succeeds is known where it runs
         if ev.capture is not None and not to_devnull(redirects):
             # what it prints is part of what the substitution prints, also where it runs for its status
-            # (`$(cmd || true)` is cmd's output)
-            if not _prints_nothing(fields):
+            # (`$(cmd || true)` is cmd's output), unless it goes to a file
+            if not to_file(redirects) and not _prints_nothing(fields):
                 ev.capture_unknown.append((base, ev.source_text(span), date_format(fields) if base == "date" else None))
             return 0
         # a word that is only an unquoted value the caller gives is no word where it is unset, as rftc takes it
