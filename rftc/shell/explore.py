@@ -13,9 +13,8 @@ of the state (``explore``):
   commands' results, the one they take when they succeed, however the test is written), where one after which the
   script goes on comes before one that skips the rest of a loop iteration or function (`continue`, `return`:
   "nothing to do for this one"), and that before one that ends the script (`exit 0`); a variable that other
-  viable branches set
-  differently carries a Taint note, reported where it reaches a launch with the ``--env K=V`` that picks another
-  branch (RFTC109);
+  viable branches set differently carries a Taint note, reported where it reaches a launch with the ``--env K=V``
+  that picks another branch (RFTC109);
 - the output of a command substitution whose branches print different literals is a Choice among them
   (`python3 -c 'import torch_npu' && echo npu || echo gpu`); a ``case`` or test on it is decided per literal.
 
