@@ -115,6 +115,11 @@ def _find_program(fields: list[Field], start: int, positional: int = 0) -> int |
     return None
 
 
+def is_python(program: str) -> bool:
+    """python, python3, python3.10, by name or by path."""
+    return bool(_PYTHON.fullmatch(_base(program)))
+
+
 def is_shell(program: str) -> bool:
     """bash, sh, or a .sh file: a program rftc reads as a script of its own."""
     b = _base(program)
