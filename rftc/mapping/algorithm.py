@@ -229,7 +229,7 @@ def _entropy(d: Draft) -> None:
     if v is None:
         return
     if d.user(key) or v != 0:
-        d.set("algorithm.entropy_loss_fn_args.entropy_coef", int(v) if v == int(v) and isinstance(d.val(key), int) else v, key)
+        d.set("algorithm.entropy_loss_fn_args.entropy_coef", int(v) if isinstance(d.val(key), int) else v, key)
 
 
 def _policy_loss(d: Draft, loss_fn: str) -> None:

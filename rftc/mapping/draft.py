@@ -152,11 +152,12 @@ class Draft:
         try:
             if isinstance(v, bool):
                 raise ValueError
-            n = kind(v)
-            if kind is int and isinstance(v, float) and v != n:
+            n = whole(v) if kind is int else kind(v)
+            if n != n:  # NaN
                 raise ValueError
         except (TypeError, ValueError):
-            self.report("RFTC313", f"{key} must be {'an integer' if kind is int else 'a number'}, got {v!r}", key)
+            self.report("RFTC313", f"{key} must be {'an integer' if kind is int else 'a number'}, got {v!r}"
+                        f"{not_a_count(v)}", key)
             return None
         if positive and n <= 0:
             self.report("RFTC313", f"{key} must be positive, got {v!r}", key)
@@ -279,6 +280,25 @@ def worker_setting(path: str) -> bool:
             return False
         node = node[part]
     return True
+
+
+def whole(v: Any) -> int:
+    """``v`` as an int where it is one (an int, or a float with no fraction); ValueError for a fraction, infinity or
+    NaN, which Hydra reads as floats (2.5, 1e309, nan), TypeError for what is no number."""
+    if isinstance(v, float) and not v.is_integer():
+        raise ValueError(f"{v!r} is not a whole number")
+    return int(v)
+
+
+def not_a_count(v: Any) -> str:
+    """Why a float Hydra read cannot be used: infinity (a literal past 1.8e308, or inf), NaN, or a fraction."""
+    if not isinstance(v, float):
+        return ""
+    if v != v:
+        return " (NaN: no computation with it has a value)"
+    if v in (float("inf"), float("-inf")):
+        return " (Hydra reads it as float infinity: a literal past 1.8e308 overflows; no count or size is infinite)"
+    return " (Hydra reads it as a float; the setting takes whole numbers)"
 
 
 def _fmt(v: Any) -> str:
