@@ -225,6 +225,14 @@ CODES = [
          "(format.image_key); from chat messages it reads the text. A text-only dataset or model is unaffected; "
          "for a multimodal one, put the images into the messages' content, or train it in veRL.",
          "python3 -m verl.trainer.sft_trainer data.train_files=/data/captions/train.parquet"),
+    Code("RFTC338", "workflow-supplies-advantage-inputs", W, "The advantage reads inputs only the workflow writes.",
+         "Trinity-RFT 0.6's gigpo advantage (the algorithm of veRL-agent's gigpo estimator) groups the steps of "
+         "multi-turn trajectories by their anchor state and discounts each step's own reward. It reads both from "
+         "each experience's info (env_state_hash, step_reward), which the workflow writes as the fork's environment "
+         "loop records them. Without them every step is its own anchor group and only the last step is rewarded, "
+         "so the advantages are the episode's alone. Run the job with a workflow that writes both, each hash "
+         "unique to its task.",
+         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=gigpo algorithm.gigpo.step_advantage_w=1.0"),
     Code("RFTC340", "off-policy-lag-differs", W, "Trinity reproduces a veRL trainer loop's lag only approximately.",
          "veRL's asynchronous trainers (main_ppo's v1 colocate_async and separate_async, one_step_off_policy, "
          "fully_async_policy) generate rollouts ahead of the trainer. Trinity-RFT 0.6's fixed sync style "
