@@ -187,6 +187,27 @@ def test_a_context_shorter_than_prompt_plus_response_is_what_vllm_runs():
     assert "SGLang rollout asserts max_model_len >= prompt_length + response_length" in d.message and not m.ok
 
 
+def test_on_policy_distillation_is_refused_naming_what_differs_from_trinitys():
+    on = ("distillation.enabled=True", "distillation.teacher_models.teacher_model.model_path=/models/teacher",
+          "actor_rollout_ref.rollout.n=1")
+    m = convert(*on, "distillation.distillation_loss.loss_mode=k3",
+                "distillation.distillation_loss.use_policy_gradient=False",
+                "distillation.distillation_loss.use_task_rewards=True",
+                "distillation.distillation_loss.loss_max_clamp=10.0")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC339"]
+    assert d.key == "distillation.enabled" and d.span.line == 1 and not m.ok
+    assert "algorithm_type" not in m.config["algorithm"]
+    for why in ("loss_mode k3 is not the reverse KL k1", "backpropagates the distillation loss itself",
+                "task rewards", "clamps (loss_max_clamp 10.0)"):
+        assert why in d.message, why
+    assert "RFTC300" not in codes(m)  # the distillation keys are the refusal's
+    m = convert(*on, "distillation.distillation_loss.loss_mode=k1",
+                "distillation.distillation_loss.use_policy_gradient=True",
+                "distillation.distillation_loss.use_task_rewards=False")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC339"]
+    assert "objective is the same, but rftc does not write Trinity's teacher" in d.message and not m.ok
+
+
 def test_dynamic_bsz_and_remove_padding_conflict():
     m = convert("actor_rollout_ref.model.use_remove_padding=True", "critic.model.use_remove_padding=False")
     assert m.config["trainer"]["use_remove_padding"] is True and m.config["trainer"]["use_dynamic_bsz"] is False
