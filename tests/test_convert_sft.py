@@ -214,3 +214,18 @@ def test_the_megatron_engine_trains_sft_on_megatron():
     assert t["trainer_config"]["actor_rollout_ref"]["actor"]["megatron"] == {"use_mbridge": False}
     assert "fsdp_config" not in t["trainer_config"]["actor_rollout_ref"]["actor"]
     assert not [d for d in m.diagnostics if d.code in ("RFTC305", "RFTC300", "RFTC327")], m.diagnostics
+
+
+def test_a_gpu_count_only_the_environment_knows_is_assumed_once(tmp_path):
+    """torchrun --nproc_per_node=$GPUS with trainer.n_gpus_per_node=$GPUS: the trainer runs on torchrun's world and
+    reads no trainer.n_gpus_per_node, so the one unknown count is assumed once (torchrun's 1), not 8 beside it."""
+    script = tmp_path / "sft.sh"
+    script.write_text("torchrun --standalone --nnodes=1 --nproc_per_node=$GPUS -m verl.trainer.fsdp_sft_trainer "
+                      "data.train_files=/d/train.parquet model.partial_pretrain=Qwen/Qwen2.5-0.5B-Instruct "
+                      "trainer.n_gpus_per_node=$GPUS trainer.total_epochs=1 optim.warmup_steps_ratio=0\n")
+    result = api.compile(str(script))
+    (assumed,) = [d for d in result.diagnostics if d.code == "RFTC318"]
+    assert "torchrun --nproc_per_node" in assumed.message and "assumes 1" in assumed.message
+    assert "--gpus-per-node" in assumed.hint
+    assert result.document["cluster"]["gpu_per_node"] == 1 and result.ok
+    assert result.ledger["trainer.n_gpus_per_node"].status == "implied"

@@ -15,6 +15,7 @@ from rftc.mapping.verl_defaults import VERL_DEFAULTS
 from rftc.trinity.generated.verl_trainer_keys import SECTIONS, VERL_VERSION
 from rftc.verl.releases import semantics
 from rftc.verl.effective import EffectiveConfig
+from rftc.verl.trainers import torchrun_world
 
 _ABSENT = object()
 _INDEX = re.compile(r"\[(\d+)\]")
@@ -77,7 +78,8 @@ class Draft:
         self.ledger: dict[str, Entry] = {}
         self.assumed: dict[str, tuple[Any, str]] = {}  # cluster key -> (assumed value, the variable it stands for)
         for key in CLUSTER_OPTIONS:
-            self._assume_cluster_size(key)
+            if not (key in TORCHRUN_SIZES and torchrun_world(cfg.invocation)):  # not read: torchrun's sizes are
+                self._assume_cluster_size(key)  # assumed once, for the GPUs the job runs on (rftc.mapping.sft)
 
     def _assume_cluster_size(self, key: str) -> None:
         """A GPU count or rollout engine size that only the environment knows (``trainer.n_gpus_per_node=$GPUS``,
@@ -311,6 +313,7 @@ ROLLOUT_TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
 # the cluster's layout, which does not change what is trained: veRL key -> rftc convert's option for it
 CLUSTER_OPTIONS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gpus-per-node",
                    ROLLOUT_TP: "--rollout-tp"}
+TORCHRUN_SIZES = ("trainer.nnodes", "trainer.n_gpus_per_node")  # what torchrun's --nnodes, --nproc_per_node stand for
 
 
 def _env_hint(v: str, key: str | None = None) -> str:

@@ -18,9 +18,9 @@ from rftc.mapping.data import file_list, source_name, split_path
 from rftc.mapping.draft import ARGS_HINT, CLUSTER_OPTIONS, ENV_ONLY, Draft
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULES, map_lora
 from rftc.mapping.steps import dataset_rows, horizon, steps_per_epoch
+from rftc.verl.trainers import torchrun_world
 
 EB = "buffer.trainer_input.experience_buffer"
-TORCHRUN_TRAINERS = ("verl.trainer.fsdp_sft_trainer", "verl.trainer.sft_trainer")  # their world is torchrun's
 FMT = f"{EB}.format"
 LEGACY = "model.partial_pretrain"  # only fsdp_sft_trainer's config has it
 NEVER = 2**31 - 1  # a save interval no run reaches: Trinity saves the last step itself, as veRL does
@@ -74,7 +74,7 @@ def map_sft_cluster(d: Draft) -> None:
     n_gpus_per_node are not read. sft_trainer_ray (and a launch without torchrun) reads them:
     rftc.mapping.trainer maps them."""
     inv = d.cfg.invocation
-    if inv is None or inv.launcher != "torchrun" or inv.module not in TORCHRUN_TRAINERS:
+    if not torchrun_world(inv):
         return
     for size, tkey, verl in (("nnodes", "cluster.node_num", "trainer.nnodes"),
                              ("nproc_per_node", "cluster.gpu_per_node", "trainer.n_gpus_per_node")):
