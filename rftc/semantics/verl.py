@@ -53,6 +53,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     epochs, si, k_sync = r.get(f"{A}.ppo_epochs", 1), batch * n // responses, loop.sync_every
     batch_keys = ("data.train_batch_size" if loop.batch is None else f"{ASYNC}.require_batches",
                   f"{A}.ppo_mini_batch_size", f"{R}.n")
+    prompts = "train_batch_size" if loop.batch is None else "ppo_mini_batch_size x require_batches"
     every = f" x {k_sync} trainer steps a weight update" if k_sync > 1 else ""
     sched_key = next((f"{O}.{k}" for k in SCHEDULERS if r.get(f"{O}.{k}") is not None), None)
     sched = r.get(sched_key) if sched_key else "constant"
@@ -78,10 +79,10 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
                                 f"{eff.release})" if unit == "prompts" else "ppo_mini_batch_size (responses)"),
         steps_per_batch=r.of(si * epochs * k_sync, *batch_keys, f"{A}.ppo_epochs",
                              *(loop.keys if k_sync > 1 else ()),
-                             formula="train_batch_size x n / responses per step x ppo_epochs" + every),
+                             formula=f"{prompts} x n / responses per step x ppo_epochs" + every),
         ppo_epochs=r.v(f"{A}.ppo_epochs", 1),
         total_epochs=r.v("trainer.total_epochs"),
-        total_steps=r.of(total * si, total_key, formula="x train_batch_size / mini-batch" if total_key !=
+        total_steps=r.of(total * si, total_key, formula=f"x {prompts} / mini-batch" if total_key !=
                          TOTAL_PROMPTS else "// prompts a trainer step x optimizer steps per batch")
         if isinstance(total, int) and total > 0 else Value(None),
         lr=r.v(f"{O}.lr"),
