@@ -249,8 +249,21 @@ def test_a_float_where_an_integer_is_read_is_a_diagnostic_at_its_line(key, value
         assert not result.ok
 
 
-def test_infinity_in_a_length_is_refused_at_its_line(tmp_path):
+@pytest.mark.parametrize("command", ["convert", "verl-config", "lint", "diff"])
+def test_infinity_in_a_length_is_refused_at_its_line(tmp_path, command):
     script = launch(tmp_path, "data.max_prompt_length=1e309")
-    done = convert(script, out=tmp_path / "out", status=1)
-    (d,) = [d for d in done.errors() if d["code"] == "RFTC313"]
-    assert d["key"] == "data.max_prompt_length" and d["line"] == 1 and "float infinity" in d["message"]
+    args = {"convert": ("--out-dir", tmp_path / "out", "--format", "concise"), "diff": (script, "--format", "concise"),
+            "lint": ("--format", "concise")}.get(command, ())
+    run = rftc(command, script, *args)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "error[RFTC227]" in run.stderr and "'data.max_prompt_length' is inf: float infinity" in run.stderr
+    assert "run.sh:1:34" in run.stderr, run.stderr  # at the override
+
+
+def test_nan_in_a_number_and_infinity_in_a_float_bound():
+    result = api.compile(overrides=" ".join(MAIN_PPO) + " actor_rollout_ref.actor.optim.lr=nan")
+    (d,) = [d for d in result.diagnostics if d.code == "RFTC227"]
+    assert d.key == "actor_rollout_ref.actor.optim.lr" and "NaN" in d.message and not result.ok
+    # a float setting may be unbounded: clip_ratio_c=inf is a dual clip no ratio reaches
+    result = api.compile(overrides=" ".join(MAIN_PPO) + " actor_rollout_ref.actor.clip_ratio_c=inf")
+    assert "RFTC227" not in {d.code for d in result.diagnostics}
