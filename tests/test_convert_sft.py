@@ -3,6 +3,7 @@ then GRPO, as one config with stages), what `--list` says of each launch, Trinit
 goldens (golden/convert/sft/, compared byte for byte by tests/test_convert_golden.py) and on the pipeline, stage by
 stage as `trinity run` checks them, and the runtime's plan of a converted pipeline."""
 
+import copy
 import json
 import os
 import subprocess
@@ -181,3 +182,50 @@ def test_a_converted_pipeline_is_what_the_runtime_plans(tmp_path):
     assert (sft.total_train_steps, sft.experiences_per_step) == (2, 4)
     assert grpo.total_train_steps == 2
     assert "model         the latest Hugging Face checkpoint of stage sft" in plan.describe(s)
+
+
+def test_the_megatron_engine_trains_sft_on_megatron():
+    """engine=megatron (veRL 0.9's sft_trainer on its Megatron engine, engine/megatron.yaml's McoreEngineConfig)
+    converts to trainer_strategy megatron with the sizes Trinity takes, the engine's other keys passed to the actor's
+    megatron section. The mapping is checked on the effective config that engine=megatron composes (its engine
+    section, the launch's sizes set)."""
+    from rftc.diagnostics.model import Span
+    from rftc.mapping.convert import map_config
+    from rftc.verl.effective import EffectiveConfig, Provenance
+
+    values = copy.deepcopy(schema.load("0.9.1").tree("sft_trainer_engine"))
+    values["data"]["train_files"] = "/d/train.parquet"
+    values["engine"] = {"_target_": "verl.workers.config.McoreEngineConfig", "param_offload": False,
+                        "optimizer_offload": False, "tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 1,
+                        "context_parallel_size": 1, "sequence_parallel": True, "use_distributed_optimizer": True,
+                        "use_mbridge": True}
+    sets = {"data.train_files": "/d/train.parquet", "engine.tensor_model_parallel_size": 2,
+            "engine.pipeline_model_parallel_size": 2, "engine.param_offload": True, "engine.use_mbridge": False}
+    prov = {}
+    for line, (key, v) in enumerate(sets.items(), start=1):
+        section, _, last = key.rpartition(".")
+        values[section][last] = v
+        prov[key] = Provenance("override", Span("run.sh", line, 1, line, 10), f"{key}={v}")
+    m = map_config(EffectiveConfig("0.9.1", "sft_trainer_engine", values, prov))
+    t = m.config["trainer"]
+    assert t["trainer_strategy"] == "megatron"
+    assert t["megatron"] == {"tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 2}
+    assert t["param_offload"] is True
+    assert t["trainer_config"]["actor_rollout_ref"]["actor"]["megatron"] == {"use_mbridge": False}
+    assert "fsdp_config" not in t["trainer_config"]["actor_rollout_ref"]["actor"]
+    assert not [d for d in m.diagnostics if d.code in ("RFTC305", "RFTC300", "RFTC327")], m.diagnostics
+
+
+def test_a_gpu_count_only_the_environment_knows_is_assumed_once(tmp_path):
+    """torchrun --nproc_per_node=$GPUS with trainer.n_gpus_per_node=$GPUS: the trainer runs on torchrun's world and
+    reads no trainer.n_gpus_per_node, so the one unknown count is assumed once (torchrun's 1), not 8 beside it."""
+    script = tmp_path / "sft.sh"
+    script.write_text("torchrun --standalone --nnodes=1 --nproc_per_node=$GPUS -m verl.trainer.fsdp_sft_trainer "
+                      "data.train_files=/d/train.parquet model.partial_pretrain=Qwen/Qwen2.5-0.5B-Instruct "
+                      "trainer.n_gpus_per_node=$GPUS trainer.total_epochs=1 optim.warmup_steps_ratio=0\n")
+    result = api.compile(str(script))
+    (assumed,) = [d for d in result.diagnostics if d.code == "RFTC318"]
+    assert "torchrun --nproc_per_node" in assumed.message and "assumes 1" in assumed.message
+    assert "--gpus-per-node" in assumed.hint
+    assert result.document["cluster"]["gpu_per_node"] == 1 and result.ok
+    assert result.ledger["trainer.n_gpus_per_node"].status == "implied"

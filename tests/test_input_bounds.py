@@ -193,3 +193,77 @@ def test_the_bound_is_the_one_the_diagnostics_reference_names():
 
     (code,) = [c for c in all_codes() if c.code == "RFTC313"]
     assert f"more than {MAX_GPUS} GPUs" in code.explanation
+
+
+
+MAIN_PPO = ("algorithm.adv_estimator=grpo", "data.train_files=/d/train.parquet", "actor_rollout_ref.model.path=m",
+            "actor_rollout_ref.rollout.name=vllm", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2", "trainer.total_training_steps=10")
+
+
+def _numeric_keys() -> list[str]:
+    """The main_ppo launch's keys whose value is an integer or null: where a count or size can be read."""
+    from rftc.verl.overrides.apply import leaves
+
+    eff = api.compile(overrides=" ".join(MAIN_PPO)).verl
+    return sorted(k for k, v in leaves(eff.values, "") if v is None or type(v) is int)
+
+
+NUMERIC_KEYS = _numeric_keys()
+# what Hydra reads as a float where a setting takes an integer: infinity (a literal past 1.8e308), NaN, fractions
+NOT_INTEGERS = st.one_of(st.sampled_from(["1e309", "-1e309", "inf", "nan", "2.5"]),
+                         st.floats(allow_nan=False, allow_infinity=False).filter(lambda v: not v.is_integer())
+                         .map(repr))
+
+
+@contextmanager
+def integer_reads():
+    """The keys the mapping reads as integers (Draft.number with kind int) in the block, as a set filled in."""
+    from rftc.mapping.draft import Draft
+
+    read, number = set(), Draft.number
+
+    def recording(self, key, kind=int, **kw):
+        if kind is int:
+            read.add(key)
+        return number(self, key, kind, **kw)
+
+    Draft.number = recording
+    try:
+        yield read
+    finally:
+        Draft.number = number
+
+
+@PROPERTY
+@given(key=st.sampled_from(NUMERIC_KEYS), value=NOT_INTEGERS)
+def test_a_float_where_an_integer_is_read_is_a_diagnostic_at_its_line(key, value):
+    with bounded(), integer_reads() as read:
+        result = api.compile(overrides=f"{' '.join(MAIN_PPO)} {key}={value}")
+    no_internal_error(result)
+    if key in read:
+        at = len(" ".join(MAIN_PPO)) + 2  # the override's column
+        assert [d for d in result.diagnostics if d.key == key and d.severity.name == "ERROR" and d.span.col == at], \
+            [str(d) for d in result.diagnostics]
+        assert not result.ok
+
+
+@pytest.mark.parametrize("command", ["convert", "verl-config", "lint", "diff"])
+def test_infinity_in_a_length_is_refused_at_its_line(tmp_path, command):
+    script = launch(tmp_path, "data.max_prompt_length=1e309")
+    args = {"convert": ("--out-dir", tmp_path / "out", "--format", "concise"), "diff": (script, "--format", "concise"),
+            "lint": ("--format", "concise")}.get(command, ())
+    run = rftc(command, script, *args)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "error[RFTC227]" in run.stderr and "'data.max_prompt_length' is inf: float infinity" in run.stderr
+    assert "run.sh:1:34" in run.stderr, run.stderr  # at the override
+
+
+def test_nan_in_a_number_and_infinity_in_a_float_bound():
+    result = api.compile(overrides=" ".join(MAIN_PPO) + " actor_rollout_ref.actor.optim.lr=nan")
+    (d,) = [d for d in result.diagnostics if d.code == "RFTC227"]
+    assert d.key == "actor_rollout_ref.actor.optim.lr" and "NaN" in d.message and not result.ok
+    # a float setting may be unbounded: clip_ratio_c=inf is a dual clip no ratio reaches
+    result = api.compile(overrides=" ".join(MAIN_PPO) + " actor_rollout_ref.actor.clip_ratio_c=inf")
+    assert "RFTC227" not in {d.code for d in result.diagnostics}

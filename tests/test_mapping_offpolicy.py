@@ -132,6 +132,31 @@ def test_one_step_off_and_fully_async_launches(tmp_path):
     assert "RFTC341" not in {d.code for d in r.diagnostics}
 
 
+def test_the_fully_async_provenance_names_the_keys_its_arithmetic_multiplies(tmp_path):
+    """A trainer step of ppo_mini_batch_size x require_batches = 32 x 2 prompts is 2 trainer steps of 32, the weights
+    move every 3 such steps: each comment's formula names the keys and numbers it multiplies (require_batches is
+    not the 64 prompts a step, nor the sync interval)."""
+    from rftc.verl.releases.modes import FULLY_ASYNC
+
+    script = launch(tmp_path, *[o for o in BASE if not o.startswith("data.train_batch_size")],
+                    "data.train_batch_size=0", "data.gen_batch_size=1", "rollout.nnodes=1", "rollout.n_gpus_per_node=4",
+                    "rollout.total_rollout_steps=6400", "trainer.test_freq=5", "async_training.require_batches=2",
+                    "async_training.trigger_parameter_sync_step=3", module=FULLY_ASYNC)
+    r = api.compile(str(script), api.Options(verl_version="0.9.1"))
+    rb, mini, trigger = ("async_training.require_batches", "actor_rollout_ref.actor.ppo_mini_batch_size",
+                         "async_training.trigger_parameter_sync_step")
+    sync = r.provenance["synchronizer.sync_interval"]
+    assert _sync(r)["sync_interval"] == 6 and set(sync.keys) == {rb, mini, trigger}
+    assert sync.note.startswith("2*3: trainer steps a veRL step (64/32, 64 = 32*2 (ppo_mini_batch_size x "
+                                "require_batches)) x trigger_parameter_sync_step")
+    evals = r.provenance["explorer.eval_interval"]
+    assert r.document["explorer"]["eval_interval"] == 30 and set(evals.keys) == {"trainer.test_freq", rb, mini, trigger}
+    assert evals.note.startswith("5*2*3: test_freq x trainer steps a veRL step")
+    total = r.provenance["buffer.total_steps"]
+    assert r.document["buffer"]["total_steps"] == 200 and mini in total.keys
+    assert total.note.startswith("6400//32: total_rollout_steps // prompts an explorer step")
+
+
 ASYNC_TREE = schema.load("0.9.1").tree("fully_async_ppo_trainer")
 ASYNC_KEYS = sorted(k for k in schema.leaf_paths("0.9.1", "fully_async_ppo_trainer")
                     if k.startswith(("async_training.", "rollout."))

@@ -168,6 +168,46 @@ def test_lengths_and_truncation():
     assert codes(m) == ["RFTC305"]
 
 
+def test_a_context_shorter_than_prompt_plus_response_is_what_vllm_runs():
+    # veRL's vLLM rollout caps prompt + response at max_model_len; Trinity takes that with max_prompt_tokens left out
+    lengths = ("data.max_prompt_length=2048", "data.max_response_length=1024",
+               "actor_rollout_ref.rollout.max_model_len=2560")
+    for truncate in (False, True):
+        m = convert(*lengths, f"data.filter_overlong_prompts={truncate}")
+        model = m.config["model"]
+        assert (model["max_model_len"], model["max_response_tokens"]) == (2560, 1024)
+        assert "max_prompt_tokens" not in model and m.ok
+        (d,) = [d for d in m.diagnostics if d.code == "RFTC305"]
+        assert d.key == "actor_rollout_ref.rollout.max_model_len" and d.span.line == 3
+        assert "ends a response at 1024 tokens or where prompt and response reach 2560" in d.message
+        assert "sets it to 1536" in d.message
+        assert ("truncates prompts to 1536 tokens" in d.message) is truncate
+    m = convert(*lengths, "actor_rollout_ref.rollout.name=sglang")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC313"]
+    assert "SGLang rollout asserts max_model_len >= prompt_length + response_length" in d.message and not m.ok
+
+
+def test_on_policy_distillation_is_refused_naming_what_differs_from_trinitys():
+    on = ("distillation.enabled=True", "distillation.teacher_models.teacher_model.model_path=/models/teacher",
+          "actor_rollout_ref.rollout.n=1")
+    m = convert(*on, "distillation.distillation_loss.loss_mode=k3",
+                "distillation.distillation_loss.use_policy_gradient=False",
+                "distillation.distillation_loss.use_task_rewards=True",
+                "distillation.distillation_loss.loss_max_clamp=10.0")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC339"]
+    assert d.key == "distillation.enabled" and d.span.line == 1 and not m.ok
+    assert "algorithm_type" not in m.config["algorithm"]
+    for why in ("loss_mode k3 is not the reverse KL k1", "backpropagates the distillation loss itself",
+                "task rewards", "clamps (loss_max_clamp 10.0)"):
+        assert why in d.message, why
+    assert "RFTC300" not in codes(m)  # the distillation keys are the refusal's
+    m = convert(*on, "distillation.distillation_loss.loss_mode=k1",
+                "distillation.distillation_loss.use_policy_gradient=True",
+                "distillation.distillation_loss.use_task_rewards=False")
+    (d,) = [d for d in m.diagnostics if d.code == "RFTC339"]
+    assert "objective is the same, but rftc does not write Trinity's teacher" in d.message and not m.ok
+
+
 def test_dynamic_bsz_and_remove_padding_conflict():
     m = convert("actor_rollout_ref.model.use_remove_padding=True", "critic.model.use_remove_padding=False")
     assert m.config["trainer"]["use_remove_padding"] is True and m.config["trainer"]["use_dynamic_bsz"] is False

@@ -26,6 +26,17 @@ ESTIMATORS = {
 ESTIMATORS.update({e: (ADVANTAGE_FN, "reinforceplusplus") for e in VERL_ESTIMATORS})
 # the estimators veRL hands algorithm.norm_adv_by_std_in_grpo (ray_trainer.compute_advantage, core_algos)
 NORM_READERS = ("grpo", "grpo_passk")
+# veRL-agent's gigpo (a fork's estimator, its algorithm.gigpo section): the trajectory's return against its prompt
+# group plus step_advantage_w x the step's discounted return against the steps from the same anchor state, each
+# centred (mode mean_norm) or also divided by the std (mean_std_norm). Trinity-RFT 0.6's GiGPOAdvantageFn computes
+# the same given the anchor states and step rewards the workflow writes (tests/test_trinity_gigpo.py).
+GIGPO = "algorithm.gigpo"
+GIGPO_FNORM = {"mean_norm": "none", "mean_std_norm": "std"}  # the fork's mode -> Trinity's fnorm
+
+
+def fork_gigpo(est: str, get) -> bool:
+    """Whether ``est`` is veRL-agent's gigpo: the launch's config (``get``) declares the fork's gigpo section."""
+    return est == "gigpo" and get(f"{GIGPO}.mode") is not None
 
 UNAVAILABLE = {
     "remax": "Trinity registers a remax advantage_fn, but it reads the greedy-baseline rewards (reward_baselines) "
@@ -72,17 +83,23 @@ def kl_name(d: Draft, key: str) -> str | None:
 
 def map_algorithm(d: Draft) -> str | None:
     """advantage_fn, algorithm_type = ESTIMATORS[adv_estimator] (policy_loss.loss_mode gspo/cispo/sapo picks that
-    algorithm_type); advantage_fn_args = {gamma, lam} for ppo, {gamma} for reinforceplusplus;
+    algorithm_type; a fork's gigpo is Trinity's gigpo); advantage_fn_args = {gamma, lam} for ppo, {gamma} for
+    reinforceplusplus, {omega, fnorm, gamma} for gigpo;
     kl_penalty_fn = KL[kl_penalty] if use_kl_in_reward else none, kl_penalty_fn_args = kl_ctrl;
     kl_loss_fn = KL[kl_loss_type] if use_kl_loss else none (always written: Trinity's default is k2),
     kl_loss_fn_args.kl_coef = kl_loss_coef; entropy_loss_fn_args.entropy_coef = entropy_coeff;
     policy_loss_fn_args = {clip_range_low, clip_range_high, clip_ratio_c, loss_agg_mode};
     loss_agg_mode = actor.loss_agg_mode; ppo_epochs -> trainer_config (actor and critic);
     bypass_old_logprobs = rollout_correction.bypass_mode (always written: Trinity's default is true).
-    Returns the algorithm_type (None after RFTC304)."""
+    Returns the algorithm_type (None after RFTC304, or RFTC339 for veRL's on-policy distillation)."""
+    if d.flag("distillation.enabled"):
+        _distillation(d)
+        return None
     key = "algorithm.adv_estimator"
     est = str(d.val(key))
-    if est not in ESTIMATORS:
+    if fork_gigpo(est, d.val):
+        adv = algo = "gigpo"
+    elif est not in ESTIMATORS:
         if est in UNAVAILABLE:
             why = f" ({UNAVAILABLE[est]})"
         else:  # ESTIMATORS and UNAVAILABLE hold every release's estimators (tests/test_verl_semantics.py)
@@ -96,7 +113,8 @@ def map_algorithm(d: Draft) -> str | None:
         d.report("RFTC304", f"{key}={est} has no Trinity-RFT 0.6 equivalent{why}; supported: {', '.join(ESTIMATORS)}",
                  key, hint=hint)
         return None
-    adv, algo = ESTIMATORS[est]
+    else:
+        adv, algo = ESTIMATORS[est]
     mode_key = f"{A}.policy_loss.loss_mode"
     mode = str(d.val(mode_key))
     loss_fn, loss_algo = LOSS_MODES.get(mode, (None, None))
@@ -126,7 +144,9 @@ def map_algorithm(d: Draft) -> str | None:
 def _advantage_args(d: Draft, adv: str, est: str) -> None:
     if adv == ADVANTAGE_FN:
         d.set("algorithm.advantage_fn_args.estimator", est, "algorithm.adv_estimator", note="veRL's own function")
-    keys = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",)}.get(adv, ())
+    if adv == "gigpo":
+        _gigpo(d)
+    keys = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",), "gigpo": ("gamma",)}.get(adv, ())
     for k in ("gamma", "lam"):
         key = f"algorithm.{k}"
         if k in keys:
@@ -153,6 +173,53 @@ def _advantage_args(d: Draft, adv: str, est: str) -> None:
     elif d.user(key):
         d.implied(key, "the grpo advantage normalises by std, as veRL's default" if est in NORM_READERS
                   else f"not read by veRL's {est} estimator")
+
+
+def _distillation(d: Draft) -> None:
+    """veRL 0.9's on-policy distillation (RFTC339). Trinity-RFT 0.6's on_policy_distill takes kl_coef x (teacher -
+    student log-prob) of each sampled token as its advantage under a PPO loss, without task rewards or clamps
+    (OnPolicyDistillAdvantage), the teacher's log-probs computed by its distillation workflow from an auxiliary
+    model: veRL's use_policy_gradient with loss_mode k1, no task rewards and no clamps. What differs is named."""
+    loss = "distillation.distillation_loss"
+    mode, pg = d.val(f"{loss}.loss_mode"), d.flag(f"{loss}.use_policy_gradient")
+    tasks = d.flag(f"{loss}.use_task_rewards")
+    clamps = [f"{k} {d.val(f'{loss}.{k}')}" for k in ("loss_max_clamp", "log_prob_min_clamp")
+              if d.val(f"{loss}.{k}") is not None]
+    differs = ([f"its loss_mode {mode} is not the reverse KL k1 of the sampled token"] if mode != "k1" else []) + (
+        ["it backpropagates the distillation loss itself (use_policy_gradient false), where Trinity's is the "
+         "advantage of a policy-gradient loss"] if not pg else []) + (
+        ["it adds the policy loss of the task rewards (use_task_rewards)"] if tasks else []) + (
+        [f"it clamps ({', '.join(clamps)}), Trinity's does not"] if clamps else [])
+    why = (f"this launch's differs: {'; '.join(differs)}" if differs else "this launch's objective is the same, "
+           "but rftc does not write Trinity's teacher (an explorer auxiliary model) and distillation workflow")
+    d.report("RFTC339", "distillation.enabled=True trains the student on a teacher's log-probs (veRL's on-policy "
+             "distillation); Trinity-RFT 0.6's on_policy_distill takes teacher minus student log-prob of each "
+             f"sampled token as the advantage of a PPO loss, with no task rewards and no clamps: {why}",
+             "distillation.enabled", extra_keys=d.user_keys_under("distillation"),
+             hint="write the Trinity config by hand with algorithm_type on_policy_distill, the teacher in "
+             "explorer.auxiliary_models and the on_policy_distill_workflow, or train it in veRL")
+
+
+def _gigpo(d: Draft) -> None:
+    """omega = algorithm.gigpo.step_advantage_w, fnorm = GIGPO_FNORM[mode]; the anchor states and step rewards
+    are the workflow's to write (RFTC338)."""
+    w, mode_key = f"{GIGPO}.step_advantage_w", f"{GIGPO}.mode"
+    omega, mode = d.number(w, float), d.val(mode_key)
+    if omega is not None:
+        d.set("algorithm.advantage_fn_args.omega", omega, w)
+    if mode in GIGPO_FNORM:
+        d.set("algorithm.advantage_fn_args.fnorm", GIGPO_FNORM[mode], mode_key,
+              note="centred" + (" and divided by the group's std" if mode == "mean_std_norm" else ""))
+    else:
+        d.report("RFTC313", f"{mode_key}={mode}: the fork's gigpo normalises by mode {' or '.join(GIGPO_FNORM)}, the "
+                 "two Trinity-RFT 0.6's gigpo has (fnorm none, std)", mode_key)
+    d.report("RFTC338", "Trinity-RFT 0.6's gigpo groups steps by the anchor state the workflow writes to "
+             "experience.info['env_state_hash'] and discounts the step rewards it writes to info['step_reward'] "
+             "(without them, only the last step's reward): the workflow must write both, as the fork's environment "
+             "loop records them; Trinity groups equal hashes across the whole batch where the fork groups them "
+             "within a prompt's group, so the hash must tell the tasks apart", "algorithm.adv_estimator",
+             settles=False, hint="run the job with a Trinity workflow that writes env_state_hash and step_reward "
+             "(Trinity's ALFWorld step-wise workflow is one)")
 
 
 def _kl(d: Draft) -> None:
@@ -229,7 +296,7 @@ def _entropy(d: Draft) -> None:
     if v is None:
         return
     if d.user(key) or v != 0:
-        d.set("algorithm.entropy_loss_fn_args.entropy_coef", int(v) if v == int(v) and isinstance(d.val(key), int) else v, key)
+        d.set("algorithm.entropy_loss_fn_args.entropy_coef", int(v) if isinstance(d.val(key), int) else v, key)
 
 
 def _policy_loss(d: Draft, loss_fn: str) -> None:

@@ -71,7 +71,7 @@ def prompts_key(d: Draft) -> str:
     return B
 
 
-def map_batch(d: Draft, algo: str | None, step: tuple[int, str] | None = None) -> Batch | None:
+def map_batch(d: Draft, algo: str | None, step: tuple[int, str, str] | None = None) -> Batch | None:
     """r = the responses one optimizer step takes (ppo_mini_batch_size x n, or ppo_mini_batch_size where the
     release counts it in responses: verl 0.1, and the Megatron worker before 0.3.0.post0);
     buffer.train_batch_size = r; algorithm.repeat_times = rollout.n (n);
@@ -88,8 +88,8 @@ def map_batch(d: Draft, algo: str | None, step: tuple[int, str] | None = None) -
     trainer step's experiences. A mini-batch larger than the batch, where the release accepts one (before its
     startup check, or with dynamic batch sizes), holds the whole batch (RFTC325).
 
-    ``step``: (prompts, key) of a veRL step where the trainer loop does not read data.train_batch_size (veRL's
-    fully async trainer takes ppo_mini_batch_size x async_training.require_batches prompts a step).
+    ``step``: (prompts, key, formula) of a veRL step where the trainer loop does not read data.train_batch_size
+    (veRL's fully async trainer takes ppo_mini_batch_size x async_training.require_batches prompts a step).
     """
     bk = prompts_key(d) if step is None else step[1]
     tb = d.number(bk, positive=True) if step is None else step[0]
@@ -126,7 +126,8 @@ def map_batch(d: Draft, algo: str | None, step: tuple[int, str] | None = None) -
             (f"{responses} responses / n={n} ({counted})" if unit == "responses" else f"the whole batch: {tb}")
         d.set("buffer.batch_size", tasks, MINI, note=note)
         d.set("buffer.train_batch_size", responses, MINI, N, note=f"{tasks}*{n}")
-        d.set("synchronizer.sync_interval", si, bk, MINI, note=f"{tb}/{tasks}")
+        d.set("synchronizer.sync_interval", si, bk, MINI,
+              note=f"{tb}/{tasks}" + (f", {tb} = {step[2]}" if step is not None else ""))
     else:
         d.set("buffer.batch_size", tasks, MINI, N,
               note=f"lcm({n}, {responses})/{n}: the fewest tasks whose responses fill whole trainer steps")

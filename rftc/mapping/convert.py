@@ -41,7 +41,8 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     trainer.map_trainer(d)
     algo = algorithm.map_algorithm(d)
     loop = offpolicy.schedule(d)
-    b = batch.map_batch(d, algo, (loop.batch, "async_training.require_batches") if loop.batch else None)
+    b = batch.map_batch(d, algo, (loop.batch, "async_training.require_batches", loop.batch_formula)
+                        if loop.batch else None)
     b = sampling.map_dynamic_sampling(d, b)
     critic = algo == "ppo"
     if not critic:

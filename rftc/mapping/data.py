@@ -62,7 +62,8 @@ def map_data(d: Draft, *, rule_reward: bool = True) -> list[str]:
     """tasksets[i] = data.train_files[i] (path, split, name), eval_tasksets[i] = data.val_files[i];
     format.prompt_key = data.prompt_key, format.response_key = data.response_key (``answer`` when veRL has none,
     as the guide); model.max_prompt_tokens / max_response_tokens = data.max_prompt_length / max_response_length,
-    model.max_model_len = their sum (or rollout.max_model_len); model.enable_prompt_truncation =
+    model.max_model_len = their sum (or rollout.max_model_len; one below the sum leaves max_prompt_tokens to
+    Trinity, RFTC305); model.enable_prompt_truncation =
     data.filter_overlong_prompts (veRL false, Trinity true: always written); data.shuffle ->
     data_selector shuffle (veRL's default is true); training sampling -> model.* and each training taskset's
     rollout_args.temperature; val_kwargs -> eval rollout_args (temperature 0 when do_sample is false, veRL's
@@ -108,21 +109,48 @@ def map_data(d: Draft, *, rule_reward: bool = True) -> list[str]:
 def _lengths(d: Draft) -> None:
     p = d.number(f"{D}.max_prompt_length", positive=True)
     r = d.number(f"{D}.max_response_length", positive=True)
-    if p is not None:
-        d.set("model.max_prompt_tokens", p, f"{D}.max_prompt_length")
     if r is not None:
         d.set("model.max_response_tokens", r, f"{D}.max_response_length")
     key = f"{R}.max_model_len"
-    if d.user(key) and d.val(key) is not None:
-        ml = d.number(key, positive=True)
-        if ml is not None and p is not None and r is not None and ml < p + r:
-            d.report("RFTC313", f"{key} ({ml}) is less than max_prompt_length + max_response_length ({p}+{r}); "
-                     "Trinity-RFT rejects that", key)
-        elif ml is not None:
-            d.set("model.max_model_len", ml, key)
-    elif p is not None and r is not None:
-        d.set("model.max_model_len", p + r, f"{D}.max_prompt_length", f"{D}.max_response_length", note=f"{p}+{r}")
+    given = d.user(key) and d.val(key) is not None
+    ml = d.number(key, positive=True) if given else None
     filt = d.flag(f"{D}.filter_overlong_prompts")
+    if ml is not None and p is not None and r is not None and ml < p + r:
+        _short_context(d, key, ml, p, r, filt)
+    else:
+        if p is not None:
+            d.set("model.max_prompt_tokens", p, f"{D}.max_prompt_length")
+        if ml is not None:
+            d.set("model.max_model_len", ml, key)
+        elif p is not None and r is not None and not given:
+            d.set("model.max_model_len", p + r, f"{D}.max_prompt_length", f"{D}.max_response_length",
+                  note=f"{p}+{r}")
+    _truncation(d, filt)
+
+
+def _short_context(d: Draft, key: str, ml: int, p: int, r: int, filt: bool | None) -> None:
+    """A context shorter than the longest prompt plus the longest response. veRL's SGLang rollout asserts
+    max_model_len >= prompt_length + response_length (sglang_rollout.py, 0.4.0 on); its vLLM rollout hands
+    max_model_len to vLLM as it is, which ends a response at response_length tokens or where prompt plus response
+    reach max_model_len. Trinity-RFT rejects the three lengths written together, and takes max_model_len with
+    max_response_tokens, setting max_prompt_tokens to their difference (config_validator.py)."""
+    if d.val(f"{R}.name") == "sglang":
+        d.report("RFTC313", f"{key} ({ml}) is less than max_prompt_length + max_response_length ({p}+{r}): veRL's "
+                 "SGLang rollout asserts max_model_len >= prompt_length + response_length", key,
+                 hint=f"raise {key} to {p + r} or more, or lower the lengths")
+        return
+    d.set("model.max_model_len", ml, key)
+    d.implied(f"{D}.max_prompt_length", f"left to Trinity, which sets max_prompt_tokens {ml} - {r} = {ml - r}")
+    cut = (f"Trinity truncates prompts to {ml - r} tokens (enable_prompt_truncation), where veRL keeps prompts up to "
+           f"{p} tokens and shortens their responses" if filt else
+           "prompts are not truncated, so a response ends where veRL's does")
+    d.report("RFTC305", f"{key} ({ml}) is less than max_prompt_length + max_response_length ({p}+{r}): veRL's vLLM "
+             f"rollout ends a response at {r} tokens or where prompt and response reach {ml}; Trinity-RFT rejects "
+             f"the three lengths together, so max_prompt_tokens is left out and Trinity sets it to {ml - r}: {cut}",
+             key, settles=False, hint=f"raise {key} to {p + r} to train on every prompt's full response length")
+
+
+def _truncation(d: Draft, filt: bool | None) -> None:
     if filt is not None:
         d.set("model.enable_prompt_truncation", filt, f"{D}.filter_overlong_prompts",
               note="" if d.user(f"{D}.filter_overlong_prompts") else "veRL default (Trinity's is true)")

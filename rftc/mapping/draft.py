@@ -15,6 +15,7 @@ from rftc.mapping.verl_defaults import VERL_DEFAULTS
 from rftc.trinity.generated.verl_trainer_keys import SECTIONS, VERL_VERSION
 from rftc.verl.releases import semantics
 from rftc.verl.effective import EffectiveConfig
+from rftc.verl.trainers import torchrun_world
 
 _ABSENT = object()
 _INDEX = re.compile(r"\[(\d+)\]")
@@ -77,7 +78,8 @@ class Draft:
         self.ledger: dict[str, Entry] = {}
         self.assumed: dict[str, tuple[Any, str]] = {}  # cluster key -> (assumed value, the variable it stands for)
         for key in CLUSTER_OPTIONS:
-            self._assume_cluster_size(key)
+            if not (key in TORCHRUN_SIZES and torchrun_world(cfg.invocation)):  # not read: torchrun's sizes are
+                self._assume_cluster_size(key)  # assumed once, for the GPUs the job runs on (rftc.mapping.sft)
 
     def _assume_cluster_size(self, key: str) -> None:
         """A GPU count or rollout engine size that only the environment knows (``trainer.n_gpus_per_node=$GPUS``,
@@ -152,11 +154,12 @@ class Draft:
         try:
             if isinstance(v, bool):
                 raise ValueError
-            n = kind(v)
-            if kind is int and isinstance(v, float) and v != n:
+            n = whole(v) if kind is int else kind(v)
+            if n != n:  # NaN
                 raise ValueError
         except (TypeError, ValueError):
-            self.report("RFTC313", f"{key} must be {'an integer' if kind is int else 'a number'}, got {v!r}", key)
+            self.report("RFTC313", f"{key} must be {'an integer' if kind is int else 'a number'}, got {v!r}"
+                        f"{not_a_count(v)}", key)
             return None
         if positive and n <= 0:
             self.report("RFTC313", f"{key} must be positive, got {v!r}", key)
@@ -281,6 +284,25 @@ def worker_setting(path: str) -> bool:
     return True
 
 
+def whole(v: Any) -> int:
+    """``v`` as an int where it is one (an int, or a float with no fraction); ValueError for a fraction, infinity or
+    NaN, which Hydra reads as floats (2.5, 1e309, nan), TypeError for what is no number."""
+    if isinstance(v, float) and not v.is_integer():
+        raise ValueError(f"{v!r} is not a whole number")
+    return int(v)
+
+
+def not_a_count(v: Any) -> str:
+    """Why a float Hydra read cannot be used: infinity (a literal past 1.8e308, or inf), NaN, or a fraction."""
+    if not isinstance(v, float):
+        return ""
+    if v != v:
+        return " (NaN: no computation with it has a value)"
+    if v in (float("inf"), float("-inf")):
+        return " (Hydra reads it as float infinity: a literal past 1.8e308 overflows; no count or size is infinite)"
+    return " (Hydra reads it as a float; the setting takes whole numbers)"
+
+
 def _fmt(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -291,6 +313,7 @@ ROLLOUT_TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
 # the cluster's layout, which does not change what is trained: veRL key -> rftc convert's option for it
 CLUSTER_OPTIONS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gpus-per-node",
                    ROLLOUT_TP: "--rollout-tp"}
+TORCHRUN_SIZES = ("trainer.nnodes", "trainer.n_gpus_per_node")  # what torchrun's --nnodes, --nproc_per_node stand for
 
 
 def _env_hint(v: str, key: str | None = None) -> str:

@@ -73,10 +73,13 @@ def map_schedule(d: Draft, s: Schedule, tasks: int | None, si: int | None) -> No
                      f"Trinity's offset counts whole explorer steps of {tasks} prompts, so it runs {offset * tasks} "
                      f"ahead: {offset * tasks - s.ahead} prompts a weight version are generated one update earlier "
                      "than in veRL", key if key and d.user(key) else None, settles=False)
+    trigger = _user(d, (f"{ASYNC}.trigger_parameter_sync_step",))
+    step = d.origins.get("synchronizer.sync_interval")  # the trainer steps of a veRL step (rftc.mapping.batch)
     if s.sync_every > 1 and si:
         # (the fully async trainer, from verl 0.8.0, counts mini-batches in prompts: no explorer_sync_interval)
-        d.set("synchronizer.sync_interval", si * s.sync_every, *_user(d, (f"{ASYNC}.trigger_parameter_sync_step",)),
-              note=f"{si}*{s.sync_every}: the weights move every trigger_parameter_sync_step veRL steps")
+        d.set("synchronizer.sync_interval", si * s.sync_every, *step.keys, *trigger,
+              note=f"{si}*{s.sync_every}: trainer steps a veRL step ({step.note}) x trigger_parameter_sync_step: "
+                   "the weights move every trigger_parameter_sync_step veRL steps")
     for key, why in s.differences:
         d.report("RFTC340", f"{key}={d.fmt_value(key)}: {why}", key if d.user(key) else None)
     key = loop.partial if loop.partial != "never" and loop.partial != "always" else None
@@ -91,15 +94,18 @@ def map_schedule(d: Draft, s: Schedule, tasks: int | None, si: int | None) -> No
         d.implied(key, "off: each response is generated with one weight version, as in Trinity")
     if s.total_prompts is not None and tasks:
         k = "rollout.total_rollout_steps"
-        d.set("buffer.total_steps", s.total_prompts // tasks, k, note=f"{s.total_prompts}//{tasks}: veRL's rollout "
-              "stops after this many prompts (or rows x total_epochs, which Trinity's total_epochs bounds)"
-              + ("" if d.user(k) else "; veRL's default"))
+        d.set("buffer.total_steps", s.total_prompts // tasks, k, *d.origins["buffer.batch_size"].keys,
+              note=f"{s.total_prompts}//{tasks}: total_rollout_steps // prompts an explorer step (buffer.batch_size); "
+              "veRL's rollout stops after this many prompts (or rows x total_epochs, which Trinity's total_epochs "
+              "bounds)" + ("" if d.user(k) else "; veRL's default"))
     for k in s.per_version:  # counted in weight versions: sync_every veRL steps each
         target = {"trainer.test_freq": "explorer.eval_interval", "trainer.save_freq": "trainer.save_interval"}[k]
         v = d.get(target)
         if d.user(k) and isinstance(v, int) and v > 0:
-            d.set(target, v * s.sync_every, k, note=f"{v}*{s.sync_every}: veRL's {loop.name} trainer counts "
-                  f"{k.split('.')[1]} in weight versions of trigger_parameter_sync_step steps")
+            d.set(target, v * s.sync_every, k, *step.keys, *trigger, note=f"{d.val(k)}*{si}*{s.sync_every}: "
+                  f"{k.split('.')[1]} x trainer steps a veRL step ({step.note}) x trigger_parameter_sync_step: "
+                  f"veRL's {loop.name} trainer counts {k.split('.')[1]} in weight versions of "
+                  "trigger_parameter_sync_step steps")
     _account(d, s)
 
 

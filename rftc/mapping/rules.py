@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from rftc.mapping.classes import (BATCHING, CADENCE, CLASS, DEBUG, FOLLOWS, KERNELS, MEMORY, NAMES, PLACEMENT,
                                   PROCESSES, PROFILING, UNREAD, no, to)
-from rftc.mapping.draft import Draft
+from rftc.mapping.draft import Draft, not_a_count, whole
 
 
 @dataclass(frozen=True)
@@ -367,7 +367,7 @@ RULES: list[Rule] = [
     Rule(f"{R}.tensor_model_parallel_size", "rule", "gpu.map_gpus", f"{RM}.tensor_parallel_size", inert=PLACEMENT),
     Rule(f"{R}.data_parallel_size", "map", f"{RM}.data_parallel_size", inert=PLACEMENT),
     Rule(f"{R}.pipeline_model_parallel_size", "map", f"{RM}.pipeline_parallel_size", inert=PLACEMENT),
-    Rule(f"{R}.expert_parallel_size", "map", f"{RM}.enable_expert_parallel", transform=lambda v: int(v) > 1,
+    Rule(f"{R}.expert_parallel_size", "map", f"{RM}.enable_expert_parallel", transform=lambda v: whole(v) > 1,
          inert=PLACEMENT),
     Rule(f"{R}.gpu_memory_utilization", "map", f"{RM}.gpu_memory_utilization", inert=MEMORY),
     Rule(f"{R}.enforce_eager", "map", f"{RM}.enforce_eager", inert=KERNELS),
@@ -750,6 +750,6 @@ def _map(d: Draft, r: Rule, key: str) -> None:
     try:
         value = r.transform(value) if r.transform else value
     except (TypeError, ValueError):
-        d.report("RFTC313", f"{key} has an unexpected value {value!r}", key)
+        d.report("RFTC313", f"{key} has an unexpected value {value!r}{not_a_count(value)}", key)
         return
     d.set(target, value, key, note="" if d.user(key) else "veRL default")

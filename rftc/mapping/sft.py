@@ -16,11 +16,11 @@ import os
 from rftc.mapping.batch import Batch
 from rftc.mapping.data import file_list, source_name, split_path
 from rftc.mapping.draft import ARGS_HINT, CLUSTER_OPTIONS, ENV_ONLY, Draft
-from rftc.mapping.models import SCHEDULES, map_lora
+from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULES, map_lora
 from rftc.mapping.steps import dataset_rows, horizon, steps_per_epoch
+from rftc.verl.trainers import torchrun_world
 
 EB = "buffer.trainer_input.experience_buffer"
-TORCHRUN_TRAINERS = ("verl.trainer.fsdp_sft_trainer", "verl.trainer.sft_trainer")  # their world is torchrun's
 FMT = f"{EB}.format"
 LEGACY = "model.partial_pretrain"  # only fsdp_sft_trainer's config has it
 NEVER = 2**31 - 1  # a save interval no run reaches: Trinity saves the last step itself, as veRL does
@@ -74,7 +74,7 @@ def map_sft_cluster(d: Draft) -> None:
     n_gpus_per_node are not read. sft_trainer_ray (and a launch without torchrun) reads them:
     rftc.mapping.trainer maps them."""
     inv = d.cfg.invocation
-    if inv is None or inv.launcher != "torchrun" or inv.module not in TORCHRUN_TRAINERS:
+    if not torchrun_world(inv):
         return
     for size, tkey, verl in (("nnodes", "cluster.node_num", "trainer.nnodes"),
                              ("nproc_per_node", "cluster.gpu_per_node", "trainer.n_gpus_per_node")):
@@ -245,21 +245,44 @@ def _length(d: Draft) -> None:
         d.implied(key, f"{how}: veRL stops at a row longer than data.max_length; a dataset veRL trains on has none")
 
 
+MCORE_ENGINE = "verl.workers.config.McoreEngineConfig"  # engine/megatron.yaml's class: its strategy is megatron
+
+
 def map_sft_model(d: Draft) -> None:
     """LoRA -> model.lora_configs[0]; trainer.trainer_strategy = model.strategy (fsdp_sft_trainer) or
-    engine.strategy; the multi-token-prediction and Megatron LoRA sections are implied while they are off."""
+    engine.strategy (megatron for the Megatron engine, whose sizes go to trainer.megatron); the multi-token-prediction
+    and Megatron LoRA sections are implied while they are off."""
     map_lora(d, "model")
     for section, switch in (("model.mtp", "enable"), ("model.lora", "rank")):
         if not d.val(f"{section}.{switch}"):  # off: its settings are not read (a fork's config may set them)
             for key in d.user_keys_under(section):
                 d.implied(key, f"{section}.{switch} is off")
+    if d.val("engine._target_") == MCORE_ENGINE:
+        _megatron_engine(d)
+        return
     for key in ("model.strategy", "engine.strategy"):
         if d.cfg.has(key) and d.val(key) is not None:
             v = str(d.val(key))
             if v in ("fsdp", "fsdp2"):
                 d.set("trainer.trainer_strategy", v, key, note="" if d.user(key) else "veRL default")
             else:
-                d.report("RFTC305", f"{key}={v}: Trinity-RFT 0.6's SFT trainer runs fsdp or fsdp2", key)
+                d.report("RFTC305", f"{key}={v}: Trinity-RFT 0.6's SFT trainer runs fsdp, fsdp2 or megatron", key)
+
+
+def _megatron_engine(d: Draft) -> None:
+    """engine=megatron (the engine section is McoreEngineConfig, whose strategy is megatron): trainer_strategy
+    megatron; trainer.megatron.<size> = engine.<size> for the parallel sizes Trinity exposes,
+    trainer.{param,optimizer}_offload = engine.*_offload, the engine's other settings passed through
+    trainer_config to the actor's megatron section, whose keys they are in the veRL Trinity runs."""
+    d.set("trainer.trainer_strategy", "megatron", "engine._target_", note="engine=megatron: veRL's Megatron engine")
+    for key in d.user_keys_under("engine"):
+        sub = key[len("engine."):]
+        if sub in MEGATRON_PARALLEL:
+            d.set(f"trainer.megatron.{sub}", d.val(key), key)
+        elif sub in MEGATRON_OFFLOAD and sub != "grad_offload":
+            d.set(MEGATRON_OFFLOAD[sub], d.val(key), key)
+        elif sub not in ("_target_", "strategy"):
+            d.passthrough(key, under=f"actor_rollout_ref.actor.megatron.{sub}")
 
 
 def map_sft_schedule(d: Draft) -> None:

@@ -20,9 +20,9 @@ def set_scaled(d: Draft, field: str, veRL_steps: int, batch: Batch, key: str, ex
     steps (x the explorer's sync interval), with the arithmetic as the note."""
     si, esi = batch.sync_interval, batch.explorer_sync_interval
     if explorer and esi != si:
-        d.set(field, veRL_steps * esi, key, note=f"{veRL_steps}*{esi} (veRL steps x explorer_sync_interval)")
+        d.set(field, veRL_steps * esi, key, note=f"{veRL_steps}*{esi} (veRL steps x explorer steps a veRL step)")
     else:
-        d.set(field, veRL_steps * si, key, note=f"{veRL_steps}*{si} (veRL steps x sync_interval)")
+        d.set(field, veRL_steps * si, key, note=f"{veRL_steps}*{si} (veRL steps x trainer steps a veRL step)")
 
 
 def steps_per_epoch(rows: int, train_batch: int) -> int:
@@ -125,7 +125,8 @@ def horizon(d: Draft, batch: Batch, epochs: int | None, key: str, reason: str) -
     si = batch.sync_interval
     if d.opt.total_steps:
         n = d.opt.total_steps
-        d.set("trainer.total_steps", n * si, note=f"--total-steps {n} x sync_interval {si}: LR horizon for {reason}")
+        d.set("trainer.total_steps", n * si,
+              note=f"--total-steps {n} x trainer steps a veRL step {si}: LR horizon for {reason}")
         return
     if d.opt.dataset_size:
         rows, source = d.opt.dataset_size, f"--dataset-size {d.opt.dataset_size}"

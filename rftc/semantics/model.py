@@ -101,6 +101,9 @@ class TrainingRun:
                       "future rewards are discounted differently")
     lam: Value = _q("loss", "lambda (GAE)",
                     "the advantage trades bias for variance differently")
+    step_advantage_w: Value = _q("loss", "step advantage weight (GiGPO)",
+                                 "steps from the same anchor state are compared with a different weight against "
+                                 "the episode's advantage")
     critic_lr: Value = _q("optimizer and schedule", "critic lr",
                           "the value model learns at a different speed")
     n: Value = _q("sampling", "responses per prompt (n)",

@@ -27,7 +27,8 @@ from rftc.trinity.schema import TrinityConfig
 
 TS = "buffer.explorer_input.tasksets.0"
 FUNCTIONS = ("policy_loss_fn", "kl_loss_fn", "kl_penalty_fn", "entropy_loss_fn", "advantage_fn")
-TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",)}  # the discounting ones, their args
+# the discounting advantages, their args
+TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",), "gigpo": ("gamma",)}
 OPERATORS = "data_processor.experience_pipeline.operators"
 # the actor optim keys the model reads, and the algorithm.optimizer field Trinity writes each from
 OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "grad_clip", "min_lr_ratio", "min_lr", "num_cycles",
@@ -288,6 +289,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         TRAINER_ADVANTAGES.get(adv, ()) else Value(None),
         lam=of(adv_args.get("lam"), "algorithm.advantage_fn_args") if "lam" in TRAINER_ADVANTAGES.get(adv, ())
         else Value(None),
+        step_advantage_w=of(adv_args.get("omega"), "algorithm.advantage_fn_args") if adv == "gigpo"
+        else Value(None),
         critic_lr=of(val("verl.critic.optim.lr"), "verl.critic.optim.lr") if adv == "ppo" else Value(None),
         n=of(val("verl.rollout.n"), "verl.rollout.n"),
         temperature=of(val("verl.rollout.temperature"), "verl.rollout.temperature"),
@@ -377,6 +380,8 @@ def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[s
                   "algorithm.advantage_fn_args")
     elif adv == ADVANTAGE_FN and adv_args.get("estimator") in NORM_READERS:
         norm = of(adv_args.get("norm_adv_by_std_in_grpo", True), "algorithm.advantage_fn_args")
+    elif adv == "gigpo":
+        norm = of(adv_args.get("fnorm") == "std", "algorithm.advantage_fn_args")
     else:
         norm = Value(None)
     return dict(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from rftc.mapping.algorithm import ESTIMATORS, KL, NO_DUAL_CLIP, NORM_READERS
+from rftc.mapping.algorithm import ESTIMATORS, GIGPO, KL, NO_DUAL_CLIP, NORM_READERS, fork_gigpo
 from rftc.mapping.batch import responses_per_step
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
@@ -29,8 +29,9 @@ M = "actor_rollout_ref.model"
 RC = "algorithm.rollout_correction"
 TOTAL_PROMPTS = "rollout.total_rollout_steps"  # the fully async rollout's bound (rftc.verl.releases.modes)
 IMPORTED = "reward.reward_manager"  # 0.9: a manager class of the user's (source importlib)
-# veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage
-DISCOUNTED = ("gae", "reinforce_plus_plus")
+# veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage; a
+# fork's gigpo discounts its step returns with it
+DISCOUNTED = ("gae", "reinforce_plus_plus", "gigpo")
 LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN}  # veRL loss_mode -> Trinity's name of the same loss
 
 
@@ -52,6 +53,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     epochs, si, k_sync = r.get(f"{A}.ppo_epochs", 1), batch * n // responses, loop.sync_every
     batch_keys = ("data.train_batch_size" if loop.batch is None else f"{ASYNC}.require_batches",
                   f"{A}.ppo_mini_batch_size", f"{R}.n")
+    prompts = "train_batch_size" if loop.batch is None else "ppo_mini_batch_size x require_batches"
     every = f" x {k_sync} trainer steps a weight update" if k_sync > 1 else ""
     sched_key = next((f"{O}.{k}" for k in SCHEDULERS if r.get(f"{O}.{k}") is not None), None)
     sched = r.get(sched_key) if sched_key else "constant"
@@ -77,10 +79,10 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
                                 f"{eff.release})" if unit == "prompts" else "ppo_mini_batch_size (responses)"),
         steps_per_batch=r.of(si * epochs * k_sync, *batch_keys, f"{A}.ppo_epochs",
                              *(loop.keys if k_sync > 1 else ()),
-                             formula="train_batch_size x n / responses per step x ppo_epochs" + every),
+                             formula=f"{prompts} x n / responses per step x ppo_epochs" + every),
         ppo_epochs=r.v(f"{A}.ppo_epochs", 1),
         total_epochs=r.v("trainer.total_epochs"),
-        total_steps=r.of(total * si, total_key, formula="x train_batch_size / mini-batch" if total_key !=
+        total_steps=r.of(total * si, total_key, formula=f"x {prompts} / mini-batch" if total_key !=
                          TOTAL_PROMPTS else "// prompts a trainer step x optimizer steps per batch")
         if isinstance(total, int) and total > 0 else Value(None),
         lr=r.v(f"{O}.lr"),
@@ -107,9 +109,10 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         entropy_coef=r.v(f"{A}.entropy_coeff", 0.0),
         loss_agg_mode=r.v(f"{A}.loss_agg_mode") if len(agg_modes) > 1 else Value(agg_modes[0],
                                                                                    f"verl {eff.release}"),
-        advantage=r.of(_estimator(est), "algorithm.adv_estimator"),
+        advantage=r.of("gigpo" if fork_gigpo(est, r.get) else _estimator(est), "algorithm.adv_estimator"),
         gamma=r.v("algorithm.gamma", when=est in DISCOUNTED),
         lam=r.v("algorithm.lam", when=est == "gae"),
+        step_advantage_w=r.v(f"{GIGPO}.step_advantage_w", when=fork_gigpo(est, r.get)),
         critic_lr=r.v("critic.optim.lr", when=est == "gae"),
         n=r.v(f"{R}.n", 1),
         temperature=r.v(f"{R}.temperature", 1.0),
@@ -200,7 +203,9 @@ def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_rewa
     return dict(
         norm_adv_by_std=(r.v("algorithm.norm_adv_by_std_in_grpo", True) if est in NORM_READERS
                          else Value(True, f"verl's {est} estimator divides by the group's std"))
-        if est in NORM_READERS + ("grpo_vectorized",) else Value(None),
+        if est in NORM_READERS + ("grpo_vectorized",) else r.of(r.get(f"{GIGPO}.mode") == "mean_std_norm",
+                                                                 f"{GIGPO}.mode") if fork_gigpo(est, r.get)
+        else Value(None),
         kl_in_reward_ctrl=(r.of(("adaptive", r.get(f"{ctrl}.target_kl"), r.get(f"{ctrl}.horizon")), f"{ctrl}.type",
                                 f"{ctrl}.target_kl", f"{ctrl}.horizon") if adaptive
                            else r.of("fixed", f"{ctrl}.type")) if kl_reward else Value(None),

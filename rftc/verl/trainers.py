@@ -48,6 +48,16 @@ def is_sft(invocation) -> bool:
     return invocation is not None and invocation.module in SFT_TRAINERS
 
 
+# the SFT trainers whose world is torchrun's: they read no trainer.nnodes or n_gpus_per_node
+TORCHRUN_TRAINERS = ("verl.trainer.fsdp_sft_trainer", "verl.trainer.sft_trainer")
+
+
+def torchrun_world(invocation) -> bool:
+    """Whether torchrun starts the launch's processes (an SFT trainer of TORCHRUN_TRAINERS under torchrun), so
+    that its --nnodes and --nproc_per_node, not trainer.nnodes and n_gpus_per_node, are the GPUs it runs on."""
+    return invocation is not None and invocation.launcher == "torchrun" and invocation.module in TORCHRUN_TRAINERS
+
+
 def is_dapo(invocation) -> bool:
     """Whether the launch (an Invocation, or None for plain overrides) runs the DAPO recipe's trainer."""
     return invocation is not None and invocation.module in RECIPES

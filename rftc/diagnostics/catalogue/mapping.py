@@ -225,6 +225,24 @@ CODES = [
          "(format.image_key); from chat messages it reads the text. A text-only dataset or model is unaffected; "
          "for a multimodal one, put the images into the messages' content, or train it in veRL.",
          "python3 -m verl.trainer.sft_trainer data.train_files=/data/captions/train.parquet"),
+    Code("RFTC338", "workflow-supplies-advantage-inputs", W, "The advantage reads inputs only the workflow writes.",
+         "Trinity-RFT 0.6's gigpo advantage (the algorithm of veRL-agent's gigpo estimator) groups the steps of "
+         "multi-turn trajectories by their anchor state and discounts each step's own reward. It reads both from "
+         "each experience's info (env_state_hash, step_reward), which the workflow writes as the fork's environment "
+         "loop records them. Without them every step is its own anchor group and only the last step is rewarded, "
+         "so the advantages are the episode's alone. Run the job with a workflow that writes both, each hash "
+         "unique to its task.",
+         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=gigpo algorithm.gigpo.step_advantage_w=1.0"),
+    Code("RFTC339", "unsupported-distillation", E, "veRL's on-policy distillation has no Trinity-RFT 0.6 equivalent.",
+         "veRL 0.9 trains a student on a teacher model's log-probs (distillation.enabled): with its distillation "
+         "loss as a supervised loss or as a policy-gradient reward, with or without the task rewards, clamped. "
+         "Trinity-RFT 0.6's on_policy_distill algorithm is one of these: the reverse KL of each sampled token "
+         "(teacher minus student log-prob) as the advantage of a PPO loss, without task rewards or clamps, the "
+         "teacher an auxiliary model its distillation workflow queries. Converting the launch as another algorithm "
+         "would train something else, so nothing is written; the message names what differs. Write the Trinity "
+         "config by hand, or train the job in veRL.",
+         "python3 -m verl.trainer.main_ppo distillation.enabled=True "
+         "distillation.teacher_models.teacher_model.model_path=/models/teacher"),
     Code("RFTC340", "off-policy-lag-differs", W, "Trinity reproduces a veRL trainer loop's lag only approximately.",
          "veRL's asynchronous trainers (main_ppo's v1 colocate_async and separate_async, one_step_off_policy, "
          "fully_async_policy) generate rollouts ahead of the trainer. Trinity-RFT 0.6's fixed sync style "

@@ -167,6 +167,12 @@ CODES = [
          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
          "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
          "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2", "overrides"),
+    Code("RFTC227", "not-a-number", E, "An override gives a number key NaN, or an integer key infinity.",
+         "Hydra reads `nan`, `inf` and a literal past 1.8e308 (such as a mistyped `1e309`) as floats. NaN in a "
+         "numeric setting, or infinity in one that holds an integer (a length, a batch size, a step count), is "
+         "no value veRL can compute with: it fails at startup or where it first uses the value. The override is "
+         "not applied and nothing is written. Give the key a finite value of its kind.",
+         "data.max_prompt_length=1e309", "overrides"),
     Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
          "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
          "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "

@@ -159,6 +159,7 @@ def _apply_one(res: Applied, o: Override) -> None:
         _check_merge(current, value, key, force, tree, o)
         _merge(res, current, value, key, prov)
         return
+    _check_number(key, value, current)
     if isinstance(node, list):
         if not (last.isdigit() and int(last) < len(node)):
             raise _Reject("RFTC203", f"list index '{last}' is out of range in '{key}'", key=key)
@@ -168,6 +169,22 @@ def _apply_one(res: Applied, o: Override) -> None:
             raise _unknown(tree, key, o)
         node[last] = value
     _set(res, key, value, prov)
+
+
+def _check_number(key: str, value, current) -> None:
+    """Hydra reads nan, inf and a literal past 1.8e308 (1e309) as floats: NaN where the key holds a number, or
+    infinity where it holds an integer (a count, a size, a step), is no value veRL can compute with."""
+    if not isinstance(value, float) or value == value and abs(value) != float("inf"):
+        return
+    number = isinstance(current, (int, float)) and not isinstance(current, bool)
+    if value != value and number:
+        why = "NaN, which no computation with it turns into a value"
+    elif value != value or not (number and isinstance(current, int)):
+        return
+    else:
+        why = "float infinity (Hydra reads a literal past 1.8e308 as infinity); no count or size is infinite"
+    raise _Reject("RFTC227", f"'{key}' is {value!r}: {why} (its default is {current!r})", key=key,
+                  hint=f"give {key} a finite {'integer' if isinstance(current, int) else 'number'}")
 
 
 def _check_merge(dest: dict, src: dict, key: str, force: bool, tree: dict, o: Override) -> None:

@@ -118,6 +118,7 @@ class Schedule:
     staleness: int = 0  # the most weight versions a trained rollout lags behind
     sync_every: int = 1  # trainer steps (optimizer steps of one batch) between weight updates
     batch: int | None = None  # prompts a trainer step takes, where not data.train_batch_size
+    batch_formula: str = ""  # how ``batch`` is computed, with the keys' values and names
     keys: tuple[str, ...] = ()  # the keys the schedule follows
     rollout_gpus: tuple[int, int] | None = None  # (nodes, GPUs per node) of a rollout on GPUs of its own
     partial: bool = False
@@ -243,6 +244,6 @@ def _fully_async(s: Schedule, get) -> None:
     if not mini:
         return
     required = mini * req
-    s.batch = required
+    s.batch, s.batch_formula = required, f"{mini}*{req} (ppo_mini_batch_size x require_batches)"
     s.ahead = int(required * (1 + st) * trigger) - required * trigger
     s.staleness = math.ceil(s.ahead / (required * trigger))
