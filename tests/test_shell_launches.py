@@ -1,6 +1,7 @@
 """Launch recognition (launchers, entry modules, kinds, Hydra flags), spans and provenance of arguments, and
 the values rftc cannot know (environment, command substitution, conditions)."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -379,3 +380,36 @@ def test_the_length_of_a_value_only_the_run_knows_is_a_placeholder_of_its_own():
     assert "`${#HOME}` is a length only known at run time" in " ".join(
         d.message for d in analyze("python3 -m m h=${#HOME}", "run.sh").diagnostics)
     assert launch("python3 -m m h=${#HOME}", env={"RFTC_LENGTH_HOME": "9"}).args[0].text == "h=9"
+
+
+# ------------------------------------------------------------------ what the script runs, at any depth
+def _bash_launches(script: Path, *args: str, **programs: str) -> list[list[str]]:
+    """The words each launch gets when bash runs ``script`` with ``args`` from its folder, the launched programs
+    printing them (tests/support/bash.py) and ``programs`` (name=sh body) on PATH beside them."""
+    from support.bash import fake_path, launches, run
+
+    fake_path(script.parent)
+    for name, body in programs.items():
+        (script.parent / "bin" / name).write_text(f"#!/bin/sh\n{body}\n")
+        (script.parent / "bin" / name).chmod(0o755)
+    return launches(run([str(script), *args], script.parent, cwd=script.parent).stdout)
+
+
+def _found(script: Path, *args: str) -> list[list[str]]:
+    r = analyze(script.read_text(), str(script), extra_args=args, cwd=str(script.parent))
+    return [["-m", i.module] + [a.text for a in i.args] for i in r.invocations]
+
+
+@pytest.mark.parametrize("command", [
+    'srun --ntasks=1 -- micromamba run -n rl bash -c "python3 -m verl.trainer.main_ppo a=1"',
+    'RUN=(micromamba run -n rl)\nsrun --nodes=1 -- "${RUN[@]}" bash -c "python3 -m verl.trainer.main_ppo a=1"',
+    'srun -- conda run -n rl srun --overlap -- bash -c "micromamba run -n x python3 -m verl.trainer.main_ppo a=1"',
+    "micromamba run -n rl srun --overlap nohup python3 -m verl.trainer.main_ppo a=1",
+])
+def test_runners_nested_under_launchers_are_followed_at_any_depth(command, tmp_path: Path):
+    script = tmp_path / "run.sh"
+    script.write_text(command + "\n")
+    assert _found(script) == [["-m", "verl.trainer.main_ppo", "a=1"]]
+    if shutil.which("bash"):
+        runner = 'shift 3\nexec "$@"'  # `run -n ENV`, then the command
+        assert _bash_launches(script, micromamba=runner, conda=runner) == _found(script)
