@@ -400,6 +400,42 @@ def _found(script: Path, *args: str) -> list[list[str]]:
     return [["-m", i.module] + [a.text for a in i.args] for i in r.invocations]
 
 
+@pytest.mark.parametrize("call", ['exec bash "$(dirname "$0")/train.sh" M "$@"',
+                                  'bash "$(dirname "$0")/train.sh" M "$@"',
+                                  'source "$(dirname "$0")/train.sh" M "$@"', '. "$(dirname "$0")/train.sh" M "$@"'])
+def test_a_launch_in_a_script_the_script_runs_or_sources_is_its_own(call, tmp_path: Path):
+    # bash runs train.sh with the caller's words as its arguments and the caller's exported variables
+    train = tmp_path / "train.sh"
+    train.write_text('MODEL=$1\npython3 -m verl.trainer.main_ppo model.path="$MODEL" x=$X "${@:2}"\n')
+    caller = tmp_path / "run.sh"
+    caller.write_text(f"export X=1\n{call}\n")
+    r = analyze(caller.read_text(), str(caller), extra_args=("a=1",))
+    [inv] = r.invocations
+    assert inv.script == str(caller) and (inv.span.file, inv.span.line) == (str(train), 2)
+    assert [a.text for a in inv.args] == ["model.path=M", "x=1", "a=1"]
+    assert [a.span.file for a in inv.args] == [str(train), str(train), COMMAND_LINE]
+    if shutil.which("bash"):
+        assert _bash_launches(caller, "a=1") == [["-m", "verl.trainer.main_ppo", "model.path=M", "x=1", "a=1"]]
+
+
+def test_convert_converts_the_launch_of_a_script_the_script_runs_as_list_lists_it(tmp_path: Path):
+    from support.cli import convert, rftc
+
+    (tmp_path / "train.sh").write_text(
+        "MODEL=$1\npython3 -m verl.trainer.main_ppo data.train_files=data/train.parquet "
+        'actor_rollout_ref.model.path="$MODEL" actor_rollout_ref.rollout.name=vllm '
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
+        'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 critic.ppo_micro_batch_size_per_gpu=2 "${@:2}"\n')
+    (tmp_path / "run.sh").write_text('exec bash "$(dirname "$0")/train.sh" Qwen/Qwen2.5-0.5B-Instruct "$@"\n')
+    listed = rftc("convert", "--list", "run.sh", cwd=tmp_path)
+    assert [row.split("\t")[:2] for row in listed.stdout.splitlines()] == [["run.sh", "0"]]
+    done = convert("run.sh", out=tmp_path / "out", cwd=tmp_path)
+    assert done.config["model"]["model_path"] == "Qwen/Qwen2.5-0.5B-Instruct"
+    text = done.configs[0].read_text()
+    assert "from run.sh (launch at train.sh:2)" in text and "actor_rollout_ref.model.path (train.sh:2)" in text
+
+
 @pytest.mark.parametrize("command", [
     'srun --ntasks=1 -- micromamba run -n rl bash -c "python3 -m verl.trainer.main_ppo a=1"',
     'RUN=(micromamba run -n rl)\nsrun --nodes=1 -- "${RUN[@]}" bash -c "python3 -m verl.trainer.main_ppo a=1"',

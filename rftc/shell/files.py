@@ -199,8 +199,7 @@ class Files:
             out.append(" ")
             at += 1
         text = "".join(out[:-1])
-        outer = g.code.get(span.file)
-        g.code[name] = Code(outer.origin if outer else span.file, text.split("\n"), pieces)
+        g.code[name] = Code(text.split("\n"), pieces)
         return name, text, held
 
     def written_at(self, field: Field, span: Span | None = None) -> Span:

@@ -49,7 +49,8 @@ class Invocation:
     cwd: str | None = None  # the directory the launch runs in: where it starts (--cwd; PWD from --env, or the
     #   current directory with --use-env) moved by the script's own cd's. Unknown start and a relative cd:
     #   "${oc.env:PWD}/sub"; None when neither is known (the launch runs where rftc is started)
-    script: str = ""  # path of the script the launch is in
+    script: str = ""  # the script read that makes the launch: also where the launch is in a file it sources or
+    #   runs (`bash train.sh "$@"`), which ``span`` names
     entry_file: str | None = None  # the entry module's file when the launch names it by path or under another
     #   package (`python3 verl/trainer/main_ppo.py`; `-m pkg.verl.trainer.main_ppo` -> pkg/verl/trainer/main_ppo.py),
     #   relative to cwd unless absolute; None when Python's import search finds the module (`-m verl...`)
@@ -69,6 +70,14 @@ class Invocation:
         else its script's folder; None for neither."""
         return self.cwd or (os.path.dirname(os.path.abspath(self.script)) if self.script and
                             os.path.isfile(self.script) else None)
+
+
+def place(inv: Invocation) -> str:
+    """Where a launch is written, for messages: "line 30" of its script, "train.sh:3" in a file the script runs or
+    sources."""
+    if inv.span.file == inv.script:
+        return f"line {inv.span.line}"
+    return f"{os.path.basename(inv.span.file)}:{inv.span.line}"
 
 
 def circumstances(inv: Invocation, launches: list[Invocation]) -> str:

@@ -35,8 +35,10 @@ class Recorder:
                 span = ev.files.traced(parts["span_start"]).span
         else:
             span = launches.command_span(parts, span)
-        inv = launches.build(parts, index=len(g.invocations), span=span, cwd=cwd,
-                             script=code.origin if code else ev.file, exported=ev.vars.exported())
+        # a launch in a file the script sources or runs (`bash train.sh "$@"`) is the script's own: what it
+        # launches when it runs, with the words it passes; its span names the file and line it is written at
+        inv = launches.build(parts, index=len(g.invocations), span=span, cwd=cwd, script=g.name,
+                             exported=ev.vars.exported())
         inv.loop = {name: text_of(v.segs) for name in ev.loops
                     if (v := ev.vars.get(name)) is not None and v.segs is not None}
         target = parts.get("target_unknown")

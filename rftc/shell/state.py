@@ -50,7 +50,6 @@ class Var:
 class Code:
     """Text that `eval` or `bash -c` runs (see rftc.shell.files.Files.code_text)."""
 
-    origin: str  # the file the command is in
     lines: list  # the text's lines
     pieces: list  # (offset in the text, the Seg of a word it was), for Files.traced
 
@@ -87,12 +86,13 @@ class State:
 class Shared:
     """What every part of one analysis shares: results and budgets."""
 
-    def __init__(self, diags: Diagnostics, sources: dict, env: dict, use_env: bool, script_path: str):
+    def __init__(self, diags: Diagnostics, sources: dict, env: dict, use_env: bool, script_path: str, name: str):
         self.diags = diags
         self.sources = sources
         self.env = env
         self.use_env = use_env
-        self.script_path = script_path
+        self.script_path = script_path  # $0: the script bash runs now (a called script's while it runs)
+        self.name = name  # the script analysed, by the name spans use: whose launches are those of what it runs
         self.invocations: list[Invocation] = []
         self.iterations = 0
         self.seen: set = set()
