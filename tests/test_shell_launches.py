@@ -436,6 +436,22 @@ def test_convert_converts_the_launch_of_a_script_the_script_runs_as_list_lists_i
     assert "from run.sh (launch at train.sh:2)" in text and "actor_rollout_ref.model.path (train.sh:2)" in text
 
 
+@pytest.mark.parametrize("run_it", ['bash "$JOB"', 'sh "$JOB"', 'source "$JOB"', 'chmod +x "$JOB"\n"$JOB"'])
+@pytest.mark.parametrize("delimiter", ["EOF", "'EOF'"])
+def test_a_job_file_the_script_writes_with_a_heredoc_and_runs_is_followed(run_it, delimiter, tmp_path: Path):
+    # bash writes the body expanded (unquoted delimiter) or as it is (quoted), and the shell that runs the file
+    # expands what is left with the variables it has: exported ones in a new shell, all of them when sourced
+    caller = tmp_path / "run.sh"
+    caller.write_text(f'EXP=grpo\nexport OUT=x\nJOB="$(dirname "$0")/job.sh"\ncat > "$JOB" <<{delimiter}\n'
+                      "python3 -m verl.trainer.main_ppo name=${EXP} out=$OUT\nEOF\n" + run_it + "\n")
+    [inv] = analyze(caller.read_text(), str(caller)).invocations
+    unset = delimiter == "'EOF'" and "source" not in run_it  # EXP is not exported
+    assert [a.text for a in inv.args] == ["name=${oc.env:EXP}" if unset else "name=grpo", "out=x"]
+    assert inv.script == str(caller) and [(a.span.file, a.span.line) for a in inv.args] == [(str(caller), 5)] * 2
+    if shutil.which("bash"):
+        assert _bash_launches(caller) == [["-m", "verl.trainer.main_ppo", "name=" if unset else "name=grpo", "out=x"]]
+
+
 @pytest.mark.parametrize("command", [
     'srun --ntasks=1 -- micromamba run -n rl bash -c "python3 -m verl.trainer.main_ppo a=1"',
     'RUN=(micromamba run -n rl)\nsrun --nodes=1 -- "${RUN[@]}" bash -c "python3 -m verl.trainer.main_ppo a=1"',
@@ -449,3 +465,14 @@ def test_runners_nested_under_launchers_are_followed_at_any_depth(command, tmp_p
     if shutil.which("bash"):
         runner = 'shift 3\nexec "$@"'  # `run -n ENV`, then the command
         assert _bash_launches(script, micromamba=runner, conda=runner) == _found(script)
+
+
+def test_bash_s_own_options_come_before_its_script_or_its_code(tmp_path: Path):
+    (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo "$@"\n')
+    script = tmp_path / "run.sh"
+    script.write_text('cd "$(dirname "$0")"\nbash -eo pipefail inner.sh a=1\n'
+                      'bash -ec "python3 -m verl.trainer.main_ppo b=2"\n'
+                      "bash -x -- inner.sh c=3\nbash -s inner.sh d=4 <<EOF\necho not a launch\nEOF\n")
+    assert _found(script) == [["-m", "verl.trainer.main_ppo", x] for x in ("a=1", "b=2", "c=3")]
+    if shutil.which("bash"):
+        assert _bash_launches(script) == _found(script)

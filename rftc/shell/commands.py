@@ -314,15 +314,13 @@ class Commands:
         rest = fields[at:] if at is not None else []
         prog = rest[0].text.rsplit("/", 1)[-1] if rest else ""
         if prog in ("bash", "sh"):
-            args = rest[1:]
-            while args and args[0].text.startswith("-") and args[0].text != "-c":
-                args = args[1:]  # bash -x run.sh
-            if args and args[0].text == "-c":
-                if len(args) > 1:
-                    ev.files.call_code(args[1:], inline, span)
-            else:
+            flags, args = _shell_options(rest[1:])
+            if "c" in flags:  # bash -c CODE [NAME [ARGS...]]
+                if args:
+                    ev.files.call_code(args, inline, span)
+            elif "s" not in flags:  # bash -s: the commands come from its input, the words are their arguments
                 ev.files.call_script(args, inline, span)
-        elif prog.endswith(".sh"):
+        elif prog.endswith(".sh") or (rest and ev.files.is_written(rest[0])):
             ev.files.call_script(rest, inline, span)
         if base == "exec" and len(fields) > 1:
             raise Exit()
@@ -404,3 +402,20 @@ def _caller_words(field: Field) -> bool:
     """A word that is still nothing but a value the caller gives, unquoted where it was written (notes.Split)."""
     return any(isinstance(n, Split) for n in field.notes) and field.symbolic and \
         all(s.unknowns for s in field.segs if s.text)
+
+
+def _shell_options(args: list[Field]) -> tuple[str, list[Field]]:
+    """bash's own options before its script or -c's code (`bash -x run.sh`, `bash -lc CODE`, `bash -eo pipefail
+    run.sh`): (the one-letter flags given, the words after the options)."""
+    flags = ""
+    while args and args[0].text[:1] in "-+" and len(args[0].text) > 1:
+        t, args = args[0].text, args[1:]
+        if t == "--":
+            break
+        if t in ("--rcfile", "--init-file"):
+            args = args[1:]
+        elif not t.startswith("--"):
+            flags += t[1:]
+            if t[-1] in "oO":  # -o OPTION, +O SHOPT
+                args = args[1:]
+    return flags, args

@@ -105,6 +105,8 @@ class Shared:
         # syntax errors bash stops reading a file at, after running the lines before them: (error, lines run)
         self.stops: dict[Span | None, tuple] = {}
         self.code: dict[str, Code] = {}  # the text `eval` or `bash -c` runs, by the name its spans give it
+        # the files the script writes (`cat > job.sh <<EOF`), by path: (what it printed, where, the command)
+        self.written: dict[str, tuple[list, Span, str]] = {}
         self.slurm: dict = {}  # the SLURM_* variables a batch script's #SBATCH directives set (rftc.shell.slurm)
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:
