@@ -467,6 +467,16 @@ def test_runners_nested_under_launchers_are_followed_at_any_depth(command, tmp_p
         assert _bash_launches(script, micromamba=runner, conda=runner) == _found(script)
 
 
+def test_a_launch_of_nothing_but_the_script_s_arguments_says_so():
+    r = analyze('python3 -m verl.trainer.main_ppo "$@"\n', "train.sh")
+    [said] = [d for d in r.diagnostics if d.code == "RFTC124"]
+    assert (said.span.line, said.span.col) == (1, 35) and "`train.sh` is run with" in said.message
+    assert "rftc convert train.sh -- key=value" in said.hint
+    # given the arguments, or with overrides of its own, the launch is what the script writes
+    assert "RFTC124" not in codes('python3 -m verl.trainer.main_ppo "$@"\n', extra_args=("a=1",))
+    assert "RFTC124" not in codes('python3 -m verl.trainer.main_ppo a=1 "$@"\n')
+
+
 def test_bash_s_own_options_come_before_its_script_or_its_code(tmp_path: Path):
     (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo "$@"\n')
     script = tmp_path / "run.sh"

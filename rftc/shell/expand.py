@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from rftc.diagnostics.model import Span
-from rftc.shell.notes import Split
+from rftc.shell.notes import Arguments, Split
 from rftc.shell.params import Params
 from rftc.shell.parser import heredoc_parts
 from rftc.shell.syntax import (
@@ -245,6 +245,8 @@ class Expander:
                 joined += a.segs
             out += [replace(s, quoted=True) for s in joined]
             return
+        if self.ev.st.args_unknown is not None:  # the caller's arguments, not given: no word, noted
+            out.append(Seg.at("", span, notes=(Arguments(span),)))
         self.elements([a.segs for a in args], (), span, out, in_dq)
 
     def elements(self, items: list[list[Seg]], via: tuple, span: Span, out: list, in_dq: bool,
