@@ -202,7 +202,7 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
     out = {s: [i for i in invs if maps(i) and composable(i)] for s, invs in by_script.items()}
     for s, invs in by_script.items():
         if not out[s] and not any(d.code == "RFTC235" and d.span.file == s for d in diags):  # said why already
-            where = ", ".join(f"{i.module or '(script)'} at {place(i)}" for i in invs)
+            where = ", ".join(f"{i.module or '(script)'} at {place(i)}{_not_found(i)}" for i in invs)
             diags.add("RFTC312", f"no launch of a trainer rftc converts (found {where}): it converts veRL's main_ppo, "
                       "its one-step-off, fully async and SFT trainers and the DAPO recipe; other trainers and "
                       "recipes have their own semantics",
@@ -214,6 +214,27 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
         if name in found.sources and name not in by_script:
             diags.add("RFTC312", "no training launch found in the script", Span(name, 1, 1))
     return out
+
+
+def _not_found(inv: Invocation) -> str:
+    """", which Python does not find ..." for a launch of a module rftc does not know that is nowhere Python would
+    look for it here (the launch's directory, the PYTHONPATH the script sets, the repository's projects), naming the
+    first part of its name that is missing, as Python's error does; "" otherwise."""
+    import re
+
+    from rftc.verl.checkout.modules import find_spec, search_path
+
+    if inv.kind != "other" or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", inv.module):
+        return ""
+    path = search_path(inv)
+    parts = inv.module.split(".")
+    missing = next((".".join(parts[:k]) for k in range(1, len(parts) + 1)
+                    if find_spec(".".join(parts[:k]), path) is None), None)
+    if missing is None:
+        return ""
+    return (f", which Python does not find: there is no module {missing} in the launch's directory, the PYTHONPATH "
+            f"the script sets or the repository, so where it is not installed python fails with \"No module named "
+            f"{missing}\"")
 
 
 def stage_of(found: Launches) -> dict[int, str]:
