@@ -260,7 +260,7 @@ def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
 
     first = launches[0]
     if len(launches) > 1:
-        shown = [f"#{i.index} ({place(i)}" + (f", {c}" if (c := circumstances(i, launches)) else "") + ")"
+        shown = [f"#{i.index} ({place(i, caller=False)}" + (f", {c}" if (c := circumstances(i, launches)) else "") + ")"
                  for i in launches]
         listing = ", ".join(shown[:6]) + (f" and {len(shown) - 6} more" if len(shown) > 6 else "")
         diags.add("RFTC232", f"the script launches training {len(launches)} times: {listing}; this config is "

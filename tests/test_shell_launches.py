@@ -433,7 +433,21 @@ def test_convert_converts_the_launch_of_a_script_the_script_runs_as_list_lists_i
     done = convert("run.sh", out=tmp_path / "out", cwd=tmp_path)
     assert done.config["model"]["model_path"] == "Qwen/Qwen2.5-0.5B-Instruct"
     text = done.configs[0].read_text()
-    assert "from run.sh (launch at train.sh:2)" in text and "actor_rollout_ref.model.path (train.sh:2)" in text
+    assert "from run.sh (launch at train.sh:2, run from line 1)" in text and "actor_rollout_ref.model.path (train.sh:2)" in text
+
+
+def test_launches_of_one_file_run_twice_are_told_apart_by_the_line_that_runs_it(tmp_path: Path):
+    from rftc.shell.invocation import circumstances
+
+    (tmp_path / "train.sh").write_text("python3 -m verl.trainer.main_ppo x=$X\n")
+    caller = tmp_path / "run.sh"
+    caller.write_text('cd "$(dirname "$0")"\nX=1 bash train.sh\nX=2 bash train.sh\n')
+    r = analyze(caller.read_text(), str(caller))
+    assert [(i.run_from.line, [a.text for a in i.args]) for i in r.invocations] == [(2, ["x=1"]), (3, ["x=2"])]
+    [listing] = [d for d in r.diagnostics if d.code == "RFTC113"]
+    assert ("#0 verl.trainer.main_ppo (train.sh:1, run from line 2); #1 verl.trainer.main_ppo (train.sh:1, run from "
+            "line 3)") in listing.message
+    assert [circumstances(i, r.invocations) for i in r.invocations] == ["run from line 2", "run from line 3"]
 
 
 @pytest.mark.parametrize("run_it", ['bash "$JOB"', 'sh "$JOB"', 'source "$JOB"', 'chmod +x "$JOB"\n"$JOB"'])

@@ -123,7 +123,7 @@ def _summarize(result: ScriptResult, filename: str, exit_span: Span | None) -> N
         training = [i for i in invs if i.is_training and i.primary] or [i for i in invs if i.is_training]
         by_command: dict = {}  # one entry per command that launches (a loop runs one several times)
         for i in invs:
-            by_command.setdefault(i.span, []).append(i)
+            by_command.setdefault((i.span, i.run_from), []).append(i)
         listing = "; ".join(
             (f"#{same[0].index}" if len(same) == 1 else f"#{same[0].index}..#{same[-1].index} ({len(same)} times)")
             + f" {same[0].module or (same[0].args[0].text if same[0].args else same[0].launcher)} "

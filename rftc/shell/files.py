@@ -129,12 +129,14 @@ class Files:
             return
         saved = (ev.file, ev.lines, ev.depth)
         ev.file, ev.lines, ev.depth = path, text.split("\n"), ev.depth + 1
+        ev.g.callers.append(span)
         try:
             ev.commands.run_script(parsed.tree)
         except Return:
             pass
         finally:
             ev.file, ev.lines, ev.depth = saved
+            ev.g.callers.pop()
 
     def call_script(self, fields: list[Field], prefix: dict, span: Span) -> None:
         """`bash x.sh args` / `./x.sh args`: a new shell reading x.sh with the exported environment."""

@@ -40,6 +40,7 @@ class Recorder:
         # launches when it runs, with the words it passes; its span names the file and line it is written at
         inv = launches.build(parts, index=len(g.invocations), span=span, cwd=cwd, script=g.name,
                              exported=ev.vars.exported())
+        inv.run_from = g.callers[0] if g.callers and span.file != g.name else None
         inv.loop = {name: text_of(v.segs) for name in ev.loops
                     if (v := ev.vars.get(name)) is not None and v.segs is not None}
         target = parts.get("target_unknown")

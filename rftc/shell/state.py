@@ -93,6 +93,7 @@ class Shared:
         self.use_env = use_env
         self.script_path = script_path  # $0: the script bash runs now (a called script's while it runs)
         self.name = name  # the script analysed, by the name spans use: whose launches are those of what it runs
+        self.callers: list[Span] = []  # the commands running the files being read (`bash x.sh`), outermost first
         self.invocations: list[Invocation] = []
         self.iterations = 0
         self.seen: set = set()
