@@ -491,6 +491,21 @@ def test_a_launch_of_nothing_but_the_script_s_arguments_says_so():
     assert "RFTC124" not in codes('python3 -m verl.trainer.main_ppo a=1 "$@"\n')
 
 
+@pytest.mark.parametrize("passes", ["f", "bash inner.sh", 'bash -c \'bash inner.sh "$@"\' bash'])
+def test_the_script_s_arguments_passed_on_are_still_the_script_s(passes, tmp_path: Path):
+    # a function or script that launches with nothing but "$@" gets the script's arguments, not given either
+    (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo "$@"\n')
+    script = tmp_path / "run.sh"
+    script.write_text(f'cd "$(dirname "$0")"\nf() {{\n  python3 -m verl.trainer.main_ppo "$@"\n}}\n{passes} "$@"\n')
+    r = analyze(script.read_text(), str(script))
+    [said] = [d for d in r.diagnostics if d.code == "RFTC124"]
+    assert "`run.sh` is run with" in said.message
+    given = analyze(script.read_text(), str(script), extra_args=("a=1",))
+    assert [[a.text for a in i.args] for i in given.invocations] == [["a=1"]] and not given.diagnostics
+    set_args = analyze(script.read_text().replace(f"{passes} ", "set -- x=1\nf "), str(script))
+    assert "RFTC124" not in [d.code for d in set_args.diagnostics]  # `set --` gives the arguments
+
+
 def test_bash_s_own_options_come_before_its_script_or_its_code(tmp_path: Path):
     (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo "$@"\n')
     script = tmp_path / "run.sh"

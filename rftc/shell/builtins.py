@@ -253,7 +253,7 @@ class Builtins:
         args = fields[1:]
         if args and args[0].text == "--":
             ev.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args[1:]]
-            ev.st.args_unknown = None
+            ev.st.args_unknown, ev.st.args_more = None, False
         return 0
 
     def b_shift(self, fields, span, redirects, words) -> int:

@@ -245,7 +245,7 @@ class Expander:
                 joined += a.segs
             out += [replace(s, quoted=True) for s in joined]
             return
-        if self.ev.st.args_unknown is not None:  # the caller's arguments, not given: no word, noted
+        if self.ev.st.args_unknown is not None or self.ev.st.args_more:  # the caller's, not given: no word, noted
             out.append(Seg.at("", span, notes=(Arguments(span),)))
         self.elements([a.segs for a in args], (), span, out, in_dq)
 

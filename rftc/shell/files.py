@@ -138,8 +138,9 @@ class Files:
             ev.file, ev.lines, ev.depth = saved
             ev.g.callers.pop()
 
-    def call_script(self, fields: list[Field], prefix: dict, span: Span) -> None:
-        """`bash x.sh args` / `./x.sh args`: a new shell reading x.sh with the exported environment."""
+    def call_script(self, fields: list[Field], prefix: dict, span: Span, more: bool = False) -> None:
+        """`bash x.sh args` / `./x.sh args`: a new shell reading x.sh with the exported environment (``more``: the
+        script's arguments, not given, follow ``args``)."""
         if not fields:
             return
         read = self.read_file(fields[0], span, "script")
@@ -150,7 +151,7 @@ class Files:
         saved_path = g.script_path
         g.script_path = os.path.abspath(path) if os.path.exists(path) else fields[0].text  # $0: as the caller names it
         try:
-            self._new_shell(path, text, held, fields[1:], prefix, span)
+            self._new_shell(path, text, held, fields[1:], prefix, span, more=more)
         finally:
             g.script_path = saved_path
 
@@ -178,17 +179,17 @@ class Files:
         that stands for it (the same variable names the same file when it is read back)."""
         return field.text if field.symbolic else self.resolve_path(field.text) or field.text
 
-    def call_code(self, fields: list[Field], prefix: dict, span: Span) -> None:
+    def call_code(self, fields: list[Field], prefix: dict, span: Span, more: bool = False) -> None:
         """`bash -c CODE [NAME [ARGS...]]`: a new shell running CODE, with NAME as $0 and ARGS as $1..."""
         name, text, held = self.code_text(fields[:1], span, "bash -c")
         zero = fields[1].segs if len(fields) > 1 else [Seg.at("bash", span)]
-        self._new_shell(name, text, held, fields[2:], prefix, span, zero=zero)
+        self._new_shell(name, text, held, fields[2:], prefix, span, zero=zero, more=more)
 
     def _new_shell(self, path: str, text: str, held: dict, args: list[Field], prefix: dict, span: Span, *,
-                   zero: list | None = None) -> None:
+                   zero: list | None = None, more: bool = False) -> None:
         ev = self.ev
         st = State()
-        st.zero = zero
+        st.zero, st.args_more = zero, more
         for k, v in ev.st.vars.items():
             if v.exported:
                 st.vars[k] = v

@@ -66,6 +66,7 @@ class State:
         # the script's own arguments were not given (no `--`): None, else how many `shift` dropped; $1.. are then
         # unknown (the Nth argument), "$@" expands to nothing, $# is unknown
         self.args_unknown: int | None = None
+        self.args_more = False  # arguments not given follow the positional ones: a caller's "$@" passed on
         self.cwd: list[Seg] | None = None
         self.taints: dict[str, tuple] = {}  # variable -> Taint notes (rftc.shell.notes)
         self.zero: list | None = None  # $0 when it is not the script's path: `bash -c CODE NAME` (segs)
@@ -77,6 +78,7 @@ class State:
         s.funcs = dict(self.funcs)
         s.positional = list(self.positional)
         s.args_unknown = self.args_unknown
+        s.args_more = self.args_more
         s.cwd = self.cwd
         s.taints = dict(self.taints)
         s.zero = self.zero
