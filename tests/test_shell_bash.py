@@ -218,6 +218,28 @@ eval 'python3 -m m2 "$Q"' ';' P=1
 f() { eval "python3 -m m3 $1=\\$2 p=\\$P"; }
 f k v
 """,
+    "posix_classes": """trim() { local s=$1; s="${s#"${s%%[![:space:]]*}"}"; s="${s%"${s##*[![:space:]]}"}"; echo "$s"; }
+P="  data/train.parquet "; V=ab12cd
+python3 -m m "[$(trim "$P")]" "${V//[[:digit:]]/_}" "${V%%[^[:alpha:]]*}" "${V#[[:lower:]]}" "${V//[![:alnum:]]/}" \
+  "${P//[[:blank:]]/}" "${V/[[:xdigit:]]*[[:xdigit:]]/X}" "${V##*[[:digit:]]}" "${V//[]a]/-}"
+case $V in [[:upper:]]*) python3 -m m upper ;; [[:lower:]][[:lower:]][[:digit:]]*) python3 -m m lower ;; esac
+[[ $V == *[[:digit:]]* ]] && python3 -m m digit
+[[ $V == [![:lower:]]* ]] || python3 -m m not_upper
+""",
+    "process_substitution": """python3 -m m a=1 2>&1 | tee >(grep -v DEBUG >/dev/null)
+python3 -m m b=2 > >(cat)
+""",
+    "array_join": """A=(x=1 "y=2 3" z=4)
+S="${A[@]}"; T="${A[*]}"; U=${A[@]}
+set -- p q
+P="$@"
+IFS=,
+V="${A[*]}"; W=${A[*]}; X="$*"
+IFS=
+E="${A[*]}"
+unset IFS
+python3 -m m $S "$S" "$T" "$U" "$P" "$V" "$W" "$X" "$E" "${A[*]}"
+""",
     "bash_reads_at_run_time": """x=ab; pre_a=1; pre_b=2; arr=(5 6 7)
 python3 -m m ${x@U} ${x@Q} "${!pre_*}" $(( 1, 2 + 3 )) $((16#ff)) $((2#101)) $((arr[1] * 2)) $(( ))
 [[ a < b && ( -n $x || -z $x ) ]] && python3 -m m lt

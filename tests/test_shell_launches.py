@@ -263,6 +263,51 @@ def test_an_undecidable_condition_takes_the_first_viable_branch_and_names_the_en
     assert launch(script, env={"MEGATRON": ""}).args[0].text == "n=ppo_trainer"
 
 
+def test_an_empty_default_of_an_environment_variable_is_as_unknown_as_the_variable():
+    # bash gives ${NODE_RANK:-} and $NODE_RANK the same value: the test is undecided and the launch followed
+    for value in ("${NODE_RANK:-}", "${NODE_RANK-}", '${NODE_RANK:-""}', "${NODE_RANK:-$EMPTY}", "$NODE_RANK"):
+        script = (f'EMPTY=\nif [ "{value}" = "0" ]; then\n  python3 -m verl.trainer.main_ppo a=1\n  exit 0\nelse\n'
+                  '  ray start --block\n  exit 0\nfi\n')
+        r = analyze(script, "run.sh")
+        assert [a.text for a in r.invocations[0].args] == ["a=1"], value
+        [d] = [d for d in r.diagnostics if d.code == "RFTC118"]
+        assert "depends on $NODE_RANK (not set in the script)" in d.message, value
+        assert not analyze(script, "run.sh", env={"NODE_RANK": "1"}).invocations
+    inv = launch('python3 -m m a=${X:-} "b=${X-}" c=${X:=} d=$X e=${X:-0} f=${y:-}\ny=1\n')
+    assert [a.text for a in inv.args] == ["a=${oc.env:X}", "b=${oc.env:X}", "c=${oc.env:X}", "d=${oc.env:X}", "e=0",
+                                          "f="]  # y is the script's: empty before it is set
+    assert not analyze('if [ "${R:-0}" = 0 ]; then exit 0; fi\npython3 -m m\n', "run.sh").invocations  # a default
+
+
+def test_the_output_of_an_and_or_list_is_what_its_commands_print():
+    # $(cmd || true): cmd's output (true only supplies the status when cmd fails), unknown where cmd is
+    script = ('CONDA=$(command -v conda || true)\nif [[ -z "$CONDA" ]]; then\n  exit 127\nfi\n'
+              'python3 -m verl.trainer.main_ppo c=$CONDA\n')
+    r = analyze(script, "run.sh")
+    assert [a.text for a in r.invocations[0].args] == ["c=${oc.env:RFTC_SUBST_COMMAND}"]
+    [d] = [d for d in r.diagnostics if d.code == "RFTC117"]
+    assert "the output of `command -v conda || true`" in d.message and "exit 127" in d.message
+    inv = launch("python3 -m m a=$(git rev-parse HEAD || echo none) b=$(true || echo no) c=$(false || echo yes) "
+                 "d=$(echo x && echo y) e=$(git log >/dev/null && echo ok) f=$(git log >log.txt && echo ok)")
+    assert [a.text for a in inv.args] == ["a=${oc.env:RFTC_SUBST_GIT}", "b=", "c=yes", "d=x", "y", "e=ok", "f=ok"]
+    # a program that prints nothing (Python's imports) leaves the literals the list prints: one of them
+    r = analyze("D=$(python3 -c 'import torch_npu' 2>/dev/null && echo npu || echo gpu)\npython3 -m m d=$D\n",
+                "run.sh")
+    assert r.invocations[0].args[0].text == "d=npu" and [d.code for d in r.diagnostics] == ["RFTC109"]
+
+
+def test_a_negated_command_is_undecided_as_its_if_else_twin():
+    launch_line = "python3 -m verl.trainer.main_ppo r=$READY\n"
+    guard = 'if [ "$READY" != 1 ]; then\n  exit 1\nfi\n'
+    for test in ("if ! curl -sf http://h/health >/dev/null; then READY=0; fi\n",
+                 "if curl -sf http://h/health >/dev/null; then :; else READY=0; fi\n",
+                 "curl -sf http://h/health >/dev/null || READY=0\n",
+                 "! curl -sf http://h/health >/dev/null && READY=0\n"):
+        r = analyze("READY=1\n" + test + guard + launch_line, "run.sh")
+        assert [a.text for a in r.invocations[0].args] == ["r=1"], test
+        assert [d.code for d in r.diagnostics] == ["RFTC109"], test  # READY depends on curl's result
+
+
 def test_an_environment_runner_without_python_runs_no_launch():
     for script in ("conda run -n verl echo python3 -m verl.trainer.main_ppo",  # echo prints it
                    "singularity exec verl.sif echo python3 -m verl.trainer.main_ppo",

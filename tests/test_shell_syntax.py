@@ -186,6 +186,7 @@ def test_what_bash_runs_before_a_syntax_error_is_whole_commands(text, data):
     "echo $(( 1, 2 )) $((16#ff)) $((a[1] + 1)) $(( 1 +* ))\n",                 # bash reads arithmetic when it runs
     "echo ${x@Q} ${!pre*} ${a b} ${x!}\n",                                      # and parameter operators likewise
     "select x in a b; do break; done\n",
+    "python3 -m m 2>&1 | tee >(grep -v DEBUG > train.log) x>(cat) 2>(cat) > >(cat)\n",  # output process substitution
 ])
 def test_constructs_bash_accepts(text):
     assert bash_verdict(text) is None
@@ -203,6 +204,7 @@ def test_constructs_bash_accepts(text):
     "case a in\n a) echo\n;; b\nesac\n",
     "[[ a -eq ]]\n",
     "{ echo }",
+    "echo a >>(cat)\n",              # `>>` then `(`: not a process substitution
 ])
 def test_syntax_errors_on_bash_line(text):
     assert bash_verdict(text) is not None

@@ -135,6 +135,24 @@ OVERRIDES = ("data.train_files=x.parquet actor_rollout_ref.model.path=m actor_ro
              "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2")
 
 
+@pytest.mark.parametrize("name", ["rfx_agents.recipe.search.main_ppo", "rfx_agents/recipe/search/main_ppo.py"])
+def test_a_recipe_part_of_the_project_s_own_module_is_not_verl_s_recipe_package(name, tmp_path):
+    """`python3 -m rfx_agents.recipe.search.main_ppo` runs the project's file (rfx_agents.recipe and its search are
+    namespace packages), as Python's find_spec says; its @hydra.main composes the config beside it. It is not
+    veRL's `recipe` package, whose recipes rftc composes by name."""
+    root = _tree(tmp_path, {"rfx_agents/__init__.py": "",
+                            "rfx_agents/recipe/search/main_ppo.py": FORK_MAIN.format(path="config"),
+                            "rfx_agents/recipe/search/config/fork.yaml": FORK_CONFIG})
+    origin, _ = _python(root, "", "rfx_agents.recipe.search.main_ppo")
+    (root / "run.sh").write_text(f"python3 {'' if name.endswith('.py') else '-m '}{name} {OVERRIDES}\n")
+    inv = api.read([str(root / "run.sh")], api.Options(cwd=str(root))).launches[0]
+    assert inv.fork is not None and inv.kind == "main_ppo", inv
+    assert os.path.realpath(root / inv.fork.file) == os.path.realpath(origin)
+    diags = Diagnostics()
+    eff = effective_config(inv, diags=diags)
+    assert eff is not None and not diags.errors and eff.values["data"]["train_batch_size"] == 64
+
+
 @pytest.mark.parametrize("config_path", ["config", "./config", "../conf", "../pkg_conf/../conf"])
 def test_fork_config_is_where_hydra_looks_and_composes_as_hydra_does(config_path, tmp_path):
     """Hydra's own search path of the fork's @hydra.main (compute_search_path_dir on the file Python runs), and its

@@ -65,6 +65,31 @@ def test_a_lock_decides_before_requirements_before_packaging_before_scripts(tmp_
     assert [f for f, *_ in found] == ["uv.lock", "requirements.txt", "setup.py", "install.sh"]
 
 
+GIT_LOCKS = {
+    "poetry.lock": '[[package]]\nname = "verl"\nversion = "0.1"\n\n[package.source]\ntype = "git"\n'
+                   'url = "https://example.org/f/verl.git"\nreference = "{ref}"\nresolved_reference = "3c1f0e9a7b2d"\n',
+    "uv.lock": '[[package]]\nname = "verl"\nversion = "0.1"\n'
+               'source = {{ git = "https://example.org/f/verl?{kind}={ref}#3c1f0e9a7b2d" }}\n',
+}
+
+
+@pytest.mark.parametrize("lock", sorted(GIT_LOCKS))
+def test_a_lock_entry_installed_from_git_pins_a_commit_not_the_release_its_version_names(tmp_path, lock):
+    """The lock installs commit resolved_reference of a branch; its version is what that commit's veRL declares
+    (veRL's main said 0.1 for weeks while it gained rollout.n and use_kl_loss): the launch is composed by its keys,
+    as a branch in requirements is (RFTC225). A release tag pins that release."""
+    found = _pins(tmp_path, {lock: GIT_LOCKS[lock].format(kind="branch", ref="my-feature")})
+    assert found == [(lock, 2, (), True)]
+    assert "'my-feature' is a branch, not a release: the lock installs commit 3c1f0e9a7b2d" in \
+        pins.pinned(tmp_path)[0].passed
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')  # the repository the launch belongs to
+    (tmp_path / "run.sh").write_text("python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=vllm "
+                                     "actor_rollout_ref.rollout.n=4 actor_rollout_ref.actor.use_kl_loss=True\n")
+    release, diags = _release(tmp_path)
+    assert release != "0.1" and "RFTC225" in diags and "RFTC215" not in diags and "RFTC224" not in diags
+    assert _pins(tmp_path, {lock: GIT_LOCKS[lock].format(kind="tag", ref="v0.4.1")}) == [(lock, 2, ("0.4.1",), False)]
+
+
 def _release(folder: Path, *overrides: str):
     pins.pinned.cache_clear()
     found = api.read([str(folder / "run.sh")], api.Options(cwd=str(folder)))

@@ -106,6 +106,104 @@ def test_verl_source_names_a_folder_its_verl_or_its_src_verl(tmp_path):
     assert proc.returncode == 2 and "not both" in proc.stderr
 
 
+def _read(folder: Path, text: str, *, cwd: Path | None = None):
+    """The launch of folder/run.sh (``text``), read as `rftc` run from ``cwd`` (default: the folder) reads it."""
+    from rftc import api
+
+    (folder / "run.sh").write_text(text)
+    return api.read([str(folder / "run.sh")], api.Options(cwd=str(cwd or folder))).launches[0]
+
+
+STANDARD = "actor_rollout_ref.rollout.name=vllm trainer.n_gpus_per_node=4"
+
+
+def test_a_verl_folder_of_yaml_alone_is_a_namespace_folder_python_passes_over(tmp_path):
+    """A `verl/` with no __init__.py and no module: Python imports the installed veRL (a regular package wins over
+    a namespace folder), so Hydra composes that package's config, never this YAML; rftc composes a bundled
+    release and says so. The same folder with a module in it is one Python may import."""
+    package = write_checkout(tmp_path, fork=False)
+    (package / "__init__.py").unlink()
+    inv = _read(tmp_path, f"python3 -m verl.trainer.main_ppo {STANDARD}\n")
+    passed = []
+    assert source.find(inv, passed) is None and [p.code for p in passed] == ["RFTC238"]
+    diags = Diagnostics()
+    eff = effective_config(inv, diags=diags)
+    assert eff.source == "" and not any(d.code == "RFTC230" for d in diags)
+    [said] = [d for d in diags if d.code == "RFTC238"]
+    assert "verl/ has no __init__.py and no Python module" in said.message and \
+        f"checked against the bundled verl {eff.verl_version}" in said.message
+    (package / "trainer" / "main_ppo.py").write_text("")
+    assert source.find(inv).package == package.resolve()
+
+
+def test_of_two_nested_checkouts_the_one_of_the_script_s_project_is_imported(tmp_path):
+    """A repository with two veRL projects: the script belongs to tasks/, whose install puts tasks/ on sys.path,
+    so tasks/verl is the veRL that runs, not base/verl, the first by name; a script of neither names both."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\n")
+    for name in ("base", "tasks"):
+        write_checkout(tmp_path / name)
+        (tmp_path / name / "setup.py").write_text("")
+    (tmp_path / "tasks" / "examples").mkdir()
+    found = source.find(_read(tmp_path / "tasks" / "examples", f"python3 -m verl.trainer.main_ppo {STANDARD}\n",
+                              cwd=tmp_path))
+    assert found.package == (tmp_path / "tasks" / "verl").resolve()
+    assert "the project that holds the script" in found.how and "base/" in found.how
+    found = source.find(_read(tmp_path, f"python3 -m verl.trainer.main_ppo {STANDARD}\n"))
+    assert found.package == (tmp_path / "base" / "verl").resolve()
+    assert "assumed, the first by name" in found.how and "tasks/" in found.how
+
+
+@pytest.mark.parametrize("entry", ["{path_to_this_repo}/third_party/verl", "/workspace/repo/third_party/verl"])
+def test_a_pythonpath_entry_of_another_machine_is_found_by_its_tail_and_said(tmp_path, entry):
+    """A placeholder the user fills in, or the path the repository has in a container: the entry's tail is in
+    the repository, and the veRL there (a fork with its own key) is composed, with RFTC236 naming both."""
+    package = write_checkout(tmp_path / "third_party" / "verl", layout="verl")
+    (tmp_path / "pyproject.toml").write_text("")
+    inv = _read(tmp_path, f"export PYTHONPATH={entry}:$PYTHONPATH\npython3 -m verl.trainer.main_ppo {STANDARD} "
+                "max_turns=4\n")
+    diags = Diagnostics()
+    eff = effective_config(inv, diags=diags)
+    assert eff.source.endswith("/third_party/verl/verl/") and eff.get("max_turns") == 4 and not diags.errors
+    [said] = [d for d in diags if d.code == "RFTC236"]
+    assert f"'{entry}'" in said.message and said.message.endswith("third_party/verl/verl/")
+    assert source.find(inv).package == package.resolve()
+
+
+def test_a_pythonpath_entry_not_here_is_named_with_the_release_checked_instead(tmp_path):
+    """The veRL the script puts first on PYTHONPATH is a git submodule not checked out here (or a path no tail of
+    which is in the repository): the diagnostic names it, its url and branch, and the bundled release the launch
+    was checked against instead."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / ".gitmodules").write_text('[submodule "verl"]\n\tpath = verl\n\turl = https://example.org/f/verl-'
+                                          'fork.git\n\tbranch = my-feature\n')
+    (tmp_path / "scripts").mkdir()
+    inv = _read(tmp_path / "scripts", 'ROOT="$(cd "$(dirname "$0")/.." && pwd)"\ncd "$ROOT"\nexport PYTHONPATH='
+                f'"$ROOT/verl:/opt/elsewhere/lib:$PYTHONPATH"\npython3 -m verl.trainer.main_ppo {STANDARD}\n',
+                cwd=tmp_path)
+    diags = Diagnostics()
+    eff = effective_config(inv, diags=diags)
+    said = [d.message for d in diags if d.code == "RFTC239"]
+    assert len(said) == 2 and all(f"checked against the bundled verl {eff.verl_version}" in m for m in said)
+    assert "the git submodule verl/ (https://example.org/f/verl-fork.git, branch my-feature), not checked out" \
+        in said[0]
+    assert "'/opt/elsewhere/lib'" in said[1] and "no tail of it is in the repository" in said[1]
+
+
+def test_a_submodule_not_checked_out_is_named_with_the_commit_the_repository_records(tmp_path):
+    """The gitlink in the repository's index is the commit `git submodule update` checks out."""
+    import subprocess
+
+    (tmp_path / ".gitmodules").write_text('[submodule "verl"]\n\tpath = verl\n\turl = https://example.org/f/verl.git\n')
+    commit = "3c1f0e9a7b2d4c6e8f0a1b3c5d7e9f1a2b4c6d8e"
+    for argv in (["init", "-q"], ["update-index", "--add", "--cacheinfo", f"160000,{commit},verl"]):
+        subprocess.run(["git", "-C", str(tmp_path), *argv], check=True)
+    inv = _read(tmp_path, f"export PYTHONPATH=verl\npython3 -m verl.trainer.main_ppo {STANDARD}\n")
+    diags = Diagnostics()
+    effective_config(inv, diags=diags)
+    [said] = [d.message for d in diags if d.code == "RFTC239"]
+    assert f"the git submodule verl/ (https://example.org/f/verl.git, commit {commit}), not checked out" in said
+
+
 # ---- the release a checkout is ----------------------------------------------------------------------------------
 
 def _release(tmp_path, version, keys_of, name="c") -> release.Release:

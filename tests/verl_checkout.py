@@ -21,6 +21,7 @@ def write_checkout(root: Path, *, version: str | None = "0.5.0", release: str = 
     package = root / layout
     config = package / "trainer" / "config"
     (config / "actor").mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text("")  # a regular package, as Python imports a checkout's
     tree = schema.load(release).tree("ppo_trainer")
     top = {k: v for k, v in tree.items()}
     arr = dict(top["actor_rollout_ref"])

@@ -4,7 +4,6 @@ otherwise by running every branch (rftc.shell.explore)."""
 
 from __future__ import annotations
 
-import fnmatch
 import itertools
 from typing import Callable
 
@@ -12,6 +11,7 @@ from rftc.diagnostics.model import Span
 from rftc.shell.conditions import cond_value, cond_words
 from rftc.shell.explore import Decision, Uncertain
 from rftc.shell.notes import Choice, Default
+from rftc.shell.patterns import matches
 from rftc.shell.syntax import AndOr, Case, CommandList, DBracket, If, Word
 from rftc.shell.values import Seg, notes_of, text_of
 
@@ -34,12 +34,11 @@ class Branches:
         """Run a condition list: whether it succeeded (as bash would with unknown values unset and commands
         succeeding), what it read that rftc cannot decide, and the defaults it was decided by."""
         ev = self.ev
-        saved, testing = ev.uncertain, ev.testing
-        ev.uncertain, ev.testing = [], True
+        saved, ev.uncertain = ev.uncertain, []
         try:
             status = ev.commands.run_list(lst)
         finally:
-            unc, ev.uncertain, ev.testing = ev.uncertain, saved, testing
+            unc, ev.uncertain = ev.uncertain, saved
         return status == 0, [u for u in unc if not u.soft], [u for u in unc if u.soft]
 
     def decide(self, words: list[list[Seg]], unset_texts: Callable, test: Callable, span: Span) -> bool:
@@ -98,12 +97,11 @@ class Branches:
                 continue
             if k == len(pipelines) - 1:
                 return ev.commands.run_pipeline(pipelines[k])
-            saved, testing = ev.uncertain, ev.testing
-            ev.uncertain, ev.testing = [], True
+            saved, ev.uncertain = ev.uncertain, []
             try:
                 status = ev.commands.run_pipeline(pipelines[k])
             finally:
-                unc, ev.uncertain, ev.testing = ev.uncertain, saved, testing
+                unc, ev.uncertain = ev.uncertain, saved
             hard = [u for u in unc if not u.soft]
             if unc:
                 op = operators[k]
@@ -112,7 +110,7 @@ class Branches:
                 labels = (succeeds, fails) if op == "&&" else (fails, succeeds)
 
                 def pick(other, pipeline=pipelines[k]):
-                    other.uncertain, other.testing = [], True
+                    other.uncertain = []
                     st = other.commands.run_pipeline(pipeline)
                     return None if [u for u in other.uncertain if not u.soft] else labels[0 if st == 0 else 1]
 
@@ -121,7 +119,7 @@ class Branches:
                             (labels[1], lambda other: other.branches._chain(node, nxt, 1))]
                 taken = 0 if status == 0 else 1
                 if hard:
-                    return ev.explorer.explore(decision, branches, fallback=taken)
+                    return ev.explorer.explore(decision, branches, first=_preferred(hard, taken), fallback=taken)
                 return ev.explorer.by_default(decision, branches, taken)
             k += 1
         return status
@@ -146,7 +144,8 @@ class Branches:
         branches = [(labels[k], lambda other, b=bodies[k]: other.commands.run_list(b) if b is not None else 0)
                     for k in every]
         if hard:
-            return ev.explorer.explore(decision, branches, fallback=paths.index(fallback))
+            taken = paths.index(fallback)
+            return ev.explorer.explore(decision, branches, first=_preferred(hard, taken), fallback=taken)
         return ev.explorer.by_default(decision, branches, paths[0])
 
     def _if_paths(self, arms, labels):
@@ -215,7 +214,7 @@ class Branches:
         segs = words.segs(word)
 
         def first_match(text):
-            return next((k for k, (pats, _, _) in enumerate(arms) if any(fnmatch.fnmatchcase(text, p) for p in pats)),
+            return next((k for k, (pats, _, _) in enumerate(arms) if any(matches(text, p) for p in pats)),
                         len(arms))
 
         span = word.span
@@ -252,6 +251,13 @@ class Branches:
         segs = [ev.words.segs(w) for w in words]
         ok = self.decide(segs, lambda: [text_of(ev.words.segs(w, unset=True)) for w in words], test, node.span)
         return 0 if ok else 1
+
+
+def _preferred(hard: list, taken: int) -> int:
+    """The branch to go on from among equally viable ones: where the condition reads nothing but commands' results,
+    the one ``taken`` when they succeed, however the test is written (`if ! cmd; then A; fi` as
+    `if cmd; then :; else A; fi`); else the first in source order."""
+    return taken if all(u.command and not u.knobs for u in hard) else 0
 
 
 def _agreed(picks: list[dict]) -> dict:

@@ -61,7 +61,7 @@ class Builtins:
             return []
         out: list = []
         sub = ev.child(ev.st.fork(), capture=out)
-        sub.depth, sub.testing, sub.uncertain = ev.depth + 1, False, None
+        sub.depth, sub.uncertain = ev.depth + 1, None
         try:
             sub.commands.run_list(body)
         except (Exit, Return, Break, Continue):

@@ -4,11 +4,12 @@ branches are in rftc.shell.branches."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 from rftc.diagnostics.model import Span
 from rftc.shell import arith, filters, launches
-from rftc.shell.builtins import date_format, redirect_targets, to_devnull
+from rftc.shell.builtins import date_format, redirect_targets, to_devnull, to_file
 from rftc.shell.notes import Arguments, Split
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_WHILE, Break, Continue, Exit, Return
 from rftc.shell.syntax import (
@@ -297,8 +298,9 @@ class Commands:
         base = name.rsplit("/", 1)[-1]
         ev.branches.note_uncertain([], span, base)  # whether a command succeeds is known where it runs
         if ev.capture is not None and not to_devnull(redirects):
-            if not ev.testing:  # its output is what the substitution prints (run for its status, as in
-                #                 `cmd && echo a`, it is taken to print nothing)
+            # what it prints is part of what the substitution prints, also where it runs for its status
+            # (`$(cmd || true)` is cmd's output), unless it goes to a file
+            if not to_file(redirects) and not _prints_nothing(fields):
                 ev.capture_unknown.append((base, ev.source_text(span), date_format(fields) if base == "date" else None))
             return 0
         # a word that is only an unquoted value the caller gives is no word where it is unset, as rftc takes it
@@ -427,3 +429,20 @@ def _shell_options(args: list[Field]) -> tuple[str, list[Field]]:
             if t[-1] in "oO":  # -o OPTION, +O SHOPT
                 args = args[1:]
     return flags, args
+
+
+def _prints_nothing(fields: list[Field]) -> bool:
+    """A program that writes nothing on its standard output: `python3 -c 'import torch_npu'`, run to learn whether
+    the import succeeds (Python's import statements print nothing)."""
+    if not launches.is_python(fields[0].text):
+        return False
+    for i, f in enumerate(fields[1:-1], 1):
+        if f.text == "-c":
+            try:
+                body = ast.parse(fields[i + 1].text).body
+            except (SyntaxError, ValueError):
+                return False
+            return bool(body) and all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in body)
+        if not f.text.startswith("-"):
+            return False
+    return False

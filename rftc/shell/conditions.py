@@ -5,11 +5,11 @@ a path that does not exist here may exist where the script runs, so the test is 
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 
 from rftc.shell.arith import parse_int
+from rftc.shell.patterns import matches
 from rftc.shell.syntax import Cond, CondBinary, CondGroup, CondNot, CondTest
 from rftc.shell.values import Unknown
 
@@ -74,9 +74,9 @@ def test_words(args: list[str], ev, extended: bool = False, span=None) -> bool:
 
 def _binary(a: str, op: str, b: str, extended: bool) -> bool:
     if op in ("=", "=="):
-        return fnmatch.fnmatchcase(a, b) if extended else a == b
+        return matches(a, b) if extended else a == b
     if op == "!=":
-        return not fnmatch.fnmatchcase(a, b) if extended else a != b
+        return not matches(a, b) if extended else a != b
     if op == "=~":
         return re.search(b, a) is not None
     if op in ("<", ">"):

@@ -72,7 +72,6 @@ class Evaluator:
         self.unset_mode = False
         self.uncertain: list | None = None  # while deciding a condition: what it depended on
         self.status = 0
-        self.testing = False  # running a command for its status (a condition, the left side of && / ||)
         self.loops: tuple[str, ...] = ()  # variables of the for loops around what runs
         self.vars = Variables(self)
         self.words = Expander(self)
@@ -87,7 +86,7 @@ class Evaluator:
     def child(self, state: State, *, capture: list | None) -> "Evaluator":
         """An evaluator for a subshell or a branch: the same file and context, its own state."""
         ev = Evaluator(self.g, state, self.file, self.lines, depth=self.depth, capture=capture)
-        ev.unset_mode, ev.uncertain, ev.testing, ev.loops = self.unset_mode, self.uncertain, self.testing, self.loops
+        ev.unset_mode, ev.uncertain, ev.loops = self.unset_mode, self.uncertain, self.loops
         return ev
 
     def new_shell(self, state: State, file: str, text: str) -> "Evaluator":

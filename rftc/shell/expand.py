@@ -61,11 +61,12 @@ class Expander:
         return fields
 
     def value(self, word: Word | None) -> list[Seg]:
-        """The right side of an assignment: expanded without splitting, pieces anchored for storage."""
+        """The right side of an assignment: expanded without splitting, pieces anchored for storage; the words of
+        "$@" and "${a[@]}" are joined by blanks (`S="${a[@]}"`), as bash joins them where it does not split."""
         if word is None:
             return []
         items = self.parts(word.parts, in_dq=False, first=True, anchor=True, assign=VALUE)
-        return [s for s in items if s is not BREAK]
+        return [Seg.at(" ", word.span, quoted=True) if s is BREAK else s for s in items]
 
     def segs(self, word: Word, *, unset: bool = False) -> list[Seg]:
         """A word expanded without splitting (patterns, conditions); with ``unset`` unknown variables expand to ''."""
@@ -237,13 +238,8 @@ class Expander:
 
     def positional_all(self, name: str, span: Span, out: list, in_dq: bool) -> None:
         args = self.ev.st.positional
-        if name == "*" and in_dq:  # "$*": one field, joined by blanks
-            joined: list = []
-            for i, a in enumerate(args):
-                if i:
-                    joined.append(Seg.at(" ", span, quoted=True))
-                joined += a.segs
-            out += [replace(s, quoted=True) for s in joined]
+        if name == "*" and in_dq:  # "$*": one field, joined by the first character of IFS
+            out += [replace(s, quoted=True) for s in self.params.joined([a.segs for a in args], span)]
             return
         if self.ev.st.args_unknown is not None or self.ev.st.args_more:  # the caller's, not given: no word, noted
             out.append(Seg.at("", span, notes=(Arguments(span),)))

@@ -9,11 +9,12 @@ of the state (``explore``):
   not taken, and an info diagnostic (RFTC117) names the condition and what decides it;
 - launches made in any branch are the script's launches; where other branches are viable too, each notes the
   condition it sits under (RFTC118, ``Invocation.conditions``), and only those of the branch taken are primary;
-- the script goes on from the first viable branch in source order, where one after which the script goes on comes
-  before one that skips the rest of a loop iteration or function (`continue`, `return`: "nothing to do for this
-  one"), and that before one that ends the script (`exit 0`); a variable that other viable branches set
-  differently carries a Taint note, reported where it reaches a launch with the ``--env K=V`` that picks another
-  branch (RFTC109);
+- the script goes on from the first viable branch in source order (of a condition that reads nothing but
+  commands' results, the one they take when they succeed, however the test is written), where one after which the
+  script goes on comes before one that skips the rest of a loop iteration or function (`continue`, `return`:
+  "nothing to do for this one"), and that before one that ends the script (`exit 0`); a variable that other
+  viable branches set differently carries a Taint note, reported where it reaches a launch with the ``--env K=V``
+  that picks another branch (RFTC109);
 - the output of a command substitution whose branches print different literals is a Choice among them
   (`python3 -c 'import torch_npu' && echo npu || echo gpu`); a ``case`` or test on it is decided per literal.
 

@@ -46,7 +46,9 @@ ORPHAN = re.compile(r"(?:\+\+?|~)?[A-Za-z_][\w\-]*(?:\.[\w@\-]+)+=|(?:\+\+?|~)[A
 def entry(name: str, by_path: bool) -> tuple[str, str | None] | None:
     """The entry module a launch names and the file it names it by: ``verl/trainer/main_ppo.py`` or
     ``mypkg.verl.trainer.main_ppo`` -> ("verl.trainer.main_ppo", that file); a module Python finds by its own name
-    -> (module, None); None for a script that is no known entry."""
+    -> (module, None); None for a script that is no known entry. Below another package, a `recipe` part is veRL's
+    recipe package only for a recipe rftc composes (`mypkg.recipe.dapo.main_dapo`): `agents.recipe.x.main_ppo` is
+    the project's own module, resolved from its file as any other."""
     if by_path:
         if not name.endswith(".py"):
             return None
@@ -55,11 +57,20 @@ def entry(name: str, by_path: bool) -> tuple[str, str | None] | None:
         parts = name.split(".")
     for k in range(len(parts)):
         module = ".".join(parts[k:])
+        if k and parts[k] == "recipe" and not _verl_recipe(module):
+            continue  # a package of the project's own named recipe (`agents.recipe.x.main`): Python runs its file
         if (k == 0 or parts[k] in ("verl", "recipe")) and kind_of(module) != "other":
             if k == 0 and not by_path:
                 return module, None
             return module, name if by_path else "/".join(parts) + ".py"
     return None if by_path else (name, None)
+
+
+def _verl_recipe(module: str) -> bool:
+    """Whether ``module`` is a recipe of veRL's rftc composes (the veRL stage's table: imported only here)."""
+    from rftc.verl.trainers import RECIPES
+
+    return module in RECIPES
 
 
 def kind_of(module: str, cwd: str | None = None) -> str:
@@ -107,6 +118,11 @@ def _find_program(fields: list[Field], start: int, positional: int = 0) -> int |
     return None
 
 
+def is_python(program: str) -> bool:
+    """python, python3, python3.10, by name or by path."""
+    return bool(_PYTHON.fullmatch(_base(program)))
+
+
 def is_shell(program: str) -> bool:
     """bash, sh, or a .sh file: a program rftc reads as a script of its own."""
     b = _base(program)
@@ -116,7 +132,7 @@ def is_shell(program: str) -> bool:
 def runs_program(fields: list[Field], i: int) -> bool:
     """Whether ``fields[i]`` is a program that runs another (or python, or a shell script): what rftc follows."""
     b = _base(fields[i].text)
-    return bool(_PYTHON.fullmatch(b)) or b in ("torchrun", "uv") or is_shell(fields[i].text) or b in _WRAPPERS \
+    return is_python(fields[i].text) or b in ("torchrun", "uv") or is_shell(fields[i].text) or b in _WRAPPERS \
         or b in _LAUNCHERS or _runner(fields, i) is not None or _ray_submit(fields, i)
 
 

@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 from rftc.diagnostics.model import Span
+from rftc.shell.patterns import glob_regex
 from rftc.shell.syntax import Param
 from rftc.shell.values import BREAK, Seg, Unknown, defaulted, marked, notes_of, text_of, unknowns_of
 
@@ -109,7 +110,7 @@ class Params:
         name, span, idx = node.name, node.span, node.index
         elems = ev.vars.lookup_array(name, span)
         if node.op in _TESTS:  # set: one element at least; null: that and "${a[*]}" is empty
-            joined = None if not elems or not elems[1] else (elems[0], _joined(elems[1], span))
+            joined = None if not elems or not elems[1] else (elems[0], self.joined(elems[1], span))
             self.default(node, joined, out, in_dq=in_dq, anchor=anchor,
                          whole=lambda: self.elements(span, idx, elems or ((), []), out, in_dq, anchor))
             return
@@ -128,12 +129,23 @@ class Params:
         self.elements(span, idx, elems, out, in_dq, anchor)
 
     def elements(self, span: Span, idx: str, elems: tuple, out: list, in_dq: bool, anchor: bool) -> None:
-        """The words of ${a[@]} / ${a[*]} at ``span`` from (via, items): "${a[*]}" joins them into one."""
+        """The words of ${a[@]} / ${a[*]} at ``span`` from (via, items): "${a[*]}", and ${a[*]} in an assignment's
+        value (``anchor``), where bash does not split, join them into one."""
         via, items = elems
-        if idx == "*" and in_dq:
-            out += marked(_joined(items, span), via, span, True, anchor)
+        if idx == "*" and (in_dq or anchor):
+            out += marked(self.joined(items, span), via, span, in_dq, anchor)
             return
         self.exp.elements(items, via, span, out, in_dq, anchor)
+
+    def joined(self, items: list[list[Seg]], span: Span) -> list[Seg]:
+        """The elements of an array joined as "${a[*]}" joins them: by the first character of IFS."""
+        sep = self.exp.ev.vars.separator()
+        out: list[Seg] = []
+        for i, e in enumerate(items):
+            if i and sep:
+                out.append(Seg.at(sep, span, quoted=True))
+            out += e
+        return out
 
     def length(self, node: Param, out: list, in_dq: bool) -> None:
         """${#NAME}, ${#a[@]}."""
@@ -198,6 +210,12 @@ class Params:
             return
         segs = word()
         if not is_set and ev.vars.from_environment(name):
+            if whole is None and op in (":-", "-", ":=", "=") and \
+                    not any(s is not BREAK and (s.text or s.unknowns) for s in segs):
+                # an empty default gives what $NAME gives: the environment's value, or nothing (as unset);
+                # `:=` assigns that same value, so NAME stays the environment's
+                out.append(exp.unknown(name, span, in_dq))
+                return
             segs = defaulted(name, segs, span, in_dq)
         if op in (":?", "?"):
             if not ev.unset_mode:
@@ -264,7 +282,7 @@ class Params:
                     if rx.fullmatch(text[k:]):
                         return text[:k] + repl
                 return text
-            greedy = re.compile(rx.pattern.replace(".*?", ".*"), re.S)  # bash replaces the longest match
+            greedy = glob_regex(pat, greedy=True)  # bash replaces the longest match
             return greedy.sub(lambda m: repl, text, count=0 if op == "//" else 1) if rx.pattern else text
         if op == ":":
             bounds = self.slice_bounds(words, in_dq)
@@ -290,42 +308,3 @@ class Params:
         ln = variables.int_text(m.group(2))
         return None if ln is None else (off, ln)
 
-
-def glob_regex(pattern: str) -> re.Pattern:
-    """A bash glob (*, ?, [..]) as a regex; * matches lazily, so callers pick the shortest or longest match."""
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "*":
-            out.append(".*?")
-        elif c == "?":
-            out.append(".")
-        elif c == "\\" and i + 1 < len(pattern):
-            i += 1
-            out.append(re.escape(pattern[i]))
-        elif c == "[":
-            j = pattern.find("]", i + 2)
-            if j < 0:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1:j]
-                body = "^" + body[1:] if body[:1] in "!^" and body else body
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        else:
-            out.append(re.escape(c))
-        i += 1
-    try:
-        return re.compile("".join(out), re.S)
-    except re.error:
-        return re.compile(re.escape(pattern), re.S)
-
-
-def _joined(items: list[list[Seg]], span: Span) -> list[Seg]:
-    """The elements of an array joined by blanks, as "${a[*]}" gives them."""
-    out: list[Seg] = []
-    for i, e in enumerate(items):
-        if i:
-            out.append(Seg.at(" ", span, quoted=True))
-        out += e
-    return out

@@ -86,6 +86,14 @@ class Variables:
             return name != "0" and self.ev.st.args_unknown is not None
         return name not in ("@", "*", "#", "?", "$", "!", "-") and not self.ev.unset_mode
 
+    def separator(self) -> str:
+        """What "$*" and "${a[*]}" put between the elements: the first character of IFS (a blank where IFS is
+        unset or not known, nothing where it is empty)."""
+        ifs = self.get("IFS")
+        if ifs is None or ifs.segs is None or any(s.unknowns for s in ifs.segs):
+            return " "
+        return text_of(ifs.segs)[:1]
+
     def names_with_prefix(self, prefix: str) -> list[str]:
         st = self.ev.st
         names = set(st.vars) | {n for f in st.frames for n in f}

@@ -40,8 +40,9 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
         diags.add("RFTC213", f"no bundled schema for verl {verl_version}",
                   hint=f"bundled versions: {', '.join(bundled_versions)}")
         return None
+    passed: list[find.Passed] = []
     if source is None and verl_version is None:
-        source = find.find(inv)
+        source = find.find(inv, passed)
     folder = None
     if isinstance(source, VerlSource):
         from rftc.verl.checkout import compose as on_checkout  # with hydra-core's compose, cached: only for a checkout
@@ -58,11 +59,19 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
         return None
     if folder is not None:
         composed = on_checkout.compose(inv, folder, primary, config_ovs, group_ovs, diags)
+        for p in passed:
+            diags.add(p.code, p.text, inv.span, hint=p.hint or None)
     else:
         composed = on_releases.compose(inv, primary, config_ovs, group_ovs, verl_version, diags,
                                        refusal=lambda a: _refusal(inv, a),
                                        differ=compare and (lambda *attempts: _differ(inv, primary.base, compare,
                                                                                      *attempts)))
+        v, note = (composed[1].verl_version, composed[1].version_note) if composed is not None else ("", "")
+        why = note.removeprefix(f"checked against verl {v}, ")
+        instead = f"the bundled verl {v}" + (f" ({why})" if why else "") if v else "the bundled releases"
+        for p in passed:
+            diags.add(p.code, f"{p.text}; the launch is checked against {instead} instead", inv.span,
+                      hint="name the veRL the job runs: --verl-source DIR (its checkout) or --verl-version X.Y.Z")
     return None if composed is None else _finish(inv, *composed, diags)
 
 

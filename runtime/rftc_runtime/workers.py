@@ -88,11 +88,23 @@ class EngineWorker(TrainingWorker):
         import torch
         from verl.utils.fsdp_utils import fsdp_version
 
+        from verl.utils.device import get_device_name
+
         engine = self.engine
         param = next(engine.module.parameters())
+        device = get_device_name()  # where it computes: veRL's FSDP1 keeps a forward-only model's params on the CPU
         return {"engine": type(engine).__name__, "strategy": {1: "fsdp", 2: "fsdp2"}[fsdp_version(engine.module)],
                 "compute_dtype": str(engine._autocast_dtype).removeprefix("torch."),
-                "param_dtype": str(param.dtype).removeprefix("torch."), "device": param.device.type,
+                "param_dtype": str(param.dtype).removeprefix("torch."), "device": device,
+                "params_on": param.device.type,
                 "forward_only": bool(self.engine_config.forward_only), "world_size": torch.distributed.get_world_size(),
-                "backend": torch.distributed.get_backend(), "rank": self.rank,
+                "backend": _device_backend(torch.distributed.get_backend(), device), "rank": self.rank,
                 "worker": f"{type(self).__module__}.{type(self).__qualname__}"}
+
+
+def _device_backend(backend: str, device: str) -> str:
+    """The collective backend that carries ``device``'s tensors: veRL initialises one group with a backend per device
+    ("cpu:gloo,cuda:nccl"), so the group's backend string names several."""
+    if ":" not in backend:
+        return backend
+    return dict(pair.split(":", 1) for pair in backend.split(","))[device]

@@ -182,7 +182,7 @@ CODES = [
          "the launch's keys.",
          "Hydra composes the config that the entry module's @hydra.main names, and a fork may name its own "
          "(`config_name='ppo_trainer_mt'`). rftc reads that decorator from the checkout's copy of the module; where "
-         "the copy is missing (only the config folder is there) or names the config through a variable, it tries "
+         "the copy is missing (the package has its config folder, not that module) or names the config through a variable, it tries "
          "upstream's name, and when that config lacks keys the launch sets while exactly one other config of the "
          "folder has them all, it composes that one and says so. Name the config with --config-name, or run rftc "
          "in the whole checkout, to make it certain.",
@@ -223,12 +223,35 @@ CODES = [
          "the line; nothing is composed. Convert a launch of verl.trainer.main_ppo with the config file it loads "
          "(`--config-path DIR --config-name NAME`).",
          "python3 -m myfork.train   # myfork/train.py: run_ppo(OmegaConf.load(os.environ['TRAIN_CONFIG']))"),
-    Code("RFTC236", "container-config-path", W, "An absolute --config-path that is not here was found in the "
-         "repository by its tail.",
+    Code("RFTC236", "container-config-path", W, "An absolute --config-path or a PYTHONPATH entry that is not here "
+         "was found in the repository by its tail.",
          "A path like `/workspace/<repo>/cfg` exists where the job runs (a container that mounts the repository, "
          "the author's machine), not here. rftc looks for its tails, the longest first, from the launch's "
          "directory and the script's folder (the whole path in their parents too, a shorter tail only up to the "
-         "repository's root), and composes the folder found, naming both. "
-         "Check that it is the folder the job sees at that path, or give the path relative to the repository.",
+         "repository's root), and composes the folder found, naming both. A PYTHONPATH entry the script sets "
+         "(`/workspace/<repo>/third_party/verl`, or `{path_to_this_repo}/third_party/verl`, a placeholder the user "
+         "fills in) is looked up the same way, up to the repository's root, and the veRL it holds is the one "
+         "composed (RFTC230). Check that it is the folder the job sees at that path, or give the path relative to "
+         "the repository.",
          "python3 -m verl.trainer.main_ppo --config-path=/workspace/myrepo/cfg --config-name=x"),
+    Code("RFTC238", "namespace-verl-folder", I, "A `verl` folder of YAML alone is not the veRL Python imports: the "
+         "launch is composed on a bundled release.",
+         "A `verl/` folder with no __init__.py and no Python module is a namespace folder. Python's import system "
+         "takes a regular package (the veRL the job installs) over it, so `python3 -m verl.trainer...` runs the "
+         "installed veRL and Hydra composes that package's own config; the folder's YAML is never read (with no "
+         "veRL installed, the entry module is not found at all). rftc composes a bundled release as for a launch "
+         "with no checkout, the one the repository pins or the launch's keys fit, and names it. Pass "
+         "--verl-version with the release the job installs, or --verl-source DIR to compose that folder anyway.",
+         "rftc convert sft.sh   # beside a verl/trainer/config/sft_trainer.yaml with no verl/__init__.py", "cli"),
+    Code("RFTC239", "verl-not-here", W, "The veRL the launch imports is not on this machine: the launch is checked "
+         "against a bundled release instead.",
+         "The script puts a folder first on PYTHONPATH that is not here and whose tail is nowhere in the repository "
+         "(RFTC236): a path of another machine, or a git submodule that is not checked out (.gitmodules names its "
+         "url and branch; the repository records its commit). Where the job runs, the veRL in that folder, if it "
+         "holds one, is the one Python imports and its own config is what Hydra composes; whether it has the keys "
+         "the launch sets is unknown here. The message names the entry (the submodule's url and branch) and the "
+         "bundled release the launch was checked against instead. Check the submodule out (git submodule update "
+         "--init) or pass --verl-source DIR with the checkout, or --verl-version with its release.",
+         "export PYTHONPATH=$ROOT/verl:$PYTHONPATH   # verl/: a git submodule, not checked out\n"
+         "python3 -m verl.trainer.main_ppo data.train_files=x.parquet", "sh"),
 ]

@@ -21,6 +21,8 @@ PROJECT_MARKERS = ("setup.py", "pyproject.toml", "setup.cfg", ".git")
 _PROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")  # what pip installs from (.git alone: a checkout)
 _PWD = "${oc.env:PWD}"
 _SYMBOLIC = re.compile(r"\$\{|\$\(")
+_ENTRIES = re.compile(r":(?![^{]*\})")  # PYTHONPATH's separator, not the one inside `${oc.env:PYTHONPATH}`
+_PLACEHOLDER = re.compile(r"[^\w.\-]")  # a path component no folder is named: `{path_to_this_repo}`, `<repo>`
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Entry:
 
     folder: Path
     why: str
+    written: str = ""  # a PYTHONPATH entry as the script writes it, where that path is not on this machine
 
 
 @dataclass(frozen=True)
@@ -60,17 +63,38 @@ def script_dir(inv: Invocation) -> Path | None:
 
 def pythonpath(inv: Invocation) -> list[Entry]:
     """The PYTHONPATH entries the launch runs with, as folders: the known ones (a part only the caller knows,
-    `$PYTHONPATH`, is left out: it is not here to search)."""
+    `$PYTHONPATH`, is left out: it is not here to search). An entry that is not on this machine (a container's
+    `/workspace/<repo>/x`, a placeholder `{path_to_this_repo}/x` the user fills in) is the folder of the repository
+    that holds its longest tail, as a --config-path is (RFTC236); none: the entry as written, which holds nothing."""
     value = inv.env.get("PYTHONPATH")
     if value is None:
         return []
     base = launch_dir(inv)
     out = []
-    for part in value.split(":"):
+    for part in _ENTRIES.split(value):
         if _SYMBOLIC.search(part):
             continue
-        out.append(Entry(base / part if part else base, f"the PYTHONPATH entry '{part}' the launch sets"))
+        why = f"the PYTHONPATH entry '{part}' the launch sets"
+        folder = base / part if part else base
+        if folder.is_dir():
+            out.append(Entry(folder, why))
+            continue
+        found = _by_tail(inv, part)
+        out.append(Entry(found[0], f"{why} (not here as written: found as {found[1]}/ in the repository)", part)
+                   if found is not None else Entry(folder, why, part))
     return out
+
+
+def _by_tail(inv: Invocation, written: str) -> tuple[Path, str] | None:
+    """(folder, tail): the folder of the launch's repository that is the longest tail of ``written`` (from the
+    launch's directory, then the script's folder, and their parents up to the repository's root). A relative
+    entry is its own tail unless it starts with a placeholder (`{path_to_this_repo}`, `<repo>`)."""
+    parts = [p for p in written.split("/") if p not in ("", ".", "..")]
+    first = 1 if written.startswith("/") or (parts and _PLACEHOLDER.search(parts[0])) else 0
+    starts = [launch_dir(inv), *([d] if (d := script_dir(inv)) is not None else [])]
+    bases = [b for start in starts for b in up_to_repository(start.resolve())]
+    tails = ["/".join(parts[i:]) for i in range(first, len(parts))] if first else ["/".join(parts)]
+    return next(((b / tail, tail) for tail in tails if tail for b in bases if (b / tail).is_dir()), None)
 
 
 def search_path(inv: Invocation) -> list[Entry]:

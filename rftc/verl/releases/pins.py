@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -99,8 +99,34 @@ def _lock(path: Path) -> list[Pin]:
             source = pkg.get("source") or {}
             if isinstance(source, dict) and ("editable" in source or "directory" in source or "path" in source):
                 return []  # the repository's own copy: its config is the checkout's (rftc.verl.checkout)
-            return [_exact(path, line, f'verl {pkg["version"]}', str(pkg["version"]))]
+            git = _git_source(source)
+            if git is None:
+                return [_exact(path, line, f'verl {pkg["version"]}', str(pkg["version"]))]
+            url, ref, commit = git
+            pin = _ref(path, line, f'verl {pkg["version"]} from {url}', ref or commit)
+            if pin.versions:
+                return [pin]  # a release tag
+            return [replace(pin, passed=f"{pin.passed}: the lock installs commit {commit or ref} from git, and its "
+                            f"version {pkg['version']} is only what that commit's veRL declares")]
     return []
+
+
+def _git_source(source) -> tuple[str, str, str] | None:
+    """(url, ref, commit) of a lock entry installed from git: poetry's `type = "git"` with `reference` (a branch,
+    tag or revision) and `resolved_reference`, uv's `git = "URL?branch=x#commit"` (or ?tag=, ?rev=)."""
+    if not isinstance(source, dict):
+        return None
+    if source.get("type") == "git":
+        return str(source.get("url", "")), str(source.get("reference") or ""), \
+            str(source.get("resolved_reference") or "")
+    if isinstance(source.get("git"), str):
+        from urllib.parse import parse_qs, urlsplit
+
+        parts = urlsplit(source["git"])
+        query = parse_qs(parts.query)
+        ref = next((query[k][0] for k in ("tag", "branch", "rev") if query.get(k)), "")
+        return parts._replace(query="", fragment="").geturl(), ref, parts.fragment
+    return None
 
 
 def _requirements(path: Path) -> list[Pin]:
