@@ -191,6 +191,7 @@ def _chosen(invocations: list[Invocation], index: int | None, every_launch: bool
 def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invocation]]:
     """The launches of the trainers rftc converts, by script. A script with none gets RFTC312 (in
     ``found.diagnostics``), and so does each file of ``paths`` that was read but launches nothing."""
+    from rftc.shell.invocation import place
     from rftc.sources import STDIN, expand_paths
     from rftc.verl.trainers import maps
 
@@ -201,7 +202,7 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
     out = {s: [i for i in invs if maps(i) and composable(i)] for s, invs in by_script.items()}
     for s, invs in by_script.items():
         if not out[s] and not any(d.code == "RFTC235" and d.span.file == s for d in diags):  # said why already
-            where = ", ".join(f"{i.module or '(script)'} at line {i.span.line}" for i in invs)
+            where = ", ".join(f"{i.module or '(script)'} at {place(i)}{_not_found(i)}" for i in invs)
             diags.add("RFTC312", f"no launch of a trainer rftc converts (found {where}): it converts veRL's main_ppo, "
                       "its one-step-off, fully async and SFT trainers and the DAPO recipe; other trainers and "
                       "recipes have their own semantics",
@@ -213,6 +214,27 @@ def trainings(found: Launches, paths: Sequence[str] = ()) -> dict[str, list[Invo
         if name in found.sources and name not in by_script:
             diags.add("RFTC312", "no training launch found in the script", Span(name, 1, 1))
     return out
+
+
+def _not_found(inv: Invocation) -> str:
+    """", which Python does not find ..." for a launch of a module rftc does not know that is nowhere Python would
+    look for it here (the launch's directory, the PYTHONPATH the script sets, the repository's projects), naming the
+    first part of its name that is missing, as Python's error does; "" otherwise."""
+    import re
+
+    from rftc.verl.checkout.modules import find_spec, search_path
+
+    if inv.kind != "other" or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", inv.module):
+        return ""
+    path = search_path(inv)
+    parts = inv.module.split(".")
+    missing = next((".".join(parts[:k]) for k in range(1, len(parts) + 1)
+                    if find_spec(".".join(parts[:k]), path) is None), None)
+    if missing is None:
+        return ""
+    return (f", which Python does not find: there is no module {missing} in the launch's directory, the PYTHONPATH "
+            f"the script sets or the repository, so where it is not installed python fails with \"No module named "
+            f"{missing}\"")
 
 
 def stage_of(found: Launches) -> dict[int, str]:
@@ -234,11 +256,11 @@ def stage_of(found: Launches) -> dict[int, str]:
 def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
     """The launch one config is made of when a script trains several times: the first it runs (RFTC232 names the
     others and how to pick one)."""
-    from rftc.shell.invocation import circumstances
+    from rftc.shell.invocation import circumstances, place
 
     first = launches[0]
     if len(launches) > 1:
-        shown = [f"#{i.index} (line {i.span.line}" + (f", {c}" if (c := circumstances(i, launches)) else "") + ")"
+        shown = [f"#{i.index} ({place(i, caller=False)}" + (f", {c}" if (c := circumstances(i, launches)) else "") + ")"
                  for i in launches]
         listing = ", ".join(shown[:6]) + (f" and {len(shown) - 6} more" if len(shown) > 6 else "")
         diags.add("RFTC232", f"the script launches training {len(launches)} times: {listing}; this config is "
@@ -408,6 +430,9 @@ def _locator(mapped):
 
 
 def _launch_named(inv: Invocation) -> str:
-    """"launch at line 30", with the loop values of this iteration when a loop launches it."""
+    """"launch at line 30" ("launch at train.sh:3" in a file the script runs or sources), with the loop values of
+    this iteration when a loop launches it."""
+    from rftc.shell.invocation import place
+
     loop = " ".join(f"{k}={v}" for k, v in inv.loop.items())
-    return f"launch at line {inv.span.line}" + (f", {loop}" if loop else "")
+    return f"launch at {place(inv)}" + (f", {loop}" if loop else "")

@@ -56,6 +56,27 @@ def test_compile_of_override_text_and_of_a_script_without_a_launch(tmp_path):
     assert nothing.config is None and [d.code for d in nothing.diagnostics] == ["RFTC112", "RFTC312"]
 
 
+def test_a_launch_of_a_module_python_does_not_find_says_so(tmp_path):
+    # `python3 -m mypkg.main_ppo` with no mypkg anywhere Python looks: "No module named mypkg"; with the package
+    # but not the module, "No module named mypkg.main_ppo", as Python names the first part it cannot find
+    script = tmp_path / "run.sh"
+    script.write_text("python3 -m mypkg.main_ppo data.train_files=x\n")
+    options = api.Options(cwd=str(tmp_path))
+
+    def said() -> str:
+        found = api.read([str(script)], options)
+        api.trainings(found, [str(script)])
+        [error] = [d for d in found.diagnostics if d.code == "RFTC312"]
+        return error.message
+
+    assert "Python does not find: there is no module mypkg in" in said() and '"No module named mypkg"' in said()
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    assert '"No module named mypkg.main_ppo"' in said()
+    (tmp_path / "mypkg" / "main_ppo.py").write_text("print('not a trainer')\n")
+    assert "does not find" not in said()  # it exists, and runs no trainer rftc converts
+
+
 @pytest.mark.parametrize("options, message", [
     (dict(total_steps=0), "--total-steps must be positive"),
     (dict(sync_offset=-1), "--sync-offset must be >= 0"),

@@ -1,6 +1,7 @@
 """Launch recognition (launchers, entry modules, kinds, Hydra flags), spans and provenance of arguments, and
 the values rftc cannot know (environment, command substitution, conditions)."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -424,3 +425,138 @@ def test_the_length_of_a_value_only_the_run_knows_is_a_placeholder_of_its_own():
     assert "`${#HOME}` is a length only known at run time" in " ".join(
         d.message for d in analyze("python3 -m m h=${#HOME}", "run.sh").diagnostics)
     assert launch("python3 -m m h=${#HOME}", env={"RFTC_LENGTH_HOME": "9"}).args[0].text == "h=9"
+
+
+# ------------------------------------------------------------------ what the script runs, at any depth
+def _bash_launches(script: Path, *args: str, **programs: str) -> list[list[str]]:
+    """The words each launch gets when bash runs ``script`` with ``args`` from its folder, the launched programs
+    printing them (tests/support/bash.py) and ``programs`` (name=sh body) on PATH beside them."""
+    from support.bash import fake_path, launches, run
+
+    fake_path(script.parent)
+    for name, body in programs.items():
+        (script.parent / "bin" / name).write_text(f"#!/bin/sh\n{body}\n")
+        (script.parent / "bin" / name).chmod(0o755)
+    return launches(run([str(script), *args], script.parent, cwd=script.parent).stdout)
+
+
+def _found(script: Path, *args: str) -> list[list[str]]:
+    r = analyze(script.read_text(), str(script), extra_args=args, cwd=str(script.parent))
+    return [["-m", i.module] + [a.text for a in i.args] for i in r.invocations]
+
+
+@pytest.mark.parametrize("call", ['exec bash "$(dirname "$0")/train.sh" M "$@"',
+                                  'bash "$(dirname "$0")/train.sh" M "$@"',
+                                  'source "$(dirname "$0")/train.sh" M "$@"', '. "$(dirname "$0")/train.sh" M "$@"'])
+def test_a_launch_in_a_script_the_script_runs_or_sources_is_its_own(call, tmp_path: Path):
+    # bash runs train.sh with the caller's words as its arguments and the caller's exported variables
+    train = tmp_path / "train.sh"
+    train.write_text('MODEL=$1\npython3 -m verl.trainer.main_ppo model.path="$MODEL" x=$X "${@:2}"\n')
+    caller = tmp_path / "run.sh"
+    caller.write_text(f"export X=1\n{call}\n")
+    r = analyze(caller.read_text(), str(caller), extra_args=("a=1",))
+    [inv] = r.invocations
+    assert inv.script == str(caller) and (inv.span.file, inv.span.line) == (str(train), 2)
+    assert [a.text for a in inv.args] == ["model.path=M", "x=1", "a=1"]
+    assert [a.span.file for a in inv.args] == [str(train), str(train), COMMAND_LINE]
+    if shutil.which("bash"):
+        assert _bash_launches(caller, "a=1") == [["-m", "verl.trainer.main_ppo", "model.path=M", "x=1", "a=1"]]
+
+
+def test_convert_converts_the_launch_of_a_script_the_script_runs_as_list_lists_it(tmp_path: Path):
+    from support.cli import convert, rftc
+
+    (tmp_path / "train.sh").write_text(
+        "MODEL=$1\npython3 -m verl.trainer.main_ppo data.train_files=data/train.parquet "
+        'actor_rollout_ref.model.path="$MODEL" actor_rollout_ref.rollout.name=vllm '
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
+        'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 critic.ppo_micro_batch_size_per_gpu=2 "${@:2}"\n')
+    (tmp_path / "run.sh").write_text('exec bash "$(dirname "$0")/train.sh" Qwen/Qwen2.5-0.5B-Instruct "$@"\n')
+    listed = rftc("convert", "--list", "run.sh", cwd=tmp_path)
+    assert [row.split("\t")[:2] for row in listed.stdout.splitlines()] == [["run.sh", "0"]]
+    done = convert("run.sh", out=tmp_path / "out", cwd=tmp_path)
+    assert done.config["model"]["model_path"] == "Qwen/Qwen2.5-0.5B-Instruct"
+    text = done.configs[0].read_text()
+    assert "from run.sh (launch at train.sh:2, run from line 1)" in text and "actor_rollout_ref.model.path (train.sh:2)" in text
+
+
+def test_launches_of_one_file_run_twice_are_told_apart_by_the_line_that_runs_it(tmp_path: Path):
+    from rftc.shell.invocation import circumstances
+
+    (tmp_path / "train.sh").write_text("python3 -m verl.trainer.main_ppo x=$X\n")
+    caller = tmp_path / "run.sh"
+    caller.write_text('cd "$(dirname "$0")"\nX=1 bash train.sh\nX=2 bash train.sh\n')
+    r = analyze(caller.read_text(), str(caller))
+    assert [(i.run_from.line, [a.text for a in i.args]) for i in r.invocations] == [(2, ["x=1"]), (3, ["x=2"])]
+    [listing] = [d for d in r.diagnostics if d.code == "RFTC113"]
+    assert ("#0 verl.trainer.main_ppo (train.sh:1, run from line 2); #1 verl.trainer.main_ppo (train.sh:1, run from "
+            "line 3)") in listing.message
+    assert [circumstances(i, r.invocations) for i in r.invocations] == ["run from line 2", "run from line 3"]
+
+
+@pytest.mark.parametrize("run_it", ['bash "$JOB"', 'sh "$JOB"', 'source "$JOB"', 'chmod +x "$JOB"\n"$JOB"'])
+@pytest.mark.parametrize("delimiter", ["EOF", "'EOF'"])
+def test_a_job_file_the_script_writes_with_a_heredoc_and_runs_is_followed(run_it, delimiter, tmp_path: Path):
+    # bash writes the body expanded (unquoted delimiter) or as it is (quoted), and the shell that runs the file
+    # expands what is left with the variables it has: exported ones in a new shell, all of them when sourced
+    caller = tmp_path / "run.sh"
+    caller.write_text(f'EXP=grpo\nexport OUT=x\nJOB="$(dirname "$0")/job.sh"\ncat > "$JOB" <<{delimiter}\n'
+                      "python3 -m verl.trainer.main_ppo name=${EXP} out=$OUT\nEOF\n" + run_it + "\n")
+    [inv] = analyze(caller.read_text(), str(caller)).invocations
+    unset = delimiter == "'EOF'" and "source" not in run_it  # EXP is not exported
+    assert [a.text for a in inv.args] == ["name=${oc.env:EXP}" if unset else "name=grpo", "out=x"]
+    assert inv.script == str(caller) and [(a.span.file, a.span.line) for a in inv.args] == [(str(caller), 5)] * 2
+    if shutil.which("bash"):
+        assert _bash_launches(caller) == [["-m", "verl.trainer.main_ppo", "name=" if unset else "name=grpo", "out=x"]]
+
+
+@pytest.mark.parametrize("command", [
+    'srun --ntasks=1 -- micromamba run -n rl bash -c "python3 -m verl.trainer.main_ppo a=1"',
+    'RUN=(micromamba run -n rl)\nsrun --nodes=1 -- "${RUN[@]}" bash -c "python3 -m verl.trainer.main_ppo a=1"',
+    'srun -- conda run -n rl srun --overlap -- bash -c "micromamba run -n x python3 -m verl.trainer.main_ppo a=1"',
+    "micromamba run -n rl srun --overlap nohup python3 -m verl.trainer.main_ppo a=1",
+])
+def test_runners_nested_under_launchers_are_followed_at_any_depth(command, tmp_path: Path):
+    script = tmp_path / "run.sh"
+    script.write_text(command + "\n")
+    assert _found(script) == [["-m", "verl.trainer.main_ppo", "a=1"]]
+    if shutil.which("bash"):
+        runner = 'shift 3\nexec "$@"'  # `run -n ENV`, then the command
+        assert _bash_launches(script, micromamba=runner, conda=runner) == _found(script)
+
+
+def test_a_launch_of_nothing_but_the_script_s_arguments_says_so():
+    r = analyze('python3 -m verl.trainer.main_ppo "$@"\n', "train.sh")
+    [said] = [d for d in r.diagnostics if d.code == "RFTC124"]
+    assert (said.span.line, said.span.col) == (1, 35) and "`train.sh` is run with" in said.message
+    assert "rftc convert train.sh -- key=value" in said.hint
+    # given the arguments, or with overrides of its own, the launch is what the script writes
+    assert "RFTC124" not in codes('python3 -m verl.trainer.main_ppo "$@"\n', extra_args=("a=1",))
+    assert "RFTC124" not in codes('python3 -m verl.trainer.main_ppo a=1 "$@"\n')
+
+
+@pytest.mark.parametrize("passes", ["f", "bash inner.sh", 'bash -c \'bash inner.sh "$@"\' bash'])
+def test_the_script_s_arguments_passed_on_are_still_the_script_s(passes, tmp_path: Path):
+    # a function or script that launches with nothing but "$@" gets the script's arguments, not given either
+    (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo "$@"\n')
+    script = tmp_path / "run.sh"
+    script.write_text(f'cd "$(dirname "$0")"\nf() {{\n  python3 -m verl.trainer.main_ppo "$@"\n}}\n{passes} "$@"\n')
+    r = analyze(script.read_text(), str(script))
+    [said] = [d for d in r.diagnostics if d.code == "RFTC124"]
+    assert "`run.sh` is run with" in said.message
+    given = analyze(script.read_text(), str(script), extra_args=("a=1",))
+    assert [[a.text for a in i.args] for i in given.invocations] == [["a=1"]] and not given.diagnostics
+    set_args = analyze(script.read_text().replace(f"{passes} ", "set -- x=1\nf "), str(script))
+    assert "RFTC124" not in [d.code for d in set_args.diagnostics]  # `set --` gives the arguments
+
+
+def test_bash_s_own_options_come_before_its_script_or_its_code(tmp_path: Path):
+    (tmp_path / "inner.sh").write_text('python3 -m verl.trainer.main_ppo "$@"\n')
+    script = tmp_path / "run.sh"
+    script.write_text('cd "$(dirname "$0")"\nbash -eo pipefail inner.sh a=1\n'
+                      'bash -ec "python3 -m verl.trainer.main_ppo b=2"\n'
+                      "bash -x -- inner.sh c=3\nbash -s inner.sh d=4 <<EOF\necho not a launch\nEOF\n")
+    assert _found(script) == [["-m", "verl.trainer.main_ppo", x] for x in ("a=1", "b=2", "c=3")]
+    if shutil.which("bash"):
+        assert _bash_launches(script) == _found(script)

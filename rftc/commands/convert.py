@@ -111,7 +111,8 @@ def run(args) -> int:
             results.append(result)
             # an error anywhere in this launch's stages (e.g. an override veRL rejects, which the mapping never
             # sees) means its config is not written, also with --out-dir where other launches' configs are
-            own = result.diagnostics + [d for d in found.diagnostics if d.span and d.span.file == inv.script]
+            own = result.diagnostics + [d for d in found.diagnostics
+                                        if d.span and d.span.file in (inv.script, inv.span.file)]
             if not exit_code(apply_policy(own, found.sources, disable=disabled_codes(args), strict=args.strict)):
                 outputs.append((_target(args, script, inv, len(invs)), result.yaml()))
     kept = report(diags, found.sources, args)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from rftc.diagnostics.collector import Diagnostics
 
 from rftc.diagnostics.model import Span
-from rftc.shell.invocation import COMMAND_LINE, Arg, Invocation
+from rftc.shell.invocation import COMMAND_LINE, Arg, Invocation, place
 
 __all__ = ["analyze", "ScriptResult", "Invocation", "Arg", "COMMAND_LINE"]
 
@@ -65,7 +65,7 @@ def _analyze(text, filename, env, use_env, extra_args, cwd, result: ScriptResult
     diags = result.diagnostics
     before = len(diags)
     script_path = os.path.abspath(filename) if filename and os.path.isfile(filename) else filename
-    g = Shared(diags, result.sources, env, use_env, script_path)
+    g = Shared(diags, result.sources, env, use_env, script_path, filename)
     parsed = read_script(g, text, filename)
     if parsed is None:
         return
@@ -123,11 +123,11 @@ def _summarize(result: ScriptResult, filename: str, exit_span: Span | None) -> N
         training = [i for i in invs if i.is_training and i.primary] or [i for i in invs if i.is_training]
         by_command: dict = {}  # one entry per command that launches (a loop runs one several times)
         for i in invs:
-            by_command.setdefault(i.span, []).append(i)
+            by_command.setdefault((i.span, i.run_from), []).append(i)
         listing = "; ".join(
             (f"#{same[0].index}" if len(same) == 1 else f"#{same[0].index}..#{same[-1].index} ({len(same)} times)")
             + f" {same[0].module or (same[0].args[0].text if same[0].args else same[0].launcher)} "
-            f"(line {same[0].span.line})" for same in by_command.values())
+            f"({place(same[0])})" for same in by_command.values())
         if training:
             verdict = f"the first training launch is #{training[0].index}"
         else:

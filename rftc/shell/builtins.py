@@ -111,13 +111,13 @@ class Builtins:
         while args and re.fullmatch(r"-[neE]+", args[0].text):
             newline = newline and "n" not in args[0].text
             args = args[1:]
-        if not to_devnull(redirects) and not to_file(redirects):
+        if not to_devnull(redirects):
             segs: list = []
             for i, a in enumerate(args):
                 if i:
                     segs.append(Seg(" ", ev.file, span.line, span.col, span.line, span.col))
                 segs += a.segs
-            ev.emit(segs, newline)
+            self._print(segs + [Seg("\n", ev.file, 1, 1, 1, 1)] if newline else segs, redirects, span, "echo")
         return 0
 
     def b_printf(self, fields, span, redirects, words) -> int:
@@ -236,7 +236,8 @@ class Builtins:
         read = ev.files.read_file(fields[1], span, "sourced file")
         if read is None:
             return 1
-        path, text = read
+        path, text, held = read
+        ev.st.vars.update(held)
         saved = ev.st.positional, ev.st.args_unknown
         if len(fields) > 2:
             ev.st.positional, ev.st.args_unknown = fields[2:], None
@@ -252,7 +253,7 @@ class Builtins:
         args = fields[1:]
         if args and args[0].text == "--":
             ev.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args[1:]]
-            ev.st.args_unknown = None
+            ev.st.args_unknown, ev.st.args_more = None, False
         return 0
 
     def b_shift(self, fields, span, redirects, words) -> int:
@@ -349,9 +350,16 @@ class Builtins:
         given = self._input(redirects) if all(f.text == "-" for f in fields[1:]) else None
         if given is None:
             return ev.commands.external(fields, {}, span, redirects)
-        if not to_devnull(redirects) and not to_file(redirects):
-            ev.emit(given, newline=False)
+        if not to_devnull(redirects):
+            self._print(given, redirects, span, "cat")
         return 0
+
+    def _print(self, segs: list[Seg], redirects, span: Span, command: str) -> None:
+        """What a command prints: into the file its output is redirected to, else where the shell's output goes."""
+        if to_file(redirects):
+            self.ev.files.write(segs, redirects, span, command)
+        else:
+            self.ev.emit(segs, newline=False)
 
     def b_test(self, fields, span, redirects, words) -> int:
         ev = self.ev
@@ -495,8 +503,11 @@ def to_devnull(redirects) -> bool:
     return any(op in (">", ">>", "1>", "&>") and t == "/dev/null" for op, t in redirect_targets(redirects))
 
 
+WRITES = (">", ">>", "1>", "&>", ">|")  # the redirections of a command's output into a file
+
+
 def to_file(redirects) -> bool:
-    return any(op in (">", ">>", "1>", "&>", ">|") for op, _ in redirect_targets(redirects))
+    return any(op in WRITES for op, _ in redirect_targets(redirects))
 
 
 def _dirname(path: str) -> str:

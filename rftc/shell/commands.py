@@ -10,7 +10,7 @@ import re
 from rftc.diagnostics.model import Span
 from rftc.shell import arith, filters, launches
 from rftc.shell.builtins import date_format, redirect_targets, to_devnull, to_file
-from rftc.shell.notes import Split
+from rftc.shell.notes import Arguments, Split
 from rftc.shell.state import MAX_CALLS, MAX_DEPTH, MAX_ITERATIONS, MAX_WHILE, Break, Continue, Exit, Return
 from rftc.shell.syntax import (
     AndOr, ArithCommand, ArithFor, Assignment, ArrayAssignment, BraceGroup, Case, Command, CommandList, CompoundCommand,
@@ -284,7 +284,7 @@ class Commands:
         ev = self.ev
         name = fields[0].text
         if name in ev.st.funcs:
-            return self.call_function(name, fields[1:], node.span)
+            return self.call_function(name, fields[1:], node.span, _passes_arguments(vanished))
         builtin = ev.builtins.find(name)
         if builtin is not None:
             return builtin(fields, node.span, node.redirects, node.words)
@@ -315,17 +315,16 @@ class Commands:
         at = launches.program(fields, inline)  # `exec bash x.sh`, `nohup ./x.sh &`, `srun -N2 bash x.sh`
         rest = fields[at:] if at is not None else []
         prog = rest[0].text.rsplit("/", 1)[-1] if rest else ""
+        more = _passes_arguments(vanished)
         if prog in ("bash", "sh"):
-            args = rest[1:]
-            while args and args[0].text.startswith("-") and args[0].text != "-c":
-                args = args[1:]  # bash -x run.sh
-            if args and args[0].text == "-c":
-                if len(args) > 1:
-                    ev.files.call_code(args[1:], inline, span)
-            else:
-                ev.files.call_script(args, inline, span)
-        elif prog.endswith(".sh"):
-            ev.files.call_script(rest, inline, span)
+            flags, args = _shell_options(rest[1:])
+            if "c" in flags:  # bash -c CODE [NAME [ARGS...]]
+                if args:
+                    ev.files.call_code(args, inline, span, more)
+            elif "s" not in flags:  # bash -s: the commands come from its input, the words are their arguments
+                ev.files.call_script(args, inline, span, more)
+        elif prog.endswith(".sh") or (rest and ev.files.is_written(rest[0])):
+            ev.files.call_script(rest, inline, span, more)
         if base == "exec" and len(fields) > 1:
             raise Exit()
         if rest and rest[0] is not fields[0] or launches.is_shell(prog):
@@ -357,7 +356,8 @@ class Commands:
                          Span(ev.file, end.line, end.col, end.last_line, (end.end_col or 1) + 1),
                          hint=f"replace `<{name}>` with the real value")
 
-    def call_function(self, name: str, args: list[Field], span: Span) -> int:
+    def call_function(self, name: str, args: list[Field], span: Span, more: bool = False) -> int:
+        """Run the function ``name`` with ``args`` (``more``: and the script's arguments, not given, after them)."""
         ev = self.ev
         ev.g.calls += 1
         if ev.depth >= MAX_DEPTH or ev.g.calls > MAX_CALLS:
@@ -365,9 +365,9 @@ class Commands:
                      "calls in all", span)
             return 0
         body, file, lines = ev.st.funcs[name]
-        saved = (ev.st.positional, ev.st.args_unknown, ev.file, ev.lines, ev.depth)
+        saved = (ev.st.positional, ev.st.args_unknown, ev.st.args_more, ev.file, ev.lines, ev.depth)
         ev.st.positional = [Field(anchored(a.segs, a.span), a.span) for a in args]
-        ev.st.args_unknown = None  # a function's arguments are those of its call
+        ev.st.args_unknown, ev.st.args_more = None, more  # a function's arguments are those of its call
         ev.st.frames.append({})
         ev.file, ev.lines, ev.depth = file, lines, ev.depth + 1
         try:
@@ -376,7 +376,7 @@ class Commands:
             status = ev.status
         finally:  # in the state the body ended in (a branch it explored may have replaced it)
             ev.st.frames.pop()
-            ev.st.positional, ev.st.args_unknown, ev.file, ev.lines, ev.depth = saved
+            ev.st.positional, ev.st.args_unknown, ev.st.args_more, ev.file, ev.lines, ev.depth = saved
         return status
 
     # ------------------------------------------------------------------ declarations
@@ -406,6 +406,29 @@ def _caller_words(field: Field) -> bool:
     """A word that is still nothing but a value the caller gives, unquoted where it was written (notes.Split)."""
     return any(isinstance(n, Split) for n in field.notes) and field.symbolic and \
         all(s.unknowns for s in field.segs if s.text)
+
+
+def _passes_arguments(vanished: list[Field]) -> bool:
+    """Whether a command passes on the script's arguments, which rftc is not given (`f "$@"`, `bash x.sh "$@"`):
+    the words of ``vanished`` carry the note of such a "$@"."""
+    return any(isinstance(n, Arguments) for f in vanished for n in f.notes)
+
+
+def _shell_options(args: list[Field]) -> tuple[str, list[Field]]:
+    """bash's own options before its script or -c's code (`bash -x run.sh`, `bash -lc CODE`, `bash -eo pipefail
+    run.sh`): (the one-letter flags given, the words after the options)."""
+    flags = ""
+    while args and args[0].text[:1] in "-+" and len(args[0].text) > 1:
+        t, args = args[0].text, args[1:]
+        if t == "--":
+            break
+        if t in ("--rcfile", "--init-file"):
+            args = args[1:]
+        elif not t.startswith("--"):
+            flags += t[1:]
+            if t[-1] in "oO":  # -o OPTION, +O SHOPT
+                args = args[1:]
+    return flags, args
 
 
 def _prints_nothing(fields: list[Field]) -> bool:

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from rftc.diagnostics.model import Span
-from rftc.shell.notes import Split
+from rftc.shell.notes import Arguments, Split
 from rftc.shell.params import Params
 from rftc.shell.parser import heredoc_parts
 from rftc.shell.syntax import (
@@ -241,6 +241,8 @@ class Expander:
         if name == "*" and in_dq:  # "$*": one field, joined by the first character of IFS
             out += [replace(s, quoted=True) for s in self.params.joined([a.segs for a in args], span)]
             return
+        if self.ev.st.args_unknown is not None or self.ev.st.args_more:  # the caller's, not given: no word, noted
+            out.append(Seg.at("", span, notes=(Arguments(span),)))
         self.elements([a.segs for a in args], (), span, out, in_dq)
 
     def elements(self, items: list[list[Seg]], via: tuple, span: Span, out: list, in_dq: bool,

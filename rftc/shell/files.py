@@ -11,10 +11,11 @@ from dataclasses import replace
 
 from rftc.diagnostics.model import Span
 from rftc.shell import launches
+from rftc.shell.builtins import WRITES
 from rftc.shell.parser import Parsed, parse
 from rftc.shell.scan import matched_pairs
 from rftc.shell.state import MAX_DEPTH, Code, Exit, Return, Shared, State, Var
-from rftc.shell.syntax import Script
+from rftc.shell.syntax import Redirect, Script
 from rftc.shell.values import Field, Seg, anchored, cut
 
 
@@ -94,8 +95,14 @@ class Files:
                 return os.path.join(base, path)
             d = parent
 
-    def read_file(self, field: Field, span: Span, what: str) -> tuple[str, str] | None:
+    def read_file(self, field: Field, span: Span, what: str) -> tuple[str, str, dict[str, Var]] | None:
+        """The file a command reads as a script: (the name spans give it, its text, variables to set where it runs
+        (``code_text``)); a file the script wrote itself (``write``) is what it wrote. None when it cannot be read."""
         g = self.ev.g
+        written = g.written.get(self._written_key(field))
+        if written is not None:
+            segs, at, how = written
+            return self._code([segs], at, how, "")
         if field.symbolic:
             names = ", ".join("$" + u.name for u in field.unknowns)
             g.add("RFTC111", f"{what} `{field.text}` not read: its path depends on {names}", span,
@@ -104,7 +111,7 @@ class Files:
         path = self.resolve_path(field.text)
         try:
             with open(path, encoding="utf-8") as fh:
-                return path, fh.read()
+                return path, fh.read(), {}
         except (OSError, UnicodeDecodeError, ValueError):
             g.add("RFTC111", f"{what} `{field.text}` cannot be read; what it sets stays unknown", span,
                   hint="put the file where the script expects it, or pass its variables with --env")
@@ -122,41 +129,67 @@ class Files:
             return
         saved = (ev.file, ev.lines, ev.depth)
         ev.file, ev.lines, ev.depth = path, text.split("\n"), ev.depth + 1
+        ev.g.callers.append(span)
         try:
             ev.commands.run_script(parsed.tree)
         except Return:
             pass
         finally:
             ev.file, ev.lines, ev.depth = saved
+            ev.g.callers.pop()
 
-    def call_script(self, fields: list[Field], prefix: dict, span: Span) -> bool:
-        """`bash x.sh args` / `./x.sh args`: a new shell reading x.sh with the exported environment."""
-        if not fields or not fields[0].text.endswith(".sh"):
-            return False
+    def call_script(self, fields: list[Field], prefix: dict, span: Span, more: bool = False) -> None:
+        """`bash x.sh args` / `./x.sh args`: a new shell reading x.sh with the exported environment (``more``: the
+        script's arguments, not given, follow ``args``)."""
+        if not fields:
+            return
         read = self.read_file(fields[0], span, "script")
         if read is None:
-            return True
-        path, text = read
+            return
+        path, text, held = read
         g = self.ev.g
         saved_path = g.script_path
-        g.script_path = os.path.abspath(path) if os.path.exists(path) else path
+        g.script_path = os.path.abspath(path) if os.path.exists(path) else fields[0].text  # $0: as the caller names it
         try:
-            self._new_shell(path, text, {}, fields[1:], prefix, span)
+            self._new_shell(path, text, held, fields[1:], prefix, span, more=more)
         finally:
             g.script_path = saved_path
-        return True
 
-    def call_code(self, fields: list[Field], prefix: dict, span: Span) -> None:
+    def write(self, printed: list[Seg], redirects: tuple, span: Span, command: str) -> None:
+        """`cat > FILE <<EOF ... EOF`, `echo ... >> FILE`: what ``command`` prints into FILE, kept as the file's
+        text for the script to run later (`bash FILE`, `source FILE`); a file appended to that the script did not
+        write keeps what it holds on disk."""
+        target = next((r for r in reversed(redirects) if isinstance(r, Redirect) and r.op.strip() in WRITES), None)
+        if target is None:
+            return
+        name = Field(self.ev.words.segs(target.target))
+        key = self._written_key(name)
+        if target.op.strip() == ">>":
+            if key not in self.ev.g.written:
+                return
+            printed = self.ev.g.written[key][0] + printed
+        self.ev.g.written[key] = (printed, span, f"{command} > {name.text}")
+
+    def is_written(self, field: Field) -> bool:
+        """Whether the script wrote the file ``field`` names (``write``)."""
+        return self._written_key(field) in self.ev.g.written
+
+    def _written_key(self, field: Field) -> str:
+        """A file the script writes, by its path; a path that depends on a value rftc does not know, by the text
+        that stands for it (the same variable names the same file when it is read back)."""
+        return field.text if field.symbolic else self.resolve_path(field.text) or field.text
+
+    def call_code(self, fields: list[Field], prefix: dict, span: Span, more: bool = False) -> None:
         """`bash -c CODE [NAME [ARGS...]]`: a new shell running CODE, with NAME as $0 and ARGS as $1..."""
         name, text, held = self.code_text(fields[:1], span, "bash -c")
         zero = fields[1].segs if len(fields) > 1 else [Seg.at("bash", span)]
-        self._new_shell(name, text, held, fields[2:], prefix, span, zero=zero)
+        self._new_shell(name, text, held, fields[2:], prefix, span, zero=zero, more=more)
 
     def _new_shell(self, path: str, text: str, held: dict, args: list[Field], prefix: dict, span: Span, *,
-                   zero: list | None = None) -> None:
+                   zero: list | None = None, more: bool = False) -> None:
         ev = self.ev
         st = State()
-        st.zero = zero
+        st.zero, st.args_more = zero, more
         for k, v in ev.st.vars.items():
             if v.exported:
                 st.vars[k] = v
@@ -177,14 +210,18 @@ class Files:
         variable that holds it, so that it stays what it was (`${oc.env:HOME}`, with its origin); inside single
         quotes the quote is closed around it, as its literal text would have stayed inside. Where each piece of the
         text comes from is kept for ``traced``."""
+        return self._code([f.segs for f in fields], span, what, " ")
+
+    def _code(self, words: list[list[Seg]], span: Span, what: str, sep: str) -> tuple[str, str, dict[str, Var]]:
+        """``code_text`` of ``words`` joined by ``sep``."""
         g = self.ev.g
         name = f"{span.file}:{span.line} ({what})"
         out: list[str] = []
         pieces: list[tuple[int, Seg]] = []  # (offset in the text, the piece of a word it was)
         held: dict[str, Var] = {}
         at = 0
-        for f in fields:
-            for seg in f.segs:
+        for segs in words:
+            for seg in segs:
                 if seg.unknowns:
                     var = f"RFTC_HELD_{len(held)}"
                     held[var] = Var([seg])  # no span: it is no assignment the value went through
@@ -196,11 +233,10 @@ class Files:
                     text = seg.text
                 out.append(text)
                 at += len(text)
-            out.append(" ")
-            at += 1
+            out.append(sep)
+            at += len(sep)
         text = "".join(out[:-1])
-        outer = g.code.get(span.file)
-        g.code[name] = Code(outer.origin if outer else span.file, text.split("\n"), pieces)
+        g.code[name] = Code(text.split("\n"), pieces)
         return name, text, held
 
     def written_at(self, field: Field, span: Span | None = None) -> Span:

@@ -49,7 +49,9 @@ class Invocation:
     cwd: str | None = None  # the directory the launch runs in: where it starts (--cwd; PWD from --env, or the
     #   current directory with --use-env) moved by the script's own cd's. Unknown start and a relative cd:
     #   "${oc.env:PWD}/sub"; None when neither is known (the launch runs where rftc is started)
-    script: str = ""  # path of the script the launch is in
+    script: str = ""  # the script read that makes the launch: also where the launch is in a file it sources or
+    #   runs (`bash train.sh "$@"`), which ``span`` names
+    run_from: Span | None = None  # then the script's command that runs that file (several may run one launch)
     entry_file: str | None = None  # the entry module's file when the launch names it by path or under another
     #   package (`python3 verl/trainer/main_ppo.py`; `-m pkg.verl.trainer.main_ppo` -> pkg/verl/trainer/main_ppo.py),
     #   relative to cwd unless absolute; None when Python's import search finds the module (`-m verl...`)
@@ -71,12 +73,24 @@ class Invocation:
                             os.path.isfile(self.script) else None)
 
 
+def place(inv: Invocation, caller: bool = True) -> str:
+    """Where a launch is written, for messages: "line 30" of its script; "train.sh:3, run from line 12" in a file the
+    script runs or sources (without ``caller``, "train.sh:3")."""
+    if inv.span.file == inv.script:
+        return f"line {inv.span.line}"
+    caller = f", run from line {inv.run_from.line}" if inv.run_from is not None and caller else ""
+    return f"{os.path.basename(inv.span.file)}:{inv.span.line}{caller}"
+
+
 def circumstances(inv: Invocation, launches: list[Invocation]) -> str:
-    """What tells a launch apart from the others the same command makes (the for-loop variables whose values differ
-    between them, as in a curriculum) and the branches it sits in, for listings; "" when nothing does."""
-    same = [i for i in launches if i.span == inv.span]
+    """What tells a launch apart from the others the same command makes (the script's command that runs the file it
+    is in, the for-loop variables whose values differ between them, as in a curriculum) and the branches it sits
+    in, for listings; "" when nothing does."""
+    same = [i for i in launches if (i.span, i.run_from) == (inv.span, inv.run_from)]
+    callers = {i.run_from for i in launches if i.span == inv.span}
+    caller = f"run from line {inv.run_from.line}" if inv.run_from is not None and len(callers) > 1 else ""
     loop = " ".join(f"{k}={v}" for k, v in inv.loop.items() if len({i.loop.get(k) for i in same}) > 1)
     where = "; ".join(inv.conditions)
     if where and not inv.primary:
         where = f"another branch: {where}"
-    return "; ".join(p for p in (loop, where) if p)
+    return "; ".join(p for p in (caller, loop, where) if p)

@@ -34,6 +34,7 @@ _RUNNERS = {("uv", "run"), ("conda", "run"), ("mamba", "run"), ("micromamba", "r
             ("poetry", "run"), ("pipenv", "run"), ("hatch", "run"), ("singularity", "exec"), ("apptainer", "exec"),
             ("docker", "exec"), ("docker", "run"), ("podman", "exec"), ("podman", "run")}
 _CONTAINERS = ("singularity", "apptainer", "docker", "podman")  # the image or container comes before the program
+_LAUNCHERS = ("srun", "mpirun", "deepspeed")  # run their program on the nodes, after their own options
 
 _HYDRA_FLAGS = {"--config-path": "path", "-cp": "path", "--config-dir": "path", "-cd": "path",
                 "--config-name": "name", "-cn": "name"}
@@ -98,14 +99,16 @@ def _base(text: str) -> str:
 
 
 def _find_program(fields: list[Field], start: int, positional: int = 0) -> int | None:
-    """The program a launcher runs: the first python (torchrun, uv, env) or shell (bash, sh, a .sh file) among its
-    arguments, unless another program comes first: a word that is not an option, not after one (the option's
-    value, maybe) and not one of the ``positional`` words the launcher takes before the program (a container's
-    image)."""
+    """The program a launcher runs: the first word among its arguments that runs a program of its own (python,
+    torchrun, a shell or a .sh file, a wrapper or another launcher: `srun -- micromamba run -n rl bash -c ...`), or
+    the word after `--`, which ends the launcher's options, unless another program comes first: a word that is not
+    an option, not after one (the option's value, maybe) and not one of the ``positional`` words the launcher takes
+    before the program (a container's image)."""
     for j in range(start, len(fields)):
         t = fields[j].text
-        b = _base(t)
-        if _PYTHON.fullmatch(b) or b in ("torchrun", "uv", "env") or is_shell(t):
+        if t == "--":
+            return j + 1 + positional if j + 1 + positional < len(fields) else None
+        if runs_program(fields, j):
             return j
         if t.startswith("-") or (j > start and fields[j - 1].text.startswith("-") and "=" not in fields[j - 1].text):
             continue
@@ -124,6 +127,24 @@ def is_shell(program: str) -> bool:
     """bash, sh, or a .sh file: a program rftc reads as a script of its own."""
     b = _base(program)
     return b in ("bash", "sh") or b.endswith(".sh")
+
+
+def runs_program(fields: list[Field], i: int) -> bool:
+    """Whether ``fields[i]`` is a program that runs another (or python, or a shell script): what rftc follows."""
+    b = _base(fields[i].text)
+    return is_python(fields[i].text) or b in ("torchrun", "uv") or is_shell(fields[i].text) or b in _WRAPPERS \
+        or b in _LAUNCHERS or _runner(fields, i) is not None or _ray_submit(fields, i)
+
+
+def _ray_submit(fields: list[Field], i: int) -> bool:
+    return _base(fields[i].text) == "ray" and [x.text for x in fields[i + 1:i + 3]] == ["job", "submit"]
+
+
+def _runner(fields: list[Field], i: int) -> str | None:
+    """`uv run`, `conda run`, `docker exec` ... at ``fields[i]``: its name, else None."""
+    if i + 1 < len(fields) and (_base(fields[i].text), fields[i + 1].text) in _RUNNERS:
+        return f"{_base(fields[i].text)} {fields[i + 1].text}"
+    return None
 
 
 def unwrap(fields: list[Field], i: int, env: dict[str, str]) -> int:
@@ -217,18 +238,18 @@ def program(fields: list[Field], env: dict[str, str], launchers: list[str] | Non
             i = j
             continue
         b = _base(fields[i].text)
-        if b == "ray" and [x.text for x in fields[i + 1:i + 3]] == ["job", "submit"]:
+        if _ray_submit(fields, i):
             launchers.append("ray job submit")
             sep = next((j for j in range(i + 3, len(fields)) if fields[j].text == "--"), None)
             if sep is None:
                 return None
             i = _assignments(fields, sep + 1, env)  # the entrypoint runs in a shell: `-- PYTHONUNBUFFERED=1 python3`
             continue
-        if b in ("srun", "mpirun", "deepspeed"):
+        if b in _LAUNCHERS:
             launchers.append(b)
             i = _find_program(fields, i + 1)
-        elif i + 1 < len(fields) and (b, fields[i + 1].text) in _RUNNERS:
-            launchers.append(f"{b} {fields[i + 1].text}")
+        elif (runner := _runner(fields, i)) is not None:
+            launchers.append(runner)
             i = _find_program(fields, i + 2, positional=1 if b in _CONTAINERS else 0)
         else:
             return i

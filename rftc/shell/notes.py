@@ -42,3 +42,11 @@ class Split:
     number of words, none when it is unset or empty. A launch leaves it out and says so (RFTC123)."""
 
     span: Span  # the word
+
+
+@dataclass(frozen=True)
+class Arguments:
+    """`"$@"` where the script's arguments are not given: whatever its caller passes, read as none (the launch as
+    the script writes it). A launch that has no other argument says so (RFTC124)."""
+
+    span: Span  # the expansion

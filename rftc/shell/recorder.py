@@ -1,15 +1,16 @@
 """Recording the launches a script makes (rftc.shell.launches recognises them): each becomes an Invocation with the
 environment, working directory and for-loop variables it runs with, and the values rftc could not know or had to
-choose that reach it are reported there (RFTC106-109, RFTC115, RFTC116)."""
+choose that reach it are reported there (RFTC106-109, RFTC115, RFTC116, RFTC123, RFTC124)."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from rftc.diagnostics.model import Span
 from rftc.shell import launches
 from rftc.shell.explore import ordinal
-from rftc.shell.notes import Choice, Split, Taint
+from rftc.shell.notes import Arguments, Choice, Split, Taint
 from rftc.shell.values import Field, Unknown, text_of
 
 
@@ -35,14 +36,21 @@ class Recorder:
                 span = ev.files.traced(parts["span_start"]).span
         else:
             span = launches.command_span(parts, span)
-        inv = launches.build(parts, index=len(g.invocations), span=span, cwd=cwd,
-                             script=code.origin if code else ev.file, exported=ev.vars.exported())
+        # a launch in a file the script sources or runs (`bash train.sh "$@"`) is the script's own: what it
+        # launches when it runs, with the words it passes; its span names the file and line it is written at
+        inv = launches.build(parts, index=len(g.invocations), span=span, cwd=cwd, script=g.name,
+                             exported=ev.vars.exported())
+        inv.run_from = g.callers[0] if g.callers and span.file != g.name else None
         inv.loop = {name: text_of(v.segs) for name in ev.loops
                     if (v := ev.vars.get(name)) is not None and v.segs is not None}
         target = parts.get("target_unknown")
         if target is not None:
             g.add("RFTC115", f"the launched program comes from {target.written}, {_unknown_why(target)}; the launch "
                   "cannot be classified", ev.files.written_at(target), hint=_unknown_hint(target))
+        if not parts["args"] and inv.kind != "other":  # a launch of a Hydra app rftc knows
+            given = next((n for f in dropped for n in f.notes if isinstance(n, Arguments)), None)
+            if given is not None:
+                self.report_arguments(given)
         reported: set = set()
         for n in parts["span_start"].notes if parts.get("span_start") is not None else ():
             reported.add(n)  # the program itself (`$PYTHON -m ...`)
@@ -71,6 +79,15 @@ class Recorder:
         """A command whose program comes from a variable rftc does not know (RFTC115)."""
         self.ev.g.add("RFTC115", f"the command comes from {field.written}, {_unknown_why(field)}; what it runs is "
                       "unknown", self.ev.files.written_at(field, span), hint=_unknown_hint(field))
+
+    def report_arguments(self, note: Arguments) -> None:
+        """RFTC124: a launch whose only arguments are the script's own, which rftc is not given."""
+        script = os.path.basename(self.ev.g.name)
+        self.ev.g.add("RFTC124", f"every argument of this launch comes from `\"$@\"`, the arguments `{script}` is "
+                      "run with, which rftc is not given: the launch is read without them, as the script runs with "
+                      "none, and what its config lacks is reported as such", note.span,
+                      hint=f"pass the overrides the script is run with after `--` (rftc convert {script} -- "
+                      "key=value ...)")
 
     def report_split(self, field: Field) -> None:
         """RFTC123: a word left out of a launch because it is only a value the caller gives, unquoted."""

@@ -50,7 +50,6 @@ class Var:
 class Code:
     """Text that `eval` or `bash -c` runs (see rftc.shell.files.Files.code_text)."""
 
-    origin: str  # the file the command is in
     lines: list  # the text's lines
     pieces: list  # (offset in the text, the Seg of a word it was), for Files.traced
 
@@ -67,6 +66,7 @@ class State:
         # the script's own arguments were not given (no `--`): None, else how many `shift` dropped; $1.. are then
         # unknown (the Nth argument), "$@" expands to nothing, $# is unknown
         self.args_unknown: int | None = None
+        self.args_more = False  # arguments not given follow the positional ones: a caller's "$@" passed on
         self.cwd: list[Seg] | None = None
         self.taints: dict[str, tuple] = {}  # variable -> Taint notes (rftc.shell.notes)
         self.zero: list | None = None  # $0 when it is not the script's path: `bash -c CODE NAME` (segs)
@@ -78,6 +78,7 @@ class State:
         s.funcs = dict(self.funcs)
         s.positional = list(self.positional)
         s.args_unknown = self.args_unknown
+        s.args_more = self.args_more
         s.cwd = self.cwd
         s.taints = dict(self.taints)
         s.zero = self.zero
@@ -87,12 +88,14 @@ class State:
 class Shared:
     """What every part of one analysis shares: results and budgets."""
 
-    def __init__(self, diags: Diagnostics, sources: dict, env: dict, use_env: bool, script_path: str):
+    def __init__(self, diags: Diagnostics, sources: dict, env: dict, use_env: bool, script_path: str, name: str):
         self.diags = diags
         self.sources = sources
         self.env = env
         self.use_env = use_env
-        self.script_path = script_path
+        self.script_path = script_path  # $0: the script bash runs now (a called script's while it runs)
+        self.name = name  # the script analysed, by the name spans use: whose launches are those of what it runs
+        self.callers: list[Span] = []  # the commands running the files being read (`bash x.sh`), outermost first
         self.invocations: list[Invocation] = []
         self.iterations = 0
         self.seen: set = set()
@@ -105,6 +108,8 @@ class Shared:
         # syntax errors bash stops reading a file at, after running the lines before them: (error, lines run)
         self.stops: dict[Span | None, tuple] = {}
         self.code: dict[str, Code] = {}  # the text `eval` or `bash -c` runs, by the name its spans give it
+        # the files the script writes (`cat > job.sh <<EOF`), by path: (what it printed, where, the command)
+        self.written: dict[str, tuple[list, Span, str]] = {}
         self.slurm: dict = {}  # the SLURM_* variables a batch script's #SBATCH directives set (rftc.shell.slurm)
 
     def add(self, code: str, message: str, span: Span | None, **kw) -> None:

@@ -80,7 +80,9 @@ CODES = [
          "and fully async trainers (verl.experimental.one_step_off_policy.main_ppo, "
          "verl.experimental.fully_async_policy.fully_async_main), its SFT trainers and the DAPO recipe's main_dapo "
          "(directly, through ray job submit, torchrun, srun or uv run). Generation and other recipes have other "
-         "configs and semantics. Nothing is written. Use `rftc convert --list` to see the launches found, and "
+         "configs and semantics. A module rftc does not know that Python would not find here either (not in the "
+         "launch's directory, the PYTHONPATH the script sets or the repository) is named as Python's \"No module "
+         "named ...\" names it. Nothing is written. Use `rftc convert --list` to see the launches found, and "
          "`--invocation N` to pick one.",
          "python3 -m recipe.prime.main_prime data.train_files=x.parquet"),
     Code("RFTC313", "invalid-value", E, "A setting has a value of the wrong type or range for the conversion.",

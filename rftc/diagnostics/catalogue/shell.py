@@ -144,4 +144,11 @@ CODES = [
          "Pass `--env NAME='key=value key2=value2'` to compile the words it holds (the script's arguments after "
          "`--`), or quote it (`\"$NAME\"`) when it is one word.",
          "python3 -m verl.trainer.main_ppo trainer.nnodes=1 $EXTRA_ARGS\n"),
+    Code("RFTC124", "launch-arguments-from-caller", W, "Every argument of the launch is the script's own, not given.",
+         "The launch passes `\"$@\"` and nothing else: its overrides are whatever the script's user gives when "
+         "running it (`bash run.sh data.train_files=... trainer.nnodes=2`). Without them rftc reads the launch as "
+         "bash runs the script with no arguments, on the config's defaults, and what veRL then refuses is what "
+         "the user's arguments usually supply. Pass the script's arguments after `--` "
+         "(`rftc convert run.sh -- key=value ...`).",
+         "python3 -m verl.trainer.main_ppo \"$@\"\n"),
 ]

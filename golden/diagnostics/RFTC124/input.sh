@@ -1,0 +1,2 @@
+# RFTC124
+python3 -m verl.trainer.main_ppo "$@"
