@@ -326,7 +326,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("trainer_config_file", "a veRL worker config file laid over the trainer's"),
     ("trainer_seed", "the seed the trainer initialises and samples with"),
     ("val_only", "the run only validates, and trains nothing"),
-    ("value_clip", "the range the critic's value updates are clipped to"),
     ("weight_init", "whether a model's weights are loaded from its path or initialised at random (load_weight)"),
     ("weight_sync", "how often the explorer takes the trainer's new weights"),
 )

@@ -194,6 +194,10 @@ class TrainingRun:
                            "the rows come in a different order, so each step's batch differs")
     reward_kwargs: Value = _q("reward", "reward arguments",
                               "the reward function scores with different arguments (such as the overlong penalty)")
+    # the critic's loss
+    value_clip: Value = _q("loss", "value clip (critic)",
+                           "the critic's new values are clipped to a different range around the old ones, so the "
+                           "value model moves at a different pace and the advantages it gives differ")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

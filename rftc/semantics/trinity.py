@@ -92,7 +92,9 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("verl.actor.ppo_epochs", workers.actor(x).ppo_epochs, where(tc))
     put("verl.actor.optim.total_training_steps", x.trainer.total_steps if x.trainer.total_steps else sys.maxsize,
         where("trainer.total_steps"))
-    put("verl.critic.optim.lr", workers.critic(x).optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
+    critic = workers.critic(x)
+    put("verl.critic.optim.lr", critic.optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
+    put("verl.critic.cliprange_value", critic.cliprange_value, where("trainer.trainer_config.critic.cliprange_value"))
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
     view_inputs(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
@@ -289,6 +291,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         lam=of(adv_args.get("lam"), "algorithm.advantage_fn_args") if "lam" in TRAINER_ADVANTAGES.get(adv, ())
         else Value(None),
         critic_lr=of(val("verl.critic.optim.lr"), "verl.critic.optim.lr") if adv == "ppo" else Value(None),
+        value_clip=of(val("verl.critic.cliprange_value"), "verl.critic.cliprange_value") if adv == "ppo"
+        else Value(None),
         n=of(val("verl.rollout.n"), "verl.rollout.n"),
         temperature=of(val("verl.rollout.temperature"), "verl.rollout.temperature"),
         top_p=of(val(f"{TS}.rollout_args.top_p", 1.0), f"{TS}.rollout_args.top_p"),

@@ -111,6 +111,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         gamma=r.v("algorithm.gamma", when=est in DISCOUNTED),
         lam=r.v("algorithm.lam", when=est == "gae"),
         critic_lr=r.v("critic.optim.lr", when=est == "gae"),
+        value_clip=r.v("critic.cliprange_value", when=est == "gae"),
         n=r.v(f"{R}.n", 1),
         temperature=r.v(f"{R}.temperature", 1.0),
         top_p=r.v(f"{R}.top_p", 1.0),
