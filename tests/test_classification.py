@@ -44,6 +44,7 @@ PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "cr
        "algorithm.use_pf_ppo=True", "algorithm.rollout_correction.bypass_mode=True", "critic.model.lora_rank=8",
        f"{A}.loss_agg_mode=seq-mean-token-sum-norm", f"{A}.clip_ratio_low=null", f"{A}.clip_ratio_high=null",
        f"{A}.optim.lr_scheduler_type=null", "critic.optim.override_optimizer_config={}",
+       f"{A}.shuffle=True", "critic.shuffle=True", f"{A}.data_loader_seed=7", "critic.data_loader_seed=7",
        "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine")
 SAPO = ("algorithm.adv_estimator=grpo", f"{A}.policy_loss.loss_mode=sapo", "custom_reward_function.path=reward.py")
 ASYNC = ("rollout.nnodes=1", "rollout.n_gpus_per_node=4", "trainer.n_gpus_per_node=4",

@@ -40,6 +40,8 @@ from pathlib import Path
 
 import pytest
 
+from rftc.semantics.inputs import SHUFFLED
+from rftc.semantics.minibatch import EPOCH_BY_EPOCH
 from rftc.semantics.model import TrainingRun, Value, differences
 from rftc.semantics.sft_verl import FIXED_MICRO
 from rftc.semantics.trinity import from_trinity, view
@@ -70,6 +72,21 @@ MEAN_ONLY = ("Trinity-RFT 0.6's grpo advantage always divides by the group's sta
              "norm_adv_by_std_in_grpo=False has no equivalent): RFTC305 warns")
 MEGATRON_LORA = ("veRL's Megatron engine trains Megatron-Bridge's LoRA from actor_rollout_ref.model.lora, which "
                  "Trinity-RFT 0.6 has no field for (its model.lora_configs reach only an FSDP actor): RFTC300 warns")
+SHUFFLED_MINIBATCHES = ("veRL's worker reshuffles the rollout batch's responses into its mini-batches every epoch "
+                        "(actor.shuffle or critic.shuffle where the worker reads it: verl 0.1's default, and the "
+                        "Megatron workers' of 0.2 and 0.3); Trinity-RFT 0.6 trains one mini-batch a trainer step in "
+                        "the order the explorer hands them over: RFTC305 warns")
+EPOCHS_OVER_BATCH = ("veRL passes over all of a rollout batch's mini-batches once an epoch (ppo_epochs > 1); "
+                     "Trinity-RFT 0.6 trains one mini-batch a trainer step, its epochs in a row: RFTC305 warns")
+CRITIC_STEPS = "critic steps (responses, steps a batch, order)"
+
+
+def _order_kind(value) -> str | None:
+    """The kind of a mini-batch order (the critic's within its steps)."""
+    order = getattr(value, "order", value)
+    return getattr(order, "kind", None)
+
+
 BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
             # the reward model reads no data column; the workflow left to the user reads its format's
             ("data columns", lambda v: "data source" not in str(v), REWARD_MODEL),
@@ -79,13 +96,21 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             ("advantage / group std", lambda v: v is False, MEAN_ONLY),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
             ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
-            ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED)]
+            ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED),
+            *((label, lambda v: _order_kind(v) == SHUFFLED, SHUFFLED_MINIBATCHES)
+              for label in ("mini-batch order", CRITIC_STEPS)),
+            *((label, lambda v: _order_kind(v) == EPOCH_BY_EPOCH, EPOCHS_OVER_BATCH)
+              for label in ("mini-batch order", CRITIC_STEPS))]
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
 SYNC_OFFSET = ("--sync-offset 1 lets the explorer run one step ahead where veRL's synchronous trainer does not (the "
                "option's purpose: the guide's examples)")
+CRITIC_MINI = ("veRL's critic takes critic.ppo_mini_batch_size (counted in responses before verl 0.4.0) where its "
+               "actor takes ppo_mini_batch_size x n; Trinity's critic takes buffer.train_batch_size a trainer step, "
+               "as its actor: RFTC316 warns")
 EXPLAINED: dict[tuple[str, str], str] = {
-    ("cases/sync_offset_option.sh", key): SYNC_OFFSET
-    for key in ("max policy lag (optimizer steps)", "prompts ahead of the trainer")
+    **{("cases/sync_offset_option.sh", key): SYNC_OFFSET
+       for key in ("max policy lag (optimizer steps)", "prompts ahead of the trainer")},
+    ("cases/release_0_3_kl_in_reward.sh", CRITIC_STEPS): CRITIC_MINI,
 }
 
 

@@ -27,6 +27,11 @@ A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout
 
 def _differences(tmp_path, a: tuple, b: tuple, *options: str, ext: str = ".sh") -> set[str]:
     """The quantities `rftc diff` reports between two launches (or two Trinity configs) made of ``a`` and ``b``."""
+    return {d["quantity"] for d in report(tmp_path, a, b, *options, ext=ext)}
+
+
+def report(tmp_path, a: tuple, b: tuple, *options: str, ext: str = ".sh") -> list[dict]:
+    """The differences `rftc diff --format json` reports between the launches (or configs) ``a`` and ``b``."""
     sides = []
     for name, content in (("a", a), ("b", b)):
         folder = tmp_path / name
@@ -39,9 +44,9 @@ def _differences(tmp_path, a: tuple, b: tuple, *options: str, ext: str = ".sh") 
             sides.append(path)
     done = rftc("diff", *sides, "--format", "json", *options)
     assert done.returncode in (0, 1), done.stderr
-    report = json.loads(done.stdout)
-    assert report["compared"], done.stderr
-    return {d["quantity"] for d in report["differences"]}
+    out = json.loads(done.stdout)
+    assert out["compared"], done.stderr
+    return out["differences"]
 
 
 @pytest.mark.parametrize("base, changed, quantities", [

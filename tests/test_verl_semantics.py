@@ -409,6 +409,29 @@ def test_the_key_the_actor_and_critic_clip_at(release, role):
         assert reads_optim
 
 
+MEGATRON = {"actor": ("verl/workers/actor/megatron_actor.py", "verl/trainer/ppo/actor/megatron_actor.py"),
+            "critic": ("verl/workers/critic/megatron_critic.py", "verl/trainer/ppo/critic/megatron_critic.py")}
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("role", ["actor", "critic"])
+def test_which_legacy_workers_shuffle_mini_batches(release, role):
+    """verl 0.1's FSDP actor and critic pass their shuffle to make_iterator, unseeded; from 0.2 they split the batch
+    in order, and only the Megatron workers shuffle, with data_loader_seed from 0.4.0. Where the legacy workers are
+    gone (0.8.0 on) the engine workers' order is the release's (test_the_key_the_actor_and_critic_clip_at)."""
+    require(release)
+    _, fsdp = first_source(release, *LEGACY[role])
+    _, megatron = first_source(release, *MEGATRON[role])
+    if fsdp is None and megatron is None:
+        assert _sem(release).value(f"{role}_clip") == "optim"
+        return
+    shuffles = re.compile(r"dataloader_kwargs=\{['\"]shuffle['\"]: self\.config\.shuffle\}")
+    assert megatron is not None and shuffles.search(megatron)
+    seeded = re.search(r"seed=self\.config\.data_loader_seed", megatron) is not None
+    expected = "all_unseeded" if shuffles.search(fsdp or "") else "megatron_seeded" if seeded else "megatron_unseeded"
+    assert _sem(release).value("legacy_shuffle") == expected
+
+
 @pytest.mark.parametrize("release", RELEASES)
 def test_which_sampling_keys_the_rollout_reads(release):
     """The sync vLLM rollout builds its SamplingParams from every config key naming a field (to 0.6.x); the agent

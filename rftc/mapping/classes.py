@@ -109,6 +109,25 @@ def _clips_at_optim(role: str):
     return holds
 
 
+def _shuffles(role: str, *, seeded: bool = False):
+    """The release's actor (critic) worker reads its shuffle (rftc.semantics.minibatch) and a trainer step holds
+    several of its mini-batches (the fully async trainer's step: ppo_mini_batch_size x require_batches prompts, as
+    rftc.verl.releases.modes reads it); ``seeded``: and it shuffles, with a generator data_loader_seed seeds (the
+    engine workers, Megatron's from 0.4.0)."""
+    def holds(get, release: str) -> bool:
+        from rftc.semantics.minibatch import SECTIONS, UNSEEDED, minibatch_responses, shuffle_reader
+
+        _, sem = _semantics(release)
+        reader = shuffle_reader(get, sem, role)
+        required, n, mini = get("async_training.require_batches"), get(f"{R}.n") or 1, get(f"{A}.ppo_mini_batch_size")
+        batch = mini * required if required and isinstance(mini, int) else get("data.train_batch_size")
+        responses = minibatch_responses(get, sem, role, batch, n)[0]
+        several = responses is None or responses < batch * n  # sizes it cannot read: taken to hold
+        return reader is not None and several and (not seeded or bool(get(f"{SECTIONS[role]}.shuffle")) and
+                                                    reader != UNSEEDED)
+    return holds
+
+
 def _sample_flag_readers() -> tuple:
     from rftc.mapping.models import SAMPLE_FLAG_READERS
 
@@ -185,6 +204,16 @@ WHEN: dict[str, tuple[str, Callable]] = {
                   lambda get, release: get(f"{A}.strategy") not in MCORE),
     "fsdp_lora_on": ("LoRA is on in an FSDP actor (lora_rank > 0)", lambda get, release:
                      get(f"{A}.strategy") not in MCORE and _positive(get, f"{M}.lora_rank")),
+    "actor_shuffle": ("the release's actor worker reads shuffle (the engine workers, Megatron's, verl 0.1's)",
+                      _shuffles("actor")),
+    "actor_seed": ("the actor's worker shuffles (actor.shuffle) with a generator data_loader_seed seeds (the engine "
+                   "workers, Megatron's from verl 0.4.0)", _shuffles("actor", seeded=True)),
+    "critic_shuffle": ("a critic is trained and its worker reads shuffle (the engine workers, Megatron's, verl "
+                       "0.1's)", lambda get, release: get("algorithm.adv_estimator") == "gae"
+                       and _shuffles("critic")(get, release)),
+    "critic_seed": ("a critic is trained and its worker shuffles (critic.shuffle) with a generator data_loader_seed "
+                    "seeds (the engine workers, Megatron's from verl 0.4.0)", lambda get, release:
+                    get("algorithm.adv_estimator") == "gae" and _shuffles("critic", seeded=True)(get, release)),
     "grad_clip": ("the release's actor clips at grad_clip (the legacy FSDP worker)",
                   lambda get, release: not _clips_at_optim("actor")(get, release)),
     "optim_clip": ("the release's actor clips at optim.clip_grad (Megatron, the engine workers)",
@@ -271,7 +300,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("critic_loss_agg_mode", "how the critic's loss aggregates tokens and scales"),
     ("critic_model_config", "the critic's own model settings (its config overrides, config file and chat template)"),
     ("critic_schedule_args", "the critic optimizer's engine-specific schedule and state settings"),
-    ("critic_steps", "the critic's epochs, mini-batches and their order per rollout batch"),
     ("critic_warmup", "the steps the critic trains before the actor starts"),
     ("data_generation", "a generator that writes training rows while the run trains (data.datagen)"),
     ("data_seed", "the seed the experience buffer's rows are drawn with"),
@@ -293,7 +321,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("media_columns", "the image, video or audio columns a prompt's media come from"),
     ("megatron_lora", "Megatron's LoRA adapter (rank, alpha, targets)"),
     ("microbatch_loss_scale", "how each micro-batch's loss is scaled before accumulation"),
-    ("minibatch_order", "the order the rollout batch's mini-batches are trained in (shuffle and its seed)"),
     ("mode", "what Trinity runs (explorer and trainer together, or one of them)"),
     ("model_config", "the model's own configuration overrides (such as RoPE scaling)"),
     ("moe_routing", "MoE routing replay (the trainer reuses the rollout's expert routing)"),
@@ -326,7 +353,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("trainer_config_file", "a veRL worker config file laid over the trainer's"),
     ("trainer_seed", "the seed the trainer initialises and samples with"),
     ("val_only", "the run only validates, and trains nothing"),
-    ("value_clip", "the range the critic's value updates are clipped to"),
     ("weight_init", "whether a model's weights are loaded from its path or initialised at random (load_weight)"),
     ("weight_sync", "how often the explorer takes the trainer's new weights"),
 )

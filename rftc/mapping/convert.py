@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.mapping import (algorithm, batch, data, gpu, micro, models, offpolicy, rewards, sampling, sft, steps, sync,
-                          trainer)
+from rftc.mapping import (algorithm, batch, data, gpu, micro, minibatch, models, offpolicy, rewards, sampling, sft,
+                          steps, sync, trainer)
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
@@ -50,6 +50,8 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
             d.implied(k, f"no critic: the {algo or 'chosen'} algorithm does not train one (veRL ignores it too)")
     scored = data.map_data(d, rule_reward=not rewards.reward_model(d))
     models.map_models(d, critic=critic)
+    if b is not None:
+        minibatch.map_order(d, b, critic)
     models.map_megatron(d)
     micro.map_micro(d)
     models.ref_micro_batch(d, ref=algo in REF_ALGORITHMS)

@@ -79,15 +79,22 @@ def map_models(d: Draft, *, critic: bool) -> None:
     map_lora(d)
 
 
+def engine_worker(get, sem, role: str = "actor") -> bool:
+    """Whether the release runs the actor (or critic) on veRL's engine workers: the only ones from 0.8.0, or the
+    legacy workers' replacement under trainer.use_legacy_worker_impl=disable (rftc.verl.releases.semantics
+    "actor_clip", "critic_clip")."""
+    rule = sem.value(f"{role}_clip")
+    return rule == "optim" or (rule == "grad_clip_unless_engine" and get("trainer.use_legacy_worker_impl")
+                               == "disable")
+
+
 def clip_key(get, sem, megatron: bool, role: str = "actor") -> str:
     """The key a release's actor (or critic) clips its gradient norm at (``get(key)`` reads the config;
     rftc.verl.releases.semantics "actor_clip", "critic_clip"): the legacy FSDP worker's grad_clip, or the
     optimizer's optim.clip_grad (Megatron; the engine workers, whose optimizer config takes the deprecated
     optim.grad_clip over it)."""
     section = A if role == "actor" else C
-    rule = sem.value(f"{role}_clip")
-    engine = rule == "optim" or (rule == "grad_clip_unless_engine" and get("trainer.use_legacy_worker_impl")
-                                 == "disable")
+    engine = engine_worker(get, sem, role)
     if not (megatron or engine) or get(f"{section}.optim.clip_grad") is None:
         return f"{section}.grad_clip"
     return f"{section}.optim.grad_clip" if engine and get(f"{section}.optim.grad_clip") is not None \

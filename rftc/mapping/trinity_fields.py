@@ -358,7 +358,8 @@ FIELDS: list[Field] = [
         ("save_strategy", no(CADENCE)), ("max_checkpoints_to_keep", no(CADENCE)), ("megatron.*", no(PLACEMENT)),
         ("trust_remote_code", no(FOLLOWS)),
         # the veRL worker config Trinity merges: its keys are veRL's, classified by rftc.mapping.rules
-        ("trainer_config", to("ppo_epochs critic_lr", "rl")), ("trainer_config_path", to("trainer_config_file"))]],
+        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps", "rl")),
+        ("trainer_config_path", to("trainer_config_file"))]],
     # ---- synchronizer, monitor, service, log
     *[Field(f"synchronizer.{k}", **c) for k, c in [
         ("sync_method", no(PROCESSES)), ("sync_style", to("policy_lag", "rl")),

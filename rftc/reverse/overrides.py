@@ -109,6 +109,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
         put(BYPASS, True, "algorithm.bypass_old_logprobs",
             formula="the rollout's log-probs are the old ones: veRL's bypass mode, its ppo_clip loss the vanilla loss")
     _sampling(put, val)
+    _in_batch_order(put, release, primary(x))
     _optimizer_and_sampling(put, val, keys, release, megatron)
     _data(put, first, keys, x, raw or {})
     _cluster(put, x, val, raw or {})
@@ -187,6 +188,23 @@ def _sampling(put, val) -> None:
     put("data.max_prompt_length", val("model.max_prompt_tokens"), "model.max_prompt_tokens")
     put("data.max_response_length", val("model.max_response_tokens"), "model.max_response_tokens")
     put("data.filter_overlong_prompts", bool(val("model.enable_prompt_truncation")), "model.enable_prompt_truncation")
+
+
+def _in_batch_order(put, release: str, config: str) -> None:
+    """Trinity trains its mini-batches in the order the explorer hands them over: where the release's actor worker
+    shuffles them by default (verl 0.1's, Megatron's of 0.2 and 0.3: rftc.semantics.minibatch), shuffle=False
+    trains them in order too (the critic's shuffle follows the actor's)."""
+    from rftc.semantics.minibatch import shuffle_reader
+    from rftc.verl.releases import schema
+
+    tree = schema.load(release).tree(config) or {}
+
+    def default(key: str):
+        return get(tree, tuple(key.split(".")))
+
+    if default(f"{A}.shuffle") is True and shuffle_reader(default, resolve(release, snapshot=False), "actor"):
+        put(f"{A}.shuffle", False, "synchronizer.trainer_sync_interval",
+            formula="Trinity trains one mini-batch a trainer step, in the explorer's order")
 
 
 def _optimizer_and_sampling(put, val, keys, release: str, megatron: bool) -> None:

@@ -197,6 +197,16 @@ class TrainingRun:
                            "the rows come in a different order, so each step's batch differs")
     reward_kwargs: Value = _q("reward", "reward arguments",
                               "the reward function scores with different arguments (such as the overlong penalty)")
+    minibatch_order: Value = _q("steps and staleness", "mini-batch order",
+                                "the rollout batch's responses are trained in other mini-batches or in another "
+                                "order, so each optimizer step's gradient differs")
+    critic_steps: Value = _q("steps and staleness", "critic steps (responses, steps a batch, order)",
+                             "the value model takes a different number of steps of a different size on each batch, "
+                             "or in another order, so the advantages it gives differ")
+    # the critic's loss
+    value_clip: Value = _q("loss", "value clip (critic)",
+                           "the critic's new values are clipped to a different range around the old ones, so the "
+                           "value model moves at a different pace and the advantages it gives differ")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

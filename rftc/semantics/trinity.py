@@ -15,6 +15,7 @@ from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
+from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
@@ -93,7 +94,10 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("verl.actor.ppo_epochs", workers.actor(x).ppo_epochs, where(tc))
     put("verl.actor.optim.total_training_steps", x.trainer.total_steps if x.trainer.total_steps else sys.maxsize,
         where("trainer.total_steps"))
-    put("verl.critic.optim.lr", workers.critic(x).optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
+    critic = workers.critic(x)
+    put("verl.critic.optim.lr", critic.optimizer.lr, where("trainer.trainer_config.critic.optim.lr"))
+    put("verl.critic.cliprange_value", critic.cliprange_value, where("trainer.trainer_config.critic.cliprange_value"))
+    put("verl.critic.ppo_epochs", critic.ppo_epochs, where("trainer.trainer_config.critic.ppo_epochs"))
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
     view_inputs(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
@@ -292,6 +296,11 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         step_advantage_w=of(adv_args.get("omega"), "algorithm.advantage_fn_args") if adv == "gigpo"
         else Value(None),
         critic_lr=of(val("verl.critic.optim.lr"), "verl.critic.optim.lr") if adv == "ppo" else Value(None),
+        value_clip=of(val("verl.critic.cliprange_value"), "verl.critic.cliprange_value") if adv == "ppo"
+        else Value(None),
+        minibatch_order=of(trinity_order(tsi, epochs), "synchronizer.trainer_sync_interval", "verl.actor.ppo_epochs",
+                           formula="one mini-batch (buffer.train_batch_size) a trainer step, ppo_epochs times"),
+        critic_steps=_critic_steps(val, of, tsi) if adv == "ppo" else Value(None),
         n=of(val("verl.rollout.n"), "verl.rollout.n"),
         temperature=of(val("verl.rollout.temperature"), "verl.rollout.temperature"),
         top_p=of(val(f"{TS}.rollout_args.top_p", 1.0), f"{TS}.rollout_args.top_p"),
@@ -351,6 +360,16 @@ def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, 
                 "model.lora_configs trains every weight") if megatron else of(lora(*(val(k) for k in lora_keys)),
                                                                               *lora_keys),
     )
+
+
+def _critic_steps(val, of, tsi: int) -> Value:
+    """Trinity's critic trains one mini-batch of buffer.train_batch_size experiences a trainer step (its
+    ppo_mini_batch_size is frozen to it), trainer_config's critic ppo_epochs times (default 1, whatever the
+    actor's)."""
+    epochs = val("verl.critic.ppo_epochs", 1)
+    return of(CriticSteps(val("verl.actor.ppo_mini_batch_size"), tsi * epochs, trinity_order(tsi, epochs)),
+              "verl.actor.ppo_mini_batch_size", "synchronizer.trainer_sync_interval", "verl.critic.ppo_epochs",
+              formula="buffer.train_batch_size; trainer_sync_interval x critic ppo_epochs")
 
 
 def _critic_optimizer(v: Mapping[str, Value], val, of) -> Value:

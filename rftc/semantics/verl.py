@@ -7,12 +7,12 @@ from __future__ import annotations
 import math
 
 from rftc.mapping.algorithm import ESTIMATORS, GIGPO, KL, NO_DUAL_CLIP, NORM_READERS, fork_gigpo
-from rftc.mapping.batch import responses_per_step
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
 from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
+from rftc.semantics.minibatch import CriticSteps, minibatch_responses, verl_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.reader import Reader, train_rows
@@ -46,10 +46,9 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         return from_verl_sft(eff, total_steps=total_steps, dataset_rows=dataset_rows, cwd=cwd)
     r, sem = Reader(eff), semantics.of(eff)
     loop = modes.schedule(eff.invocation.module if eff.invocation is not None else None, eff.release, r.get)
-    n, mini = r.get(f"{R}.n", 1), r.get(f"{A}.ppo_mini_batch_size")
+    n = r.get(f"{R}.n", 1)
     batch = loop.batch or r.get("data.train_batch_size")  # the fully async trainer's step: mini x require_batches
-    unit = sem.value("megatron_actor_mini_unit" if r.get(f"{A}.strategy") in MCORE else "actor_mini_unit")
-    responses = min(responses_per_step(mini, n, unit), batch * n)  # a larger mini-batch holds the whole batch
+    responses, unit = minibatch_responses(r.get, sem, "actor", batch, n)  # a larger mini-batch holds the whole batch
     epochs, si, k_sync = r.get(f"{A}.ppo_epochs", 1), batch * n // responses, loop.sync_every
     batch_keys = ("data.train_batch_size" if loop.batch is None else f"{ASYNC}.require_batches",
                   f"{A}.ppo_mini_batch_size", f"{R}.n")
@@ -114,6 +113,11 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         lam=r.v("algorithm.lam", when=est == "gae"),
         step_advantage_w=r.v(f"{GIGPO}.step_advantage_w", when=fork_gigpo(est, r.get)),
         critic_lr=r.v("critic.optim.lr", when=est == "gae"),
+        value_clip=r.v("critic.cliprange_value", when=est == "gae"),
+        minibatch_order=r.of(verl_order(r.get, sem, "actor", si, epochs, k_sync), *batch_keys, f"{A}.ppo_epochs",
+                             *(f"{A}.{k}" for k in ("shuffle", "data_loader_seed") if r.eff.has(f"{A}.{k}")),
+                             formula=f"ppo_epochs passes over a trainer step's {si} mini-batches"),
+        critic_steps=_critic_steps(r, sem, batch, n, k_sync) if est == "gae" else Value(None),
         n=r.v(f"{R}.n", 1),
         temperature=r.v(f"{R}.temperature", 1.0),
         top_p=r.v(f"{R}.top_p", 1.0),
@@ -173,6 +177,21 @@ def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Val
                                    r.get(f"{M}.exclude_modules")), f"{M}.lora_rank",
                               *([f"{M}.lora_alpha", f"{M}.target_modules"] if r.get(f"{M}.lora_rank") else [])),
     )
+
+
+def _critic_steps(r: Reader, sem, batch: int, n: int, k_sync: int) -> Value:
+    """The critic's mini-batch in responses (critic.ppo_mini_batch_size in the release's critic unit: prompts x n
+    from 0.4.0, responses before; at most the batch), its steps per weight version and their order
+    (rftc.semantics.minibatch)."""
+    responses, unit = minibatch_responses(r.get, sem, "critic", batch, n)
+    if responses is None:
+        return r.of("unknown (critic.ppo_mini_batch_size is not a whole number)", "critic.ppo_mini_batch_size")
+    minibatches, epochs = batch * n // responses, r.get("critic.ppo_epochs", 1)
+    return r.of(CriticSteps(responses, minibatches * epochs * k_sync,
+                            verl_order(r.get, sem, "critic", minibatches, epochs, k_sync)),
+                "critic.ppo_mini_batch_size", "critic.ppo_epochs",
+                *(f"critic.{k}" for k in ("shuffle", "data_loader_seed") if r.eff.has(f"critic.{k}")),
+                formula=f"ppo_mini_batch_size ({unit} under verl {r.eff.release}); mini-batches x ppo_epochs")
 
 
 def _critic_optimizer(r: Reader, sem) -> Value:

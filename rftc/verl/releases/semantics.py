@@ -94,6 +94,17 @@ CHANGES: tuple[Change, ...] = (
            "(0.5.0's engine clips at the critic's grad_clip too)"),
     Change("critic_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step (the legacy "
            "critic is gone)"),
+    # -- which legacy workers shuffle a rollout batch's responses into mini-batches (actor.shuffle, critic.shuffle);
+    # the engine workers ("actor_clip", "critic_clip" say where they run) always do, with data_loader_seed
+    Change("legacy_shuffle", FIRST, "all_unseeded", "verl/trainer/ppo/actor/dp_actor.py "
+           "DataParallelPPOActor._make_minibatch_iterator: data.make_iterator(..., dataloader_kwargs={'shuffle': "
+           "self.config.shuffle}) (the critic and the Megatron workers alike; no seed)"),
+    Change("legacy_shuffle", "0.2", "megatron_unseeded", "verl/workers/actor/dp_actor.py "
+           "DataParallelPPOActor.update_policy: batch.split(ppo_mini_batch_size) (dp_critic.py alike); "
+           "verl/workers/actor/megatron_actor.py make_minibatch_iterator: make_iterator(shuffle), no seed"),
+    Change("legacy_shuffle", "0.4.0", "megatron_seeded", "verl/workers/actor/megatron_actor.py "
+           "MegatronPPOActor.make_minibatch_iterator: make_iterator(seed=self.config.data_loader_seed, "
+           "dataloader_kwargs={\"shuffle\": self.config.shuffle}) (megatron_critic.py alike)"),
     # -- which rollout.* keys the training rollout's sampling reads besides n, temperature, top_p, top_k
     Change("rollout_sampling_keys", FIRST, "config", "verl/workers/rollout/vllm_rollout/vllm_rollout.py "
            "vLLMRollout.__init__: SamplingParams(**every config key naming one of its fields) (the sync rollout)"),
