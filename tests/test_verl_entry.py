@@ -197,6 +197,17 @@ TRAINERS = {
     "a subclass defined in the module": (
         "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\nclass MyTrainer(RayPPOTrainer):\n    pass\n"
         "MyTrainer(config=c)\n", ((), ("MyTrainer (m.py:2)",))),
+    "veRL's trainer through a variable": (
+        "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\ndef main(c):\n    trainer_cls = RayPPOTrainer\n"
+        "    trainer_cls(c).fit()\n", (("verl.trainer.ppo.ray_trainer.RayPPOTrainer",), ())),
+    "a class chosen in branches": (
+        "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\nclass MyTrainer(RayPPOTrainer):\n    pass\n"
+        "if c.mine:\n    cls = MyTrainer\nelse:\n    cls = RayPPOTrainer\ncls(c)\n",
+        (("verl.trainer.ppo.ray_trainer.RayPPOTrainer",), ("MyTrainer (m.py:2)",))),
+    "a class chosen in a conditional expression": (
+        "import verl.trainer.ppo.ray_trainer as rt\nfrom myfork.t import FastTrainer\n"
+        "t = FastTrainer if fast else rt.RayPPOTrainer\nt(c)\n",
+        (("verl.trainer.ppo.ray_trainer.RayPPOTrainer",), ("myfork.t.FastTrainer",))),
     "no veRL at all": ("from transformers import Trainer\nTrainer(model)\n", None),
     "no trainer": ("import verl\nprint(1)\n", None),
 }
