@@ -145,9 +145,10 @@ def _not_divisible(d: Draft, bk: str, tb: int, mini: int, n: int, unit: str, res
     batches, minis = nearest_divisible(base, step)
     choices = ([f"{bk}={b}" for b in batches] if unit == "prompts" else []) + [f"{MINI}={x}" for x in minis]
     full, rest = divmod(base, step)
-    runs = (f"verl {d.sem.release}'s actor splits a batch into {full} mini-batch(es) of {step} and a last, smaller "
-            f"one of {rest}" if d.sem.value("train_mini_remainder") == "smaller_last" else
-            f"verl {d.sem.release}'s actor asserts that a batch divides into mini-batches: it fails at the first update")
+    actor = f"verl {d.sem.release}'s actor"
+    runs = (f"{actor} splits a batch into {full} mini-batch(es) of {step} and a last, smaller one of {rest}"
+            if d.sem.value("train_mini_remainder") == "smaller_last" else
+            f"{actor} asserts that a batch divides into mini-batches: it fails at the first update")
     d.report("RFTC302", f"{bk} ({tb}) is not a multiple of {MINI} ({mini}){what}: {base}/{step} = "
              f"{base / step:.4g} mini-batches per step; {runs}, and Trinity's trainer steps are all of one size",
              bk, hint="nearest valid choices: " + ", ".join(choices), extra_keys=(MINI,))
