@@ -309,8 +309,26 @@ def compile_launch(inv: Invocation, options: Options | None = None) -> Result:
     ir, found = check_config(mapped.config, _locator(mapped), CheckOptions(path_checks=False))
     said = {d.code for d in mapped.diagnostics}
     diags.extend(d for d in found if SAID_BY_MAPPING.get(d.code) not in said)
-    result.config = None if found.has_errors else ir
+    unlearnable = _fork_without_groups(eff, found, diags)
+    result.config = None if found.has_errors or unlearnable else ir
     return result
+
+
+def _fork_without_groups(eff, found: Diagnostics, diags: Diagnostics) -> bool:
+    """RFTC339 where the converted run does not learn (RFTC478, one rollout per task) and the fork the launch runs
+    declares keys rftc leaves out: one of them may be the group size or the batch its code reads."""
+    if not eff.fork_keys or not any(d.code == "RFTC478" for d in found):
+        return False
+    counts = {k for k in eff.fork_keys if type(eff.get(k, None)) is int}  # a size is a count
+    keys = sorted(eff.fork_keys, key=lambda k: (k not in counts, k))
+    shown = ", ".join(f"{k}={eff.get(k, None)}" for k in keys[:6]) + (f" and {len(keys) - 6} more" if len(keys) > 6
+                                                                       else "")
+    diags.add("RFTC339", f"the converted run trains one rollout per task (RFTC478: it would not learn), and the "
+              f"config of the veRL fork at {eff.source} declares keys rftc cannot read ({shown}): what the fork's "
+              "code takes for the group size or the batch is not in the conversion", eff.invocation.span if
+              eff.invocation is not None else None,
+              hint="set actor_rollout_ref.rollout.n to the group size the fork's code uses")
+    return True
 
 
 def compile_pipeline(launches: Sequence[Invocation], options: Options | None = None) -> Result:

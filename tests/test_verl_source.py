@@ -316,7 +316,8 @@ def test_an_entry_module_that_names_its_config_by_a_variable_is_not_read(tmp_pat
 
 def test_a_fork_s_keys_are_reported_once_each_and_the_conversion_goes_on(tmp_path):
     write_checkout(tmp_path)
-    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo", "max_turns=5", "retriever.topk=8")
+    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=2", "max_turns=5",
+           "retriever.topk=8")
     proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     diags = records(proc.stderr)
@@ -328,6 +329,20 @@ def test_a_fork_s_keys_are_reported_once_each_and_the_conversion_goes_on(tmp_pat
     ledger = rftc("convert", "run.sh", "-o", "out.yaml", "--report", "--format", "concise", cwd=tmp_path).stderr
     rows = [line for line in ledger.splitlines() if line.startswith("│ max_turns") or "│ retriever.topk" in line]
     assert len(rows) == 2 and all("reported" in r and "RFTC327" in r for r in rows), ledger[-3000:]
+
+
+def test_a_fork_s_keys_dropped_from_a_run_that_would_not_learn_stop_the_conversion(tmp_path):
+    """GRPO with one rollout per task (RFTC478) from a fork whose config declares keys rftc cannot read (one may be
+    the group size its code reads in place of rollout.n): an error naming them, and nothing written."""
+    package = write_checkout(tmp_path)
+    config = package / "trainer" / "config" / "ppo_trainer.yaml"
+    config.write_text(config.read_text() + "policy_rollout_n: 8\n")
+    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo")
+    proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    (d,) = [d for d in records(proc.stderr) if d["code"] == "RFTC339"]
+    assert d["severity"] == "error" and "policy_rollout_n=8" in d["message"] and "max_turns=2" in d["message"]
+    assert any(r["code"] == "RFTC478" for r in records(proc.stderr)) and not (tmp_path / "out.yaml").exists()
 
 
 def test_without_the_fork_s_config_its_keys_stay_errors(tmp_path):

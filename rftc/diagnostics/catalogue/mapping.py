@@ -226,6 +226,14 @@ CODES = [
          "(format.image_key); from chat messages it reads the text. A text-only dataset or model is unaffected; "
          "for a multimodal one, put the images into the messages' content, or train it in veRL.",
          "python3 -m verl.trainer.sft_trainer data.train_files=/data/captions/train.parquet"),
+    Code("RFTC339", "fork-keys-no-learning", E, "A fork's config has keys rftc cannot read, and the converted run "
+         "would not learn.",
+         "The veRL fork the launch runs declares keys of its own (RFTC327), which the conversion leaves out, and "
+         "the converted config trains a group-relative algorithm with one rollout per task (RFTC478): every "
+         "advantage is 0. A fork whose code takes the group size or the batch from one of its own keys (a "
+         "`policy_rollout_n` read in place of rollout.n) trains groups the conversion does not have, so nothing "
+         "is written. Set actor_rollout_ref.rollout.n to the group size the fork's code uses.",
+         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo policy_rollout_n=8   # a fork's key"),
     Code("RFTC340", "off-policy-lag-differs", W, "Trinity reproduces a veRL trainer loop's lag only approximately.",
          "veRL's asynchronous trainers (main_ppo's v1 colocate_async and separate_async, one_step_off_policy, "
          "fully_async_policy) generate rollouts ahead of the trainer. Trinity-RFT 0.6's fixed sync style "
