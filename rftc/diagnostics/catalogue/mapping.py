@@ -21,9 +21,10 @@ CODES = [
          "train_batch_size / ppo_mini_batch_size steps, so the ratio must be a whole number. veRL 0.2 to 0.7 run "
          "the remainder as a last, smaller mini-batch (the actor's update_policy splits the batch); 0.1 and, from "
          "0.8.0, the engine workers assert that the batch divides. The message says which the release does. "
-         "Where the release counts the mini-batch in responses, one that is not a multiple of rollout.n splits a prompt's responses over two optimizer steps; that converts (RFTC329) unless Trinity "
-         "computes the algorithm's advantages in the trainer, on each step's experiences, where veRL computes them "
-         "on the whole batch. Nothing is written. Choose one of the nearest valid values the message lists.",
+         "Where the release counts the mini-batch in responses, one that is not a multiple of rollout.n splits a "
+         "prompt's responses over two optimizer steps; that converts (RFTC329) unless Trinity computes the "
+         "algorithm's advantages in the trainer, on each step's experiences, where veRL computes them on the "
+         "whole batch. Nothing is written. Choose one of the nearest valid values the message lists.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=1000 actor_rollout_ref.actor.ppo_mini_batch_size=256"),
     Code("RFTC303", "lr-horizon-unknown", W, "The learning-rate schedule needs a horizon rftc cannot compute.",
          "A warmup ratio or a cosine schedule is relative to the total number of training steps. veRL computes "
