@@ -345,6 +345,35 @@ def test_a_fork_s_keys_dropped_from_a_run_that_would_not_learn_stop_the_conversi
     assert any(r["code"] == "RFTC478" for r in records(proc.stderr)) and not (tmp_path / "out.yaml").exists()
 
 
+FORK_TRAINER = """\"\"\"The fork's trainer: it counts environments, not prompts; ppo_mini_batch_size is unchecked.\"\"\"
+
+
+class RayPPOTrainer:
+    def _validate_config(self):
+        n_gpus = self.config.trainer.n_gpus_per_node * self.config.trainer.nnodes
+        assert self.config.data.train_batch_size * self.config.actor_rollout_ref.rollout.n % n_gpus == 0
+{check}"""
+
+
+@pytest.mark.parametrize("has_check", [False, True])
+def test_upstream_s_startup_check_is_the_fork_s_only_where_its_trainer_has_it(has_check, tmp_path):
+    """V1: the fork's own ray_trainer.py decides; a check its code never reads is upstream's, not the fork's."""
+    package = write_checkout(tmp_path, version="0.3.1.dev", release="0.3.0.post1")  # its checks are certain
+    check = "        assert self.config.data.train_batch_size >= self.config.actor_rollout_ref.actor.ppo_mini_batch_size\n"
+    trainer = package / "trainer" / "ppo" / "ray_trainer.py"
+    trainer.parent.mkdir(parents=True)
+    trainer.write_text(FORK_TRAINER.format(check=check if has_check else ""))
+    launch(tmp_path, *LAUNCH, "actor_rollout_ref.actor.ppo_mini_batch_size=8", "actor_rollout_ref.rollout.n=2")
+    diags = records(rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path).stderr)
+    mini = [d for d in diags if "must be >= actor.ppo_mini_batch_size (8)" in d["message"]]
+    assert [d["code"] for d in mini] == ["RFTC221" if has_check else "RFTC228"], diags
+    if not has_check:
+        assert mini[0]["severity"] == "warning" and "upstream veRL" in mini[0]["message"]
+        assert "verl/trainer/ppo/ray_trainer.py) never reads ppo_mini_batch_size" in mini[0]["message"]
+        (batch,) = [d for d in diags if d["code"] == "RFTC302"]
+        assert "fork's trainer makes of the batch is known only from its code" in batch["message"]
+
+
 def test_without_the_fork_s_config_its_keys_stay_errors(tmp_path):
     launch(tmp_path, *LAUNCH, "max_turns=5")
     proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "concise", cwd=tmp_path)

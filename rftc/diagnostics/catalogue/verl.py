@@ -167,6 +167,16 @@ CODES = [
          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
          "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
          "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2", "overrides"),
+    Code("RFTC228", "fork-lacks-startup-check", W, "A startup check of upstream veRL is not in the code of the "
+         "veRL fork the launch runs.",
+         "The launch imports a veRL fork whose own validation code (its trainer/ppo/ray_trainer.py, "
+         "utils/config.py, workers/config/actor.py and critic.py, read with ast) never reads a setting one of "
+         "upstream's startup checks (RFTC221) compares: the fork dropped or changed the check, and what its "
+         "trainer does with those values is known only from its code. rftc does not present upstream's refusal as "
+         "the fork's; the conversion follows upstream veRL's semantics, so read the fork's trainer before training "
+         "with the result. A checkout without those files (a folder of configs) gets upstream's checks.",
+         "python3 -m verl.trainer.main_ppo data.train_batch_size=16 actor_rollout_ref.actor.ppo_mini_batch_size=256"
+         "   # from a fork whose _validate_config has no mini-batch check"),
     Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
          "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
          "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "

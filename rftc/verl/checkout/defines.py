@@ -17,9 +17,7 @@ def where_defined(package: Path, name: str) -> str | None:
             tree = ast.parse(file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             continue
-        docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(
-            n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body and isinstance(
-            n.body[0], ast.Expr)}
+        docstrings = docstring_ids(tree)
         for n in ast.walk(tree):
             named = isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
                 word in n.name.lower().split("_")
@@ -27,3 +25,10 @@ def where_defined(package: Path, name: str) -> str | None:
             if named or literal:
                 return f"{file.relative_to(package.parent)}:{n.lineno}"
     return None
+
+
+def docstring_ids(tree: ast.Module) -> set[int]:
+    """The ids of the docstring constants of a module and its classes and functions: prose, not code."""
+    return {id(n.body[0].value) for n in ast.walk(tree) if isinstance(
+        n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body and isinstance(
+        n.body[0], ast.Expr)}
