@@ -359,7 +359,7 @@ class RayPPOTrainer:
 def test_upstream_s_startup_check_is_the_fork_s_only_where_its_trainer_has_it(has_check, tmp_path):
     """V1: the fork's own ray_trainer.py decides; a check its code never reads is upstream's, not the fork's."""
     package = write_checkout(tmp_path, version="0.3.1.dev", release="0.3.0.post1")  # its checks are certain
-    check = "        assert self.config.data.train_batch_size >= self.config.actor_rollout_ref.actor.ppo_mini_batch_size\n"
+    check = "        c = self.config\n        assert c.data.train_batch_size >= c.actor_rollout_ref.actor.ppo_mini_batch_size\n"
     trainer = package / "trainer" / "ppo" / "ray_trainer.py"
     trainer.parent.mkdir(parents=True)
     trainer.write_text(FORK_TRAINER.format(check=check if has_check else ""))
