@@ -208,6 +208,9 @@ TRAINERS = {
         "import verl.trainer.ppo.ray_trainer as rt\nfrom myfork.t import FastTrainer\n"
         "t = FastTrainer if fast else rt.RayPPOTrainer\nt(c)\n",
         (("verl.trainer.ppo.ray_trainer.RayPPOTrainer",), ("myfork.t.FastTrainer",))),
+    "a fork's class in its copy of veRL's package": (
+        "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\nfrom verl.trainer.ppo.agent_trainer import "
+        "AgentTrainer\nAgentTrainer(c).fit()\n", ((), ("verl.trainer.ppo.agent_trainer.AgentTrainer",))),
     "no veRL at all": ("from transformers import Trainer\nTrainer(model)\n", None),
     "no trainer": ("import verl\nprint(1)\n", None),
 }

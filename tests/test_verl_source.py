@@ -342,6 +342,7 @@ def test_a_fork_s_keys_dropped_from_a_run_that_would_not_learn_stop_the_conversi
     assert proc.returncode == 1, proc.stderr
     (d,) = [d for d in records(proc.stderr) if d["code"] == "RFTC339"]
     assert d["severity"] == "error" and "policy_rollout_n=8" in d["message"] and "max_turns=2" in d["message"]
+    assert "url" not in d["message"]  # counts only: a URL cannot be a group size
     assert any(r["code"] == "RFTC478" for r in records(proc.stderr)) and not (tmp_path / "out.yaml").exists()
 
 
@@ -372,6 +373,22 @@ def test_upstream_s_startup_check_is_the_fork_s_only_where_its_trainer_has_it(ha
         assert "verl/trainer/ppo/ray_trainer.py) never reads ppo_mini_batch_size" in mini[0]["message"]
         (batch,) = [d for d in diags if d["code"] == "RFTC302"]
         assert "fork's trainer makes of the batch is known only from its code" in batch["message"]
+
+
+def test_a_checkout_s_main_ppo_with_a_trainer_class_of_its_own_is_a_warning_naming_it_and_its_keys(tmp_path):
+    """`python3 -m verl.trainer.main_ppo` runs the checkout's main_ppo.py, whose @hydra.main trains with a class of
+    the fork's (in its copy of veRL's package): RFTC234 names the class and the fork's own keys."""
+    package = write_checkout(tmp_path)
+    (package / "trainer" / "main_ppo.py").write_text(
+        "import hydra\nfrom verl.trainer.ppo.agent_trainer import AgentTrainer\n\n\n"
+        "@hydra.main(config_path='config', config_name='ppo_trainer', version_base=None)\n"
+        "def main(config):\n    AgentTrainer(config).fit()\n")
+    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=2", "max_turns=5")
+    proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (d,) = [d for d in records(proc.stderr) if d["code"] == "RFTC234"]
+    assert d["severity"] == "warning" and "verl.trainer.ppo.agent_trainer.AgentTrainer" in d["message"]
+    assert "max_turns, retriever.topk, retriever.url" in d["message"]
 
 
 def test_without_the_fork_s_config_its_keys_stay_errors(tmp_path):

@@ -59,6 +59,7 @@ class Invocation:
     primary: bool = True  # in the branches rftc takes (the first viable of each); False: another branch's launch
     loop: dict[str, str] = field(default_factory=dict)  # the for-loop variables around it and their values
     fork: ForkEntry | None = None  # the fork's own entry module it runs, once resolved (module keeps its name)
+    own_trainers: tuple[str, ...] = ()  # trainer classes of a fork's own that its entry module runs (RFTC234)
 
     @property
     def is_training(self) -> bool:

@@ -128,15 +128,50 @@ def resolve(inv, diags):
     named = f"its @hydra.main ({resolved.fork.named_by})" + (f" with the launch's {' and '.join(given)}" * bool(given))
     diags.add("RFTC233", f"{what_runs}; {named} composes '{config}' in {folder.rstrip('/')}/, and it runs {what}: "
               "converted as verl.trainer.main_ppo", inv.span)
-    _own_trainer(runs, name, inv, diags)
+    resolved.own_trainers = runs.own  # RFTC234 names them once the config is composed (own_trainer)
     return resolved
 
 
-def _own_trainer(runs, name: str, inv, diags) -> None:
-    if runs.own:
-        diags.add("RFTC234", f"{name} trains with {', '.join(runs.own)}, the fork's own trainer class, not veRL's "
-                  "RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes is not in it",
-                  inv.span, hint="check what the class does differently before training with the converted config")
+def own_trainer(eff, diags) -> None:
+    """RFTC234: the launch trains with a trainer class of the fork's own, which the conversion does not follow:
+    the class and the keys whose meaning only its code knows (those of its config no veRL release has)."""
+    inv = eff.invocation
+    if inv is None or not inv.own_trainers:
+        return
+    from pathlib import Path
+
+    from rftc.verl.checkout.upstream import upstream_keys
+    from rftc.verl.primary.files import display
+
+    # a fork's folder composed on a release's config: the keys its files or the launch set that no release has
+    keys = sorted(eff.fork_keys or {k for k in eff.user_keys() if k not in upstream_keys()
+                                    and not isinstance(eff.get(k, None), dict)})
+    shown = ", ".join(keys[:8]) + (f" and {len(keys) - 8} more" if len(keys) > 8 else "")
+    meaning = f"; the keys of its config no veRL release has ({shown}) mean only what its code does" * bool(keys)
+    name = inv.module or display(Path(inv.fork.file))
+    diags.add("RFTC234", f"{name} trains with {', '.join(inv.own_trainers)}, the fork's own trainer class, not "
+              f"veRL's RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes (its "
+              f"losses, batches, advantages) is not in the converted config{meaning}", inv.span,
+              hint="read the class before training with the converted config")
+
+
+def checkout_main(inv, package, diags):
+    """A launch of veRL's main_ppo where the veRL it imports is a checkout (``package``: its `verl` folder): the
+    checkout's own verl/trainer/main_ppo.py is read, as a module of another name is (resolve). Without
+    @hydra.main its own code composes the config; a trainer class of its own is named (RFTC234)."""
+    from rftc.verl.primary import hydra_main
+    from rftc.verl.primary.files import display
+
+    file = package / "trainer" / "main_ppo.py"
+    tree = hydra_main.parse(file) if file.is_file() else None
+    runs = hydra_main.trainer(tree, display(file)) if tree is not None else None
+    if runs is None:
+        return inv
+    if hydra_main.declared_in(tree) is None:
+        return _without_hydra(inv, tree, file, f"the entry module {inv.module} is the checkout's {display(file)}",
+                              runs, inv.module, diags) or inv
+    inv.own_trainers = runs.own
+    return inv
 
 
 def _without_hydra(inv, tree, file, what_runs: str, runs, name: str, diags):
@@ -169,5 +204,5 @@ def _without_hydra(inv, tree, file, what_runs: str, runs, name: str, diags):
     diags.add("RFTC233", f"{what_runs}; it has no @hydra.main: its own code composes its config with OmegaConf "
               f"({' merged with '.join(parts) or 'an empty config'}) and gives it to its trainer at "
               f"{resolved.fork.named_by}, and it runs {what}: converted as verl.trainer.main_ppo", inv.span)
-    _own_trainer(runs, name, inv, diags)
+    resolved.own_trainers = runs.own  # RFTC234 names them once the config is composed (own_trainer)
     return resolved

@@ -229,8 +229,8 @@ CODES = [
          "python3 -m verl.trainer.sft_trainer data.train_files=/data/captions/train.parquet"),
     Code("RFTC339", "fork-keys-no-learning", E, "A fork's config has keys rftc cannot read, and the converted run "
          "would not learn.",
-         "The veRL fork the launch runs declares keys of its own (RFTC327), which the conversion leaves out, and "
-         "the converted config trains a group-relative algorithm with one rollout per task (RFTC478): every "
+         "The veRL fork the launch runs declares keys of its own (RFTC327) that hold counts (integers above 1), "
+         "which the conversion leaves out, and the converted config trains a group-relative algorithm with one rollout per task (RFTC478): every "
          "advantage is 0. A fork whose code takes the group size or the batch from one of its own keys (a "
          "`policy_rollout_n` read in place of rollout.n) trains groups the conversion does not have, so nothing "
          "is written. Set actor_rollout_ref.rollout.n to the group size the fork's code uses.",

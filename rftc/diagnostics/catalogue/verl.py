@@ -220,7 +220,9 @@ CODES = [
          "The module instantiates a trainer class that is not veRL's RayPPOTrainer (defined in the fork, or "
          "imported from it). The config is composed and converted as veRL's main_ppo, whose semantics Trinity "
          "follows; what the fork's class does differently (its own advantage, sampling or loss) is not in the "
-         "converted config. The message names the class; read it before training with the result.",
+         "converted config. The message names the class and the keys of the fork's config that no veRL release "
+         "has, whose meaning only its code knows; read it before training with the result. The same holds for a "
+         "checkout's own verl/trainer/main_ppo.py that trains with a class of its own.",
          "python3 -m myfork.main   # myfork/main.py: from myfork.trainer import MyPPOTrainer ... "
          "MyPPOTrainer(config)"),
     Code("RFTC235", "fork-entry-not-hydra", E, "The fork's entry module builds its config in a way rftc cannot "

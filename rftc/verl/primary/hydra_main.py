@@ -109,8 +109,8 @@ veRL; ``where``: the file, as messages show it); None when it calls neither."""
             dotted, name = callee(func, origins)
             if not is_trainer(name):
                 continue
-            if dotted is not None and dotted.startswith("verl."):
-                verl.append(dotted)
+            if dotted is not None and dotted.startswith("verl.") and name in VERL_TRAINER_NAMES:
+                verl.append(dotted)  # another class from a `verl.` module is a fork's, under veRL's package name
             elif name.endswith("Trainer") and (dotted is not None or name in classes):
                 own.append(dotted or f"{name} ({where}:{classes[name]})")
     if not verl and not any(o == "verl" or o.startswith("verl.") for o in origins.values()):
