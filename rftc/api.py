@@ -141,7 +141,7 @@ def read(paths: Sequence[str] = (), options: Options | None = None, *, overrides
     from rftc.shell.invocation import COMMAND_LINE, Arg
     from rftc.sources import expand_paths, read_text
     from rftc.verl.overrides.text import OVERRIDES_FILE, invocation_from_text
-    from rftc.verl.trainers import resolve
+    from rftc.verl.trainers import release_era, resolve
 
     options = options or Options()
     source = verl_source(options)
@@ -174,7 +174,7 @@ def read(paths: Sequence[str] = (), options: Options | None = None, *, overrides
         out.sources.setdefault(name, text)
         # a module rftc does not know by name may be a fork's own entry module: resolved from its source
         invocations = [resolve(i, out.diagnostics) or i if i.kind == "other" else
-                       _checkout_main(i, source, out.diagnostics) for i in result.invocations]
+                       _checkout_main(i, source, out.diagnostics) for i in map(release_era, result.invocations)]
         for inv in _chosen(invocations, options.invocation, every_launch):
             inv.script = inv.script or name
             out.launches.append(inv)
@@ -274,7 +274,7 @@ def verl_config(inv: Invocation, options: Options | None = None, *, startup: boo
     the startup checks of its release. A training launch whose config rftc cannot compose gets RFTC218."""
     from rftc.verl import effective_config
     from rftc.verl.startup import check_startup
-    from rftc.verl.trainers import own_trainer
+    from rftc.verl.trainers import RECIPE_ERA, era_releases, own_trainer
 
     options = options or Options()
     result = Result(None, Diagnostics(), {}, launch=inv)
@@ -284,8 +284,16 @@ def verl_config(inv: Invocation, options: Options | None = None, *, startup: boo
                                    "overrides are not checked", inv.span,
                                    hint="pass --config-path/--config-name if it uses a config of its own")
         return result
-    result.verl = effective_config(inv, verl_version=options.verl_version, source=verl_source(options),
+    version, release = options.verl_version, None
+    if inv.named in RECIPE_ERA:  # a release-era trainer name: the config its trainer's module bundles
+        versions = era_releases(inv, version, result.diagnostics)
+        if versions is None:
+            return result
+        version, release = versions
+    result.verl = effective_config(inv, verl_version=version, source=verl_source(options),
                                    diags=result.diagnostics, compare=_trains_differently)
+    if result.verl is not None and release is not None:
+        result.verl.release = release
     if result.verl is not None:
         own_trainer(result.verl, result.diagnostics)
     if result.verl is not None and startup:

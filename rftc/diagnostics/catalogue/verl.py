@@ -177,6 +177,17 @@ CODES = [
          "with the result. A checkout without those files (a folder of configs) gets upstream's checks.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=16 actor_rollout_ref.actor.ppo_mini_batch_size=256"
          "   # from a fork whose _validate_config has no mini-batch check"),
+    Code("RFTC229", "release-era-trainer", W, "The launch names an off-policy trainer by the module name of the "
+         "releases that shipped it as a recipe.",
+         "veRL shipped its one-step-off trainer as `recipe.one_step_off_policy.main_ppo` (0.5.0 to 0.7.0) and its "
+         "fully asynchronous trainer as `recipe.fully_async_policy.fully_async_main` (0.6.1 to 0.7.0): recipes of "
+         "the repository, beside the verl package, which no wheel ships; 0.7.1 moved them to "
+         "`verl.experimental.one_step_off_policy.main_ppo` and `verl.experimental.fully_async_policy."
+         "fully_async_main`, whose config folders its wheel bundles. From a checkout of those releases the launch "
+         "runs: rftc converts it as that trainer, with the config 0.7.1 bundles for it and the semantics of the "
+         "release pinned with --verl-version (else the last that shipped the name). A pinned release that did not "
+         "ship the name is an error: the module does not exist there.",
+         "python3 -m recipe.fully_async_policy.fully_async_main async_training.staleness_threshold=0.5"),
     Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
          "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
          "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "
