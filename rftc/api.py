@@ -344,16 +344,17 @@ def _fork_without_groups(eff, found: Diagnostics, diags: Diagnostics) -> bool:
     one of them in place of rollout.n."""
     if not eff.fork_keys or not any(d.code == "RFTC478" for d in found):
         return False
-    sizes = sorted(k for k in eff.fork_keys if type(eff.get(k, None)) is int and eff.get(k) > 1)
+    sizes = sorted((k for k in eff.fork_keys if type(eff.get(k, None)) is int and eff.get(k) > 1),
+                   key=lambda k: (not eff.user_set(k), k))  # the launch's own first
     if not sizes:
         return False
+    span = eff.prov(sizes[0]).span or (eff.invocation.span if eff.invocation is not None else None)
     shown = ", ".join(f"{k}={eff.get(k)}" for k in sizes[:6]) + (f" and {len(sizes) - 6} more" if len(sizes) > 6
                                                                    else "")
     diags.add("RFTC339", f"the converted run trains one rollout per task (RFTC478: it would not learn), and the "
               f"config of the veRL fork at {eff.source} declares counts rftc cannot read ({shown}): if the fork's "
-              "code takes the group size or the batch from one of them, the conversion does not have it",
-              eff.invocation.span if eff.invocation is not None else None,
-              hint="set actor_rollout_ref.rollout.n to the group size the fork's code uses")
+              "code takes the group size or the batch from one of them, the conversion does not have it", span,
+              key=sizes[0], hint="set actor_rollout_ref.rollout.n to the group size the fork's code uses")
     return True
 
 
