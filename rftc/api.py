@@ -141,10 +141,10 @@ def read(paths: Sequence[str] = (), options: Options | None = None, *, overrides
     from rftc.shell.invocation import COMMAND_LINE, Arg
     from rftc.sources import expand_paths, read_text
     from rftc.verl.overrides.text import OVERRIDES_FILE, invocation_from_text
-    from rftc.verl.trainers import resolve
+    from rftc.verl.trainers import release_era, resolve
 
     options = options or Options()
-    verl_source(options)
+    source = verl_source(options)
     out = Launches()
     extra = list(options.args or [])
     if overrides is not None:
@@ -173,11 +173,24 @@ def read(paths: Sequence[str] = (), options: Options | None = None, *, overrides
         out.sources.update(result.sources)
         out.sources.setdefault(name, text)
         # a module rftc does not know by name may be a fork's own entry module: resolved from its source
-        invocations = [resolve(i, out.diagnostics) or i if i.kind == "other" else i for i in result.invocations]
+        invocations = [resolve(i, out.diagnostics) or i if i.kind == "other" else
+                       _checkout_main(i, source, out.diagnostics) for i in map(release_era, result.invocations)]
         for inv in _chosen(invocations, options.invocation, every_launch):
             inv.script = inv.script or name
             out.launches.append(inv)
     return out
+
+
+def _checkout_main(inv: Invocation, source, diags: Diagnostics) -> Invocation:
+    """A launch of veRL's main_ppo, read from the checkout's main_ppo.py where the veRL it imports is a checkout
+    (``source``: --verl-source's, or the one the launch finds), as Python runs that file."""
+    from rftc.verl.checkout.find import BUNDLED, find
+    from rftc.verl.trainers import MAIN_PPO, checkout_main
+
+    if inv.module != MAIN_PPO or source == BUNDLED:
+        return inv
+    found = source if source is not None else find(inv)
+    return inv if found is None else checkout_main(inv, found.package, diags)
 
 
 def _chosen(invocations: list[Invocation], index: int | None, every_launch: bool) -> list[Invocation]:
@@ -283,6 +296,7 @@ def verl_config(inv: Invocation, options: Options | None = None, *, startup: boo
     the startup checks of its release. A training launch whose config rftc cannot compose gets RFTC218."""
     from rftc.verl import effective_config
     from rftc.verl.startup import check_startup
+    from rftc.verl.trainers import RECIPE_ERA, era_releases, own_trainer
 
     options = options or Options()
     result = Result(None, Diagnostics(), {}, launch=inv)
@@ -292,8 +306,18 @@ def verl_config(inv: Invocation, options: Options | None = None, *, startup: boo
                                    "overrides are not checked", inv.span,
                                    hint="pass --config-path/--config-name if it uses a config of its own")
         return result
-    result.verl = effective_config(inv, verl_version=options.verl_version, source=verl_source(options),
+    version, release = options.verl_version, None
+    if inv.named in RECIPE_ERA:  # a release-era trainer name: the config its trainer's module bundles
+        versions = era_releases(inv, version, result.diagnostics)
+        if versions is None:
+            return result
+        version, release = versions
+    result.verl = effective_config(inv, verl_version=version, source=verl_source(options),
                                    diags=result.diagnostics, compare=_trains_differently)
+    if result.verl is not None and release is not None:
+        result.verl.release = release
+    if result.verl is not None:
+        own_trainer(result.verl, result.diagnostics)
     if result.verl is not None and startup:
         check_startup(result.verl, result.diagnostics)  # its errors keep a config from being written
     return result
@@ -331,8 +355,29 @@ def compile_launch(inv: Invocation, options: Options | None = None) -> Result:
     ir, found = check_config(mapped.config, _locator(mapped), CheckOptions(path_checks=False))
     said = {d.code for d in mapped.diagnostics}
     diags.extend(d for d in found if SAID_BY_MAPPING.get(d.code) not in said)
-    result.config = None if found.has_errors else ir
+    unlearnable = _fork_without_groups(eff, found, diags)
+    result.config = None if found.has_errors or unlearnable else ir
     return result
+
+
+def _fork_without_groups(eff, found: Diagnostics, diags: Diagnostics) -> bool:
+    """RFTC343 where the converted run does not learn (RFTC478, one rollout per task) and the fork the launch runs
+    declares keys rftc leaves out that could hold a group size or a batch (integers above 1): its code may read
+    one of them in place of rollout.n."""
+    if not eff.fork_keys or not any(d.code == "RFTC478" for d in found):
+        return False
+    sizes = sorted((k for k in eff.fork_keys if type(eff.get(k, None)) is int and eff.get(k) > 1),
+                   key=lambda k: (not eff.user_set(k), k))  # the launch's own first
+    if not sizes:
+        return False
+    span = eff.prov(sizes[0]).span or (eff.invocation.span if eff.invocation is not None else None)
+    shown = ", ".join(f"{k}={eff.get(k)}" for k in sizes[:6]) + (f" and {len(sizes) - 6} more" if len(sizes) > 6
+                                                                   else "")
+    diags.add("RFTC343", f"the converted run trains one rollout per task (RFTC478: it would not learn), and the "
+              f"config of the veRL fork at {eff.source} declares counts rftc cannot read ({shown}): if the fork's "
+              "code takes the group size or the batch from one of them, the conversion does not have it", span,
+              key=sizes[0], hint="set actor_rollout_ref.rollout.n to the group size the fork's code uses")
+    return True
 
 
 def compile_pipeline(launches: Sequence[Invocation], options: Options | None = None) -> Result:

@@ -1,6 +1,9 @@
 """Golden tests of the relational rules (batch, steps, sync, GPU split): each formula on known numbers."""
 
+import pytest
 from test_mapping_support import cfg, codes, convert
+
+from rftc.mapping.draft import Options
 
 from rftc.mapping.batch import nearest_divisible, sync_interval
 from rftc.mapping.convert import map_config
@@ -36,6 +39,16 @@ def test_not_divisible_is_an_error_with_choices():
     assert "1000" in d.message and "256" in d.message and d.span.line == 1
     assert "data.train_batch_size=768" in d.hint and "ppo_mini_batch_size=250" in d.hint
     assert not m.ok
+
+
+@pytest.mark.parametrize("release,runs", [("0.7.0", "3 mini-batch(es) of 256 and a last, smaller one of 232"),
+                                          ("0.1", "asserts that a batch divides"),
+                                          ("0.9.1", "asserts that a batch divides")])
+def test_not_divisible_says_what_the_release_does_with_the_remainder(release, runs):
+    """veRL 0.2 to 0.7 train the remainder as a last, smaller mini-batch; 0.1 and the engine workers refuse it."""
+    c = cfg("data.train_batch_size=1000", "actor_rollout_ref.actor.ppo_mini_batch_size=256", release=release)
+    (d,) = [d for d in map_config(c, Options()).diagnostics if d.code == "RFTC302"]
+    assert f"verl {release}'s actor" in d.message and runs in d.message and "drop" not in d.message
 
 
 def test_steps_scale_by_sync_interval():

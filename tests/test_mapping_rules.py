@@ -2,10 +2,12 @@
 
 import pytest
 
-from test_mapping_support import codes, convert
+from test_mapping_support import cfg, codes, convert
 
 from rftc.mapping.algorithm import ESTIMATORS
+from rftc.mapping.convert import map_config
 from rftc.mapping.data import split_path
+from rftc.mapping.draft import Options
 from rftc.mapping.rules import RULES, find_rule
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS, WORKFLOW
 
@@ -33,6 +35,25 @@ def test_a_fork_s_own_estimator_is_named_so_with_trinity_s_namesake():
     assert "no veRL release has it" in d.message and "algorithm_type raft" in d.hint and not m.ok
     (d,) = [d for d in convert("algorithm.adv_estimator=my_adv").diagnostics if d.code == "RFTC304"]
     assert "no veRL release has it" in d.message and "opmd" in d.hint
+
+
+@pytest.mark.parametrize("defined", [True, False])
+def test_an_unreleased_estimator_is_a_fork_s_only_where_its_python_defines_it(defined, tmp_path):
+    """RFTC304 names the place in the fork's Python that defines the estimator, and says so where none does; a
+    bundled release's trainer refuses a name it does not know."""
+    code = ("from enum import Enum\nclass AdvantageEstimator(str, Enum):\n    GIGPO = 'gigpo'\n" if defined
+            else "from enum import Enum\nclass AdvantageEstimator(str, Enum):\n    GRPO = 'grpo'\n")
+    (tmp_path / "verl" / "trainer" / "ppo").mkdir(parents=True)
+    (tmp_path / "verl" / "trainer" / "ppo" / "core_algos.py").write_text(code)
+    c = cfg("algorithm.adv_estimator=gigpo")
+    c.source = f"{tmp_path / 'verl'}/"
+    (d,) = [d for d in map_config(c, Options()).diagnostics if d.code == "RFTC304"]
+    if defined:
+        assert "defines it in its own Python, verl/trainer/ppo/core_algos.py:3" in d.message
+    else:
+        assert "its own Python" not in d.message and "nothing in the Python of the veRL copy" in d.message
+    (d,) = [d for d in convert("algorithm.adv_estimator=gigpo").diagnostics if d.code == "RFTC304"]
+    assert "its own Python" not in d.message and "refuses an estimator it does not know" in d.message
 
 
 @pytest.mark.parametrize("est", VERL_ESTIMATORS)

@@ -286,8 +286,41 @@ if __name__ == "__main__":
 """)
     found, inv = _launch(root, "")
     assert inv.fork is not None and inv.fork.named_by.endswith("forkpkg/main.py:10")
-    [own] = [d for d in found.diagnostics if d.code == "RFTC234"]
-    assert "forkpkg.curriculum.CurriculumTrainer" in own.message
+    assert inv.own_trainers == ("forkpkg.curriculum.CurriculumTrainer",)
+    result = api.verl_config(inv, api.Options(cwd=str(root)))
+    [own] = [d for d in result.diagnostics if d.code == "RFTC234"]
+    assert own.severity.name.lower() == "warning" and "forkpkg.curriculum.CurriculumTrainer" in own.message
+
+
+def test_a_checkout_s_main_ppo_without_hydra_is_the_argparse_main_it_is(tmp_path):
+    """`python3 -m verl.trainer.main_ppo cfg/user.yaml` from a checkout whose verl/trainer/main_ppo.py is an
+    argparse + OmegaConf program (`@hydra.main` only inside a string): Python runs that file, so the config is
+    the one its code composes, as for the same program under another name."""
+    main = MAINS["positional"].replace('"config", "ppo_trainer.yaml"', '"config", "ppo_trainer.yaml"').replace(
+        "from verl.trainer.main_ppo import run_ppo\n",
+        "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\n\nUSAGE = '@hydra.main is not used here'\n"
+    ).replace("run_ppo(cfg)", "RayPPOTrainer(cfg).fit()")
+    root = tmp_path / "repo"
+    for name, text in {"verl/__init__.py": "", "verl/trainer/__init__.py": "", "verl/trainer/main_ppo.py": main,
+                       "verl/trainer/config/ppo_trainer.yaml": _BASE, "launcher/__init__.py": "",
+                       "launcher/main_ppo.py": main.replace('os.path.dirname(__file__), "config"',
+                                                            'os.path.dirname(__file__), "..", "verl", "trainer", '
+                                                            '"config"'),
+                       "cfg/user.yaml": _USER}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    effs = []
+    for module in ("verl.trainer.main_ppo", "launcher.main_ppo"):
+        found, inv = _launch(root, "cfg/user.yaml trainer.nnodes=2", f"-m {module}")
+        assert inv.fork is not None and inv.fork.plan is not None, found.diagnostics
+        [d] = [d for d in found.diagnostics if d.code == "RFTC233"]
+        assert "it has no @hydra.main" in d.message and "'cfg/user.yaml'" in d.message
+        diags = Diagnostics()
+        effs.append(effective_config(inv, diags=diags))
+        assert effs[-1] is not None and not diags.has_errors, list(diags)
+    assert effs[0].values == effs[1].values
+    assert effs[0].get("actor_rollout_ref.model.path") == "Qwen/Qwen2.5-0.5B-Instruct"
+    assert effs[0].get("trainer.nnodes") == 2 and effs[0].get("algorithm.adv_estimator") == "grpo"
 
 
 def test_a_config_file_only_the_caller_knows_is_named_not_guessed(tmp_path):

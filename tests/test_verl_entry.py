@@ -19,7 +19,7 @@ from rftc.diagnostics.collector import Diagnostics
 from rftc.verl.checkout.modules import find_spec, main_file, search_path
 from rftc.verl.compose import effective_config
 from rftc.verl.primary.hydra_main import parse, trainer
-from support.cli import convert
+from support.cli import convert, launch
 
 REPRO = Path(__file__).resolve().parents[2] / "shared" / "repro" / "launch-resolution"
 needs_repro = pytest.mark.skipif(not REPRO.is_dir(), reason=f"the reproductions are not at {REPRO}")
@@ -215,6 +215,20 @@ TRAINERS = {
     "a subclass defined in the module": (
         "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\nclass MyTrainer(RayPPOTrainer):\n    pass\n"
         "MyTrainer(config=c)\n", ((), ("MyTrainer (m.py:2)",))),
+    "veRL's trainer through a variable": (
+        "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\ndef main(c):\n    trainer_cls = RayPPOTrainer\n"
+        "    trainer_cls(c).fit()\n", (("verl.trainer.ppo.ray_trainer.RayPPOTrainer",), ())),
+    "a class chosen in branches": (
+        "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\nclass MyTrainer(RayPPOTrainer):\n    pass\n"
+        "if c.mine:\n    cls = MyTrainer\nelse:\n    cls = RayPPOTrainer\ncls(c)\n",
+        (("verl.trainer.ppo.ray_trainer.RayPPOTrainer",), ("MyTrainer (m.py:2)",))),
+    "a class chosen in a conditional expression": (
+        "import verl.trainer.ppo.ray_trainer as rt\nfrom myfork.t import FastTrainer\n"
+        "t = FastTrainer if fast else rt.RayPPOTrainer\nt(c)\n",
+        (("verl.trainer.ppo.ray_trainer.RayPPOTrainer",), ("myfork.t.FastTrainer",))),
+    "a fork's class in its copy of veRL's package": (
+        "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\nfrom verl.trainer.ppo.agent_trainer import "
+        "AgentTrainer\nAgentTrainer(c).fit()\n", ((), ("verl.trainer.ppo.agent_trainer.AgentTrainer",))),
     "no veRL at all": ("from transformers import Trainer\nTrainer(model)\n", None),
     "no trainer": ("import verl\nprint(1)\n", None),
 }
@@ -312,3 +326,51 @@ def test_a_container_path_is_found_by_its_longest_tail_in_the_repository_only(tm
     diags = Diagnostics()
     assert effective_config(inv, diags=diags) is None  # the cfg/ beside the repository is not its
     assert [d.code for d in diags.errors] == ["RFTC210"]
+
+
+# the off-policy trainers' launch in the releases that shipped them as recipes, with what their startup needs
+ASYNC_LAUNCH = ("data.train_files=data/train.parquet", "data.train_batch_size=0", "data.gen_batch_size=1",
+                "actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct", "actor_rollout_ref.hybrid_engine=False",
+                "actor_rollout_ref.rollout.name=vllm", "actor_rollout_ref.rollout.mode=async",
+                "actor_rollout_ref.rollout.n=8", "actor_rollout_ref.actor.ppo_mini_batch_size=32",
+                "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+                "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
+                "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2", "critic.ppo_micro_batch_size_per_gpu=2",
+                "trainer.nnodes=1", "trainer.n_gpus_per_node=4", "rollout.nnodes=1", "rollout.n_gpus_per_node=4",
+                "rollout.total_rollout_steps=3200", "async_training.staleness_threshold=0.5",
+                "async_training.trigger_parameter_sync_step=4")
+
+
+@pytest.mark.parametrize("module, moved, pinned, release", [
+    ("recipe.fully_async_policy.fully_async_main", "verl.experimental.fully_async_policy.fully_async_main", None,
+     "0.7.0"),
+    ("recipe.fully_async_policy.fully_async_main", "verl.experimental.fully_async_policy.fully_async_main", "0.7.0",
+     "0.7.0"),
+    ("recipe.fully_async_policy.fully_async_main", "verl.experimental.fully_async_policy.fully_async_main", "0.6.1",
+     "0.6.1"),
+    ("recipe.one_step_off_policy.main_ppo", "verl.experimental.one_step_off_policy.main_ppo", "0.5.0", "0.5.0"),
+])
+def test_a_release_era_trainer_name_converts_as_that_trainer(module, moved, pinned, release, tmp_path):
+    """A1: the off-policy trainers under the recipe names of the releases that shipped them (not in any wheel:
+    recipe/ beside the package) run the trainer 0.7.1 moved to verl.experimental; converted as it, with its
+    bundled config and the semantics of the release pinned, else the last that shipped the name."""
+    words = ASYNC_LAUNCH if "fully_async" in module else [
+        "data.train_batch_size=64" if w == "data.train_batch_size=0" else w for w in ASYNC_LAUNCH
+        if not w.startswith(("async_training.", "rollout.total_rollout_steps", "data.gen_batch_size"))]
+    launch(tmp_path, *words, module=module)
+    found = api.read([str(tmp_path / "run.sh")], api.Options(cwd=str(tmp_path)))
+    (inv,) = found.launches
+    assert (inv.module, inv.named) == (moved, module)
+    result = api.verl_config(inv, api.Options(cwd=str(tmp_path), verl_version=pinned))
+    assert result.verl is not None and result.verl.release == release, list(result.diagnostics)
+    (d,) = [d for d in result.diagnostics if d.code == "RFTC229"]
+    assert f"semantics of verl {release}" in d.message and moved in d.message
+    pins = ("--verl-version", pinned) if pinned else ()
+    convert(tmp_path / "run.sh", *pins, out=tmp_path / "out", cwd=tmp_path)
+
+
+def test_a_release_era_trainer_name_under_a_release_that_did_not_ship_it_is_refused(tmp_path):
+    launch(tmp_path, *ASYNC_LAUNCH, module="recipe.fully_async_policy.fully_async_main")
+    run = convert(tmp_path / "run.sh", "--verl-version", "0.8.0", out=tmp_path / "out", cwd=tmp_path, status=1)
+    (d,) = run.errors()
+    assert d["code"] == "RFTC229" and "does not exist in verl 0.8.0" in d["message"]

@@ -337,6 +337,31 @@ def test_micro_batch_remainder(release):
 
 
 @pytest.mark.parametrize("release", RELEASES)
+def test_mini_batch_remainder(release):
+    """What the actor does with a batch that is not a multiple of ppo_mini_batch_size: the legacy workers'
+    update_policy cuts it with split() from 0.2 on, the last mini-batch smaller; 0.1's iterates with
+    DataProto.make_iterator, and from 0.8.0 the engine's train_mini_batch with tensordict_utils.make_iterator,
+    each asserting that the batch divides."""
+    require(release)
+    _, workers = first_source(release, "verl/trainer/ppo/workers/fsdp_workers.py", "verl/workers/fsdp_workers.py")
+    if workers is None:
+        train = function(source(release, "verl/workers/engine_workers.py"), "train_mini_batch", "TrainingWorker")
+        iterator = function(source(release, "verl/utils/tensordict_utils.py"), "make_iterator")
+    else:
+        _, actor = first_source(release, "verl/trainer/ppo/actor/dp_actor.py", "verl/workers/actor/dp_actor.py")
+        train = function(actor, "update_policy", "DataParallelPPOActor")
+        iterator = function(source(release, "verl/protocol.py"), "make_iterator", "DataProto")
+    body = ast.unparse(train)
+    if re.search(r"\.split\(self\.config\.ppo_mini_batch_size\)", body):
+        found = "smaller_last"
+    else:
+        assert "make_iterator" in body or "_make_minibatch_iterator" in body, f"verl {release}: no mini-batches"
+        assert re.search(r"assert .*% mini_batch_size == 0", ast.unparse(iterator)), f"verl {release}: no assert"
+        found = "exact"
+    assert found == _sem(release).value("train_mini_remainder")
+
+
+@pytest.mark.parametrize("release", RELEASES)
 def test_global_micro_batch_sizes(release):
     """What the workers make of a global micro-batch size (rftc.verl.micro): the legacy workers floor-divide each
     of the actor's, rollout's, reference model's and critic's by their data-parallel ranks (the world over the

@@ -414,7 +414,8 @@ def test_an_entry_module_that_names_its_config_by_a_variable_is_not_read(tmp_pat
 
 def test_a_fork_s_keys_are_reported_once_each_and_the_conversion_goes_on(tmp_path):
     write_checkout(tmp_path)
-    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo", "max_turns=5", "retriever.topk=8")
+    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=2", "max_turns=5",
+           "retriever.topk=8")
     proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     diags = records(proc.stderr)
@@ -426,6 +427,66 @@ def test_a_fork_s_keys_are_reported_once_each_and_the_conversion_goes_on(tmp_pat
     ledger = rftc("convert", "run.sh", "-o", "out.yaml", "--report", "--format", "concise", cwd=tmp_path).stderr
     rows = [line for line in ledger.splitlines() if line.startswith("│ max_turns") or "│ retriever.topk" in line]
     assert len(rows) == 2 and all("reported" in r and "RFTC327" in r for r in rows), ledger[-3000:]
+
+
+def test_a_fork_s_keys_dropped_from_a_run_that_would_not_learn_stop_the_conversion(tmp_path):
+    """GRPO with one rollout per task (RFTC478) from a fork whose config declares keys rftc cannot read (one may be
+    the group size its code reads in place of rollout.n): an error naming them, and nothing written."""
+    package = write_checkout(tmp_path)
+    config = package / "trainer" / "config" / "ppo_trainer.yaml"
+    config.write_text(config.read_text() + "policy_rollout_n: 8\n")
+    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo")
+    proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    (d,) = [d for d in records(proc.stderr) if d["code"] == "RFTC343"]
+    assert d["severity"] == "error" and "policy_rollout_n=8" in d["message"] and "max_turns=2" in d["message"]
+    assert "url" not in d["message"]  # counts only: a URL cannot be a group size
+    assert any(r["code"] == "RFTC478" for r in records(proc.stderr)) and not (tmp_path / "out.yaml").exists()
+
+
+FORK_TRAINER = """\"\"\"The fork's trainer: it counts environments, not prompts; ppo_mini_batch_size is unchecked.\"\"\"
+
+
+class RayPPOTrainer:
+    def _validate_config(self):
+        n_gpus = self.config.trainer.n_gpus_per_node * self.config.trainer.nnodes
+        assert self.config.data.train_batch_size * self.config.actor_rollout_ref.rollout.n % n_gpus == 0
+{check}"""
+
+
+@pytest.mark.parametrize("has_check", [False, True])
+def test_upstream_s_startup_check_is_the_fork_s_only_where_its_trainer_has_it(has_check, tmp_path):
+    """V1: the fork's own ray_trainer.py decides; a check its code never reads is upstream's, not the fork's."""
+    package = write_checkout(tmp_path, version="0.3.1.dev", release="0.3.0.post1")  # its checks are certain
+    check = "        c = self.config\n        assert c.data.train_batch_size >= c.actor_rollout_ref.actor.ppo_mini_batch_size\n"
+    trainer = package / "trainer" / "ppo" / "ray_trainer.py"
+    trainer.parent.mkdir(parents=True)
+    trainer.write_text(FORK_TRAINER.format(check=check if has_check else ""))
+    launch(tmp_path, *LAUNCH, "actor_rollout_ref.actor.ppo_mini_batch_size=8", "actor_rollout_ref.rollout.n=2")
+    diags = records(rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path).stderr)
+    mini = [d for d in diags if "must be >= actor.ppo_mini_batch_size (8)" in d["message"]]
+    assert [d["code"] for d in mini] == ["RFTC221" if has_check else "RFTC228"], diags
+    if not has_check:
+        assert mini[0]["severity"] == "warning" and "upstream veRL" in mini[0]["message"]
+        assert "verl/trainer/ppo/ray_trainer.py) never reads ppo_mini_batch_size" in mini[0]["message"]
+        (batch,) = [d for d in diags if d["code"] == "RFTC302"]
+        assert "fork's trainer makes of the batch is known only from its code" in batch["message"]
+
+
+def test_a_checkout_s_main_ppo_with_a_trainer_class_of_its_own_is_a_warning_naming_it_and_its_keys(tmp_path):
+    """`python3 -m verl.trainer.main_ppo` runs the checkout's main_ppo.py, whose @hydra.main trains with a class of
+    the fork's (in its copy of veRL's package): RFTC234 names the class and the fork's own keys."""
+    package = write_checkout(tmp_path)
+    (package / "trainer" / "main_ppo.py").write_text(
+        "import hydra\nfrom verl.trainer.ppo.agent_trainer import AgentTrainer\n\n\n"
+        "@hydra.main(config_path='config', config_name='ppo_trainer', version_base=None)\n"
+        "def main(config):\n    AgentTrainer(config).fit()\n")
+    launch(tmp_path, *LAUNCH, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=2", "max_turns=5")
+    proc = rftc("convert", "run.sh", "-o", "out.yaml", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (d,) = [d for d in records(proc.stderr) if d["code"] == "RFTC234"]
+    assert d["severity"] == "warning" and "verl.trainer.ppo.agent_trainer.AgentTrainer" in d["message"]
+    assert "max_turns, retriever.topk, retriever.url" in d["message"]
 
 
 def test_without_the_fork_s_config_its_keys_stay_errors(tmp_path):

@@ -81,6 +81,23 @@ def kl_name(d: Draft, key: str) -> str | None:
     return name
 
 
+def _unreleased(d: Draft, est: str) -> str:
+    """Why an estimator no veRL release has is not converted: where the veRL copy the launch runs defines it, or
+    that nothing defines it (veRL's compute_advantage refuses an estimator it does not know)."""
+    if not d.cfg.source:
+        return " (no veRL release has it: veRL's trainer refuses an estimator it does not know)"
+    from pathlib import Path
+
+    from rftc.verl.checkout.defines import where_defined
+
+    where = where_defined(Path(d.cfg.source), est)
+    if where is None:
+        return (f" (no veRL release has it, and nothing in the Python of the veRL copy the launch runs, "
+                f"{d.cfg.source.rstrip('/')}/, defines it: its trainer has no such estimator)")
+    return (f" (no veRL release has it: the veRL copy the launch runs defines it in its own Python, {where}, which "
+            "is not part of the config)")
+
+
 def map_algorithm(d: Draft) -> str | None:
     """advantage_fn, algorithm_type = ESTIMATORS[adv_estimator] (policy_loss.loss_mode gspo/cispo/sapo picks that
     algorithm_type; a fork's gigpo is Trinity's gigpo); advantage_fn_args = {gamma, lam} for ppo, {gamma} for
@@ -103,8 +120,7 @@ def map_algorithm(d: Draft) -> str | None:
         if est in UNAVAILABLE:
             why = f" ({UNAVAILABLE[est]})"
         else:  # ESTIMATORS and UNAVAILABLE hold every release's estimators (tests/test_verl_semantics.py)
-            why = (" (no veRL release has it: the veRL copy the launch runs defines it in its own Python, which is "
-                   "not part of the config)")
+            why = _unreleased(d, est)
         hint = "Trinity also offers opmd, asymre, rec, topr and on_policy_distill, which are not veRL estimators"
         if est in ALGORITHMS:
             hint = (f"Trinity-RFT 0.6 has an algorithm_type {est} of its own (policy_loss_fn "

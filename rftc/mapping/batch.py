@@ -9,6 +9,7 @@ from math import isqrt, lcm
 
 from rftc.mapping.draft import Draft
 from rftc.trinity.registry import ALGORITHMS
+from rftc.verl.checkout.trainer_code import validation_code
 from rftc.verl.trainers import is_dapo
 
 B, MINI, N = "data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n"
@@ -145,9 +146,17 @@ def _not_divisible(d: Draft, bk: str, tb: int, mini: int, n: int, unit: str, res
     base, step = (tb, mini) if unit == "prompts" else (total, responses)
     batches, minis = nearest_divisible(base, step)
     choices = ([f"{bk}={b}" for b in batches] if unit == "prompts" else []) + [f"{MINI}={x}" for x in minis]
+    full, rest = divmod(base, step)
+    actor = f"verl {d.sem.release}'s actor"
+    fork = validation_code(d.cfg.source) if d.cfg.source else None
+    runs = (f"what the veRL fork's trainer makes of the batch is known only from its code ({fork.shown()})"
+            if fork is not None and not fork.reads(MINI) else
+            f"{actor} splits a batch into {full} mini-batch(es) of {step} and a last, smaller one of {rest}"
+            if d.sem.value("train_mini_remainder") == "smaller_last" else
+            f"{actor} asserts that a batch divides into mini-batches: it fails at the first update")
     d.report("RFTC302", f"{bk} ({tb}) is not a multiple of {MINI} ({mini}){what}: {base}/{step} = "
-             f"{base / step:.4g} mini-batches per step", bk, hint="nearest valid choices: " + ", ".join(choices),
-             extra_keys=(MINI,))
+             f"{base / step:.4g} mini-batches per step; {runs}, and Trinity's trainer steps are all of one size",
+             bk, hint="nearest valid choices: " + ", ".join(choices), extra_keys=(MINI,))
 
 
 def _splits_groups(d: Draft, algo: str | None, mini: int, n: int, responses: int, tasks: int, si: int,

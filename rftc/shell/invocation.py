@@ -61,6 +61,9 @@ class Invocation:
     primary: bool = True  # in the branches rftc takes (the first viable of each); False: another branch's launch
     loop: dict[str, str] = field(default_factory=dict)  # the for-loop variables around it and their values
     fork: ForkEntry | None = None  # the fork's own entry module it runs, once resolved (module keeps its name)
+    own_trainers: tuple[str, ...] = ()  # trainer classes of a fork's own that its entry module runs (RFTC234)
+    named: str = ""  # the module name the launch used, where it is a release-era name of ``module``
+    #   (`recipe.fully_async_policy.fully_async_main`, rftc.verl.trainers.RECIPE_ERA)
 
     @property
     def is_training(self) -> bool:

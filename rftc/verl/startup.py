@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
+from rftc.verl.checkout.trainer_code import validation_code
 from rftc.verl.releases import semantics
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.releases.modes import FULLY_ASYNC
@@ -82,9 +83,10 @@ def _check(sem: semantics.Semantics, fact: str) -> bool:
 
 
 class _Report:
-    def __init__(self, eff: EffectiveConfig, diags: Diagnostics):
-        self.eff, self.diags = eff, diags
+    def __init__(self, eff: EffectiveConfig, diags: Diagnostics, release: str):
+        self.eff, self.diags, self.release = eff, diags, release
         self.fallback = eff.invocation.span if eff.invocation else None
+        self.fork = validation_code(eff.source) if eff.source else None  # a copy's own validation code
 
     def span(self, *keys: str):
         """The span of the first key the launch set (its override's line), else the launch's own."""
@@ -95,6 +97,15 @@ class _Report:
         return self.fallback
 
     def __call__(self, code: str, message: str, keys: tuple[str, ...], hint: str) -> None:
+        unread = [k for k in keys if self.fork is not None and not self.fork.reads(k)]
+        if code == "RFTC221" and unread:  # the fork's code has no such check: its trainer decides, not upstream's
+            self.diags.add("RFTC228", f"'{message}' is a startup check of upstream veRL ({self.release}), not of the "
+                           f"veRL fork the launch runs: its validation code ({self.fork.shown()}) never reads "
+                           f"{', '.join(k.rsplit('.', 1)[-1] for k in unread)}, so the fork's own trainer decides "
+                           "what these values do", self.span(*keys), key=keys[0],
+                           hint="read the fork's trainer to see what it does with them; the conversion follows "
+                                "upstream veRL's semantics")
+            return
         self.diags.add(code, message, self.span(*keys), key=keys[0] if keys else None, hint=hint)
 
 
@@ -143,7 +154,7 @@ def check_startup(eff: EffectiveConfig, diags: Diagnostics) -> None:
     if sem.value("startup_checks") is None or sem.doubt("startup_checks") is not None:
         return  # verl 0.1 validates nothing (nor may a snapshot declaring it)
     old = sem.value("startup_checks") == "trainer"  # RayPPOTrainer._validate_config (0.2 to 0.5.0)
-    say = _Report(eff, diags)
+    say = _Report(eff, diags, sem.release)
     g = lambda key: eff.get(key, None)  # noqa: E731
     pairs = micro_pairs(sem)
     nnodes, per_node = _int(g("trainer.nnodes")), _int(g("trainer.n_gpus_per_node"))

@@ -17,6 +17,14 @@ RECIPE_CONFIG_PATH = "config"  # the recipes' @hydra.main config_path, relative 
 # veRL's off-policy trainers: main_ppo's config and workers under a loop of their own (rftc.verl.releases.modes)
 OFF_POLICY = ("verl.experimental.one_step_off_policy.main_ppo", "verl.experimental.fully_async_policy.fully_async_main")
 CONVERTED = (MAIN_PPO, *RECIPES, *OFF_POLICY)
+# The off-policy trainers under their release-era names: recipes of the repository (recipe/, beside the verl package;
+# no wheel ships them) until 0.7.1 moved them into the package: name -> (the module it became, the first and last
+# release that shipped it, what it is)
+RECIPE_ERA = {
+    "recipe.one_step_off_policy.main_ppo": (OFF_POLICY[0], "0.5.0", "0.7.0", "one-step-off"),
+    "recipe.fully_async_policy.fully_async_main": (OFF_POLICY[1], "0.6.1", "0.7.0", "fully asynchronous"),
+}
+MOVED_IN = "0.7.1"  # the first release whose wheel has their config folders (verl/experimental/*/config)
 # Entry module -> (its directory inside the verl package, the config_name its @hydra.main declares).
 ENTRY_POINTS = {
     "verl.trainer.main_ppo": ("verl/trainer", "ppo_trainer"),
@@ -138,15 +146,50 @@ def resolve(inv, diags):
     named = f"its @hydra.main ({resolved.fork.named_by})" + (f" with the launch's {' and '.join(given)}" * bool(given))
     diags.add("RFTC233", f"{what_runs}; {named} composes '{config}' in {folder.rstrip('/')}/, and it runs {what}: "
               "converted as verl.trainer.main_ppo", inv.span)
-    _own_trainer(runs, name, inv, diags)
+    resolved.own_trainers = runs.own  # RFTC234 names them once the config is composed (own_trainer)
     return resolved
 
 
-def _own_trainer(runs, name: str, inv, diags) -> None:
-    if runs.own:
-        diags.add("RFTC234", f"{name} trains with {', '.join(runs.own)}, the fork's own trainer class, not veRL's "
-                  "RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes is not in it",
-                  inv.span, hint="check what the class does differently before training with the converted config")
+def own_trainer(eff, diags) -> None:
+    """RFTC234: the launch trains with a trainer class of the fork's own, which the conversion does not follow:
+    the class and the keys whose meaning only its code knows (those of its config no veRL release has)."""
+    inv = eff.invocation
+    if inv is None or not inv.own_trainers:
+        return
+    from pathlib import Path
+
+    from rftc.verl.checkout.upstream import upstream_keys
+    from rftc.verl.primary.files import display
+
+    # a fork's folder composed on a release's config: the keys its files or the launch set that no release has
+    keys = sorted(eff.fork_keys or {k for k in eff.user_keys() if k not in upstream_keys()
+                                    and not isinstance(eff.get(k, None), dict)})
+    shown = ", ".join(keys[:8]) + (f" and {len(keys) - 8} more" if len(keys) > 8 else "")
+    meaning = f"; the keys of its config no veRL release has ({shown}) mean only what its code does" * bool(keys)
+    name = inv.module or display(Path(inv.fork.file))
+    diags.add("RFTC234", f"{name} trains with {', '.join(inv.own_trainers)}, the fork's own trainer class, not "
+              f"veRL's RayPPOTrainer: the conversion follows veRL's main_ppo, and what the class changes (its "
+              f"losses, batches, advantages) is not in the converted config{meaning}", inv.span,
+              hint="read the class before training with the converted config")
+
+
+def checkout_main(inv, package, diags):
+    """A launch of veRL's main_ppo where the veRL it imports is a checkout (``package``: its `verl` folder): the
+    checkout's own verl/trainer/main_ppo.py is read, as a module of another name is (resolve). Without
+    @hydra.main its own code composes the config; a trainer class of its own is named (RFTC234)."""
+    from rftc.verl.primary import hydra_main
+    from rftc.verl.primary.files import display
+
+    file = package / "trainer" / "main_ppo.py"
+    tree = hydra_main.parse(file) if file.is_file() else None
+    runs = hydra_main.trainer(tree, display(file)) if tree is not None else None
+    if runs is None:
+        return inv
+    if hydra_main.declared_in(tree) is None:
+        return _without_hydra(inv, tree, file, f"the entry module {inv.module} is the checkout's {display(file)}",
+                              runs, inv.module, diags) or inv
+    inv.own_trainers = runs.own
+    return inv
 
 
 def _without_hydra(inv, tree, file, what_runs: str, runs, name: str, diags):
@@ -179,5 +222,46 @@ def _without_hydra(inv, tree, file, what_runs: str, runs, name: str, diags):
     diags.add("RFTC233", f"{what_runs}; it has no @hydra.main: its own code composes its config with OmegaConf "
               f"({' merged with '.join(parts) or 'an empty config'}) and gives it to its trainer at "
               f"{resolved.fork.named_by}, and it runs {what}: converted as verl.trainer.main_ppo", inv.span)
-    _own_trainer(runs, name, inv, diags)
+    resolved.own_trainers = runs.own  # RFTC234 names them once the config is composed (own_trainer)
     return resolved
+
+
+def release_era(inv):
+    """A launch of an off-policy trainer under its release-era module name, as the trainer it is: the module it
+    became (its config and semantics are that trainer's), the name kept for the messages; other launches as
+    they are."""
+    import dataclasses
+
+    era = RECIPE_ERA.get(inv.module)
+    return inv if era is None else dataclasses.replace(inv, module=era[0], kind="experimental", named=inv.module)
+
+
+def era_releases(inv, pinned: str | None, diags) -> tuple[str, str] | None:
+    """For a launch of a release-era trainer name: (the release whose bundled config is composed, the release whose
+    semantics apply). The releases that shipped the name bundle no config for it (it is beside the package, in
+    recipe/): the trainer's config is the one its module became, first bundled in MOVED_IN, with the semantics of
+    the release pinned, else of the last that shipped it (RFTC229). A pinned release that did not ship the name:
+    RFTC229 as an error, and None."""
+    from rftc.verl.releases import order
+
+    module, first, last, what = RECIPE_ERA[inv.named]
+    line = order.parse(pinned).line if pinned and order.parse(pinned) is not None else None
+    shipped = f"veRL {first} to {last} ship their {what} trainer as {inv.named}, a recipe of the repository " \
+              f"(recipe/, beside the verl package, in no wheel); {MOVED_IN} moved it to {module}"
+    if line is not None and not order.parse(first).line <= line <= order.parse(last).line:
+        diags.add("RFTC229", f"{inv.named} does not exist in verl {pinned}: {shipped}", inv.span,
+                  severity=_error(), hint=f"convert with --verl-version {last} (or {first} to {last}), or launch "
+                  f"{module} as verl {pinned} names it")
+        return None
+    release = pinned if line is not None else last
+    diags.add("RFTC229", f"{shipped}: the launch is converted as that trainer, with the config {MOVED_IN}'s wheel "
+              f"bundles for it and the semantics of verl {release}", inv.span,
+              hint=f"pin the release the job runs with --verl-version ({first} to {last}); the checkout's own "
+                   f"recipe/{inv.named.split('.')[1]}/config is not read: compare it with {MOVED_IN}'s")
+    return MOVED_IN, release
+
+
+def _error():
+    from rftc.diagnostics.model import Severity
+
+    return Severity.ERROR

@@ -18,11 +18,13 @@ CODES = [
          "python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.free_cache_engine=True"),
     Code("RFTC302", "batch-not-divisible", E, "data.train_batch_size is not a multiple of ppo_mini_batch_size.",
          "Trinity runs one explorer step per mini-batch and synchronizes weights every "
-         "train_batch_size / ppo_mini_batch_size steps, so the ratio must be a whole number (veRL itself drops "
-         "the remainder). Where the release counts the mini-batch in responses, one that is not a multiple of "
-         "rollout.n splits a prompt's responses over two optimizer steps; that converts (RFTC329) unless Trinity "
-         "computes the algorithm's advantages in the trainer, on each step's experiences, where veRL computes them "
-         "on the whole batch. Nothing is written. Choose one of the nearest valid values the message lists.",
+         "train_batch_size / ppo_mini_batch_size steps, so the ratio must be a whole number. veRL 0.2 to 0.7 run "
+         "the remainder as a last, smaller mini-batch (the actor's update_policy splits the batch); 0.1 and, from "
+         "0.8.0, the engine workers assert that the batch divides. The message says which the release does. "
+         "Where the release counts the mini-batch in responses, one that is not a multiple of rollout.n splits a "
+         "prompt's responses over two optimizer steps; that converts (RFTC329) unless Trinity computes the "
+         "algorithm's advantages in the trainer, on each step's experiences, where veRL computes them on the "
+         "whole batch. Nothing is written. Choose one of the nearest valid values the message lists.",
          "python3 -m verl.trainer.main_ppo data.train_batch_size=1000 actor_rollout_ref.actor.ppo_mini_batch_size=256"),
     Code("RFTC303", "lr-horizon-unknown", W, "The learning-rate schedule needs a horizon rftc cannot compute.",
          "A warmup ratio or a cosine schedule is relative to the total number of training steps. veRL computes "
@@ -245,6 +247,14 @@ CODES = [
          "config by hand, or train the job in veRL.",
          "python3 -m verl.trainer.main_ppo distillation.enabled=True "
          "distillation.teacher_models.teacher_model.model_path=/models/teacher"),
+    Code("RFTC343", "fork-keys-no-learning", E, "A fork's config has keys rftc cannot read, and the converted run "
+         "would not learn.",
+         "The veRL fork the launch runs declares keys of its own (RFTC327) that hold counts (integers above 1), "
+         "which the conversion leaves out, and the converted config trains a group-relative algorithm with one rollout per task (RFTC478): every "
+         "advantage is 0. A fork whose code takes the group size or the batch from one of its own keys (a "
+         "`policy_rollout_n` read in place of rollout.n) trains groups the conversion does not have, so nothing "
+         "is written. Set actor_rollout_ref.rollout.n to the group size the fork's code uses.",
+         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo policy_rollout_n=8   # a fork's key"),
     Code("RFTC340", "off-policy-lag-differs", W, "Trinity reproduces a veRL trainer loop's lag only approximately.",
          "veRL's asynchronous trainers (main_ppo's v1 colocate_async and separate_async, one_step_off_policy, "
          "fully_async_policy) generate rollouts ahead of the trainer. Trinity-RFT 0.6's fixed sync style "

@@ -173,6 +173,27 @@ CODES = [
          "no value veRL can compute with: it fails at startup or where it first uses the value. The override is "
          "not applied and nothing is written. Give the key a finite value of its kind.",
          "data.max_prompt_length=1e309", "overrides"),
+    Code("RFTC228", "fork-lacks-startup-check", W, "A startup check of upstream veRL is not in the code of the "
+         "veRL fork the launch runs.",
+         "The launch imports a veRL fork whose own validation code (its trainer/ppo/ray_trainer.py, "
+         "utils/config.py, workers/config/actor.py and critic.py, read with ast) never reads a setting one of "
+         "upstream's startup checks (RFTC221) compares: the fork dropped or changed the check, and what its "
+         "trainer does with those values is known only from its code. rftc does not present upstream's refusal as "
+         "the fork's; the conversion follows upstream veRL's semantics, so read the fork's trainer before training "
+         "with the result. A checkout without those files (a folder of configs) gets upstream's checks.",
+         "python3 -m verl.trainer.main_ppo data.train_batch_size=16 actor_rollout_ref.actor.ppo_mini_batch_size=256"
+         "   # from a fork whose _validate_config has no mini-batch check"),
+    Code("RFTC229", "release-era-trainer", W, "The launch names an off-policy trainer by the module name of the "
+         "releases that shipped it as a recipe.",
+         "veRL shipped its one-step-off trainer as `recipe.one_step_off_policy.main_ppo` (0.5.0 to 0.7.0) and its "
+         "fully asynchronous trainer as `recipe.fully_async_policy.fully_async_main` (0.6.1 to 0.7.0): recipes of "
+         "the repository, beside the verl package, which no wheel ships; 0.7.1 moved them to "
+         "`verl.experimental.one_step_off_policy.main_ppo` and `verl.experimental.fully_async_policy."
+         "fully_async_main`, whose config folders its wheel bundles. From a checkout of those releases the launch "
+         "runs: rftc converts it as that trainer, with the config 0.7.1 bundles for it and the semantics of the "
+         "release pinned with --verl-version (else the last that shipped the name). A pinned release that did not "
+         "ship the name is an error: the module does not exist there.",
+         "python3 -m recipe.fully_async_policy.fully_async_main async_training.staleness_threshold=0.5"),
     Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
          "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
          "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "
@@ -216,7 +237,9 @@ CODES = [
          "The module instantiates a trainer class that is not veRL's RayPPOTrainer (defined in the fork, or "
          "imported from it). The config is composed and converted as veRL's main_ppo, whose semantics Trinity "
          "follows; what the fork's class does differently (its own advantage, sampling or loss) is not in the "
-         "converted config. The message names the class; read it before training with the result.",
+         "converted config. The message names the class and the keys of the fork's config that no veRL release "
+         "has, whose meaning only its code knows; read it before training with the result. The same holds for a "
+         "checkout's own verl/trainer/main_ppo.py that trains with a class of its own.",
          "python3 -m myfork.main   # myfork/main.py: from myfork.trainer import MyPPOTrainer ... "
          "MyPPOTrainer(config)"),
     Code("RFTC235", "fork-entry-not-hydra", E, "The fork's entry module builds its config in a way rftc cannot "

@@ -98,20 +98,40 @@ def trainer(tree: ast.Module, where: str) -> Trainer | None:
 veRL; ``where``: the file, as messages show it); None when it calls neither."""
     origins = imports(tree)
     classes = {n.name: n.lineno for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    bound = _bound_names(tree)
     verl, own = [], []
     for n in ast.walk(tree):
         if not isinstance(n, ast.Call):
             continue
-        dotted, name = callee(n.func, origins)
-        if not is_trainer(name):
-            continue
-        if dotted is not None and dotted.startswith("verl."):
-            verl.append(dotted)
-        elif name.endswith("Trainer") and (dotted is not None or name in classes):
-            own.append(dotted or f"{name} ({where}:{classes[name]})")
+        # a call through a variable (`trainer_cls = RayPPOTrainer; trainer_cls(config)`) calls what it is bound to
+        funcs = bound.get(n.func.id, [n.func]) if isinstance(n.func, ast.Name) else [n.func]
+        for func in funcs:
+            dotted, name = callee(func, origins)
+            if not is_trainer(name):
+                continue
+            if dotted is not None and dotted.startswith("verl.") and name in VERL_TRAINER_NAMES:
+                verl.append(dotted)  # another class from a `verl.` module is a fork's, under veRL's package name
+            elif name.endswith("Trainer") and (dotted is not None or name in classes):
+                own.append(dotted or f"{name} ({where}:{classes[name]})")
     if not verl and not any(o == "verl" or o.startswith("verl.") for o in origins.values()):
         return None  # a trainer class of a module that imports nothing of veRL is no veRL fork's
     return Trainer(tuple(dict.fromkeys(verl)), tuple(dict.fromkeys(own))) if verl or own else None
+
+
+def _bound_names(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """Variable -> the names it is assigned (`x = A`, `x = A if c else B`, `x = A` in one branch and `x = B` in
+    another): each is a class the variable may hold when it is called."""
+    out: dict[str, list[ast.expr]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            target, value = n.targets[0].id, n.value
+        elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
+            target, value = n.target.id, n.value
+        else:
+            continue
+        values = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+        out.setdefault(target, []).extend(v for v in values if isinstance(v, (ast.Name, ast.Attribute)))
+    return out
 
 
 def imports(tree: ast.Module) -> dict[str, str]:

@@ -131,6 +131,12 @@ CHANGES: tuple[Change, ...] = (
            "(0.1: verl/trainer/ppo/workers/): a global micro-batch size //= the data-parallel ranks (rftc.verl.micro)"),
     Change("global_micro", "0.8.0", "ignored", "verl/workers/engine_workers.py ActorRolloutRefWorker.init_model: "
            "assert rollout.log_prob_micro_batch_size_per_gpu / actor.ppo_micro_batch_size_per_gpu is not None"),
+    Change("train_mini_remainder", FIRST, "exact", "verl/trainer/ppo/actor/dp_actor.py "
+           "DataParallelPPOActor._make_minibatch_iterator: DataProto.make_iterator asserts the batch divides"),
+    Change("train_mini_remainder", "0.2", "smaller_last", "verl/workers/actor/dp_actor.py "
+           "DataParallelPPOActor.update_policy: split(ppo_mini_batch_size), the last mini-batch smaller"),
+    Change("train_mini_remainder", "0.8.0", "exact", "verl/workers/engine_workers.py TrainingWorker.train_mini_batch: "
+           "tu.make_iterator asserts the batch is a multiple of the mini-batch (no legacy workers)"),
     Change("train_micro_remainder", FIRST, "smaller_last", "verl/trainer/ppo/actor/dp_actor.py "
            "DataParallelPPOActor.update_policy: split(micro batch size), the last piece smaller (the workers "
            "assert divisibility only for the global ppo_micro_batch_size)"),
