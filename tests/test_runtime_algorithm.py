@@ -40,6 +40,7 @@ def _proto(data, **extra):
 
 def _bound(**alg):
     a = settings({"algorithm": {"algorithm_type": "grpo", "repeat_times": 4, **alg}}).algorithm
+    assert algorithm.unsupported(a) == []
     return algorithm.bind(a, mini_batch_size=8, micro_batch_size=8, grad_clip=1.0)
 
 
@@ -97,13 +98,28 @@ def test_trinitys_names_reach_verls_ppo_loss(agg):
     ent = torch.rand(n, T, generator=g)
     b = _bound(loss_agg_mode=agg, kl_loss_fn="low_var_kl", kl_loss_fn_args={"kl_coef": 0.01},
                entropy_loss_fn_args={"entropy_coef": 0.002},
-               policy_loss_fn_args={"clip_range_low": 0.2, "clip_range_high": 0.28})
+               policy_loss_fn_args={"clip_range_low": 0.2, "clip_range_high": 0.28, "loss_agg_mode": agg})
     loss, _ = verl_ppo_loss(b.actor_config, new, old, adv, mask, ref_log_prob=ref, entropy=ent)
     pg, _, _, _ = core_algos.compute_policy_loss(old, new, adv, mask, cliprange=0.2, cliprange_low=0.2,
                                                  cliprange_high=0.28, clip_ratio_c=3.0, loss_agg_mode=agg)
     kl = core_algos.agg_loss(core_algos.kl_penalty(new, ref, "low_var_kl"), mask, agg)
     en = core_algos.agg_loss(ent, mask, agg)
     torch.testing.assert_close(loss, pg - 0.002 * en + 0.01 * kl)
+
+
+@pytest.mark.parametrize("algorithm_type,args,expected", [
+    ("gspo", None, ("gspo", 0.2, 3e-4, 4e-4, "token-mean")),  # Trinity's default_args, the algorithm's aggregation
+    ("gspo", {"clip_range_low": 0.1, "clip_range_high": 0.3}, ("gspo", 0.2, 0.1, 0.3, "seq-mean-token-mean")),
+    ("cispo", None, ("cispo", 0.2, 1.0, 0.28, "token-mean")),
+    ("cispo", {"clip_range_high": 5.0, "loss_agg_mode": "token-mean"}, ("cispo", 0.2, 1.0, 5.0, "seq-mean-token-sum")),
+])
+def test_gspo_and_cispo_bind_veRLs_loss_with_trinitys_arguments(algorithm_type, args, expected):
+    """Arguments given without a loss_agg_mode keep the constructor's (gspo: seq-mean-token-mean); given with one,
+    Trinity replaces it with the algorithm's. tests/test_trinity_algorithms.py checks the losses agree."""
+    agg = {} if args is None or "loss_agg_mode" not in args else {"loss_agg_mode": "seq-mean-token-sum"}
+    b = _bound(algorithm_type=algorithm_type, kl_loss_fn="none", policy_loss_fn_args=args, **agg)
+    c = b.actor_config
+    assert (c.policy_loss.loss_mode, c.clip_ratio, c.clip_ratio_low, c.clip_ratio_high, c.loss_agg_mode) == expected
 
 
 def test_unsupported_names_are_reported():

@@ -194,6 +194,46 @@ def test_what_still_cannot_run_is_refused(tmp_path, algorithm, expected):
     assert [(c, m) for c, m, *_ in plan.errors] == [("RFTC505", f"this runtime cannot run {expected}")]
 
 
+@pytest.mark.parametrize("algorithm_type,loss", [("gspo", "gspo"), ("cispo", "cispo"), ("sapo", "ppo")])
+def test_gspo_cispo_and_sapo_run_with_trinitys_defaults(tmp_path, algorithm_type, loss):
+    """Trinity's grpo with another policy loss: gspo's clip range 3e-4/4e-4, cispo's 1.0/0.28; sapo's own loss is
+    refused (below), so its type runs with a loss the runtime has (tests/test_trinity_algorithms.py: the same loss
+    and gradient as Trinity's)."""
+    alg = {"algorithm_type": algorithm_type, **({"policy_loss_fn": loss} if loss != algorithm_type else {})}
+    s = settings(_cfg(tmp_path, algorithm=alg))
+    plan = make_plan(s, gpus=0)
+    assert not plan.errors
+    a = s.algorithm
+    assert (a.advantage_fn, a.policy_loss_fn, a.kl_loss_fn, a.repeat_times) == ("grpo", loss, "k2", 8)
+    assert f"algorithm     {algorithm_type}: advantage grpo, policy loss {loss}, kl loss k2" in plan.describe(s)
+    args = {k: a.policy_loss_fn_args.get(k) for k in ("clip_range_low", "clip_range_high", "loss_agg_mode")}
+    assert args == {"gspo": {"clip_range_low": 3e-4, "clip_range_high": 4e-4, "loss_agg_mode": "token-mean"},
+                    "cispo": {"clip_range_low": 1.0, "clip_range_high": 0.28, "loss_agg_mode": "token-mean"},
+                    "ppo": {"clip_range_low": None, "clip_range_high": None, "loss_agg_mode": "token-mean"}}[loss]
+
+
+@pytest.mark.parametrize("algorithm,key,expected", [
+    ({"algorithm_type": "sapo"}, "policy_loss_fn", "policy_loss_fn: sapo (veRL's sapo loss is the gate"),
+    ({"algorithm_type": "cispo", "policy_loss_fn_args": {"enable_mask_clip": True}},
+     "policy_loss_fn_args.enable_mask_clip", "policy_loss_fn_args.enable_mask_clip: true (veRL's cispo loss has no "),
+    ({"algorithm_type": "grpo", "policy_loss_fn_args": {"clip_range": 0.2, "enable_sequence_masking": True}},
+     "policy_loss_fn_args.enable_sequence_masking", "policy_loss_fn_args.enable_sequence_masking: true"),
+    ({"algorithm_type": "gspo", "loss_agg_mode": "seq-mean-token-sum-norm"}, "loss_agg_mode",
+     "loss_agg_mode: seq-mean-token-sum-norm (Trinity divides the token sum by the response length only"),
+    # arguments without a loss_agg_mode keep the loss's own (gspo's seq-mean-token-mean), the KL loss the algorithm's
+    ({"algorithm_type": "gspo", "loss_agg_mode": "token-mean", "policy_loss_fn_args": {"clip_range_low": 0.2,
+                                                                                       "clip_range_high": 0.3}},
+     "policy_loss_fn_args.loss_agg_mode", "policy_loss_fn_args.loss_agg_mode: seq-mean-token-mean (the KL and "
+     "entropy losses aggregate token-mean"),
+])
+def test_what_trinity_computes_otherwise_than_verl_is_refused(tmp_path, algorithm, key, expected):
+    plan = make_plan(settings(_cfg(tmp_path, algorithm=algorithm)), gpus=0)
+    [(code, message, hint, at)] = plan.errors
+    assert (code, at) == ("RFTC505", f"algorithm.{key}")
+    assert message.startswith(f"this runtime cannot run {expected}")
+    assert "`rftc run --engine trinity` runs it on Trinity-RFT itself" in hint
+
+
 def test_experience_operators_are_refused_not_skipped(tmp_path):
     """The runtime trains every explored experience: a filter (the DAPO recipe's dynamic sampling) it would skip."""
     ops = {"experience_pipeline": {"operators": [{"name": "rftc.trinity.verl_operators.VerlFilterGroups",

@@ -33,12 +33,14 @@ def expand(cfg: TrinityConfig) -> TrinityConfig:
     a.loss_agg_mode, a.repeat_times = d.loss_agg_mode, d.repeat_times
     for field, name in d.functions.items():
         setattr(a, field, name)
-        args = getattr(a, f"{field}_args")
-        if args is None and d.algorithm is not None:
-            args = d.algorithm.default(f"{field}_args")
-        args = registry.arguments(field, name, args)
-        if "loss_agg_mode" in args and field == "policy_loss_fn":
-            args["loss_agg_mode"] = a.loss_agg_mode  # Trinity overwrites it with the algorithm's
+        given = getattr(a, f"{field}_args")
+        if given is None and d.algorithm is not None:
+            given = d.algorithm.default(f"{field}_args")
+        args = registry.arguments(field, name, given)
+        # Trinity overwrites the loss's loss_agg_mode with the algorithm's only where the arguments it builds the
+        # loss with (as given, else default_args()) name one: otherwise the constructor's default stays
+        if field == "policy_loss_fn" and "loss_agg_mode" in (args if given is None else given):
+            args["loss_agg_mode"] = a.loss_agg_mode
         setattr(a, f"{field}_args", args)
     if a.optimizer.warmup_style is not None:
         a.optimizer.lr_scheduler_type = a.optimizer.warmup_style

@@ -8,13 +8,15 @@ built here. Trinity names are translated here, once.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
 from rftc.trinity import registry
 
-# The algorithm types this runtime trains (Trinity's defaults for each fill the functions they leave unset).
-ALGORITHM_TYPES = ("ppo", "grpo", "grpo_verl", "dapo", "reinforceplusplus", "rloo", "sft")
+# The algorithm types this runtime trains (Trinity's defaults for each fill the functions they leave unset; sapo's
+# own loss is refused below, so sapo runs with a policy_loss_fn of POLICY_LOSS).
+ALGORITHM_TYPES = ("ppo", "grpo", "grpo_verl", "dapo", "reinforceplusplus", "rloo", "gspo", "cispo", "sapo", "sft")
 # Trinity advantage_fn -> veRL AdvantageEstimator. Absent names are not supported by this runtime (RFTC508).
 ADVANTAGE = {
     "grpo": "grpo",
@@ -26,8 +28,18 @@ ADVANTAGE = {
     "gpg": "gpg",
     "ppo": "gae",
 }
-# Trinity policy_loss_fn -> veRL policy loss mode.
-POLICY_LOSS = {"ppo": "vanilla", "gspo": "gspo", "sapo": "sapo", "cispo": "cispo", GPG_LOSS_FN: "gpg"}
+# Trinity policy_loss_fn -> veRL policy loss mode: the same loss value and gradient on a batch
+# (tests/test_trinity_algorithms.py runs Trinity's own functions beside them).
+POLICY_LOSS = {"ppo": "vanilla", "gspo": "gspo", "cispo": "cispo", GPG_LOSS_FN: "gpg"}
+# Trinity losses whose veRL namesake trains something else.
+OTHER_LOSS = {"sapo": "veRL's sapo loss is the gate of the ratio, aggregated seq-mean-token-mean; Trinity's is the "
+                      "detached gate times the log-prob, aggregated by loss_agg_mode: another gradient"}
+# Trinity policy-loss arguments veRL's loss has no equivalent for, with the one value at which the two are the same.
+LOSS_ARGS = {"ppo": {"enable_sequence_masking": False, "fallback_to_policy_gradient": False},
+             "cispo": {"enable_mask_clip": False}}
+# Trinity's aggregation that veRL's agg_loss computes differently.
+OTHER_AGG = {"seq-mean-token-sum-norm": "Trinity divides the token sum by the response length only, veRL also by "
+                                        "the number of responses"}
 # Trinity KL functions -> veRL kl_penalty names (Trinity's k1/k2/k3/abs/low_var_kl are the same estimators).
 KL = {"k1": "k1", "k2": "k2", "k3": "k3", "low_var_kl": "low_var_kl", "abs": "abs"}
 
@@ -59,8 +71,22 @@ def unsupported(alg) -> list[str]:
     eps = alg.advantage_fn_args.get("epsilon")
     if alg.advantage_fn in ("grpo", "grpo_verl") and eps is not None and float(eps) != 1e-6:
         bad.append(f"advantage_fn_args.epsilon: {eps} (veRL's compute_advantage uses 1e-6)")
-    if alg.policy_loss_fn not in POLICY_LOSS:
+    if alg.policy_loss_fn in OTHER_LOSS:
+        bad.append(f"policy_loss_fn: {alg.policy_loss_fn} ({OTHER_LOSS[alg.policy_loss_fn]})")
+    elif alg.policy_loss_fn not in POLICY_LOSS:
         bad.append(f"policy_loss_fn: {alg.policy_loss_fn}")
+    for key, same in LOSS_ARGS.get(alg.policy_loss_fn, {}).items():
+        v = alg.policy_loss_fn_args.get(key, same)
+        if v != same:
+            bad.append(f"policy_loss_fn_args.{key}: {json.dumps(v)} (veRL's {POLICY_LOSS[alg.policy_loss_fn]} loss "
+                       "has no equivalent)")
+    agg = policy_agg(alg)
+    others = alg.kl_loss_fn != "none" or entropy_coef(alg) != 0  # aggregated with the algorithm's loss_agg_mode
+    if others and agg != alg.loss_agg_mode:
+        bad.append(f"policy_loss_fn_args.loss_agg_mode: {agg} (the KL and entropy losses aggregate "
+                   f"{alg.loss_agg_mode}; veRL's ppo_loss aggregates the three alike)")
+    for mode in sorted(({agg, alg.loss_agg_mode} if others else {agg}) & OTHER_AGG.keys()):
+        bad.append(f"loss_agg_mode: {mode} ({OTHER_AGG[mode]})")
     for key in ("kl_loss_fn", "kl_penalty_fn"):
         v = getattr(alg, key)
         if v != "none" and v not in KL:
@@ -68,6 +94,16 @@ def unsupported(alg) -> list[str]:
     if alg.entropy_loss_fn not in ("default", "none"):
         bad.append(f"entropy_loss_fn: {alg.entropy_loss_fn}")
     return bad
+
+
+def policy_agg(alg) -> str:
+    """How Trinity aggregates the policy loss: its arguments' loss_agg_mode, which is the algorithm's where Trinity
+    overwrites it (rftc.trinity.expand)."""
+    return alg.policy_loss_fn_args.get("loss_agg_mode", alg.loss_agg_mode)
+
+
+def entropy_coef(alg) -> float:
+    return 0.0 if alg.entropy_loss_fn == "none" else float(alg.entropy_loss_fn_args.get("entropy_coef", 0.0))
 
 
 @dataclass
@@ -86,7 +122,7 @@ class Bound:
 
     @property
     def entropy_coef(self) -> float:
-        return 0.0 if self.alg.entropy_loss_fn == "none" else float(self.alg.entropy_loss_fn_args.get("entropy_coef", 0.0))
+        return entropy_coef(self.alg)
 
 
 def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float, critic=None) -> Bound:
@@ -104,10 +140,10 @@ def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float, cri
         strategy="fsdp", ppo_mini_batch_size=mini_batch_size, ppo_micro_batch_size_per_gpu=micro_batch_size,
         use_dynamic_bsz=False, clip_ratio=clip, clip_ratio_low=clip if low is None else low,
         clip_ratio_high=clip if high is None else high, clip_ratio_c=pa.get("clip_ratio_c", 3.0),
-        loss_agg_mode=alg.loss_agg_mode, policy_loss=PolicyLossConfig(loss_mode=POLICY_LOSS[alg.policy_loss_fn]),
+        loss_agg_mode=policy_agg(alg), policy_loss=PolicyLossConfig(loss_mode=POLICY_LOSS[alg.policy_loss_fn]),
         use_kl_loss=alg.kl_loss_fn != "none", kl_loss_coef=float(alg.kl_loss_fn_args.get("kl_coef", 0.001)),
         kl_loss_type=KL.get(alg.kl_loss_fn, "k2"),
-        entropy_coeff=0.0 if alg.entropy_loss_fn == "none" else float(alg.entropy_loss_fn_args.get("entropy_coef", 0.0)),
+        entropy_coeff=entropy_coef(alg),
         grad_clip=grad_clip, rollout_n=alg.repeat_times,
     )
     aa = alg.advantage_fn_args

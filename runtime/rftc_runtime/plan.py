@@ -74,6 +74,8 @@ class Plan:
                 out.extend("  " + (origin if i and line.startswith("model ") else line)
                            for line in plan.describe(st).splitlines()[1:])
             return "\n".join(out)
+        from rftc_runtime.algorithm import policy_agg
+
         a = s.algorithm
         if a.algorithm_type == "sft":
             return self._describe_sft(s)
@@ -82,7 +84,7 @@ class Plan:
             f"model         {s.model_path}",
             f"algorithm     {a.algorithm_type}: advantage {a.advantage_fn}, policy loss {a.policy_loss_fn}, "
             f"kl loss {a.kl_loss_fn}, kl in reward {a.kl_penalty_fn}, entropy {a.entropy_loss_fn}, "
-            f"loss_agg_mode {a.loss_agg_mode}",
+            f"loss_agg_mode {policy_agg(a)}",
             f"resources     {self.cpus} CPU(s), {self.gpus} GPU(s)" + ("  (no GPU: every actor runs on CPU)"
                                                                         if not self.gpus else ""),
             "actors",
@@ -422,7 +424,7 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
         errors.append(("RFTC505", f"this runtime cannot run {item}",
                        f"supported: algorithm_type {'/'.join(ALGORITHM_TYPES)}; advantage_fn {'/'.join(ADVANTAGE)} "
                        f"(ppo: GAE with the critic of algorithm_type ppo); policy_loss_fn {'/'.join(POLICY_LOSS)}; "
-                       f"KL {'/'.join(KL)}", key))
+                       f"KL {'/'.join(KL)}; `rftc run --engine trinity` runs it on Trinity-RFT itself", key))
     ops = s.config.data_processor.experience_pipeline.operators
     if ops:
         names = ", ".join(o.name for o in ops)

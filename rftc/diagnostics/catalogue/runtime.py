@@ -35,15 +35,18 @@ CODES = [
          "rollout_args: {max_tokens: 4}", "yaml"),
     Code("RFTC505", "algorithm-unsupported", E, "The config names a function or operator this runtime cannot run.",
          "The runtime computes advantages, losses and KL with veRL's core_algos and supports the names they "
-         "implement (algorithm_type ppo, grpo, grpo_verl, dapo, reinforceplusplus, rloo, sft; advantage_fn ppo, grpo, "
-         "rloo, reinforceplusplus; policy_loss_fn ppo, gspo, sapo, cispo; KL k1, k2, k3, low_var_kl, abs). "
+         "implement (algorithm_type ppo, grpo, grpo_verl, dapo, reinforceplusplus, rloo, gspo, cispo, sapo, sft; "
+         "advantage_fn ppo, grpo, rloo, reinforceplusplus; policy_loss_fn ppo, gspo, cispo; KL k1, k2, k3, low_var_kl, "
+         "abs). Where veRL computes a Trinity loss otherwise, it is refused too: the sapo loss, cispo's "
+         "enable_mask_clip, ppo's enable_sequence_masking and fallback_to_policy_gradient, loss_agg_mode "
+         "seq-mean-token-sum-norm, and a policy loss aggregated otherwise than the KL and entropy losses. "
          "advantage_fn ppo is GAE over a critic's values, so it needs algorithm_type ppo, the one that trains a "
          "critic. algorithm_type sft runs in mode train with buffer.train_batch_size and veRL's token-mean SFT "
          "loss; every other algorithm in mode both. It trains every explored experience: a config with "
          "data_processor.experience_pipeline operators (a filter such as the DAPO recipe's dynamic sampling) "
          "is refused. Running anything else would silently train a different objective, so the run does not "
          "start. "
-         "Use a supported name, or run the config with Trinity-RFT itself.",
+         "Use a supported name, or run the config with Trinity-RFT itself (`rftc run --engine trinity`).",
          "algorithm: {algorithm_type: opmd}", "yaml"),
     Code("RFTC506", "taskset-unreadable", E, "The training taskset is missing or cannot be read.",
          "buffer.explorer_input.taskset.path (for algorithm_type sft, buffer.trainer_input.experience_buffer.path) "
