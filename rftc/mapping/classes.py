@@ -110,12 +110,12 @@ def _clips_at_optim(role: str):
 
 
 def _shuffles(role: str, *, seeded: bool = False):
-    """The release's actor (critic) worker reads its shuffle (rftc.semantics.minibatch) and a trainer step holds
+    """The release's actor (critic) worker reads its shuffle (rftc.mapping.minibatch) and a trainer step holds
     several of its mini-batches (the fully async trainer's step: ppo_mini_batch_size x require_batches prompts, as
     rftc.verl.releases.modes reads it); ``seeded``: and it shuffles, with a generator data_loader_seed seeds (the
     engine workers, Megatron's from 0.4.0)."""
     def holds(get, release: str) -> bool:
-        from rftc.semantics.minibatch import SECTIONS, UNSEEDED, minibatch_responses, shuffle_reader
+        from rftc.mapping.minibatch import SECTIONS, UNSEEDED, minibatch_responses, shuffle_reader
 
         _, sem = _semantics(release)
         reader = shuffle_reader(get, sem, role)

@@ -192,9 +192,9 @@ def _sampling(put, val) -> None:
 
 def _in_batch_order(put, release: str, config: str) -> None:
     """Trinity trains its mini-batches in the order the explorer hands them over: where the release's actor worker
-    shuffles them by default (verl 0.1's, Megatron's of 0.2 and 0.3: rftc.semantics.minibatch), shuffle=False
+    shuffles them by default (verl 0.1's, Megatron's of 0.2 and 0.3: rftc.mapping.minibatch), shuffle=False
     trains them in order too (the critic's shuffle follows the actor's)."""
-    from rftc.semantics.minibatch import shuffle_reader
+    from rftc.mapping.minibatch import shuffle_reader
     from rftc.verl.releases import schema
 
     tree = schema.load(release).tree(config) or {}

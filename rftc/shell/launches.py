@@ -43,6 +43,11 @@ _CONFIG_DIR = ("--config-dir", "-cd")  # a folder Hydra adds to its search path,
 ORPHAN = re.compile(r"(?:\+\+?|~)?[A-Za-z_][\w\-]*(?:\.[\w@\-]+)+=|(?:\+\+?|~)[A-Za-z_][\w.\-]*=", re.S)
 
 
+# veRL's recipes rftc composes: module -> (its folder in the repository, its @hydra.main config name). A `recipe`
+# part below another package is one of these only where the rest names one (else it is the project's own package)
+RECIPES = {"recipe.dapo.main_dapo": ("recipe/dapo", "dapo_trainer"),
+           "recipe.dapo.src.main_dapo": ("recipe/dapo/src", "dapo_trainer")}
+
 def entry(name: str, by_path: bool) -> tuple[str, str | None] | None:
     """The entry module a launch names and the file it names it by: ``verl/trainer/main_ppo.py`` or
     ``mypkg.verl.trainer.main_ppo`` -> ("verl.trainer.main_ppo", that file); a module Python finds by its own name
@@ -57,20 +62,13 @@ def entry(name: str, by_path: bool) -> tuple[str, str | None] | None:
         parts = name.split(".")
     for k in range(len(parts)):
         module = ".".join(parts[k:])
-        if k and parts[k] == "recipe" and not _verl_recipe(module):
+        if k and parts[k] == "recipe" and module not in RECIPES:
             continue  # a package of the project's own named recipe (`agents.recipe.x.main`): Python runs its file
         if (k == 0 or parts[k] in ("verl", "recipe")) and kind_of(module) != "other":
             if k == 0 and not by_path:
                 return module, None
             return module, name if by_path else "/".join(parts) + ".py"
     return None if by_path else (name, None)
-
-
-def _verl_recipe(module: str) -> bool:
-    """Whether ``module`` is a recipe of veRL's rftc composes (the veRL stage's table: imported only here)."""
-    from rftc.verl.trainers import RECIPES
-
-    return module in RECIPES
 
 
 def kind_of(module: str, cwd: str | None = None) -> str:

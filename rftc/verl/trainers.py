@@ -9,10 +9,9 @@ extends ppo_trainer.
 A fork's own entry module (`python3 -m myfork.trainer.main_ppo`) is resolved from its source (resolve): one that
 runs veRL's PPO trainer is converted as main_ppo on the config its @hydra.main names."""
 
+from rftc.shell.launches import RECIPES  # the bash reader tells veRL's recipes from a project's own by them
+
 MAIN_PPO = "verl.trainer.main_ppo"
-# recipe entry module -> (its folder below the sys.path root, the config_name of its @hydra.main)
-RECIPES = {"recipe.dapo.main_dapo": ("recipe/dapo", "dapo_trainer"),
-           "recipe.dapo.src.main_dapo": ("recipe/dapo/src", "dapo_trainer")}
 RECIPE_CONFIG_PATH = "config"  # the recipes' @hydra.main config_path, relative to the module
 # veRL's off-policy trainers: main_ppo's config and workers under a loop of their own (rftc.verl.releases.modes)
 OFF_POLICY = ("verl.experimental.one_step_off_policy.main_ppo", "verl.experimental.fully_async_policy.fully_async_main")
