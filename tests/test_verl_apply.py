@@ -265,3 +265,20 @@ def test_the_schema_index_names_the_configs_and_groups_of_every_bundled_release(
     versions = schema.versions()
     assert schema.all_config_names() == set().union(*(schema.load(v).configs for v in versions))
     assert schema.all_group_names() == set().union(*(schema.load(v).groups for v in versions))
+
+
+@pytest.mark.parametrize("flag, code, said", [
+    ("--config_path=cfg/sft.yaml", "RFTC227", "error: unrecognized arguments: --config_path=cfg/sft.yaml"),
+    ("--cfg job", "RFTC228", "'--cfg': Hydra prints the job's config composed with the overrides and exits, "
+     "without running the job: this launch trains nothing"),
+])
+def test_what_hydras_command_line_refuses_or_prints_instead_trains_nothing(tmp_path, flag, code, said):
+    from rftc.shell import analyze
+
+    script = tmp_path / "run.sh"
+    script.write_text(f"python3 -m verl.trainer.main_ppo \\\n  {flag} \\\n  actor_rollout_ref.rollout.name=vllm\n")
+    (inv,) = analyze(script.read_text(), str(script)).invocations
+    diags = Diagnostics()
+    assert effective_config(inv, diags=diags) is None
+    (d,) = diags
+    assert (d.code, d.span.line, d.span.col) == (code, 2, 3) and said in d.message

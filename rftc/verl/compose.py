@@ -35,6 +35,9 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
 
     ``source``: the veRL checkout whose own config the launch composes (rftc.verl.checkout.find); None looks for the
     one the launch imports, "bundled" (or a ``verl_version``) composes against the bundled releases."""
+    if inv.hydra_refusal is not None or inv.hydra_prints is not None:
+        _hydra_exit(inv, diags)
+        return None
     bundled_versions = schema.versions()
     if verl_version is not None and verl_version not in bundled_versions:
         diags.add("RFTC213", f"no bundled schema for verl {verl_version}",
@@ -64,6 +67,21 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
                                        differ=compare and (lambda *attempts: _differ(inv, primary.base, compare,
                                                                                      *attempts)))
     return None if composed is None else _finish(inv, *composed, diags)
+
+
+def _hydra_exit(inv: Invocation, diags: Diagnostics) -> None:
+    """Hydra's command line refuses the arguments (RFTC227), or asks it to print instead of running (RFTC228)."""
+    if inv.hydra_refusal is not None:
+        message, arg = inv.hydra_refusal
+        diags.add("RFTC227", f"Hydra's command line refuses the arguments ({message}); the job does not start",
+                  arg.span if arg is not None else inv.span,
+                  hint="write the option as Hydra has it (--config-path, --config-name, --config-dir) or the "
+                  "override as key=value")
+        return
+    what, arg = inv.hydra_prints
+    diags.add("RFTC228", f"'{arg.text if arg else 'the option'}': Hydra {what}, without running the job: this "
+              "launch trains nothing", arg.span if arg is not None else inv.span,
+              hint="remove the option to train")
 
 
 def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diagnostics) -> EffectiveConfig:
