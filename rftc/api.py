@@ -249,11 +249,11 @@ def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
 
 def composable(inv: Invocation) -> bool:
     """Whether the veRL stage composes the launch's config: the verl trainers and recipes rftc knows, and any
-    training launch naming a config."""
+    training launch naming a config (or whose command line Hydra refuses or prints instead of running)."""
     from rftc.verl.trainers import entry_of
 
-    return entry_of(inv.module) is not None or inv.fork is not None or (inv.is_training and
-                                                                        inv.config_name is not None)
+    return entry_of(inv.module) is not None or inv.fork is not None or (inv.is_training and (
+        inv.config_name is not None or inv.hydra_refusal is not None or inv.hydra_prints is not None))
 
 
 def verl_config(inv: Invocation, options: Options | None = None, *, startup: bool = True) -> Result:
@@ -271,7 +271,7 @@ def verl_config(inv: Invocation, options: Options | None = None, *, startup: boo
                                    hint="pass --config-path/--config-name if it uses a config of its own")
         return result
     result.verl = effective_config(inv, verl_version=options.verl_version, source=verl_source(options),
-                                   diags=result.diagnostics, compare=_trains_differently)
+                                   diags=result.diagnostics, compare=_trains_differently, env=start_env(options))
     if result.verl is not None and startup:
         check_startup(result.verl, result.diagnostics)  # its errors keep a config from being written
     return result
@@ -374,13 +374,16 @@ def check(path: str, options: CheckOptions | None = None, *, text: str | None = 
     return Result(None if found.has_errors else ir, diags, {path: text}, document=doc.data)
 
 
+def start_env(options: Options) -> dict[str, str]:
+    """The environment the script starts in, as far as rftc is told: --env, with --use-env this process's."""
+    return {**(dict(os.environ) if options.use_env else {}), **options.env}
+
+
 def _mapping_options(inv: Invocation, options: Options):
     from rftc.mapping.draft import Options as MappingOptions
 
-    env = dict(os.environ) if options.use_env else {}
-    env.update(options.env)
     return MappingOptions(sync_offset=options.sync_offset, explorer_gpus=options.explorer_gpus,
-                          dataset_size=options.dataset_size, total_steps=options.total_steps, env=env,
+                          dataset_size=options.dataset_size, total_steps=options.total_steps, env=start_env(options),
                           cwd=inv.data_dir(),
                           fixed=dict(options.cluster))
 

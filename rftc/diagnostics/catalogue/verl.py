@@ -180,6 +180,12 @@ CODES = [
          "Hydra app prints (the composed config, its help, Hydra's information) and exits without running the "
          "job, so there is no training to convert. Remove the option to train.",
          "python3 -m verl.trainer.main_ppo --cfg job trainer.total_epochs=3", "overrides"),
+    Code("RFTC229", "decoded-env-default", W, "oc.decode decodes an oc.env default: the variable is assumed unset.",
+         "`${oc.decode:${oc.env:NAME,default}}` is OmegaConf's decode of the environment variable, or of the "
+         "default where the environment does not set it. The script does not set NAME, so rftc decodes the "
+         "default (as bash's ${NAME:-default} is read) and computes with it; a job whose environment sets NAME "
+         "runs with that value instead. Pass --env NAME=VALUE (or export NAME in the script), or write the value.",
+         "trainer.total_epochs='${oc.decode:${oc.env:EPOCHS,3}}'", "overrides"),
     Code("RFTC230", "verl-source", I, "The launch composes the config of a veRL checkout or fork, not a bundled release.",
          "`python3 -m verl.trainer.main_ppo` imports the `verl` package of the directory it runs in (or the copy "
          "the repository installs editable), and Hydra composes that copy's own config folder. rftc finds it as "
