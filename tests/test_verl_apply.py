@@ -325,3 +325,25 @@ def test_oc_decode_in_an_override_and_in_a_config_file(tmp_path):
         eff = effective_config(inv, verl_version="0.9.1", diags=diags, env=env)
         assert not diags.has_errors and eff.get("trainer.total_epochs") == epochs
         assert [(d.code, d.span.line) for d in diags if d.code == "RFTC229"] == ([("RFTC229", 8)] if not env else [])
+
+
+@pytest.mark.parametrize("choice", ["override actor@actor_rollout_ref.actor: megatron_actor",
+                                    "override ref@actor_rollout_ref.ref: megatron_ref"])
+def test_a_config_files_group_choice_composes_the_releases_option_as_hydra_does(tmp_path, choice):
+    import verl_reference as reference
+    from rftc.shell import analyze
+
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "my.yaml").write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n"
+                                              f"  - ppo_trainer\n  - {choice}\n  - _self_\ntrainer:\n  nnodes: 2\n")
+    script = tmp_path / "run.sh"
+    script.write_text(f"python3 -m verl.trainer.main_ppo --config-path={tmp_path}/cfg --config-name=my "
+                      "actor_rollout_ref.rollout.name=vllm\n")
+    (inv,) = analyze(script.read_text(), str(script)).invocations
+    diags = Diagnostics()
+    eff = effective_config(inv, verl_version="0.9.1", diags=diags)
+    assert not diags.has_errors, [d.message for d in diags]
+    theirs = reference.compose(tmp_path / "cfg", "my", ["actor_rollout_ref.rollout.name=vllm"], "0.9.1")
+    assert eff.values == theirs
+    section = choice.split("@")[1].split(":")[0]
+    assert eff.get(f"{section}.strategy") == "megatron" and eff.get("trainer.nnodes") == 2

@@ -106,7 +106,7 @@ def _refusal(inv: Invocation, attempt, env: dict[str, str]) -> str | None:
     """veRL's first startup refusal (RFTC221) of the launch composed under an attempt's release, or None."""
     from rftc.verl.startup import check_startup
 
-    applied, _ = attempt.result
+    applied = attempt.result[0]
     quiet = Diagnostics()
     values, provenance = _resolve(applied, quiet, inv, env)
     check_startup(EffectiveConfig(attempt.version, "", values, provenance, inv), quiet)
@@ -156,8 +156,9 @@ def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation, env: dict[st
     values = _resolve_tree(resolver, tree, "", diags, applied.provenance, inv.span)
     for key, name, text in resolver.assumed:
         p = applied.provenance.get(key)
-        diags.add("RFTC229", f"'{key}' decodes {text}: ${name} is not set in the script or given (--env), and OmegaConf "
-                  "gives the default where the environment does not set it; the conversion computes with the default",
+        diags.add("RFTC229", f"'{key}' decodes {text}: ${name} is not set in the script or given (--env), and "
+                  "OmegaConf gives the default where the environment does not set it; the conversion computes with "
+                  "the default",
                   p.span if p else inv.span, key=key,
                   hint=f"pass --env {name}=VALUE with the value the job runs with, or write the value")
     provenance = dict(applied.provenance)

@@ -37,11 +37,12 @@ CODES = [
          "Hydra applies overrides in order, so the last one wins and the earlier one has no effect. This is "
          "often a leftover from editing a long launch command. Remove the earlier override (or the later one, "
          "if it is the earlier value you meant).", "trainer.nnodes=1 trainer.nnodes=2", "overrides"),
-    Code("RFTC207", "group-override", E, "A config group override names an option or group rftc cannot compose.",
-         "Overrides like `model_engine=megatron` choose a config file of a Hydra config group. rftc bundles the "
-         "choices of `model_engine`; another group (or `group@package=option`), or an option that does not "
-         "exist in this verl version, cannot be composed, so the effective config would be wrong. Hydra itself "
-         "rejects unknown options. Use one of the listed options.", "model_engine=megatrn", "overrides"),
+    Code("RFTC207", "group-override", E, "A config group override names an option or group Hydra cannot compose.",
+         "Overrides like `model_engine=megatron`, `engine=megatron` or `actor@actor_rollout_ref.actor=megatron_actor` "
+         "choose a config file of a Hydra config group; rftc composes them as Hydra does on the release's own "
+         "config files. An option or group that does not exist in this verl version, a package that matches no "
+         "entry of the defaults list, or a choice whose config does not compose is Hydra's error, and the job "
+         "would not start. Use one of the listed options.", "model_engine=megatrn", "overrides"),
     Code("RFTC208", "hydra-override", I, "An override of Hydra's own settings (hydra.*) is recorded, not applied.",
          "`hydra.*` keys configure Hydra (run directory, search path, logging), not the training job, so they "
          "do not appear in the effective veRL config. A `hydra.searchpath` naming an external package means the "
