@@ -54,7 +54,7 @@ CASES = {
                       "critic=megatron_critic", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"],
     "group-delete": ["~transfer_queue"],
     "group-delete-read-elsewhere": ["~critic"],
-    "group-add": ["+npu_profile@trainer.npu_extra=npu_profile", "trainer.npu_extra.save_path=/p"],
+    "group-add": ["+npu_profile@trainer.npu_extra=npu_profile", "trainer.npu_extra.options.save_path=/p"],
     "numbers": ["actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=1_000", "algorithm.gamma=.99",
                 "algorithm.lam=1", "actor_rollout_ref.rollout.temperature=inf"],
 }
