@@ -347,3 +347,22 @@ def test_a_config_files_group_choice_composes_the_releases_option_as_hydra_does(
     assert eff.values == theirs
     section = choice.split("@")[1].split(":")[0]
     assert eff.get(f"{section}.strategy") == "megatron" and eff.get("trainer.nnodes") == 2
+
+
+def test_a_config_files_group_choice_the_release_lacks_is_hydras_error_at_its_entry(tmp_path):
+    from rftc.shell import analyze
+
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "my.yaml").write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n"
+                                              "  - ppo_trainer\n  - override actor@actor_rollout_ref.actor: nope\n"
+                                              "  - _self_\n")
+    script = tmp_path / "run.sh"
+    script.write_text(f"python3 -m verl.trainer.main_ppo --config-path={tmp_path}/cfg --config-name=my "
+                      "actor_rollout_ref.rollout.name=vllm\n")
+    (inv,) = analyze(script.read_text(), str(script)).invocations
+    diags = Diagnostics()
+    effective_config(inv, verl_version="0.9.1", diags=diags)
+    (d,) = [d for d in diags if d.code == "RFTC207"]
+    assert d.span.file.endswith("my.yaml") and d.span.line == 6
+    assert "Could not find 'actor/nope'" in d.message and "megatron_actor" in d.message
+    assert "search path" not in d.message

@@ -362,6 +362,7 @@ def _unused(walk: _Walk) -> None:
             walk.primary.choice = value  # the bundled trees hold its choices
         else:
             walk.primary.group_choices.append(f"{key}={value}")
+            walk.primary.choice_spans[f"{key}={value}"] = _entry_span(walk.directory / file_name(config), e.index)
 
 
 def _entry_span(file: Path, index: int | None) -> Span | None:

@@ -199,11 +199,16 @@ def _hydra(version: str, sch: schema.VersionSchema, primary: Primary, choice: st
     try:
         return folder.folder(version).compose(primary.base, tuple(texts)).tree
     except ComposeError as exc:
-        culprit = next((o for o in chosen_ovs if o.text == exc.override), None) or \
-            (chosen_ovs[-1] if chosen_ovs else None)
-        rejected.append(culprit.key if culprit else schema.SWITCHABLE_GROUP)
+        # the choice Hydra names: the launch's, else its files' (at their defaults entry), else the launch's last
+        culprit = next((o for o in chosen_ovs if o.text == exc.override), None)
+        in_file = primary.choice_spans.get(exc.override) if culprit is None else None
+        culprit = culprit or (chosen_ovs[-1] if chosen_ovs and in_file is None else None)
+        rejected.append(culprit.key if culprit else exc.override.partition("=")[0] if exc.override else
+                        schema.SWITCHABLE_GROUP)
         diags.add("RFTC207", f"Hydra cannot compose {primary.base} of verl {version} with "
-                  f"{', '.join(texts[len(texts) - len(chosen_ovs) - len(primary.group_choices):])}: {exc}",
-                  culprit.arg.span if culprit else None, key=culprit.key if culprit else None,
+                  f"{', '.join(texts[len(texts) - len(chosen_ovs) - len(primary.group_choices):])}: "
+                  f"{str(exc).partition(' Config search path:')[0]}",  # its search path: rftc's cache folders
+                  culprit.arg.span if culprit else in_file or next(iter(primary.choice_spans.values()), None),
+                  key=culprit.key if culprit else None,
                   hint=f"the config groups of verl {version}: {', '.join(sorted(sch.groups))}")
         return None
