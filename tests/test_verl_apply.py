@@ -292,7 +292,12 @@ DECODED = {"int": '${oc.decode:"3"}', "float": '${oc.decode:"3e-4"}', "list": '$
 
 def test_oc_decode_is_omegaconfs(monkeypatch):
     from omegaconf import OmegaConf
+    from omegaconf.basecontainer import BaseContainer
+    from omegaconf.resolvers import oc
 
+    # OmegaConf's own oc.env, which the Hydra reference of other tests replaces with one that keeps its text
+    monkeypatch.setattr(BaseContainer, "_resolvers", dict(BaseContainer._resolvers))
+    OmegaConf.register_new_resolver("oc.env", oc.env, replace=True, use_cache=False)
     monkeypatch.delenv("RFTC_TEST_UNSET", raising=False)
     monkeypatch.setenv("RFTC_TEST_SET", "5")
     expected = OmegaConf.to_container(OmegaConf.create(DECODED), resolve=True)
