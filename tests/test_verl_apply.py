@@ -268,8 +268,8 @@ def test_the_schema_index_names_the_configs_and_groups_of_every_bundled_release(
 
 
 @pytest.mark.parametrize("flag, code, said", [
-    ("--config_path=cfg/sft.yaml", "RFTC227", "error: unrecognized arguments: --config_path=cfg/sft.yaml"),
-    ("--cfg job", "RFTC228", "'--cfg': Hydra prints the job's config composed with the overrides and exits, "
+    ("--config_path=cfg/sft.yaml", "RFTC237", "error: unrecognized arguments: --config_path=cfg/sft.yaml"),
+    ("--cfg job", "RFTC240", "'--cfg': Hydra prints the job's config composed with the overrides and exits, "
      "without running the job: this launch trains nothing"),
 ])
 def test_what_hydras_command_line_refuses_or_prints_instead_trains_nothing(tmp_path, flag, code, said):
@@ -329,7 +329,7 @@ def test_oc_decode_in_an_override_and_in_a_config_file(tmp_path):
         diags = Diagnostics()
         eff = effective_config(inv, verl_version="0.9.1", diags=diags, env=env)
         assert not diags.has_errors and eff.get("trainer.total_epochs") == epochs
-        assert [(d.code, d.span.line) for d in diags if d.code == "RFTC229"] == ([("RFTC229", 8)] if not env else [])
+        assert [(d.code, d.span.line) for d in diags if d.code == "RFTC241"] == ([("RFTC241", 8)] if not env else [])
 
 
 @pytest.mark.parametrize("choice", ["override actor@actor_rollout_ref.actor: megatron_actor",

@@ -74,16 +74,16 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
 
 
 def _hydra_exit(inv: Invocation, diags: Diagnostics) -> None:
-    """Hydra's command line refuses the arguments (RFTC227), or asks it to print instead of running (RFTC228)."""
+    """Hydra's command line refuses the arguments (RFTC237), or asks it to print instead of running (RFTC240)."""
     if inv.hydra_refusal is not None:
         message, arg = inv.hydra_refusal
-        diags.add("RFTC227", f"Hydra's command line refuses the arguments ({message}); the job does not start",
+        diags.add("RFTC237", f"Hydra's command line refuses the arguments ({message}); the job does not start",
                   arg.span if arg is not None else inv.span,
                   hint="write the option as Hydra has it (--config-path, --config-name, --config-dir) or the "
                   "override as key=value")
         return
     what, arg = inv.hydra_prints
-    diags.add("RFTC228", f"'{arg.text if arg else 'the option'}': Hydra {what}, without running the job: this "
+    diags.add("RFTC240", f"'{arg.text if arg else 'the option'}': Hydra {what}, without running the job: this "
               "launch trains nothing", arg.span if arg is not None else inv.span,
               hint="remove the option to train")
 
@@ -156,7 +156,7 @@ def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation, env: dict[st
     values = _resolve_tree(resolver, tree, "", diags, applied.provenance, inv.span)
     for key, name, text in resolver.assumed:
         p = applied.provenance.get(key)
-        diags.add("RFTC229", f"'{key}' decodes {text}: ${name} is not set in the script or given (--env), and "
+        diags.add("RFTC241", f"'{key}' decodes {text}: ${name} is not set in the script or given (--env), and "
                   "OmegaConf gives the default where the environment does not set it; the conversion computes with "
                   "the default",
                   p.span if p else inv.span, key=key,

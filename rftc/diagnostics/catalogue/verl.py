@@ -168,7 +168,7 @@ CODES = [
          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
          "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
          "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2", "overrides"),
-    Code("RFTC227", "hydra-command-line", E, "Hydra's command line refuses the launch's arguments.",
+    Code("RFTC237", "hydra-command-line", E, "Hydra's command line refuses the launch's arguments.",
          "A veRL entry module is a Hydra app: @hydra.main parses its arguments with Hydra's own argparse parser "
          "before anything runs. An option it does not have (`--config_path` for `--config-path`), an option "
          "prefix that fits several of its options, an invalid choice, or a positional word after an option's "
@@ -176,12 +176,12 @@ CODES = [
          "of an option is that option (`--config-nam=x` is `--config-name=x`). Write Hydra's option, or the "
          "override as `key=value` before any option.",
          "python3 -m verl.trainer.main_ppo --config_path=cfg/ppo.yaml", "overrides"),
-    Code("RFTC228", "hydra-prints-instead", E, "Hydra prints instead of training: the launch trains nothing.",
+    Code("RFTC240", "hydra-prints-instead", E, "Hydra prints instead of training: the launch trains nothing.",
          "With `--cfg job|hydra|all`, `--help`, `--hydra-help`, `--info`, `--version` or `--shell-completion` a "
          "Hydra app prints (the composed config, its help, Hydra's information) and exits without running the "
          "job, so there is no training to convert. Remove the option to train.",
          "python3 -m verl.trainer.main_ppo --cfg job trainer.total_epochs=3", "overrides"),
-    Code("RFTC229", "decoded-env-default", W, "oc.decode decodes an oc.env default: the variable is assumed unset.",
+    Code("RFTC241", "decoded-env-default", W, "oc.decode decodes an oc.env default: the variable is assumed unset.",
          "`${oc.decode:${oc.env:NAME,default}}` is OmegaConf's decode of the environment variable, or of the "
          "default where the environment does not set it. The script does not set NAME, so rftc decodes the "
          "default (as bash's ${NAME:-default} is read) and computes with it; a job whose environment sets NAME "
