@@ -284,11 +284,11 @@ def first_launch(launches: list[Invocation], diags: Diagnostics) -> Invocation:
 
 def composable(inv: Invocation) -> bool:
     """Whether the veRL stage composes the launch's config: the verl trainers and recipes rftc knows, and any
-    training launch naming a config."""
+    training launch naming a config (or whose command line Hydra refuses or prints instead of running)."""
     from rftc.verl.trainers import entry_of
 
-    return entry_of(inv.module) is not None or inv.fork is not None or (inv.is_training and
-                                                                        inv.config_name is not None)
+    return entry_of(inv.module) is not None or inv.fork is not None or (inv.is_training and (
+        inv.config_name is not None or inv.hydra_refusal is not None or inv.hydra_prints is not None))
 
 
 def verl_config(inv: Invocation, options: Options | None = None, *, startup: bool = True) -> Result:
@@ -313,7 +313,7 @@ def verl_config(inv: Invocation, options: Options | None = None, *, startup: boo
             return result
         version, release = versions
     result.verl = effective_config(inv, verl_version=version, source=verl_source(options),
-                                   diags=result.diagnostics, compare=_trains_differently)
+                                   diags=result.diagnostics, compare=_trains_differently, env=start_env(options))
     if result.verl is not None and release is not None:
         result.verl.release = release
     if result.verl is not None:
@@ -441,13 +441,16 @@ def check(path: str, options: CheckOptions | None = None, *, text: str | None = 
     return Result(None if found.has_errors else ir, diags, {path: text}, document=doc.data)
 
 
+def start_env(options: Options) -> dict[str, str]:
+    """The environment the script starts in, as far as rftc is told: --env, with --use-env this process's."""
+    return {**(dict(os.environ) if options.use_env else {}), **options.env}
+
+
 def _mapping_options(inv: Invocation, options: Options):
     from rftc.mapping.draft import Options as MappingOptions
 
-    env = dict(os.environ) if options.use_env else {}
-    env.update(options.env)
     return MappingOptions(sync_offset=options.sync_offset, explorer_gpus=options.explorer_gpus,
-                          dataset_size=options.dataset_size, total_steps=options.total_steps, env=env,
+                          dataset_size=options.dataset_size, total_steps=options.total_steps, env=start_env(options),
                           cwd=inv.data_dir(),
                           fixed=dict(options.cluster))
 

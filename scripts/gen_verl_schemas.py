@@ -16,7 +16,13 @@ Leaf types are JSON's own (int, float, bool, string, null); "???" marks a mandat
 composed configs equal an older one's (0.2.0.post1 and 0.2.0.post2 ship 0.2's config files) is written as
 {"version": "0.2.0.post1", "same_as": "0.2"}. schemas/index.json lists each release's config names and config
 groups (a conversion needs those of every release, the trees of one or two).
-Usage: scripts/gen_verl_schemas.py [--unpack-only | --index-only] [VERSION ...]
+
+schemas/config-files.json.xz holds the config files themselves of every release with config groups, for Hydra to
+compose any other choice of a group (rftc.verl.releases.folder): {"files": [text, ...], "releases": {version:
+{path under verl/: file index}}}. Each text is the file's content as OmegaConf's YAML loader reads it, written as
+JSON (which is YAML) after the file's `# @...` header lines; comments go, and the generator checks that each text
+loads to the same values, of the same types, as its file. Identical texts are stored once.
+Usage: scripts/gen_verl_schemas.py [--unpack-only | --index-only | --files-only] [VERSION ...]
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import lzma
+import re
 import subprocess
 import sys
 import zipfile
@@ -132,6 +140,61 @@ def build(version: str) -> dict:
     return {"version": version, "groups": groups, "configs": configs, "trees": trees, "tree_choices": tree_choices}
 
 
+def _same(a, b) -> bool:
+    """Equal values of the same types (1, 1.0 and True are not the same value to a config)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def config_text(path: Path) -> str:
+    """A config file as its header lines and its content written as JSON, checked to load as the file loads."""
+    import yaml
+    from omegaconf._utils import get_yaml_loader
+
+    text = path.read_text(encoding="utf-8")
+    header = []
+    for line in text.splitlines():  # ConfigSource._get_header_dict: the comment lines before the content
+        if not line.strip():
+            continue
+        if not line.lstrip().startswith("#"):
+            break
+        if re.match(r"^\s*#\s*@", line):
+            header.append(line.strip() + "\n")
+    data = yaml.load(text, Loader=get_yaml_loader())
+    out = "".join(header) + json.dumps(data, separators=(",", ":"))
+    if not _same(yaml.load(out, Loader=get_yaml_loader()), data):
+        raise SystemExit(f"{path}: its JSON form does not load to the same values")
+    return out
+
+
+def write_config_files(versions) -> None:
+    """schemas/config-files.json.xz from the unpacked wheels of the releases with config groups."""
+    items = []
+    for v in versions:
+        root = unpack(v)
+        if not groups_on_disk(root / TRAINER_DIR):
+            continue
+        for f in sorted((root / "verl").rglob("*.yaml")):
+            if "config" in f.relative_to(root / "verl").parts:
+                items.append((str(f.relative_to(root / "verl")), VERSIONS.index(v), v, config_text(f)))
+    files: list[str] = []
+    index: dict[str, int] = {}
+    releases: dict[str, dict] = {}
+    for path, _, v, text in sorted(items):  # one file's releases side by side: they compress together
+        releases.setdefault(v, {})[path] = index.setdefault(text, len(index))
+        if index[text] == len(files):
+            files.append(text)
+    raw = json.dumps({"files": files, "releases": dict(sorted(releases.items(), key=lambda r: VERSIONS.index(
+        r[0])))}, separators=(",", ":")).encode()
+    (OUT / "config-files.json.xz").write_bytes(lzma.compress(raw, preset=9 | lzma.PRESET_EXTREME))
+    print(f"config files: {len(files)} distinct of {len(items)}, {len(raw)} bytes json", file=sys.stderr)
+
+
 def write_index() -> None:
     """schemas/index.json from the schema files: release -> its config names and config group names."""
     def schema(version: str) -> dict:
@@ -148,10 +211,14 @@ def main() -> int:
     ap.add_argument("versions", nargs="*", default=list(VERSIONS))
     ap.add_argument("--unpack-only", action="store_true", help="only download and unpack the reference configs")
     ap.add_argument("--index-only", action="store_true", help="only write schemas/index.json from the schema files")
+    ap.add_argument("--files-only", action="store_true", help="only write schemas/config-files.json.xz")
     args = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if args.index_only:
         write_index()
+        return 0
+    if args.files_only:
+        write_config_files(VERSIONS)
         return 0
     built: dict[str, dict] = {}  # version -> its schema without the version (to find releases that repeat one)
     for v in sorted(args.versions, key=VERSIONS.index):
@@ -171,6 +238,7 @@ def main() -> int:
                           f"{len(raw)} bytes json"), file=sys.stderr)
     if not args.unpack_only:
         write_index()
+        write_config_files(VERSIONS)
     return 0
 
 

@@ -108,6 +108,35 @@ def test_hydra_flags(flags, path, name):
     assert [a.text for a in inv.overrides] == ["a=1", "+b.c=2", "++d=3", "~e", "f"]
 
 
+@pytest.mark.parametrize("args, overrides, name, refusal, prints", [
+    # argparse's allow_abbrev: a unique prefix of one of Hydra's options is that option
+    ("--config-nam=x a=1", ["a=1"], "x", None, None),
+    ("--config-nam x a=1", ["a=1"], "x", None, None),
+    # an option Hydra does not have is its parser's error, and nothing runs
+    ("--config_path=cfg/sft.yaml a=1", [], None, "error: unrecognized arguments: --config_path=cfg/sft.yaml", None),
+    ("--config a=1", [], None, "error: ambiguous option: --config could match --config-path, --config-name, "
+     "--config-dir", None),
+    # the positional overrides are one run of words: one after an option's value is left over
+    ("a=1 --config-name x b=2", [], None, "error: unrecognized arguments: b=2", None),
+    ("--cfg job a=1", ["a=1"], None, None, "prints the job's config composed with the overrides and exits"),
+    ("a=1 --help", ["a=1"], None, None, "prints the application's help (its composed config) and exits"),
+    ("a=1 --info", ["a=1"], None, None, "prints Hydra's information (all) and exits"),
+    ("--info a=1", [], None, "error: argument --info/-i: invalid choice: 'a=1' (choose from 'all', 'config', "
+     "'defaults', 'defaults-tree', 'plugins', 'searchpath')", None),
+    ("--cfg jobs a=1", [], None, "error: argument --cfg/-c: invalid choice: 'jobs' (choose from 'job', 'hydra', "
+     "'all')", None),
+])
+def test_hydra_reads_its_command_line_with_its_own_parser(args, overrides, name, refusal, prints):
+    inv = launch(f"python3 -m verl.trainer.main_ppo {args}")
+    assert [a.text for a in inv.overrides] == overrides
+    assert (inv.config_name and inv.config_name.text) == name
+    assert (inv.hydra_refusal and inv.hydra_refusal[0]) == refusal
+    assert (inv.hydra_prints and inv.hydra_prints[0]) == prints
+    if name:  # the word that holds the value, where it is written
+        assert inv.config_name.span.col == len("python3 -m verl.trainer.main_ppo ") + 1 + (
+            0 if "=" in args.split()[0] else len("--config-nam "))
+
+
 def test_env_exports_and_inline_prefixes():
     inv = launch("export A=1\nB=2\nexport B\nC=3\nD=4 E=$C python3 -m verl.trainer.main_ppo")
     assert inv.env == {"A": "1", "B": "2", "D": "4", "E": "3"}

@@ -265,3 +265,109 @@ def test_the_schema_index_names_the_configs_and_groups_of_every_bundled_release(
     versions = schema.versions()
     assert schema.all_config_names() == set().union(*(schema.load(v).configs for v in versions))
     assert schema.all_group_names() == set().union(*(schema.load(v).groups for v in versions))
+
+
+@pytest.mark.parametrize("flag, code, said", [
+    ("--config_path=cfg/sft.yaml", "RFTC237", "error: unrecognized arguments: --config_path=cfg/sft.yaml"),
+    ("--cfg job", "RFTC240", "'--cfg': Hydra prints the job's config composed with the overrides and exits, "
+     "without running the job: this launch trains nothing"),
+])
+def test_what_hydras_command_line_refuses_or_prints_instead_trains_nothing(tmp_path, flag, code, said):
+    from rftc.shell import analyze
+
+    script = tmp_path / "run.sh"
+    script.write_text(f"python3 -m verl.trainer.main_ppo \\\n  {flag} \\\n  actor_rollout_ref.rollout.name=vllm\n")
+    (inv,) = analyze(script.read_text(), str(script)).invocations
+    diags = Diagnostics()
+    assert effective_config(inv, diags=diags) is None
+    (d,) = diags
+    assert (d.code, d.span.line, d.span.col) == (code, 2, 3) and said in d.message
+
+
+DECODED = {"int": '${oc.decode:"3"}', "float": '${oc.decode:"3e-4"}', "list": '${oc.decode:"[1, 2.5, x]"}',
+           "dict": '${oc.decode:"{a: 1}"}', "null": "${oc.decode:null}", "within": 'x${oc.decode:"3"}',
+           "env_unset": "${oc.decode:${oc.env:RFTC_TEST_UNSET,3}}", "env_set": "${oc.decode:${oc.env:RFTC_TEST_SET,3}}",
+           "followed": "${oc.decode:${n}}", "n": '"7"'}
+
+
+def test_oc_decode_is_omegaconfs(monkeypatch):
+    from omegaconf import OmegaConf
+    from omegaconf.basecontainer import BaseContainer
+    from omegaconf.resolvers import oc
+
+    # OmegaConf's own oc.env, which the Hydra reference of other tests replaces with one that keeps its text
+    monkeypatch.setattr(BaseContainer, "_resolvers", dict(BaseContainer._resolvers))
+    OmegaConf.register_new_resolver("oc.env", oc.env, replace=True, use_cache=False)
+    monkeypatch.delenv("RFTC_TEST_UNSET", raising=False)
+    monkeypatch.setenv("RFTC_TEST_SET", "5")
+    expected = OmegaConf.to_container(OmegaConf.create(DECODED), resolve=True)
+    r = Resolver(DECODED, {"RFTC_TEST_SET": "5"})
+    assert {k: r.resolve_key(k) for k in DECODED} == expected
+    assert expected["int"] == 3 and expected["env_unset"] == 3 and expected["env_set"] == 5
+    assert r.assumed == [("env_unset", "RFTC_TEST_UNSET", "${oc.env:RFTC_TEST_UNSET,3}")]
+    # a value the launch exports that is only known when it runs is decoded there: kept as written
+    r = Resolver({"a": "${oc.decode:${oc.env:E,3}}"}, {"E": "${oc.env:1}"})
+    assert r.resolve_key("a") == "${oc.decode:${oc.env:E,3}}" and not r.assumed
+    with pytest.raises(InterpolationError, match="can only take strings"):
+        Resolver({"a": "${oc.decode:1}"}).resolve_key("a")
+
+
+def test_oc_decode_in_an_override_and_in_a_config_file(tmp_path):
+    eff, diags = compose("trainer.total_epochs='${oc.decode:\"3\"}'")
+    assert not diags.has_errors and eff.get("trainer.total_epochs") == 3
+    from rftc.shell import analyze
+
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "my.yaml").write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n"
+                                              "  - ppo_trainer\n  - _self_\ntrainer:\n"
+                                              "  total_epochs: ${oc.decode:${oc.env:EPOCHS,3}}\n")
+    script = tmp_path / "run.sh"
+    script.write_text(f"python3 -m verl.trainer.main_ppo --config-path={tmp_path}/cfg --config-name=my "
+                      "actor_rollout_ref.rollout.name=vllm\n")
+    (inv,) = analyze(script.read_text(), str(script)).invocations
+    for env, epochs in (({}, 3), ({"EPOCHS": "5"}, 5)):
+        diags = Diagnostics()
+        eff = effective_config(inv, verl_version="0.9.1", diags=diags, env=env)
+        assert not diags.has_errors and eff.get("trainer.total_epochs") == epochs
+        assert [(d.code, d.span.line) for d in diags if d.code == "RFTC241"] == ([("RFTC241", 8)] if not env else [])
+
+
+@pytest.mark.parametrize("choice", ["override actor@actor_rollout_ref.actor: megatron_actor",
+                                    "override ref@actor_rollout_ref.ref: megatron_ref"])
+def test_a_config_files_group_choice_composes_the_releases_option_as_hydra_does(tmp_path, choice):
+    import verl_reference as reference
+    from rftc.shell import analyze
+
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "my.yaml").write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n"
+                                              f"  - ppo_trainer\n  - {choice}\n  - _self_\ntrainer:\n  nnodes: 2\n")
+    script = tmp_path / "run.sh"
+    script.write_text(f"python3 -m verl.trainer.main_ppo --config-path={tmp_path}/cfg --config-name=my "
+                      "actor_rollout_ref.rollout.name=vllm\n")
+    (inv,) = analyze(script.read_text(), str(script)).invocations
+    diags = Diagnostics()
+    eff = effective_config(inv, verl_version="0.9.1", diags=diags)
+    assert not diags.has_errors, [d.message for d in diags]
+    theirs = reference.compose(tmp_path / "cfg", "my", ["actor_rollout_ref.rollout.name=vllm"], "0.9.1")
+    assert eff.values == theirs
+    section = choice.split("@")[1].split(":")[0]
+    assert eff.get(f"{section}.strategy") == "megatron" and eff.get("trainer.nnodes") == 2
+
+
+def test_a_config_files_group_choice_the_release_lacks_is_hydras_error_at_its_entry(tmp_path):
+    from rftc.shell import analyze
+
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "my.yaml").write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n"
+                                              "  - ppo_trainer\n  - override actor@actor_rollout_ref.actor: nope\n"
+                                              "  - _self_\n")
+    script = tmp_path / "run.sh"
+    script.write_text(f"python3 -m verl.trainer.main_ppo --config-path={tmp_path}/cfg --config-name=my "
+                      "actor_rollout_ref.rollout.name=vllm\n")
+    (inv,) = analyze(script.read_text(), str(script)).invocations
+    diags = Diagnostics()
+    effective_config(inv, verl_version="0.9.1", diags=diags)
+    (d,) = [d for d in diags if d.code == "RFTC207"]
+    assert d.span.file.endswith("my.yaml") and d.span.line == 6
+    assert "Could not find 'actor/nope'" in d.message and "megatron_actor" in d.message
+    assert "search path" not in d.message

@@ -49,6 +49,12 @@ CASES = {
                  "actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2"],
     "add-on-null": ["+actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4", "+reward_model.reward_manager=dapo"],
     "replace-list-with-scalar": ["trainer.logger=console", "trainer.val_before_train=False"],
+    # other options of the release's config groups, composed by Hydra on its own files
+    "group-choices": ["actor@actor_rollout_ref.actor=megatron_actor", "ref@actor_rollout_ref.ref=megatron_ref",
+                      "critic=megatron_critic", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"],
+    "group-delete": ["~transfer_queue"],
+    "group-delete-read-elsewhere": ["~critic"],
+    "group-add": ["+npu_profile@trainer.npu_extra=npu_profile", "trainer.npu_extra.options.save_path=/p"],
     "numbers": ["actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=1_000", "algorithm.gamma=.99",
                 "algorithm.lam=1", "actor_rollout_ref.rollout.temperature=inf"],
 }
@@ -78,10 +84,10 @@ def _compare(ours: dict, theirs: dict, path: str = "") -> list[str]:
     return out
 
 
-def _hydra(version: str, config_name: str, overrides: list[str]):
+def _hydra(version: str, config_name: str, overrides: list[str], module: str = "verl.trainer.main_ppo"):
     """Hydra's result, or None when Hydra rejects the launch."""
     try:
-        return reference.compose(reference.config_dir(version), config_name, overrides)
+        return reference.compose(reference.config_dir(version, module), config_name, overrides)
     except (HydraException, OmegaConfBaseException, TypeError, ValueError):  # Hydra crashes on some input
         return None
 
@@ -136,6 +142,8 @@ REJECTED = {
     "group-typo": ["model_engine=megatrn"],
     "group-null": ["model_engine=null"],
     "delete-group": ["~model_engine"],
+    "group-own-package": ["critic@critic=megatron_critic"],  # its package is the group's: `critic=...` chooses
+    "group-no-option": ["actor@actor_rollout_ref.actor=no_such_actor"],
     "delete-list-element": ["~trainer.logger.0"],
 }
 
@@ -179,6 +187,34 @@ def test_experimental_configs_match_hydra(module, version):
         eff = effective_config(inv, verl_version=version, diags=diags)
         assert not diags.has_errors, [d.message for d in diags.errors]
         assert _compare(eff.values, theirs) == [], name
+
+
+# veRL's engine SFT trainer on each engine its release ships (`engine=megatron optim=megatron`: its way to put
+# the trainer on Megatron), under the versions that have its config
+SFT_ENGINE_CASES = [pytest.param(engine, *version.values, marks=version.marks)
+                    for version in VERSIONS if "sft_trainer_engine" in schema.load(*version.values).config_names()
+                    for engine in schema.load(*version.values).groups.get("engine", ())]
+
+
+@pytest.mark.parametrize("engine, version", SFT_ENGINE_CASES)
+def test_sft_engine_choices_match_hydra(engine, version):
+    _require_reference(version)
+    module = "verl.trainer.sft_trainer"
+    overrides = [f"engine={engine}", f"optim={engine}", "data.train_files=/t.parquet", "model.path=/m"]
+    if engine == "megatron":
+        overrides.append("engine.tensor_model_parallel_size=2")
+    theirs = _hydra(version, "sft_trainer_engine", overrides, module)
+    args = [_arg(t, i) for i, t in enumerate(overrides)]
+    inv = Invocation(0, module, "sft", "torchrun", Span("<case>", 1, 1), args, list(args))
+    eff, diags = _ours(version, "sft_trainer_engine", overrides, inv=inv)
+    if theirs is None:
+        assert diags.has_errors, f"Hydra rejects {overrides} under {version}, rftc does not"
+        return
+    assert not diags.has_errors, [d.message for d in diags.errors]
+    assert _compare(eff.values, theirs) == []
+    # the choices the release's default (fsdp) already makes change nothing
+    assert eff.config_name == ("sft_trainer_engine" if engine == "fsdp" else
+                               f"sft_trainer_engine (engine={engine}, optim={engine})")
 
 
 def _corpus_configs():

@@ -45,6 +45,8 @@ class Invocation:
     config_name: Arg | None = None  # --config-name / -cn value
     config_dir: bool = False  # config_path was given as --config-dir / -cd: relative to the working directory,
     #   not to the entry module as --config-path is
+    hydra_refusal: tuple | None = None  # Hydra's command line refuses the arguments: (its error, the Arg or None)
+    hydra_prints: tuple | None = None  # Hydra prints instead of running the job: (what it prints, the option's Arg)
     env: dict[str, str] = field(default_factory=dict)  # exported and inline environment at the launch
     cwd: str | None = None  # the directory the launch runs in: where it starts (--cwd; PWD from --env, or the
     #   current directory with --use-env) moved by the script's own cd's. Unknown start and a relative cd:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from rftc.diagnostics.model import Span
+from rftc.shell import hydra_cli
 from rftc.shell.invocation import Arg, Invocation
 from rftc.shell.values import Field
 
@@ -36,9 +37,6 @@ _RUNNERS = {("uv", "run"), ("conda", "run"), ("mamba", "run"), ("micromamba", "r
 _CONTAINERS = ("singularity", "apptainer", "docker", "podman")  # the image or container comes before the program
 _LAUNCHERS = ("srun", "mpirun", "deepspeed")  # run their program on the nodes, after their own options
 
-_HYDRA_FLAGS = {"--config-path": "path", "-cp": "path", "--config-dir": "path", "-cd": "path",
-                "--config-name": "name", "-cn": "name"}
-_CONFIG_DIR = ("--config-dir", "-cd")  # a folder Hydra adds to its search path, from the working directory
 # a command line that is really a stray override: a key with dots (or +/~ prefix) and a value
 ORPHAN = re.compile(r"(?:\+\+?|~)?[A-Za-z_][\w\-]*(?:\.[\w@\-]+)+=|(?:\+\+?|~)[A-Za-z_][\w.\-]*=", re.S)
 
@@ -319,27 +317,11 @@ def to_arg(f: Field) -> Arg:
 
 
 def hydra_split(inv: Invocation) -> None:
-    """Set ``inv``'s overrides, --config-path / --config-dir and --config-name from its arguments (a Hydra app's)."""
-    overrides: list[Arg] = []
-    flags: dict[str, Arg | None] = {"path": None, "name": None}
-    args, j = inv.args, 0
-    while j < len(args):
-        a = args[j]
-        t = a.text
-        flag = _HYDRA_FLAGS.get(t)
-        if flag and j + 1 < len(args):
-            flags[flag] = args[j + 1]
-            inv.config_dir = t in _CONFIG_DIR if flag == "path" else inv.config_dir
-            j += 2
-            continue
-        if t.startswith("-") and "=" in t and t.split("=", 1)[0] in _HYDRA_FLAGS:
-            k, v = t.split("=", 1)
-            flags[_HYDRA_FLAGS[k]] = Arg(v, a.span, a.via, a.symbolic)
-            inv.config_dir = k in _CONFIG_DIR if _HYDRA_FLAGS[k] == "path" else inv.config_dir
-        elif not t.startswith("-"):  # Hydra parses every positional argument as an override (and rejects a stray
-            overrides.append(a)      # word: `\ # TODO` passes ' #', 'TODO', ...)
-        j += 1
-    inv.overrides, inv.config_path, inv.config_name = overrides, flags["path"], flags["name"]
+    """Set ``inv``'s overrides, --config-path / --config-dir and --config-name from its arguments, as the Hydra app's
+    own parser reads them (rftc.shell.hydra_cli), and what Hydra does instead of the job where it does not run it."""
+    parsed = hydra_cli.split(inv.args)
+    inv.overrides, inv.config_path, inv.config_name = parsed.overrides, parsed.config_path, parsed.config_name
+    inv.config_dir, inv.hydra_refusal, inv.hydra_prints = parsed.config_dir, parsed.refusal, parsed.prints
 
 
 def build(parts: dict, *, index: int, span, cwd: str | None, script: str, exported: dict[str, str]) -> Invocation:

@@ -26,7 +26,8 @@ MANDATORY_READ = ("actor_rollout_ref.rollout.name",)
 
 
 def effective_config(inv: Invocation, *, verl_version: str | None = None, source: VerlSource | str | None = None,
-                     diags: Diagnostics, compare: Callable | None = None) -> EffectiveConfig | None:
+                     diags: Diagnostics, compare: Callable | None = None,
+                     env: dict[str, str] | None = None) -> EffectiveConfig | None:
     """Compose ``inv``'s effective config; diagnostics go to ``diags``; None when it cannot be composed.
 
     ``compare(a, b)``: what two effective configs of the launch train differently (rftc.api passes the semantic
@@ -34,7 +35,13 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
     from the newest where every key exists is RFTC226, without it RFTC219.
 
     ``source``: the veRL checkout whose own config the launch composes (rftc.verl.checkout.find); None looks for the
-    one the launch imports, "bundled" (or a ``verl_version``) composes against the bundled releases."""
+    one the launch imports, "bundled" (or a ``verl_version``) composes against the bundled releases.
+
+    ``env``: the environment the script starts in, as far as it is known (--env); the launch's own exports win."""
+    env = {**(env or {}), **inv.env}
+    if inv.hydra_refusal is not None or inv.hydra_prints is not None:
+        _hydra_exit(inv, diags)
+        return None
     bundled_versions = schema.versions()
     if verl_version is not None and verl_version not in bundled_versions:
         diags.add("RFTC213", f"no bundled schema for verl {verl_version}",
@@ -63,21 +70,37 @@ def effective_config(inv: Invocation, *, verl_version: str | None = None, source
             diags.add(p.code, p.text, inv.span, hint=p.hint or None)
     else:
         composed = on_releases.compose(inv, primary, config_ovs, group_ovs, verl_version, diags,
-                                       refusal=lambda a: _refusal(inv, a),
-                                       differ=compare and (lambda *attempts: _differ(inv, primary.base, compare,
-                                                                                     *attempts)))
+                                       refusal=lambda a: _refusal(inv, a, env),
+                                       differ=compare and (lambda *attempts: _differ(inv, env, primary.base,
+                                                                                     compare, *attempts)))
         v, note = (composed[1].verl_version, composed[1].version_note) if composed is not None else ("", "")
         why = note.removeprefix(f"checked against verl {v}, ")
         instead = f"the bundled verl {v}" + (f" ({why})" if why else "") if v else "the bundled releases"
         for p in passed:
             diags.add(p.code, f"{p.text}; the launch is checked against {instead} instead", inv.span,
                       hint="name the veRL the job runs: --verl-source DIR (its checkout) or --verl-version X.Y.Z")
-    return None if composed is None else _finish(inv, *composed, diags)
+    return None if composed is None else _finish(inv, *composed, diags, env)
 
 
-def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diagnostics) -> EffectiveConfig:
+def _hydra_exit(inv: Invocation, diags: Diagnostics) -> None:
+    """Hydra's command line refuses the arguments (RFTC237), or asks it to print instead of running (RFTC240)."""
+    if inv.hydra_refusal is not None:
+        message, arg = inv.hydra_refusal
+        diags.add("RFTC237", f"Hydra's command line refuses the arguments ({message}); the job does not start",
+                  arg.span if arg is not None else inv.span,
+                  hint="write the option as Hydra has it (--config-path, --config-name, --config-dir) or the "
+                  "override as key=value")
+        return
+    what, arg = inv.hydra_prints
+    diags.add("RFTC240", f"'{arg.text if arg else 'the option'}': Hydra {what}, without running the job: this "
+              "launch trains nothing", arg.span if arg is not None else inv.span,
+              hint="remove the option to train")
+
+
+def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diagnostics,
+            env: dict[str, str]) -> EffectiveConfig:
     """Resolve the composed tree into ``eff``, with the checks every composed config gets."""
-    eff.values, eff.provenance = _resolve(applied, diags, inv)
+    eff.values, eff.provenance = _resolve(applied, diags, inv, env)
     if entry_of(module_of(inv)) is not None:
         for key in MANDATORY_READ:
             if get(eff.values, key) == MISSING:
@@ -88,23 +111,24 @@ def _finish(inv: Invocation, applied: Applied, eff: EffectiveConfig, diags: Diag
     return eff
 
 
-def _refusal(inv: Invocation, attempt) -> str | None:
+def _refusal(inv: Invocation, attempt, env: dict[str, str]) -> str | None:
     """veRL's first startup refusal (RFTC221) of the launch composed under an attempt's release, or None."""
     from rftc.verl.startup import check_startup
 
-    applied, _ = attempt.result
+    applied = attempt.result[0]
     quiet = Diagnostics()
-    values, provenance = _resolve(applied, quiet, inv)
+    values, provenance = _resolve(applied, quiet, inv, env)
     check_startup(EffectiveConfig(attempt.version, "", values, provenance, inv), quiet)
     return next((d.message for d in quiet if d.code == "RFTC221"), None)
 
 
-def _differ(inv: Invocation, base: str, compare: Callable, chosen, newest) -> str | None:
+def _differ(inv: Invocation, env: dict[str, str], base: str, compare: Callable, chosen, newest) -> str | None:
     """What the launch trains differently composed under the chosen attempt's release and under the newest's
     (``compare``), as RFTC226 says it; None when the two train the same. Where the model cannot compute with the
     values the launch sets (one known only when the script runs, one of another kind than the key's default, a zero
     it divides by), the two are not compared, and RFTC226 says why."""
-    effs = [EffectiveConfig(a.version, "", *_resolve(a.result[0], Diagnostics(), inv), inv) for a in (chosen, newest)]
+    effs = [EffectiveConfig(a.version, "", *_resolve(a.result[0], Diagnostics(), inv, env), inv)
+            for a in (chosen, newest)]
     try:
         found = compare(*effs)
     except (TypeError, ValueError, ArithmeticError) as e:
@@ -134,10 +158,18 @@ def some_keys(keys: list[str]) -> str:
     return ", ".join(keys[:3]) + (f" (and {len(keys) - 3} more)" if len(keys) > 3 else "")
 
 
-def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation) -> tuple[dict, dict]:
-    resolver = Resolver(applied.tree)
+def _resolve(applied: Applied, diags: Diagnostics, inv: Invocation, env: dict[str, str]) -> tuple[dict, dict]:
+    """The composed tree resolved (``env``: the environment oc.decode decodes from), with each value's provenance."""
+    resolver = Resolver(applied.tree, env)
     tree = applied.tree
     values = _resolve_tree(resolver, tree, "", diags, applied.provenance, inv.span)
+    for key, name, text in resolver.assumed:
+        p = applied.provenance.get(key)
+        diags.add("RFTC241", f"'{key}' decodes {text}: ${name} is not set in the script or given (--env), and "
+                  "OmegaConf gives the default where the environment does not set it; the conversion computes with "
+                  "the default",
+                  p.span if p else inv.span, key=key,
+                  hint=f"pass --env {name}=VALUE with the value the job runs with, or write the value")
     provenance = dict(applied.provenance)
     sections = {k[:i] for k in provenance for i, c in enumerate(k) if c == "."}  # keys holding set keys
     for key in resolver.sources:

@@ -37,11 +37,12 @@ CODES = [
          "Hydra applies overrides in order, so the last one wins and the earlier one has no effect. This is "
          "often a leftover from editing a long launch command. Remove the earlier override (or the later one, "
          "if it is the earlier value you meant).", "trainer.nnodes=1 trainer.nnodes=2", "overrides"),
-    Code("RFTC207", "group-override", E, "A config group override names an option or group rftc cannot compose.",
-         "Overrides like `model_engine=megatron` choose a config file of a Hydra config group. rftc bundles the "
-         "choices of `model_engine`; another group (or `group@package=option`), or an option that does not "
-         "exist in this verl version, cannot be composed, so the effective config would be wrong. Hydra itself "
-         "rejects unknown options. Use one of the listed options.", "model_engine=megatrn", "overrides"),
+    Code("RFTC207", "group-override", E, "A config group override names an option or group Hydra cannot compose.",
+         "Overrides like `model_engine=megatron`, `engine=megatron` or `actor@actor_rollout_ref.actor=megatron_actor` "
+         "choose a config file of a Hydra config group; rftc composes them as Hydra does on the release's own "
+         "config files. An option or group that does not exist in this verl version, a package that matches no "
+         "entry of the defaults list, or a choice whose config does not compose is Hydra's error, and the job "
+         "would not start. Use one of the listed options.", "model_engine=megatrn", "overrides"),
     Code("RFTC208", "hydra-override", I, "An override of Hydra's own settings (hydra.*) is recorded, not applied.",
          "`hydra.*` keys configure Hydra (run directory, search path, logging), not the training job, so they "
          "do not appear in the effective veRL config. A `hydra.searchpath` naming an external package means the "
@@ -263,6 +264,14 @@ CODES = [
          "composed (RFTC230). Check that it is the folder the job sees at that path, or give the path relative to "
          "the repository.",
          "python3 -m verl.trainer.main_ppo --config-path=/workspace/myrepo/cfg --config-name=x"),
+    Code("RFTC237", "hydra-command-line", E, "Hydra's command line refuses the launch's arguments.",
+         "A veRL entry module is a Hydra app: @hydra.main parses its arguments with Hydra's own argparse parser "
+         "before anything runs. An option it does not have (`--config_path` for `--config-path`), an option "
+         "prefix that fits several of its options, an invalid choice, or a positional word after an option's "
+         "value is its error (`error: unrecognized arguments: ...`), and the job does not start. A unique prefix "
+         "of an option is that option (`--config-nam=x` is `--config-name=x`). Write Hydra's option, or the "
+         "override as `key=value` before any option.",
+         "python3 -m verl.trainer.main_ppo --config_path=cfg/ppo.yaml", "overrides"),
     Code("RFTC238", "namespace-verl-folder", I, "A `verl` folder of YAML alone is not the veRL Python imports: the "
          "launch is composed on a bundled release.",
          "A `verl/` folder with no __init__.py and no Python module is a namespace folder. Python's import system "
@@ -283,4 +292,15 @@ CODES = [
          "--init) or pass --verl-source DIR with the checkout, or --verl-version with its release.",
          "export PYTHONPATH=$ROOT/verl:$PYTHONPATH   # verl/: a git submodule, not checked out\n"
          "python3 -m verl.trainer.main_ppo data.train_files=x.parquet", "sh"),
+    Code("RFTC240", "hydra-prints-instead", E, "Hydra prints instead of training: the launch trains nothing.",
+         "With `--cfg job|hydra|all`, `--help`, `--hydra-help`, `--info`, `--version` or `--shell-completion` a "
+         "Hydra app prints (the composed config, its help, Hydra's information) and exits without running the "
+         "job, so there is no training to convert. Remove the option to train.",
+         "python3 -m verl.trainer.main_ppo --cfg job trainer.total_epochs=3", "overrides"),
+    Code("RFTC241", "decoded-env-default", W, "oc.decode decodes an oc.env default: the variable is assumed unset.",
+         "`${oc.decode:${oc.env:NAME,default}}` is OmegaConf's decode of the environment variable, or of the "
+         "default where the environment does not set it. The script does not set NAME, so rftc decodes the "
+         "default (as bash's ${NAME:-default} is read) and computes with it; a job whose environment sets NAME "
+         "runs with that value instead. Pass --env NAME=VALUE (or export NAME in the script), or write the value.",
+         "trainer.total_epochs='${oc.decode:${oc.env:EPOCHS,3}}'", "overrides"),
 ]

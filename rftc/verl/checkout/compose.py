@@ -16,7 +16,7 @@ from rftc.shell.invocation import Invocation
 from rftc.verl.checkout import upstream
 from rftc.verl.checkout.config_folder import ComposeError, Composed, FolderSchema
 from rftc.verl.effective import EffectiveConfig, Provenance
-from rftc.verl.overrides.apply import Applied, apply, leaves, provenance_of
+from rftc.verl.overrides.apply import Applied, apply, chosen, leaves
 from rftc.verl.overrides.parse import Override
 from rftc.verl.overrides.resolve import InterpolationError, Resolver, has_interpolation
 from rftc.verl.primary.files import layered
@@ -51,7 +51,7 @@ def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Ove
     layered(applied, primary, base_tree)
     if base is not None:
         if group_ovs:
-            _chosen(applied, base_tree, folder.compose(primary.base, tuple(primary.group_choices)).tree, group_ovs)
+            chosen(applied, base_tree, folder.compose(primary.base, tuple(primary.group_choices)).tree, group_ovs)
         if primary.base in schema.load(rel.upstream).configs:
             _changed_defaults(applied, base, rel.upstream, primary.base, lambda: folder.positions(primary.base, base))
     found = Diagnostics()
@@ -76,18 +76,6 @@ def compose(inv: Invocation, folder: FolderSchema, primary, config_ovs: list[Ove
     eff = EffectiveConfig(rel.upstream, primary.name + (f" ({choices[2:]})" if choices else ""), {}, {}, inv,
                           rel.describe(), release=rel.release, source=source.display(), fork_keys=added)
     return applied, eff
-
-
-def _chosen(applied: Applied, chosen: dict, default: dict, group_ovs: list[Override]) -> None:
-    """The values the launch's group choices bring (those that differ from the config's default choices) are the
-    launch's own: their provenance is the group override whose package holds them."""
-    before = dict(leaves(default, ""))
-    for key, value in leaves(chosen, ""):
-        if key in applied.provenance or (key in before and before[key] == value):
-            continue
-        owner = max(reversed(group_ovs), key=lambda o: len(o.package or "") if key.startswith(f"{o.package}.") or
-                    key == o.key else -1)
-        applied.provenance[key] = provenance_of(owner)
 
 
 def _changed_defaults(applied: Applied, base: Composed, version: str, config_name: str, positions) -> None:

@@ -57,6 +57,20 @@ def provenance_of(o: Override) -> Provenance:
     return Provenance("override", o.arg.span, o.text, o.arg.via)
 
 
+def chosen(applied: Applied, tree: dict, default: dict, group_ovs: list[Override]) -> None:
+    """The values the launch's group choices bring to ``tree`` (those that differ from ``default``, the tree of
+    the config's default choices) are the launch's own: their provenance is the group override whose package
+    holds them (a group's own name where the override names no package). An interpolation's value is derived from
+    the key it follows, as it resolves."""
+    before = dict(leaves(default, ""))
+    for key, value in leaves(tree, ""):
+        if key in applied.provenance or (key in before and before[key] == value) or has_interpolation(value):
+            continue
+        owner = max(reversed(group_ovs), key=lambda o: len(p) if (p := o.package or o.key.replace("/", "."))
+                    and (key.startswith(f"{p}.") or key == p) else -1)
+        applied.provenance[key] = provenance_of(owner)
+
+
 def apply(tree: dict, overrides: list[Override], diags: Diagnostics, *, applied: Applied | None = None,
           unknown_hint: Callable[[str], tuple[str | None, str | None]] | None = None,
           retired: Callable[[str, Any], str | None] | None = None) -> Applied:

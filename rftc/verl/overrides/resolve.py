@@ -1,6 +1,8 @@
 """OmegaConf's semantics on plain dicts: interpolations resolved as ``OmegaConf.to_container(resolve=True)`` would
-(``${a.b}``, relative ``${.x}`` / ``${..x}``, ``${oc.select:path,default}``; ``${oc.env:...}`` and Hydra's
-``${now:...}`` are kept as text because the environment and clock of the training machine are not known here),
+(``${a.b}``, relative ``${.x}`` / ``${..x}``, ``${oc.select:path,default}``, ``${oc.decode:...}`` by OmegaConf's own
+decode; ``${oc.env:...}`` and Hydra's ``${now:...}`` are kept as text because the environment and clock of the
+training machine are not known here, except where oc.decode must decode one: the value the launch exports, else
+the default OmegaConf gives a variable the environment does not set, an assumption the resolver records),
 with the keys each value followed, so a value that follows a key the user set is reported as derived from it;
 the mandatory-value marker; dotted paths with list indexes."""
 
@@ -127,7 +129,8 @@ def _primitive(text: str):
         return None
     if low in ("true", "false"):
         return low == "true"
-    if text and _NUMBER.fullmatch(text) and any(c.isdigit() for c in text):
+    number = _NUMBER.fullmatch(text)
+    if number and (number.group(1) or len(number.group(2) or "") > 1):  # a digit before any exponent
         clean = text.replace("_", "")
         try:
             return int(clean)
@@ -142,11 +145,19 @@ def has_interpolation(v: Any) -> bool:
     return isinstance(v, str) and "${" in v
 
 
-class Resolver:
-    """Resolves a config tree; ``sources[key]`` lists the keys a resolved value followed."""
+class _Unknown(Exception):
+    """A value oc.decode needs is only known when the job runs."""
 
-    def __init__(self, tree: dict):
+
+class Resolver:
+    """Resolves a config tree; ``sources[key]`` lists the keys a resolved value followed. ``env``: the environment
+    the launch exports (its values may be unknown, ``${oc.env:NAME}``); ``assumed`` lists (key, variable, default)
+    where oc.decode decoded the default of a variable the launch does not set."""
+
+    def __init__(self, tree: dict, env: dict[str, str] | None = None):
         self.tree = tree
+        self.env = env or {}
+        self.assumed: list[tuple[str, str, str]] = []
         self.sources: dict[str, list[str]] = {}
         self._done: dict[str, Any] = {}
         self._active: set[str] = set()
@@ -218,15 +229,57 @@ class Resolver:
                 return default
             followed.append(target)
             return value
+        if node.resolver == "oc.decode":
+            try:
+                expr = self._arg(node.args[0], path, followed, known=True) if node.args else ""
+            except _Unknown:
+                return node.source  # decoded on the training machine, kept as written
+            return self._decode(expr, path, followed)
         if node.resolver in RUNTIME_RESOLVERS:
             return node.source  # resolved on the training machine, kept as written
         raise InterpolationError(f"it uses the resolver '{node.resolver}', which rftc does not evaluate",
                                  path)
 
-    def _arg(self, arg, path: str, followed: list[str]):
-        if isinstance(arg, Node):
-            return self._node(arg, path, followed)
-        return arg
+    def _arg(self, arg, path: str, followed: list[str], known: bool = False):
+        """An argument's value; ``known``: one oc.decode decodes, which a runtime resolver's text cannot be
+        (_Unknown), save ``oc.env`` with the value the launch exports or, not set by the launch, its default."""
+        if not isinstance(arg, Node):
+            return arg
+        if known and arg.resolver == "oc.env":
+            return self._env(arg, path, followed)
+        value = self._node(arg, path, followed)
+        if known and has_interpolation(value) and any(isinstance(p, Node) and p.resolver in RUNTIME_RESOLVERS
+                                                      for p in parse_string(value)):
+            raise _Unknown
+        return value
+
+    def _env(self, node: Node, path: str, followed: list[str]):
+        """oc.env's value (a string; a None default as is) where the launch decides it."""
+        name = str(self._arg(node.args[0], path, followed, known=True)) if node.args else ""
+        if name in self.env:
+            if has_interpolation(self.env[name]):
+                raise _Unknown  # the launch exports a value only known when it runs
+            return self.env[name]
+        if len(node.args) < 2:
+            raise _Unknown
+        default = self._arg(node.args[1], path, followed, known=True)
+        self.assumed.append((path, name, node.source))
+        return None if default is None else str(default)
+
+    def _decode(self, expr, path: str, followed: list[str]):
+        """OmegaConf's oc.decode: a string parsed and evaluated as one element of its grammar (None stays None);
+        an element that is an interpolation is resolved in this tree."""
+        from omegaconf import OmegaConf
+        from omegaconf.errors import OmegaConfBaseException
+        from omegaconf.resolvers.oc import decode
+
+        if isinstance(expr, str) and "${" in expr:
+            return self._string(expr.strip(), path, followed)
+        try:
+            return decode(expr, _parent_=OmegaConf.create({}), _node_=None)
+        except (OmegaConfBaseException, TypeError, ValueError) as exc:
+            raise InterpolationError(f"oc.decode cannot decode {expr!r}: {' '.join(str(exc).split())}",
+                                     path) from None
 
 
 def child(node, part: str):

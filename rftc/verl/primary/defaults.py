@@ -24,9 +24,9 @@ MISSING_VALUE = "???"
 class DefaultsError(Exception):
     """Hydra's refusal of a defaults list; the message is Hydra's. ``entry``: the index of the entry at fault."""
 
-    def __init__(self, message: str, file: Path | None = None, entry: int | None = None, code: str = "RFTC211"):
+    def __init__(self, message: str, file: Path | None = None, entry: int | None = None):
         super().__init__(message)
-        self.file, self.entry, self.code = file, entry, code
+        self.file, self.entry = file, entry
 
 
 @dataclass
@@ -168,11 +168,8 @@ def compose_file(directory: Path, name: str, primary: Primary, bundled: set[str]
         _unused(walk)
     except DefaultsError as exc:
         where = _entry_span(exc.file, exc.entry) if exc.file is not None else None
-        if exc.code == "RFTC211":
-            diags.add("RFTC211", f"Hydra refuses the defaults list: {exc}", where or span,
-                      hint="Hydra stops here too: fix the defaults list")
-        else:
-            diags.add(exc.code, str(exc), where or span)
+        diags.add("RFTC211", f"Hydra refuses the defaults list: {exc}", where or span,
+                  hint="Hydra stops here too: fix the defaults list")
         return False
     primary.layers.extend(walk.items)
     return True
@@ -352,8 +349,8 @@ def _options(group: Path) -> list[str]:
 
 
 def _unused(walk: _Walk) -> None:
-    """Overrides that matched no entry: a group of the bundled config (model_engine, or any group where Hydra
-    composes the checkout's folder) is chosen there; one of the files' own groups is Hydra's error."""
+    """Overrides that matched no entry: a group of the bundled config is chosen there (Hydra composes it, on the
+    checkout's folder or the release's); one of the files' own groups is Hydra's error."""
     for key, (value, config, used, e) in walk.overrides.items():
         if used:
             continue
@@ -361,13 +358,11 @@ def _unused(walk: _Walk) -> None:
         if (walk.directory / group).is_dir() or not isinstance(value, str):
             raise DefaultsError(f"In '{config}': Could not override '{key}'. No match in the defaults list.",
                                 walk.directory / file_name(config), e.index)
-        if walk.any_group:
-            walk.primary.group_choices.append(f"{key}={value}")
-        elif key == "model_engine":
-            walk.primary.choice = value
+        if key == "model_engine" and not walk.any_group:
+            walk.primary.choice = value  # the bundled trees hold its choices
         else:
-            raise DefaultsError(f"{Path(file_name(config)).name}: 'override {key}' is a config group choice rftc "
-                                "cannot compose", walk.directory / file_name(config), e.index, code="RFTC207")
+            walk.primary.group_choices.append(f"{key}={value}")
+            walk.primary.choice_spans[f"{key}={value}"] = _entry_span(walk.directory / file_name(config), e.index)
 
 
 def _entry_span(file: Path, index: int | None) -> Span | None:

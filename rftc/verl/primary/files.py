@@ -33,6 +33,7 @@ class Primary:
     name: str = ""  # the config name as the user wrote it (for EffectiveConfig.config_name)
     hydra: list = field(default_factory=list)  # hydra: sections of the files (recorded, not applied)
     group_choices: list = field(default_factory=list)  # "override group: option" of the files, as "group=option"
+    choice_spans: dict = field(default_factory=dict)  # each of group_choices -> where its entry is written
     directory: Path | None = None  # the script-local config directory, when there is one
     named_by: str = ""  # the checkout's entry module that names the config ("file:line"), when it does
     assumed: str = ""  # why the checkout's own entry module could not say: the name is upstream's

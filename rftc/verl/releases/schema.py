@@ -14,7 +14,7 @@ from importlib import resources
 
 from rftc.verl.releases import order
 
-SWITCHABLE_GROUP = "model_engine"  # the config group whose choices are bundled
+SWITCHABLE_GROUP = "model_engine"  # the config group whose choices are precomposed (others: releases.folder)
 
 
 @dataclass(frozen=True)
