@@ -1,10 +1,10 @@
 """veRL-agent's gigpo estimator (a fork's: its config's algorithm.gigpo section, its core_algos function) converts to
 Trinity-RFT 0.6's own gigpo algorithm: omega = step_advantage_w, gamma = algorithm.gamma, fnorm none for mode
 mean_norm and std for mean_std_norm, with RFTC338 saying that the workflow writes each step's anchor state and
-reward. Given those, the fork's function (FORK_CODE: the fork's core_algos.py, veRL-agent's formula as the fork in
-../shared/repro ships it) and Trinity's GiGPOAdvantageFn built from the converted config (load_config +
-check_and_update and its registry in .venv-trinity: tests/trinity_ref/gigpo.py) give the same advantages on random
-multi-step groups, in both modes. rftc diff sees the quantities: the step weight and the normalisation."""
+reward. Given those, the fork's function (FORK_CODE: the fork's core_algos.py of RFTC338's golden case,
+veRL-agent's formula as the fork in ../shared/repro ships it) and Trinity's GiGPOAdvantageFn built from the converted
+config (load_config + check_and_update and its registry in .venv-trinity: tests/trinity_ref/gigpo.py) give the same
+advantages on random multi-step groups, in both modes. rftc diff sees the quantities: the step weight and the normalisation."""
 
 from __future__ import annotations
 
@@ -16,46 +16,11 @@ import pytest
 import yaml
 
 from support.cli import convert, rftc
+from support.paths import ROOT
 from trinity_ref import reference
 from verl_checkout import write_checkout
 
-FORK_CODE = '''
-from collections import defaultdict
-from statistics import mean, stdev
-
-
-def _norm(values, mode, eps=1e-6):
-    if len(values) < 2:
-        return [0.0 for _ in values]
-    m = mean(values)
-    d = stdev(values) + eps if mode == "mean_std_norm" else 1.0
-    return [(v - m) / d for v in values]
-
-
-def gigpo_advantages(steps, gamma=1.0, step_advantage_w=1.0, mode="mean_norm"):
-    by_traj = defaultdict(list)
-    for s in steps:
-        by_traj[(s["group"], s["traj"])].append(s)
-    episode, ret = {}, {}
-    for key, traj in by_traj.items():
-        traj.sort(key=lambda s: s["t"])
-        running = 0.0
-        for s in reversed(traj):
-            running = s["reward"] + gamma * running
-            ret[id(s)] = running
-        episode[key] = sum(s["reward"] for s in traj)
-    a_e = {}
-    for group in {g for g, _ in episode}:
-        keys = [k for k in episode if k[0] == group]
-        a_e.update(zip(keys, _norm([episode[k] for k in keys], mode)))
-    anchors = defaultdict(list)
-    for s in steps:
-        anchors[(s["group"], s["state"])].append(s)
-    a_s = {}
-    for members in anchors.values():
-        a_s.update(zip([id(s) for s in members], _norm([ret[id(s)] for s in members], mode)))
-    return [a_e[(s["group"], s["traj"])] + step_advantage_w * a_s[id(s)] for s in steps]
-'''
+FORK_CODE = (ROOT / "golden" / "diagnostics" / "RFTC338" / "verl" / "trainer" / "ppo" / "core_algos.py").read_text()
 GAMMA, WEIGHT, N = 0.9, 0.7, 4
 
 
