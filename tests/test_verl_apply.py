@@ -312,19 +312,25 @@ def test_oc_decode_is_omegaconfs(monkeypatch):
         Resolver({"a": "${oc.decode:1}"}).resolve_key("a")
 
 
-def test_oc_decode_in_an_override_and_in_a_config_file(tmp_path):
-    eff, diags = compose("trainer.total_epochs='${oc.decode:\"3\"}'")
-    assert not diags.has_errors and eff.get("trainer.total_epochs") == 3
+def _config_file_launch(tmp_path, body: str):
+    """The invocation of a main_ppo launch composing cfg/my.yaml (Hydra's search path reaching veRL's config, then
+    ``body``: the rest of its defaults list and its values)."""
     from rftc.shell import analyze
 
     (tmp_path / "cfg").mkdir()
     (tmp_path / "cfg" / "my.yaml").write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n"
-                                              "  - ppo_trainer\n  - _self_\ntrainer:\n"
-                                              "  total_epochs: ${oc.decode:${oc.env:EPOCHS,3}}\n")
+                                              "  - ppo_trainer\n" + body)
     script = tmp_path / "run.sh"
     script.write_text(f"python3 -m verl.trainer.main_ppo --config-path={tmp_path}/cfg --config-name=my "
                       "actor_rollout_ref.rollout.name=vllm\n")
     (inv,) = analyze(script.read_text(), str(script)).invocations
+    return inv
+
+
+def test_oc_decode_in_an_override_and_in_a_config_file(tmp_path):
+    eff, diags = compose("trainer.total_epochs='${oc.decode:\"3\"}'")
+    assert not diags.has_errors and eff.get("trainer.total_epochs") == 3
+    inv = _config_file_launch(tmp_path, "  - _self_\ntrainer:\n  total_epochs: ${oc.decode:${oc.env:EPOCHS,3}}\n")
     for env, epochs in (({}, 3), ({"EPOCHS": "5"}, 5)):
         diags = Diagnostics()
         eff = effective_config(inv, verl_version="0.9.1", diags=diags, env=env)
@@ -336,15 +342,8 @@ def test_oc_decode_in_an_override_and_in_a_config_file(tmp_path):
                                     "override ref@actor_rollout_ref.ref: megatron_ref"])
 def test_a_config_files_group_choice_composes_the_releases_option_as_hydra_does(tmp_path, choice):
     import verl_reference as reference
-    from rftc.shell import analyze
 
-    (tmp_path / "cfg").mkdir()
-    (tmp_path / "cfg" / "my.yaml").write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n"
-                                              f"  - ppo_trainer\n  - {choice}\n  - _self_\ntrainer:\n  nnodes: 2\n")
-    script = tmp_path / "run.sh"
-    script.write_text(f"python3 -m verl.trainer.main_ppo --config-path={tmp_path}/cfg --config-name=my "
-                      "actor_rollout_ref.rollout.name=vllm\n")
-    (inv,) = analyze(script.read_text(), str(script)).invocations
+    inv = _config_file_launch(tmp_path, f"  - {choice}\n  - _self_\ntrainer:\n  nnodes: 2\n")
     diags = Diagnostics()
     eff = effective_config(inv, verl_version="0.9.1", diags=diags)
     assert not diags.has_errors, [d.message for d in diags]
@@ -355,16 +354,7 @@ def test_a_config_files_group_choice_composes_the_releases_option_as_hydra_does(
 
 
 def test_a_config_files_group_choice_the_release_lacks_is_hydras_error_at_its_entry(tmp_path):
-    from rftc.shell import analyze
-
-    (tmp_path / "cfg").mkdir()
-    (tmp_path / "cfg" / "my.yaml").write_text("hydra:\n  searchpath:\n    - pkg://verl.trainer.config\ndefaults:\n"
-                                              "  - ppo_trainer\n  - override actor@actor_rollout_ref.actor: nope\n"
-                                              "  - _self_\n")
-    script = tmp_path / "run.sh"
-    script.write_text(f"python3 -m verl.trainer.main_ppo --config-path={tmp_path}/cfg --config-name=my "
-                      "actor_rollout_ref.rollout.name=vllm\n")
-    (inv,) = analyze(script.read_text(), str(script)).invocations
+    inv = _config_file_launch(tmp_path, "  - override actor@actor_rollout_ref.actor: nope\n  - _self_\n")
     diags = Diagnostics()
     effective_config(inv, verl_version="0.9.1", diags=diags)
     (d,) = [d for d in diags if d.code == "RFTC207"]
