@@ -36,8 +36,9 @@ def report(tmp_path, a: tuple, b: tuple, *options: str, ext: str = ".sh") -> lis
     for name, content in (("a", a), ("b", b)):
         folder = tmp_path / name
         folder.mkdir(parents=True)
-        if ext == ".sh":
-            sides.append(launch(folder, *BASE, *content))
+        if ext == ".sh":  # Hydra's options (--config-name) before the overrides, as its command line takes them
+            words = (*BASE, *content)
+            sides.append(launch(folder, *sorted(words, key=lambda w: not w.startswith("--"))))
         else:
             path = folder / "config.yaml"
             path.write_text(yaml.safe_dump(content))
