@@ -2,7 +2,7 @@
 change seeds it otherwise, on both sides: a launch with one override changed at a time under the releases whose
 workers differ (the legacy FSDP workers seed nothing; the engine workers' FSDP engine seeds only with
 full_determinism; Megatron's always, with its release's default), a Trinity-RFT config with one field changed at a
-time, the same run written two ways, and a launch and its own conversion."""
+time, the same run written two ways, a launch and its own conversion, and veRL's engine SFT trainer."""
 
 from __future__ import annotations
 
@@ -101,4 +101,23 @@ def test_a_megatron_launch_of_verl_0_3_keeps_its_seed(tmp_path):
     assert tc["actor_rollout_ref"]["actor"]["megatron"]["seed"] == 1
     diff = rftc("diff", script, tmp_path / "out.yaml", "--verl-version", "0.3.0.post1", "--format", "json",
                 cwd=tmp_path)
+    assert "trainer_seed" not in {d["quantity"] for d in json.loads(diff.stdout)["differences"]}
+
+
+SFT = ("data.train_files=/d/train.parquet", "data.train_batch_size=16", "data.micro_batch_size_per_gpu=2",
+       "trainer.total_training_steps=10", "model.path=/m", "trainer.nnodes=1", "trainer.n_gpus_per_node=8",
+       "data.messages_key=messages")
+
+
+def test_the_engine_sft_trainer_seeds_under_full_determinism(tmp_path):
+    """veRL's engine SFT trainer seeds as the RL workers' FSDP engine does; its conversion carries the seed."""
+    sides = []
+    for name, extra in (("a", ()), ("b", ("engine.full_determinism=True", "engine.seed=7"))):
+        (tmp_path / name).mkdir()
+        sides.append(launch(tmp_path / name, *SFT, *extra, module="verl.trainer.sft_trainer"))
+    diff = rftc("diff", *sides, "--verl-version", "0.9.1", "--format", "json")
+    assert {d["quantity"] for d in json.loads(diff.stdout)["differences"]} == {"trainer_seed"}, diff.stderr
+    done = rftc("convert", sides[1], "--verl-version", "0.9.1", "-o", tmp_path / "out.yaml")
+    assert done.returncode == 0, done.stderr
+    diff = rftc("diff", sides[1], tmp_path / "out.yaml", "--verl-version", "0.9.1", "--format", "json")
     assert "trainer_seed" not in {d["quantity"] for d in json.loads(diff.stdout)["differences"]}
