@@ -31,7 +31,9 @@ COMMON = ("data.train_files=train.parquet", "data.val_files=test.parquet", "data
           f"{R}.log_prob_micro_batch_size_per_gpu=2", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
           "trainer.total_training_steps=100", "trainer.nnodes=1", "trainer.n_gpus_per_node=8",
           f"{A}.optim.override_optimizer_config={{}}")
-GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_type=low_var_kl",
+# the actor's engine seeds (rftc.mapping.seeds), whichever engine section the config has
+DETERMINISM = " | ".join(f"{A}.{e}.full_determinism=True" for e in ("fsdp_config", "veomni", "torchtitan"))
+GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_type=low_var_kl", DETERMINISM,
         f"{M}.lora_rank=8", f"{M}.lora_alpha=16",
         "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
         f"{A}.optim.lr_scheduler_type=cosine | {A}.optim.warmup_style=cosine | {A}.optim.lr_decay_style=cosine", f"{R}.multi_turn.enable=True",
@@ -46,6 +48,14 @@ PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "cr
        f"{A}.optim.lr_scheduler_type=null", "critic.optim.override_optimizer_config={}",
        f"{A}.shuffle=True", "critic.shuffle=True", f"{A}.data_loader_seed=7", "critic.data_loader_seed=7",
        "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine")
+# a reference engine in the actor's worker that seeds it (the actor's does not), and a critic's engine that seeds
+SEEDS = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
+         "critic.optim.override_optimizer_config={}", f"{A}.shuffle=True", "critic.shuffle=True",
+         f"{A}.data_loader_seed=7", "critic.data_loader_seed=7",
+         f"{A}.use_kl_loss=True", "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
+         *(" | ".join(f"{s}.{e}.{k}" for s, e in sections) for k in ("full_determinism=True", "seed=7") for sections in (
+             [("actor_rollout_ref.ref", e) for e in ("fsdp_config", "veomni", "torchtitan")],
+             [("critic", e) for e in ("fsdp", "model.fsdp_config", "veomni", "torchtitan")])))
 SAPO = ("algorithm.adv_estimator=grpo", f"{A}.policy_loss.loss_mode=sapo", "custom_reward_function.path=reward.py")
 ASYNC = ("rollout.nnodes=1", "rollout.n_gpus_per_node=4", "trainer.n_gpus_per_node=4",
          "async_training.require_batches=1", "rollout.total_rollout_steps=1000")
@@ -80,6 +90,7 @@ class Base:
 
 BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
          Base("ppo", MAIN, "ppo_trainer", COMMON + PPO),
+         Base("seeds", MAIN, "ppo_trainer", COMMON + SEEDS),
          Base("sapo", MAIN, "ppo_trainer", COMMON + SAPO),
          Base("hf", MAIN, "ppo_trainer", HF),
          Base("megatron-muon", MAIN, "ppo_megatron_trainer", COMMON + PPO + (
@@ -103,7 +114,7 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
              "data.prompt_key=question", "data.response_key=answer", "optim.lr_scheduler=cosine")),
          Base("sft-multiturn", "verl.trainer.fsdp_sft_trainer", "sft_trainer", SFT + ("data.multiturn.enable=True",)),
          Base("sft_engine", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
-             "optim.lr_scheduler_type=cosine", "data.use_dynamic_bsz=False")),
+             "optim.lr_scheduler_type=cosine", "data.use_dynamic_bsz=False", "engine.full_determinism=True")),
          Base("sft_engine-dynamic", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
              "data.use_dynamic_bsz=True", "data.max_token_len_per_gpu=8192")))
 # another valid value of an enumerated key (by its last name)
@@ -115,7 +126,8 @@ ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-
          "warmup_style": {"constant": "cosine", "*": "constant"}, "lr_scheduler": {"cosine": "wsd", "*": "cosine"},
          "lr_decay_style": {"constant": "cosine", "*": "constant"}, "truncation": {"error": "right", "*": "error"},
          "loss_type": {"ppo_clip": "reinforce", "*": "ppo_clip"}, "reward_manager": {"naive": "dapo", "*": "naive"},
-         "trainer_mode": {"sync": "colocate_async", "*": "sync"}, "type": {"fixed": "adaptive", "*": "fixed"}}
+         "trainer_mode": {"sync": "colocate_async", "*": "sync"},
+         "use_legacy_worker_impl": {"disable": "auto", "*": "disable"}, "type": {"fixed": "adaptive", "*": "fixed"}}
 NUMERIC = ("size", "steps", "num", "len", "ratio", "coef", "threshold", "freq", "seed", "rank", "epoch", "alpha")
 
 
@@ -294,9 +306,10 @@ def _bases(version: str):
              (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
              (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config)) and
              (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config))]
-    grpo = BASES[0]
+    grpo, seeds = BASES[0], BASES[2]
     default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
-    return bases + [replace(grpo, name=f"grpo-{c}", choice=c) for c in s.choices(grpo.config) if c != default]
+    return bases + [replace(b, name=f"{b.name}-{c}", choice=c) for b in (grpo, seeds)
+                    for c in s.choices(grpo.config) if c != default]
 
 
 def _can_hold(when: str, version: str) -> bool:
@@ -314,6 +327,10 @@ def _can_hold(when: str, version: str) -> bool:
         return semantics.resolve(version, snapshot=False).value(f"{role}_clip") != "optim"
     if when in ("filter_groups", "group_filter_trainer"):  # only main_ppo's v1 trainers of the bundled ones
         return "v1" in names and bool(modes.fact("v1_routing", version))
+    if when.startswith(("process_seed_", "determinism_")) and not when.endswith("_sft"):
+        # before 0.8.0 the bases run the legacy FSDP workers, which seed nothing (the engine workers, whose FSDP
+        # engine seeds under full_determinism, only under trainer.use_legacy_worker_impl=disable)
+        return semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     return True
@@ -390,7 +407,8 @@ TRINITY_ENUMS = {"algorithm_type": {"grpo": "ppo", "*": "grpo"}, "advantage_fn":
                  "policy_loss_fn": {"gspo": "ppo", "*": "gspo"}, "kl_loss_fn": {"none": "k2", "*": "none"},
                  "kl_penalty_fn": {"none": "k1", "*": "none"}, "entropy_loss_fn": {"none": "default", "*": "none"},
                  "mode": {"both": "train", "*": "both"}, "prompt_type": {"messages": "plaintext", "*": "messages"},
-                 "selector_type": {"shuffle": "sequential", "*": "shuffle"}}
+                 "selector_type": {"shuffle": "sequential", "*": "shuffle"},
+                 "trainer_strategy": {"megatron": "fsdp", "*": "megatron"}}
 
 
 def trinity_perturbed(path: str, value, annotation):

@@ -469,3 +469,13 @@ def test_which_sampling_keys_the_rollout_reads(release):
     from_config = spmd is not None and "hasattr(SamplingParams()" in spmd
     expected = "config" if from_config else "ignore_eos" if 'setdefault("ignore_eos"' in server else "fixed"
     assert _sem(release).value("rollout_sampling_keys") == expected
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_whether_the_engine_workers_keep_the_reference_in_a_lora_actor(release):
+    """From 0.7.1 main_ppo (0.9's main_ppo_v0) gives the engine ActorRolloutRefWorker a reference engine only where
+    no LoRA keeps the reference in the actor; before, wherever a KL is used (rftc.mapping.seeds)."""
+    require(release)
+    main = "".join(source(release, p) or "" for p in ("verl/trainer/main_ppo.py", "verl/trainer/main_ppo_v0.py"))
+    fused = "need_reference_policy(config) and not ref_in_actor" in main
+    assert _sem(release).value("engine_ref_in_actor") is fused

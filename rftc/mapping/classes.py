@@ -23,6 +23,7 @@ NAMES, CADENCE, PLACEMENT, MEMORY, BATCHING, KERNELS, PROFILING, PROCESSES, CLAS
 
 A, R, C, M, T = ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "critic", "actor_rollout_ref.model",
                  "trainer")
+REF = "actor_rollout_ref.ref"
 RC = "algorithm.rollout_correction"
 RM_ON = ("reward_model.enable", "reward.reward_model.enable")
 LEGACY_SFT = "model.partial_pretrain"  # only fsdp_sft_trainer's config has it
@@ -128,6 +129,39 @@ def _shuffles(role: str, *, seeded: bool = False):
     return holds
 
 
+def _seed_from(role: str, prefix: str):
+    """The process of the release's ``role`` worker ("actor", "critic") is seeded from a key under ``prefix``
+    (rftc.mapping.seeds)."""
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.seeds import verl_seed_key
+
+        _, sem = _semantics(release)
+        kl = bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)
+        return (role == "actor" or get("algorithm.adv_estimator") == "gae") and \
+            (verl_seed_key(get, sem, role, kl) or "").startswith(f"{prefix}.")
+    return holds
+
+
+def _engine_determinism(role: str):
+    """The release runs ``role`` on an engine worker other than Megatron's, whose full_determinism decides whether
+    it seeds ("ref": the actor's worker builds a reference engine of that kind and the actor's does not seed)."""
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.seeds import reference_in_worker, runs_engine, section
+
+        _, sem = _semantics(release)
+        own = "critic" if role == "critic" else "actor"
+        if role == "critic" and get("algorithm.adv_estimator") != "gae":
+            return False
+        if not runs_engine(get, sem, own) or get(f"{C if role == 'critic' else A}.strategy") in MCORE:
+            return False
+        if role != "ref":
+            return True
+        kl = bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)
+        actor = section(get, A, get(f"{A}.strategy"))
+        return reference_in_worker(get, sem, kl) and get(f"{actor}.full_determinism") is not True
+    return holds
+
+
 def _sample_flag_readers() -> tuple:
     from rftc.mapping.models import SAMPLE_FLAG_READERS
 
@@ -223,6 +257,31 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "critic_optim_clip": ("a critic is trained and clips at optim.clip_grad (Megatron, the engine workers)",
                           lambda get, release: get("algorithm.adv_estimator") == "gae"
                           and _clips_at_optim("critic")(get, release)),
+    # the trainer's seed (rftc.mapping.seeds)
+    "process_seed_actor": ("the actor's worker process is seeded from the actor's engine section (Megatron's always, "
+                   "another engine's where its full_determinism is on)", _seed_from("actor", A)),
+    "process_seed_ref": ("the actor's worker process is seeded from the reference's engine section, built before the "
+                 "actor's, which does not seed", _seed_from("actor", REF)),
+    "process_seed_critic": ("a critic is trained and its worker process is seeded from its engine section",
+                    _seed_from("critic", C)),
+    "determinism_actor": ("the actor runs on an engine worker other than Megatron's (it seeds where full_determinism)",
+                     _engine_determinism("actor")),
+    "determinism_ref": ("the actor's engine worker, not Megatron's, builds a reference engine and the actor's "
+                        "full_determinism is off", _engine_determinism("ref")),
+    "determinism_switch": ("an FSDP engine section turns full_determinism on (the engine workers seed with it, the "
+                           "legacy ones do not)", lambda get, release: get(f"{A}.strategy") in ("fsdp", "fsdp2") and any(
+                               get(f"{s}.full_determinism") is True for s in (
+                                   f"{A}.fsdp_config", f"{REF}.fsdp_config", f"{C}.model.fsdp_config", f"{C}.fsdp"))),
+    "determinism_critic": ("a critic is trained on an engine worker other than Megatron's (it seeds where "
+                      "full_determinism)", _engine_determinism("critic")),
+    "process_seed_sft": ("the engine SFT trainer's engine seeds (Megatron's always, another where full_determinism)",
+                 lambda get, release: get(LEGACY_SFT) is None and (
+                     get("engine.strategy") in MCORE or get("engine.full_determinism") is True)),
+    "unseeded_sft": ("the engine SFT trainer's engine seeds nothing (not Megatron's, full_determinism off): "
+                     "Megatron's would", lambda get, release: get(LEGACY_SFT) is None
+                     and get("engine.strategy") not in MCORE and get("engine.full_determinism") is not True),
+    "determinism_sft": ("the engine SFT trainer's engine is not Megatron's", lambda get, release:
+                        get(LEGACY_SFT) is None and get("engine.strategy") not in MCORE),
     # reward
     "reward_model": ("a reward model scores", lambda get, release: not _rule_reward(get, release)),
     "rule_reward": ("no reward model scores (a reward function does)", _rule_reward),
@@ -351,7 +410,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("tokenizer", "the tokenizer the rows are tokenized with"),
     ("trainer_backend", "the trainer's backend"),
     ("trainer_config_file", "a veRL worker config file laid over the trainer's"),
-    ("trainer_seed", "the seed the trainer initialises and samples with"),
     ("val_only", "the run only validates, and trains nothing"),
     ("weight_init", "whether a model's weights are loaded from its path or initialised at random (load_weight)"),
     ("weight_sync", "how often the explorer takes the trainer's new weights"),

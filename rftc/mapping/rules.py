@@ -47,19 +47,41 @@ def _lower(v):
     return v.lower() if isinstance(v, str) else v
 
 
-def _engine(section: str, action: str, trinity: str = "", *, megatron: bool = False, when: str = "") -> list[Rule]:
+def _engine(section: str, action: str, trinity: str = "", *, megatron: bool = False, when: str = "",
+            seed: dict | None = None) -> list[Rule]:
     """The rows of a worker's FSDP or Megatron section that change what is trained (the rest place, offload or
-    tune): the precision it trains in, its seed, and Megatron's MoE routing replay and model-config override.
-    They keep the section's action; ``trinity`` is a rule's function, or the section a passed key moves to."""
+    tune): the precision it trains in, its seed (and the full_determinism an FSDP engine seeds under: ``seed`` maps
+    each to its class; rftc.mapping.seeds), and Megatron's MoE routing replay and model-config override. They keep
+    the section's action; ``trinity`` is a rule's function, or the section a passed key moves to."""
     keys = ["dtype", "qat.*", "seed"] + (["router_replay.*", "override_mcore_model_config"] if megatron else [
-        "model_dtype", *(f"turbo_config.distributed.fsdp_plan.{k}_dtype" for k in ("param", "reduce", "output"))])
-    feeds = {"seed": "trainer_seed", "router_replay.*": "moe_routing", "override_mcore_model_config": "model_config"}
+        "model_dtype", "full_determinism",
+        *(f"turbo_config.distributed.fsdp_plan.{k}_dtype" for k in ("param", "reduce", "output"))])
+    feeds = {"router_replay.*": "moe_routing", "override_mcore_model_config": "model_config"}
     return [Rule(f"{section}.{k}", action, f"{trinity}.{k}" if action == "pass" and trinity else trinity,
-                 feeds=feeds.get(k, "precision"), when=when) for k in keys]
+                 **((seed or {})[k] if k in ("seed", "full_determinism") else
+                    {"feeds": feeds.get(k, "precision"), "when": when})) for k in keys]
 
 
 def _optimizer(v):
     return {"adamw": "adamw", "adam": "adam", "sgd": "sgd"}.get(str(v).lower(), v)
+
+
+def _seed_classes(role: str) -> dict[str, dict]:
+    """The classes of ``role``'s engine sections' seed and full_determinism (rftc.mapping.seeds), and of mindspeed's
+    seed (a Megatron engine: it always seeds; the reference's is set before the actor's)."""
+    seed = to("trainer_seed", f"process_seed_{role}")
+    return {"seed": seed, "full_determinism": to("trainer_seed", f"determinism_{role}"),
+            "mindspeed": no(UNREAD) if role == "ref" else seed}
+
+
+ACTOR_SEED, REF_SEED, CRITIC_SEED = (_seed_classes(role) for role in ("actor", "ref", "critic"))
+
+
+def _other_engines(classes: dict) -> list[tuple[str, dict]]:
+    """The seed rows of the engines other than FSDP and Megatron, the rest placement: veomni's and torchtitan's
+    seed under full_determinism, mindspeed's always."""
+    return [*((f"{e}.{k}", classes[k]) for e in ("torchtitan", "veomni") for k in ("seed", "full_determinism")),
+            ("mindspeed.seed", classes["mindspeed"])]
 
 
 A, R, C, M, D, T = ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "critic", "actor_rollout_ref.model",
@@ -299,10 +321,10 @@ RULES: list[Rule] = [
     Rule(f"{A}.fsdp_config.ulysses_sequence_parallel_size", "map", "trainer.ulysses_sequence_parallel_size",
          inert=PLACEMENT),
     Rule(f"{A}.fsdp_config.*", "pass", inert=MEMORY),
-    *_engine(f"{A}.fsdp_config", "pass"),
+    *_engine(f"{A}.fsdp_config", "pass", seed=ACTOR_SEED),
     Rule(f"{A}.megatron.*", "rule", "models.map_megatron",
          "trainer.megatron.* (parallel sizes), trainer.*_offload, the rest passed through", inert=PLACEMENT),
-    *_engine(f"{A}.megatron", "rule", "models.map_megatron", megatron=True),
+    *_engine(f"{A}.megatron", "rule", "models.map_megatron", megatron=True, seed=ACTOR_SEED),
     Rule(f"{A}.profiler.*", "handled", "", "profiling", inert=PROFILING),
     Rule(f"{A}.use_fused_kernels", "implied", "", "follows actor_rollout_ref.model.use_fused_kernels", inert=FOLLOWS),
     Rule(f"{A}.use_remove_padding", "implied", "", "follows actor_rollout_ref.model.use_remove_padding",
@@ -325,13 +347,14 @@ RULES: list[Rule] = [
         ("router_replay._target_", no(CLASS)),
         ("mindspeed.*", no(PLACEMENT)),
         ("torchtitan.*", no(PLACEMENT)),
+        *_other_engines(ACTOR_SEED),
         ("veomni.*", no(PLACEMENT)),
     ]],
     # ---- reference policy
     Rule("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", "pass", inert=BATCHING),
     Rule("actor_rollout_ref.ref.log_prob_micro_batch_size", "rule", "micro.map_micro", MICRO, inert=BATCHING),
     Rule("actor_rollout_ref.ref.fsdp_config.*", "pass", inert=MEMORY),
-    *_engine("actor_rollout_ref.ref.fsdp_config", "pass", when="kl"),
+    *_engine("actor_rollout_ref.ref.fsdp_config", "pass", when="kl", seed=REF_SEED),
     Rule("actor_rollout_ref.ref.use_torch_compile", "pass", inert=KERNELS),
     Rule("actor_rollout_ref.ref.entropy_from_logits_with_chunking", "pass", inert=MEMORY),
     Rule("actor_rollout_ref.ref.entropy_checkpointing", "pass", inert=MEMORY),
@@ -339,8 +362,9 @@ RULES: list[Rule] = [
         ("log_prob_use_dynamic_bsz", "follows trainer.use_dynamic_bsz", no(BATCHING)),
         ("log_prob_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", no(BATCHING)),
         ("ulysses_sequence_parallel_size", "follows trainer.ulysses_sequence_parallel_size", no(PLACEMENT)),
-        ("strategy", "follows trainer.trainer_strategy", no(PLACEMENT))]],
-    *_engine("actor_rollout_ref.ref.megatron", "rule", "models.map_megatron", megatron=True, when="kl"),
+        ("strategy", "follows trainer.trainer_strategy", to("trainer_seed", "determinism_ref"))]],
+    *_engine("actor_rollout_ref.ref.megatron", "rule", "models.map_megatron", megatron=True, when="kl",
+             seed={"seed": no(UNREAD)}),  # the actor's worker seeds with the actor's, set after it
     Rule("actor_rollout_ref.ref.megatron.*", "rule", "models.map_megatron", "passed through under megatron",
          inert=PLACEMENT),
     Rule("actor_rollout_ref.ref.profiler.*", "handled", "", "profiling", inert=PROFILING),
@@ -357,6 +381,7 @@ RULES: list[Rule] = [
         ("router_replay.*", no(KERNELS)),
         ("mindspeed.*", no(PLACEMENT)),
         ("torchtitan.*", no(PLACEMENT)),
+        *_other_engines(REF_SEED),
         ("veomni.*", no(PLACEMENT)),
     ]],
     Rule("actor_rollout_ref.hybrid_engine", "implied", "", "Trinity separates explorer and trainer", inert=PLACEMENT),
@@ -454,7 +479,7 @@ RULES: list[Rule] = [
     Rule(f"{C}.model.override_config", "pass", feeds="critic_model_config", when="critic"),
     Rule(f"{C}.model.fsdp_config.*", "pass", f"{C}.fsdp.*", "verl 0.8 moved the critic's FSDP settings to critic.fsdp",
          inert=MEMORY),
-    *_engine(f"{C}.model.fsdp_config", "pass", f"{C}.fsdp", when="critic"),
+    *_engine(f"{C}.model.fsdp_config", "pass", f"{C}.fsdp", when="critic", seed=CRITIC_SEED),
     Rule(f"{C}.model.*", "pass", inert=KERNELS),
     *[Rule(f"{C}.model.{k}", "pass", **c) for k, c in [
         ("lora_rank", to("critic_lora", "critic")), ("lora_alpha", to("critic_lora", "critic_lora")),
@@ -466,7 +491,7 @@ RULES: list[Rule] = [
         ("enable_activation_offload", no(MEMORY)), ("gradient_checkpointing_kwargs.*", no(MEMORY)),
         ("tiled_mlp.*", no(MEMORY)), ("mtp.*", no(UNREAD)), ("_target_", no(CLASS))]],
     Rule(f"{C}.fsdp.*", "pass", inert=MEMORY),
-    *_engine(f"{C}.fsdp", "pass", when="critic"),
+    *_engine(f"{C}.fsdp", "pass", when="critic", seed=CRITIC_SEED),
     *[Rule(f"{C}.optim.{k}", "rule", "models.map_models",
            "trainer_config.critic.optim.clip_grad where the release's critic clips at it", feeds="critic_optimizer",
            when=w) for k, w in (("clip_grad", "critic_optim_clip"), ("grad_clip", "critic"))],
@@ -500,11 +525,11 @@ RULES: list[Rule] = [
     Rule(f"{C}.loss_scale_factor", "none", "", NOT_CONVERTED, feeds="critic_loss_agg_mode", when="critic"),
     Rule(f"{C}.checkpoint.*", "pass", inert=CADENCE),
     Rule(f"{C}.megatron.*", "rule", "models.map_megatron", "passed through under megatron", inert=PLACEMENT),
-    *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, when="critic"),
+    *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, when="critic", seed=CRITIC_SEED),
     *[Rule(f"{C}.{k}", "rule", "models.map_models", n, **c) for k, n, c in [
         ("enable", "implied by algorithm.algorithm_type (ppo trains a critic)", no(FOLLOWS)),
         ("strategy", "follows trainer.trainer_strategy (the worker that reads critic.optim)",
-         to("critic_optimizer", "critic")),
+         to("critic_optimizer trainer_seed", "critic")),
         ("ppo_mini_batch_size", "follows buffer.train_batch_size", to("critic_steps", "critic")),
         ("use_dynamic_bsz", "follows trainer.use_dynamic_bsz", no(BATCHING)),
         ("ppo_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", no(BATCHING)),
@@ -521,6 +546,7 @@ RULES: list[Rule] = [
         ("nccl_timeout", no(PROCESSES)),
         ("mindspeed.*", no(PLACEMENT)),
         ("torchtitan.*", no(PLACEMENT)),
+        *_other_engines(CRITIC_SEED),
         ("veomni.*", no(PLACEMENT)),
     ]],
     # ---- rewards (rftc/mapping/rewards.py)
@@ -595,7 +621,7 @@ RULES: list[Rule] = [
         ("rollout_data_dir", "rollout dumps (Trinity keeps experiences in its buffer)", no(NAMES)),
         ("validation_data_dir", "validation dumps", no(NAMES)),
         ("ray_wait_register_center_timeout", "Ray start-up", no(PROCESSES)),
-        ("use_legacy_worker_impl", "veRL worker selection", no(KERNELS)),
+        ("use_legacy_worker_impl", "veRL worker selection", to("trainer_seed", "determinism_switch")),
         ("esi_redundant_time", "checkpoint timing", no(CADENCE)),
         ("del_local_ckpt_after_load", "checkpoint housekeeping", no(CADENCE)),
         ("hdfs_dir", "checkpoint upload", no(CADENCE)),

@@ -104,13 +104,15 @@ SFT_RULES: list[Rule] = [
     Rule("model.mtp.*", "none", "", "multi-token prediction is not in Trinity-RFT 0.6", feeds="mtp"),
     # ---- engine (sft_trainer_engine): the FSDP worker settings
     Rule("engine.ulysses_sequence_parallel_size", "map", "trainer.ulysses_sequence_parallel_size", inert=PLACEMENT),
-    Rule("engine.strategy", "rule", "sft.map_sft_model", "trainer.trainer_strategy", inert=PLACEMENT),
+    Rule("engine.strategy", "rule", "sft.map_sft_model", "trainer.trainer_strategy", feeds="trainer_seed",
+         when="unseeded_sft"),
     Rule("engine.*", "pass", f"{A}.fsdp_config.*", inert=MEMORY),
     *[Rule(f"engine.{k}", "pass", f"{A}.fsdp_config.{k}", **c) for k, c in [
-        ("dtype", to("precision")), ("model_dtype", to("precision")), ("seed", to("trainer_seed")),
+        ("dtype", to("precision")), ("model_dtype", to("precision")), ("seed", to("trainer_seed", "process_seed_sft")),
         ("qat.*", to("precision")), ("turbo_config.distributed.fsdp_plan.*", to("precision")),
         ("turbo_config.distributed.*", no(PLACEMENT)), ("fsdp_size", no(PLACEMENT)),
-        ("full_determinism", no(KERNELS)), ("use_torch_compile", no(KERNELS)), ("pad_to_length", no(KERNELS)),
+        ("full_determinism", to("trainer_seed", "determinism_sft")), ("use_torch_compile", no(KERNELS)),
+        ("pad_to_length", no(KERNELS)),
         ("pad_to_length_bucket", no(KERNELS)), ("forward_only", no(UNREAD)), ("wrap_policy.*", no(PLACEMENT)),
         ("use_no_sync_for_gradient_accumulation", no(BATCHING)), ("use_orig_params", no(KERNELS))]],
     # ---- optimizer (rftc/mapping/sft.py for the schedule)

@@ -345,7 +345,7 @@ FIELDS: list[Field] = [
     Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),
     # ---- trainer
     *[Field(f"trainer.{k}", **c) for k, c in [
-        ("name", no(NAMES)), ("trainer_type", to("trainer_backend")), ("trainer_strategy", no(PLACEMENT)),
+        ("name", no(NAMES)), ("trainer_type", to("trainer_backend")), ("trainer_strategy", to("trainer_seed")),
         ("save_interval", no(CADENCE)), ("enable_preview", no(NAMES)), ("total_steps", to("lr_horizon", "horizon")),
         ("save_hf_checkpoint", no(CADENCE)),
         ("grad_clip", no(UNREAD)),  # Trinity writes it to the critic's frozen grad_clip: no worker reads it
@@ -358,7 +358,7 @@ FIELDS: list[Field] = [
         ("save_strategy", no(CADENCE)), ("max_checkpoints_to_keep", no(CADENCE)), ("megatron.*", no(PLACEMENT)),
         ("trust_remote_code", no(FOLLOWS)),
         # the veRL worker config Trinity merges: its keys are veRL's, classified by rftc.mapping.rules
-        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps", "rl")),
+        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed", "rl")),
         ("trainer_config_path", to("trainer_config_file"))]],
     # ---- synchronizer, monitor, service, log
     *[Field(f"synchronizer.{k}", **c) for k, c in [

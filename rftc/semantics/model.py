@@ -207,6 +207,10 @@ class TrainingRun:
     value_clip: Value = _q("loss", "value clip (critic)",
                            "the critic's new values are clipped to a different range around the old ones, so the "
                            "value model moves at a different pace and the advantages it gives differ")
+    # the trainer's generators
+    trainer_seed: Value = _q("model", "trainer seed (actor, critic)",
+                             "the trainer's random draws (dropout, the weights a new value head starts from) differ, "
+                             "so the run does not repeat step for step")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -253,6 +257,7 @@ class SftRun:
                             "the model learns to produce different parts of each row (which columns or chat turns the "
                             "loss covers)")
     model: Value = _as_in_rl("model")
+    trainer_seed: Value = _as_in_rl("trainer_seed")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

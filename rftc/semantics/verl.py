@@ -17,6 +17,7 @@ from rftc.semantics.minibatch import CriticSteps, verl_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.reader import Reader, train_rows
+from rftc.semantics.seeds import verl_seed
 from rftc.semantics.inputs import launch_path
 from rftc.semantics.sft_verl import from_verl_sft
 from rftc.semantics.verl_inputs import inputs, reward_keys
@@ -119,6 +120,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
                              *(f"{A}.{k}" for k in ("shuffle", "data_loader_seed") if r.eff.has(f"{A}.{k}")),
                              formula=f"ppo_epochs passes over a trainer step's {si} mini-batches"),
         critic_steps=_critic_steps(r, sem, batch, n, k_sync) if est == "gae" else Value(None),
+        trainer_seed=verl_seed(r.get, r.where, sem, critic=est == "gae", kl=kl_loss or kl_reward),
         n=r.v(f"{R}.n", 1),
         temperature=r.v(f"{R}.temperature", 1.0),
         top_p=r.v(f"{R}.top_p", 1.0),

@@ -94,6 +94,11 @@ CHANGES: tuple[Change, ...] = (
            "(0.5.0's engine clips at the critic's grad_clip too)"),
     Change("critic_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step (the legacy "
            "critic is gone)"),
+    # -- whether the engine workers leave the reference out of the actor's worker where LoRA is on (rftc.mapping.seeds)
+    Change("engine_ref_in_actor", FIRST, False, "verl/trainer/main_ppo.py TaskRunner.add_actor_rollout_worker: the "
+           "engine ActorRolloutRefWorker builds the reference wherever use_kl_in_reward or use_kl_loss"),
+    Change("engine_ref_in_actor", "0.7.1", True, "verl/trainer/main_ppo.py TaskRunner.add_actor_rollout_worker: "
+           "need_reference_policy(config) and not ref_in_actor (lora rank > 0 or lora_adapter_path)"),
     # -- which legacy workers shuffle a rollout batch's responses into mini-batches (actor.shuffle, critic.shuffle);
     # the engine workers ("actor_clip", "critic_clip" say where they run) always do, with data_loader_seed
     Change("legacy_shuffle", FIRST, "all_unseeded", "verl/trainer/ppo/actor/dp_actor.py "
