@@ -172,3 +172,26 @@ def test_what_trinity_computes_otherwise_is_refused(loss_types, name):
         fields["policy_loss"] = PolicyLossConfig(loss_mode=fields.pop("loss_mode"))
     _, grad = _runtime_loss(dataclasses.replace(config, **fields), _advantages(runnable))
     assert not torch.allclose(torch.tensor(trinity["grad"]), grad, atol=1e-4)
+
+
+def test_verls_sapo_is_told_from_trinitys_and_not_converted(loss_types, tmp_path):
+    """veRL's sapo loss is the gate of the ratio, aggregated seq-mean-token-mean; Trinity's of the same name is the
+    detached gate times the log-prob (REFUSED's sapo sections: other gradients on the harness's batch). rftc diff
+    of a sapo launch against Trinity's sapo with the same taus reports the policy loss, and convert writes nothing
+    (RFTC344)."""
+    from rftc.compare import diff
+    from support.cli import convert, launch
+
+    cfg, trinity = loss_types["sapo-tau"]
+    assert trinity["policy_loss_fn"] == "sapo" and trinity["loss_agg_mode"] == "seq-mean-token-mean"
+    script = launch(tmp_path, *reference.LAUNCH, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=5",
+                    "data.train_files=/d/gsm8k/train.parquet", "actor_rollout_ref.actor.policy_loss.loss_mode=sapo",
+                    "actor_rollout_ref.actor.tau_pos=2.0", "actor_rollout_ref.actor.tau_neg=3.0")
+    config = tmp_path / "sapo.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    found = {q.name: (a.value, b.value) for q, a, b in diff(str(script), str(config)).differences}
+    assert found["policy_loss"] == ("verl sapo", "sapo")
+    assert "sapo_tau" not in found
+    done = convert(script, out=tmp_path / "out", cwd=tmp_path, status=1)
+    assert [d["code"] for d in done.diagnostics if d["severity"] == "error"] == ["RFTC344"] and not done.configs
+
