@@ -109,10 +109,24 @@ REFUSED = {
                      "policy_loss_fn_args.fallback_to_policy_gradient: true", {}),
 }
 
+# Policy-loss arguments as Trinity's constructors take them: a given *_args alone (the constructor's defaults fill the
+# rest, default_args() only where it is unset), each clip bound from clip_range_low/high else clip_range.
+ARGS = {
+    "gspo-default-args": {"algorithm_type": "gspo"},
+    "gspo-clip-range": {"algorithm_type": "gspo", "policy_loss_fn_args": {"clip_range": 0.2}},
+    "gspo-high-only": {"algorithm_type": "gspo", "policy_loss_fn_args": {"clip_range_high": 0.3}},
+    "ppo-default-args": {"algorithm_type": "grpo", "policy_loss_fn": "ppo"},
+    "ppo-low-over-range": {"algorithm_type": "grpo", "policy_loss_fn": "ppo",
+                           "policy_loss_fn_args": {"clip_range": 0.3, "clip_range_low": 0.1}},
+    "ppo-high-only": {"algorithm_type": "grpo", "policy_loss_fn": "ppo",
+                      "policy_loss_fn_args": {"clip_range_high": 0.3}},
+    "ppo-empty-args": {"algorithm_type": "grpo", "policy_loss_fn": "ppo", "policy_loss_fn_args": {}},
+}
+
 
 @pytest.fixture(scope="module")
 def loss_types(tmp_path_factory):
-    """Each section of RUN and REFUSED in the config `rftc convert` writes for a gspo launch, as Trinity runs it:
+    """Each section of RUN, REFUSED and ARGS in the config `rftc convert` writes for a gspo launch, as Trinity runs it:
     {name: (config, Trinity's record)}."""
     folder = tmp_path_factory.mktemp("loss_types")
     base = yaml.safe_load(reference.convert_launch(
@@ -121,7 +135,7 @@ def loss_types(tmp_path_factory):
     assert base["algorithm"]["algorithm_type"] == "gspo"
     kept = {k: v for k, v in base["algorithm"].items() if k not in ("algorithm_type", "advantage_fn", "policy_loss_fn")}
     configs = {}
-    for name, section in {**RUN, **{k: v[0] for k, v in REFUSED.items()}}.items():
+    for name, section in {**RUN, **{k: v[0] for k, v in REFUSED.items()}, **ARGS}.items():
         configs[name] = {**base, "algorithm": {**kept, **section}}
         (folder / f"{name}.yaml").write_text(yaml.safe_dump(configs[name]))
     records = reference.harness("algorithms.py", *(f"{name}.yaml" for name in configs), cwd=folder)
@@ -195,3 +209,20 @@ def test_verls_sapo_is_told_from_trinitys_and_not_converted(loss_types, tmp_path
     done = convert(script, out=tmp_path / "out", cwd=tmp_path, status=1)
     assert [d["code"] for d in done.diagnostics if d["severity"] == "error"] == ["RFTC344"] and not done.configs
 
+
+@pytest.mark.parametrize("name", ARGS)
+def test_policy_loss_arguments_are_what_trinitys_constructors_make_of_them(loss_types, name, tmp_path):
+    """rftc check reports RFTC488 exactly where Trinity's constructor raises, and no argument it takes as unknown
+    (RFTC473); where it builds the loss, the semantic model's clip bounds are those the loss is built with."""
+    from rftc.api import check
+    from rftc.compare import training_run
+
+    cfg, trinity = loss_types[name]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    codes = [d.code for d in check(str(path)).diagnostics]
+    assert "RFTC473" not in codes
+    assert ("RFTC488" in codes) == ("raises" in trinity), (codes, trinity.get("raises"))
+    if "raises" not in trinity:
+        run = training_run(str(path)).run
+        assert [run.clip_low.value, run.clip_high.value] == trinity["clip"]
