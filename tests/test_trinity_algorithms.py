@@ -226,3 +226,44 @@ def test_policy_loss_arguments_are_what_trinitys_constructors_make_of_them(loss_
     if "raises" not in trinity:
         run = training_run(str(path)).run
         assert [run.clip_low.value, run.clip_high.value] == trinity["clip"]
+
+
+# veRL launches whose policy loss convert maps by name, with settings it writes: (overrides, the launch's own
+# ActorConfig fields for veRL's loss). The converted config, as Trinity builds it, trains the same gradient.
+ACTOR = "actor_rollout_ref.actor"
+BY_NAME = {
+    "vanilla": ((f"{ACTOR}.clip_ratio_low=0.1", f"{ACTOR}.clip_ratio_high=0.3", f"{ACTOR}.clip_ratio_c=2.5",
+                 f"{ACTOR}.loss_agg_mode=seq-mean-token-sum"),
+                {"loss_mode": "vanilla", "clip_ratio_low": 0.1, "clip_ratio_high": 0.3, "clip_ratio_c": 2.5,
+                 "loss_agg_mode": "seq-mean-token-sum"}),
+    "gspo": ((f"{ACTOR}.policy_loss.loss_mode=gspo", f"{ACTOR}.clip_ratio_low=0.05", f"{ACTOR}.clip_ratio_high=0.1",
+              f"{ACTOR}.loss_agg_mode=seq-mean-token-mean"),
+             {"loss_mode": "gspo", "clip_ratio_low": 0.05, "clip_ratio_high": 0.1,
+              "loss_agg_mode": "seq-mean-token-mean"}),
+    "cispo": ((f"{ACTOR}.policy_loss.loss_mode=cispo", f"{ACTOR}.clip_ratio_low=0.2", f"{ACTOR}.clip_ratio_high=0.3"),
+              {"loss_mode": "cispo", "clip_ratio_low": 0.2, "clip_ratio_high": 0.3, "loss_agg_mode": "token-mean"}),
+    "gpg": ((f"{ACTOR}.policy_loss.loss_mode=gpg", f"{ACTOR}.loss_agg_mode=seq-mean-token-mean"),
+            {"loss_mode": "gpg", "loss_agg_mode": "seq-mean-token-mean"}),
+}
+
+
+@pytest.mark.parametrize("mode", BY_NAME)
+def test_losses_convert_maps_by_name_train_as_verl_does(tmp_path, mode):
+    """rftc convert of a grpo launch with veRL's loss_mode and its settings; Trinity's loss on the converted config
+    (the harness) and veRL's own loss with the launch's settings give the same gradient on one batch."""
+    import dataclasses
+
+    from verl.workers.config.actor import PolicyLossConfig
+
+    overrides, fields = BY_NAME[mode]
+    out = reference.convert_launch(tmp_path, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=5",
+                                   "data.train_files=/d/gsm8k/train.parquet", *overrides)
+    trinity = reference.harness("algorithms.py", str(out), cwd=tmp_path)[str(out)]
+    alg = settings(yaml.safe_load(out.read_text())).algorithm
+    config = algorithm.bind(alg, mini_batch_size=20, micro_batch_size=20, grad_clip=1.0).actor_config
+    fields = dict(fields)
+    verl = dataclasses.replace(config, policy_loss=PolicyLossConfig(loss_mode=fields.pop("loss_mode")), **fields)
+    loss, grad = _runtime_loss(verl, torch.tensor(trinity["advantages"]))
+    assert grad.abs().sum() > 0
+    assert trinity["loss"] == pytest.approx(loss, abs=1e-6)
+    torch.testing.assert_close(torch.tensor(trinity["grad"]), grad, atol=1e-7, rtol=1e-5)
