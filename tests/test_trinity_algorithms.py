@@ -198,9 +198,10 @@ def test_verls_sapo_is_told_from_trinitys_and_not_converted(loss_types, tmp_path
 
     cfg, trinity = loss_types["sapo-tau"]
     assert trinity["policy_loss_fn"] == "sapo" and trinity["loss_agg_mode"] == "seq-mean-token-mean"
-    script = launch(tmp_path, *reference.LAUNCH, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=5",
-                    "data.train_files=/d/gsm8k/train.parquet", "actor_rollout_ref.actor.policy_loss.loss_mode=sapo",
-                    "actor_rollout_ref.actor.tau_pos=2.0", "actor_rollout_ref.actor.tau_neg=3.0")
+    sapo = ("algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=5", "data.train_files=/d/gsm8k/train.parquet",
+            "actor_rollout_ref.actor.policy_loss.loss_mode=sapo", "actor_rollout_ref.actor.tau_pos=2.0",
+            "actor_rollout_ref.actor.tau_neg=3.0")
+    script = launch(tmp_path, *reference.LAUNCH, *sapo)
     config = tmp_path / "sapo.yaml"
     config.write_text(yaml.safe_dump(cfg))
     found = {q.name: (a.value, b.value) for q, a, b in diff(str(script), str(config)).differences}
@@ -208,6 +209,10 @@ def test_verls_sapo_is_told_from_trinitys_and_not_converted(loss_types, tmp_path
     assert "sapo_tau" not in found
     done = convert(script, out=tmp_path / "out", cwd=tmp_path, status=1)
     assert [d["code"] for d in done.diagnostics if d["severity"] == "error"] == ["RFTC344"] and not done.configs
+    # in bypass mode veRL trains its PPO-clip loss whatever loss_mode says: that converts
+    (tmp_path / "bypass").mkdir()
+    bypass = reference.convert_launch(tmp_path / "bypass", *sapo, "algorithm.rollout_correction.bypass_mode=True")
+    assert yaml.safe_load(bypass.read_text())["algorithm"]["policy_loss_fn"] == "ppo"
 
 
 @pytest.mark.parametrize("name", ARGS)

@@ -139,7 +139,7 @@ def map_algorithm(d: Draft) -> str | None:
         adv, algo = ESTIMATORS[est]
     mode_key = f"{A}.policy_loss.loss_mode"
     mode = str(d.val(mode_key))
-    if mode in OTHER_LOSSES:
+    if mode in OTHER_LOSSES and not (d.flag(f"{RC}.bypass_mode") and d.cfg.has(f"{RC}.loss_type")):
         d.report("RFTC344", f"{mode_key}={mode} has no Trinity-RFT 0.6 equivalent: {OTHER_LOSSES[mode]}",
                  mode_key, extra_keys=[k for k in (f"{A}.tau_pos", f"{A}.tau_neg") if d.user(k)],
                  hint="use a policy loss Trinity trains as veRL does (vanilla, gspo, cispo, gpg), or train the job "
@@ -420,7 +420,8 @@ def _bypass_loss(d: Draft) -> None:
                  "the config trains with the loss algorithm.policy_loss_fn names", type_key)
     elif mode != "vanilla":
         d.report("RFTC305", f"{mode_key}={mode} with {RC}.bypass_mode=True: veRL's bypass mode trains its PPO-clip "
-                 f"loss whatever loss_mode says; the config trains with Trinity's {mode} loss", mode_key)
+                 f"loss whatever loss_mode says; the config trains with Trinity's {LOSS_MODES.get(mode, ('ppo',))[0]} "
+                 "loss", mode_key)
 
 
 def _ppo_epochs(d: Draft, algo: str) -> None:
