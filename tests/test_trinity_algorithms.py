@@ -109,10 +109,24 @@ REFUSED = {
                      "policy_loss_fn_args.fallback_to_policy_gradient: true", {}),
 }
 
+# Policy-loss arguments as Trinity's constructors take them: a given *_args alone (the constructor's defaults fill the
+# rest, default_args() only where it is unset), each clip bound from clip_range_low/high else clip_range.
+ARGS = {
+    "gspo-default-args": {"algorithm_type": "gspo"},
+    "gspo-clip-range": {"algorithm_type": "gspo", "policy_loss_fn_args": {"clip_range": 0.2}},
+    "gspo-high-only": {"algorithm_type": "gspo", "policy_loss_fn_args": {"clip_range_high": 0.3}},
+    "ppo-default-args": {"algorithm_type": "grpo", "policy_loss_fn": "ppo"},
+    "ppo-low-over-range": {"algorithm_type": "grpo", "policy_loss_fn": "ppo",
+                           "policy_loss_fn_args": {"clip_range": 0.3, "clip_range_low": 0.1}},
+    "ppo-high-only": {"algorithm_type": "grpo", "policy_loss_fn": "ppo",
+                      "policy_loss_fn_args": {"clip_range_high": 0.3}},
+    "ppo-empty-args": {"algorithm_type": "grpo", "policy_loss_fn": "ppo", "policy_loss_fn_args": {}},
+}
+
 
 @pytest.fixture(scope="module")
 def loss_types(tmp_path_factory):
-    """Each section of RUN and REFUSED in the config `rftc convert` writes for a gspo launch, as Trinity runs it:
+    """Each section of RUN, REFUSED and ARGS in the config `rftc convert` writes for a gspo launch, as Trinity runs it:
     {name: (config, Trinity's record)}."""
     folder = tmp_path_factory.mktemp("loss_types")
     base = yaml.safe_load(reference.convert_launch(
@@ -121,7 +135,7 @@ def loss_types(tmp_path_factory):
     assert base["algorithm"]["algorithm_type"] == "gspo"
     kept = {k: v for k, v in base["algorithm"].items() if k not in ("algorithm_type", "advantage_fn", "policy_loss_fn")}
     configs = {}
-    for name, section in {**RUN, **{k: v[0] for k, v in REFUSED.items()}}.items():
+    for name, section in {**RUN, **{k: v[0] for k, v in REFUSED.items()}, **ARGS}.items():
         configs[name] = {**base, "algorithm": {**kept, **section}}
         (folder / f"{name}.yaml").write_text(yaml.safe_dump(configs[name]))
     records = reference.harness("algorithms.py", *(f"{name}.yaml" for name in configs), cwd=folder)
@@ -172,3 +186,89 @@ def test_what_trinity_computes_otherwise_is_refused(loss_types, name):
         fields["policy_loss"] = PolicyLossConfig(loss_mode=fields.pop("loss_mode"))
     _, grad = _runtime_loss(dataclasses.replace(config, **fields), _advantages(runnable))
     assert not torch.allclose(torch.tensor(trinity["grad"]), grad, atol=1e-4)
+
+
+def test_verls_sapo_is_told_from_trinitys_and_not_converted(loss_types, tmp_path):
+    """veRL's sapo loss is the gate of the ratio, aggregated seq-mean-token-mean; Trinity's of the same name is the
+    detached gate times the log-prob (REFUSED's sapo sections: other gradients on the harness's batch). rftc diff
+    of a sapo launch against Trinity's sapo with the same taus reports the policy loss, and convert writes nothing
+    (RFTC344)."""
+    from rftc.compare import diff
+    from support.cli import convert, launch
+
+    cfg, trinity = loss_types["sapo-tau"]
+    assert trinity["policy_loss_fn"] == "sapo" and trinity["loss_agg_mode"] == "seq-mean-token-mean"
+    sapo = ("algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=5", "data.train_files=/d/gsm8k/train.parquet",
+            "actor_rollout_ref.actor.policy_loss.loss_mode=sapo", "actor_rollout_ref.actor.tau_pos=2.0",
+            "actor_rollout_ref.actor.tau_neg=3.0")
+    script = launch(tmp_path, *reference.LAUNCH, *sapo)
+    config = tmp_path / "sapo.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    found = {q.name: (a.value, b.value) for q, a, b in diff(str(script), str(config)).differences}
+    assert found["policy_loss"] == ("verl sapo", "sapo")
+    assert "sapo_tau" not in found
+    done = convert(script, out=tmp_path / "out", cwd=tmp_path, status=1)
+    assert [d["code"] for d in done.diagnostics if d["severity"] == "error"] == ["RFTC344"] and not done.configs
+    # in bypass mode veRL trains its PPO-clip loss whatever loss_mode says: that converts
+    (tmp_path / "bypass").mkdir()
+    bypass = reference.convert_launch(tmp_path / "bypass", *sapo, "algorithm.rollout_correction.bypass_mode=True")
+    assert yaml.safe_load(bypass.read_text())["algorithm"]["policy_loss_fn"] == "ppo"
+
+
+@pytest.mark.parametrize("name", ARGS)
+def test_policy_loss_arguments_are_what_trinitys_constructors_make_of_them(loss_types, name, tmp_path):
+    """rftc check reports RFTC488 exactly where Trinity's constructor raises, and no argument it takes as unknown
+    (RFTC473); where it builds the loss, the semantic model's clip bounds are those the loss is built with."""
+    from rftc.api import check
+    from rftc.compare import training_run
+
+    cfg, trinity = loss_types[name]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    codes = [d.code for d in check(str(path)).diagnostics]
+    assert "RFTC473" not in codes
+    assert ("RFTC488" in codes) == ("raises" in trinity), (codes, trinity.get("raises"))
+    if "raises" not in trinity:
+        run = training_run(str(path)).run
+        assert [run.clip_low.value, run.clip_high.value] == trinity["clip"]
+
+
+# veRL launches whose policy loss convert maps by name, with settings it writes: (overrides, the launch's own
+# ActorConfig fields for veRL's loss). The converted config, as Trinity builds it, trains the same gradient.
+ACTOR = "actor_rollout_ref.actor"
+BY_NAME = {
+    "vanilla": ((f"{ACTOR}.clip_ratio_low=0.1", f"{ACTOR}.clip_ratio_high=0.3", f"{ACTOR}.clip_ratio_c=2.5",
+                 f"{ACTOR}.loss_agg_mode=seq-mean-token-sum"),
+                {"loss_mode": "vanilla", "clip_ratio_low": 0.1, "clip_ratio_high": 0.3, "clip_ratio_c": 2.5,
+                 "loss_agg_mode": "seq-mean-token-sum"}),
+    "gspo": ((f"{ACTOR}.policy_loss.loss_mode=gspo", f"{ACTOR}.clip_ratio_low=0.05", f"{ACTOR}.clip_ratio_high=0.1",
+              f"{ACTOR}.loss_agg_mode=seq-mean-token-mean"),
+             {"loss_mode": "gspo", "clip_ratio_low": 0.05, "clip_ratio_high": 0.1,
+              "loss_agg_mode": "seq-mean-token-mean"}),
+    "cispo": ((f"{ACTOR}.policy_loss.loss_mode=cispo", f"{ACTOR}.clip_ratio_low=0.2", f"{ACTOR}.clip_ratio_high=0.3"),
+              {"loss_mode": "cispo", "clip_ratio_low": 0.2, "clip_ratio_high": 0.3, "loss_agg_mode": "token-mean"}),
+    "gpg": ((f"{ACTOR}.policy_loss.loss_mode=gpg", f"{ACTOR}.loss_agg_mode=seq-mean-token-mean"),
+            {"loss_mode": "gpg", "loss_agg_mode": "seq-mean-token-mean"}),
+}
+
+
+@pytest.mark.parametrize("mode", BY_NAME)
+def test_losses_convert_maps_by_name_train_as_verl_does(tmp_path, mode):
+    """rftc convert of a grpo launch with veRL's loss_mode and its settings; Trinity's loss on the converted config
+    (the harness) and veRL's own loss with the launch's settings give the same gradient on one batch."""
+    import dataclasses
+
+    from verl.workers.config.actor import PolicyLossConfig
+
+    overrides, fields = BY_NAME[mode]
+    out = reference.convert_launch(tmp_path, "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=5",
+                                   "data.train_files=/d/gsm8k/train.parquet", *overrides)
+    trinity = reference.harness("algorithms.py", str(out), cwd=tmp_path)[str(out)]
+    alg = settings(yaml.safe_load(out.read_text())).algorithm
+    config = algorithm.bind(alg, mini_batch_size=20, micro_batch_size=20, grad_clip=1.0).actor_config
+    fields = dict(fields)
+    verl = dataclasses.replace(config, policy_loss=PolicyLossConfig(loss_mode=fields.pop("loss_mode")), **fields)
+    loss, grad = _runtime_loss(verl, torch.tensor(trinity["advantages"]))
+    assert grad.abs().sum() > 0
+    assert trinity["loss"] == pytest.approx(loss, abs=1e-6)
+    torch.testing.assert_close(torch.tensor(trinity["grad"]), grad, atol=1e-7, rtol=1e-5)

@@ -54,10 +54,16 @@ LOSS_MODES = {
     "vanilla": ("ppo", None),
     "gspo": ("gspo", "gspo"),
     "cispo": ("cispo", "cispo"),
-    "sapo": ("sapo", "sapo"),
     "gpg": (GPG_LOSS_FN, None),
 }
-ESTIMATOR_FOR_LOSS = {"gspo": "grpo", "cispo": "grpo", "sapo": "grpo"}  # Trinity's pairing (§4.1)
+ESTIMATOR_FOR_LOSS = {"gspo": "grpo", "cispo": "grpo"}  # Trinity's pairing (§4.1)
+# veRL losses whose Trinity namesake computes another gradient (tests/test_trinity_algorithms.py runs both)
+OTHER_LOSSES = {
+    "sapo": "veRL's sapo loss is the gate itself, sigmoid(tau x (ratio - 1)) x 4 / tau x advantage, aggregated "
+            "seq-mean-token-mean whatever loss_agg_mode says (gradient 1 x advantage at ratio 1, vanishing away "
+            "from it); Trinity's sapo is the detached gate times the log-prob, aggregated by loss_agg_mode "
+            "(gradient 2 / tau x advantage at ratio 1, growing with the ratio)",
+}
 
 # veRL KL estimator names -> Trinity's KL registry (none, k1, k2, k3, low_var_kl, abs, corrected_k3).
 # veRL computes "k3" as the clamped low-variance estimator, which is Trinity's low_var_kl.
@@ -133,6 +139,12 @@ def map_algorithm(d: Draft) -> str | None:
         adv, algo = ESTIMATORS[est]
     mode_key = f"{A}.policy_loss.loss_mode"
     mode = str(d.val(mode_key))
+    if mode in OTHER_LOSSES and not (d.flag(f"{RC}.bypass_mode") and d.cfg.has(f"{RC}.loss_type")):
+        d.report("RFTC344", f"{mode_key}={mode} has no Trinity-RFT 0.6 equivalent: {OTHER_LOSSES[mode]}",
+                 mode_key, extra_keys=[k for k in (f"{A}.tau_pos", f"{A}.tau_neg") if d.user(k)],
+                 hint="use a policy loss Trinity trains as veRL does (vanilla, gspo, cispo, gpg), or train the job "
+                 "in veRL")
+        return None
     loss_fn, loss_algo = LOSS_MODES.get(mode, (None, None))
     if loss_fn is None:
         d.report("RFTC305", f"{mode_key}={mode}: Trinity-RFT 0.6 has no such policy loss (it maps "
@@ -343,10 +355,6 @@ def _policy_loss(d: Draft, loss_fn: str) -> None:
         for k in clip_keys:
             if d.user(k) and not d.done(k):
                 d.implied(k, "superseded by clip_ratio_low/high")
-    elif loss_fn == "sapo" and d.any_user(*sapo_keys):
-        for k, t in zip(sapo_keys, ("tau_pos", "tau_neg")):
-            d.set(f"{args_at}.{t}", d.number(k, float), k)
-        d.set(f"{args_at}.loss_agg_mode", agg, agg_key)
     elif loss_fn in ("gspo", "cispo") and d.any_user(clip_keys[1], clip_keys[2]):
         for k, t in ((clip_keys[1], "clip_range_low"), (clip_keys[2], "clip_range_high")):
             d.set(f"{args_at}.{t}", d.number(k, float), k)
@@ -412,7 +420,8 @@ def _bypass_loss(d: Draft) -> None:
                  "the config trains with the loss algorithm.policy_loss_fn names", type_key)
     elif mode != "vanilla":
         d.report("RFTC305", f"{mode_key}={mode} with {RC}.bypass_mode=True: veRL's bypass mode trains its PPO-clip "
-                 f"loss whatever loss_mode says; the config trains with Trinity's {mode} loss", mode_key)
+                 f"loss whatever loss_mode says; the config trains with Trinity's {LOSS_MODES.get(mode, ('ppo',))[0]} "
+                 "loss", mode_key)
 
 
 def _ppo_epochs(d: Draft, algo: str) -> None:

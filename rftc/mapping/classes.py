@@ -201,6 +201,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
         get(f"{RC}.bypass_mode")) or get(f"{A}.policy_loss.loss_mode") not in ("sapo", "gpg")),
     "dual_clip": ("the policy loss is PPO's (its dual clip)", _dual_clip),
     "sapo": ("the policy loss is sapo", _is(f"{A}.policy_loss.loss_mode", "sapo")),
+    "agg_read": ("the policy loss reads loss_agg_mode (sapo's is seq-mean-token-mean)", lambda get, release: bool(
+        get(f"{RC}.bypass_mode")) or get(f"{A}.policy_loss.loss_mode") != "sapo"),
     "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode)",
                   lambda get, release: not get(f"{RC}.bypass_mode")),
     "bypass": ("the rollout's log-probs are the old ones (rollout_correction.bypass_mode)", _true(f"{RC}.bypass_mode")),

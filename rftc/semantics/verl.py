@@ -34,7 +34,9 @@ IMPORTED = "reward.reward_manager"  # 0.9: a manager class of the user's (source
 # veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage; a
 # fork's gigpo discounts its step returns with it
 DISCOUNTED = ("gae", "reinforce_plus_plus", "gigpo")
-LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN}  # veRL loss_mode -> Trinity's name of the same loss
+# veRL loss_mode -> Trinity's name of the same loss. veRL's sapo is not Trinity's sapo (the gate of the ratio, whose
+# gradient is 1 at ratio 1, against the detached gate times the log-prob, 2/tau there): it keeps a name of its own
+LOSS_NAMES = {"vanilla": "ppo", "gpg": GPG_LOSS_FN, "sapo": "verl sapo"}
 
 
 def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
@@ -108,8 +110,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         sapo_tau=r.of((r.get(f"{A}.tau_pos"), r.get(f"{A}.tau_neg")), f"{A}.tau_pos", f"{A}.tau_neg")
         if mode == "sapo" else Value(None),
         entropy_coef=r.v(f"{A}.entropy_coeff", 0.0),
-        loss_agg_mode=r.v(f"{A}.loss_agg_mode") if len(agg_modes) > 1 else Value(agg_modes[0],
-                                                                                   f"verl {eff.release}"),
+        loss_agg_mode=Value("seq-mean-token-mean", f"veRL's {mode} loss") if mode == "sapo" else
+        r.v(f"{A}.loss_agg_mode") if len(agg_modes) > 1 else Value(agg_modes[0], f"verl {eff.release}"),
         advantage=r.of("gigpo" if fork_gigpo(est, r.get) else _estimator(est), "algorithm.adv_estimator"),
         gamma=r.v("algorithm.gamma", when=est in DISCOUNTED),
         lam=r.v("algorithm.lam", when=est == "gae"),

@@ -73,8 +73,8 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in [
 OFFLINE_ALGORITHMS = {"sft": "sft", "cpt": "sft", "dpo": "dpo"}  # algorithm -> the name Trinity's message uses
 
 _EPS = "epsilon"
-# Constructor arguments of each registered function (§4.2-§4.5). Keys outside these make the constructor
-# raise TypeError when the trainer or explorer builds the function.
+# Constructor arguments of each registered function, with the constructor's defaults (§4.2-§4.5). Keys outside these
+# make the constructor raise TypeError when the trainer or explorer builds the function.
 ADVANTAGE_FNS: dict[str, dict] = {
     "ppo": {"gamma": 1.0, "lam": 1.0},
     "grpo": {_EPS: 1e-6, "std_threshold": None, "duplicate_experiences": False, "rank_penalty": None,
@@ -95,7 +95,7 @@ ADVANTAGE_FNS: dict[str, dict] = {
     "on_policy_distill": {"kl_coef": 1.0},
     "jsd": {"lambda_coef": 0.5, "kl_coef": 1.0, "temperature": 1.0, "chunk_size": None},
     "clipb": {_EPS: 1e-6, "mu": 2.5},
-    "clipv": {_EPS: 1e-6, "mu": 8.5, "max_frac": 1e-4},
+    "clipv": {_EPS: 1e-6, "mu": 2.0, "max_frac": 1e-4},
 }
 # Advantages normalised within a task's group of rollouts: one rollout per task makes every advantage 0.
 GROUP_ADVANTAGE_FNS = {"grpo", "grpo_verl", "step_wise_grpo", "gigpo", "rloo", "opmd", "opmd_verl", "asymre",
@@ -103,22 +103,23 @@ GROUP_ADVANTAGE_FNS = {"grpo", "grpo_verl", "step_wise_grpo", "gigpo", "rloo", "
 
 _AGG = {"loss_agg_mode": "token-mean"}
 POLICY_LOSS_FNS: dict[str, dict] = {
-    "ppo": {"clip_range": 0.2, "clip_range_low": None, "clip_range_high": None, "clip_ratio_c": 3.0, **_AGG,
+    "ppo": {"clip_range": None, "clip_range_low": None, "clip_range_high": None, "clip_ratio_c": 3.0, **_AGG,
             "enable_sequence_masking": False, "delta_sequence_masking": 0.1, "fallback_to_policy_gradient": False},
     "opmd": {"tau": 1.0, **_AGG},
     "dpo": {"beta": 0.1, "label_smoothing": 0.0},
     "sft": {**_AGG},
-    "mix": {"mu": 0.1, "clip_range": 0.2, **_AGG},
-    "gspo": {"clip_range_low": 3e-4, "clip_range_high": 4e-4, "loss_agg_mode": "seq-mean-token-mean"},
+    "mix": {"mu": 0.1, "clip_range": None, **_AGG},
+    "gspo": {"clip_range": None, "clip_range_low": None, "clip_range_high": None,
+             "loss_agg_mode": "seq-mean-token-mean"},
     "topr": {"advantage_threshold": 0.0, **_AGG},
     "cispo": {"clip_range_low": 1.0, "clip_range_high": 0.28, "enable_mask_clip": False, "mask_clip_range_low": 1.0,
               "mask_clip_range_high": 0.28, **_AGG},
     "sft_is": {**_AGG},
     "sft_phi": {**_AGG, "cutoff_prob": 1.0},
-    "mix_chord": {"mu_warmup_steps": 0, "mu_decay_steps": 0, "mu_peak": 0.1, "mu_valley": 0.1, "clip_range": 0.2,
+    "mix_chord": {"mu_warmup_steps": 0, "mu_decay_steps": 0, "mu_peak": 0.1, "mu_valley": 0.1, "clip_range": None,
                   "enable_phi_function": True, **_AGG},
     "sppo": {"epsilon": 0.3, **_AGG},
-    "rec": {"epsilon_low": 0.2, "epsilon_high": 0.2, "epsilon_low_prime": 0.6, "epsilon_high_prime": 2,
+    "rec": {"epsilon_low": 0.2, "epsilon_high": 0.2, "epsilon_low_prime": 0.4, "epsilon_high_prime": 0.4,
             "clip_mode": "none", "weight": "none", "regularizer": "none", "regularizer_coef": 0.0, "temp": 1.0},
     "sapo": {"tau_pos": 1.0, "tau_neg": 1.05, **_AGG},
     "importance_sampling": {**_AGG},
@@ -130,6 +131,15 @@ ENTROPY_LOSS_FNS: dict[str, dict] = {k: {"entropy_coef": 0.0} for k in ("default
 SAMPLE_STRATEGIES: dict[str, dict] = {
     "default": {}, "warmup": {}, "staleness_control": {},
     "mix": {"expert_data_ratio": 0.5, "sft_dataset_name": "sft_dataset"},
+}
+
+# default_args() where it is not the constructor's defaults: Trinity builds a function whose *_args is unset with
+# default_args() (config_validator's set_if_none), one whose *_args is given with those alone
+DEFAULT_ARGS: dict[str, dict[str, dict]] = {
+    "advantage_fn": {"clipv": {"mu": 8.5}},
+    "policy_loss_fn": {"ppo": {"clip_range": 0.2}, "mix": {"clip_range": 0.2}, "mix_chord": {"clip_range": 0.2},
+                       "gspo": {"clip_range_low": 3e-4, "clip_range_high": 4e-4},
+                       "rec": {"epsilon_low_prime": 0.6, "epsilon_high_prime": 2}},
 }
 
 # algorithm field -> (registry, the registry's name in messages)
@@ -175,9 +185,22 @@ REWARD_FNS = ("math_reward", "math_boxed_reward", "format_reward", "countdown_re
 
 def arguments(field: str, name: str | None, given: dict | None) -> dict:
     """The arguments Trinity builds function ``name`` of algorithm field ``field`` with: the given ``*_args`` (when
-    None, the function's default_args(), which its constructor defaults equal) over its constructor's defaults.
-    Trinity never merges a given dict with default_args(): keys it leaves out take the constructor's defaults."""
-    return {**FUNCTION_FIELDS[field].get(name, {}), **(given or {})}
+    None, the function's default_args()) over its constructor's defaults. Trinity never merges a given dict with
+    default_args(): keys it leaves out take the constructor's defaults."""
+    ctor = FUNCTION_FIELDS[field].get(name, {})
+    return {**ctor, **(DEFAULT_ARGS.get(field, {}).get(name, {}) if given is None else given)}
+
+
+def construction_error(field: str, name: str | None, args: dict) -> str | None:
+    """What the constructor of ``name`` raises when built with ``args`` (as :func:`arguments` gives them), else
+    None: ppo's and gspo's clip bounds fall back to clip_range, and each must come out set."""
+    if field != "policy_loss_fn" or name not in ("ppo", "gspo"):
+        return None
+    for side in ("low", "high"):
+        if args.get(f"clip_range_{side}") is None and args.get("clip_range") is None:
+            return (f"Either clip_range or clip_range_{side} must be specified." if name == "gspo" else
+                    f"clip_range_{side} must be specified.")
+    return None
 
 
 def is_import_path(name: str) -> bool:

@@ -134,7 +134,9 @@ def bind(alg, mini_batch_size: int, micro_batch_size: int, grad_clip: float, cri
     from verl.workers.config.actor import PolicyLossConfig
 
     pa = alg.policy_loss_fn_args  # the arguments Trinity builds the functions with (rftc.trinity.expand)
-    clip = pa.get("clip_range", 0.2)
+    # clip_range is the bounds' fallback (None where both are given: veRL's clip_ratio is then not read; where
+    # neither is, rftc check refuses the config, RFTC488, as Trinity's constructor raises)
+    clip = 0.2 if pa.get("clip_range") is None else pa["clip_range"]
     low, high = pa.get("clip_range_low"), pa.get("clip_range_high")
     actor = FSDPActorConfig(
         strategy="fsdp", ppo_mini_batch_size=mini_batch_size, ppo_micro_batch_size_per_gpu=micro_batch_size,

@@ -3,8 +3,9 @@ check_and_update, then its registries: the algorithm type, the advantage and pol
 config's arguments) applied to one seeded batch shaped as Trinity's trainer hands it over (token-level rewards,
 response mask, each response's task id as ``uid``, the log-probs of the policy being trained and the older ones it
 sampled with; :func:`batch`). Prints one JSON line, a record per config path: the algorithm type, whether it
-computes advantages in the trainer, the advantages, the policy loss and its gradient in the log-probs. The tests
-compare them with veRL's compute_advantage and policy loss on the same batch, in rftc's environment.
+computes advantages in the trainer, the clip bounds the loss is built with, the advantages, the policy loss and its
+gradient in the log-probs, or what the loss's constructor raises. The tests compare them with veRL's
+compute_advantage and policy loss on the same batch, in rftc's environment.
 
     python algorithms.py CONFIG.yaml...
 """
@@ -61,12 +62,17 @@ def run(config_path: str) -> dict:
     fn = ADVANTAGE_FN.get(a.advantage_fn)(**a.advantage_fn_args)
     adv = fn(data)[0].batch["advantages"] if fn.compute_in_trainer() else _group_advantages(fn, data)
     log_prob.requires_grad_()
-    loss, _ = POLICY_LOSS_FN.get(a.policy_loss_fn)(**a.policy_loss_fn_args)(
-        logprob=log_prob, old_log_probs=old_log_prob, response_mask=data.batch["response_mask"], advantages=adv)
+    record = {"algorithm_type": a.algorithm_type, "loss_agg_mode": a.loss_agg_mode,
+              "policy_loss_fn": a.policy_loss_fn, "policy_loss_fn_args": a.policy_loss_fn_args,
+              "in_trainer": ALGORITHM_TYPE.get(a.algorithm_type).compute_advantage_in_trainer}
+    try:
+        loss_fn = POLICY_LOSS_FN.get(a.policy_loss_fn)(**a.policy_loss_fn_args)
+    except (TypeError, ValueError, AssertionError) as e:  # what the trainer would raise building the loss
+        return {**record, "raises": f"{type(e).__name__}: {e}"}
+    loss, _ = loss_fn(logprob=log_prob, old_log_probs=old_log_prob, response_mask=data.batch["response_mask"],
+                      advantages=adv)
     loss.backward()
-    return {"algorithm_type": a.algorithm_type, "loss_agg_mode": a.loss_agg_mode,
-            "policy_loss_fn": a.policy_loss_fn, "policy_loss_fn_args": a.policy_loss_fn_args,
-            "in_trainer": ALGORITHM_TYPE.get(a.algorithm_type).compute_advantage_in_trainer,
+    return {**record, "clip": [getattr(loss_fn, f"clip_range_{side}", None) for side in ("low", "high")],
             "advantages": adv.tolist(), "loss": loss.item(), "grad": log_prob.grad.tolist()}
 
 

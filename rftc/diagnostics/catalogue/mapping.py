@@ -255,6 +255,16 @@ CODES = [
          "`policy_rollout_n` read in place of rollout.n) trains groups the conversion does not have, so nothing "
          "is written. Set actor_rollout_ref.rollout.n to the group size the fork's code uses.",
          "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo policy_rollout_n=8   # a fork's key"),
+    Code("RFTC344", "unsupported-policy-loss", E, "veRL's policy loss has no Trinity-RFT 0.6 equivalent.",
+         "Trinity-RFT 0.6 registers a policy loss of the same name that computes another gradient. veRL's sapo "
+         "loss is the soft gate of the ratio itself, sigmoid(tau x (ratio - 1)) x 4 / tau times the advantage, "
+         "always aggregated seq-mean-token-mean: its gradient in a token's log-prob is 1 x the advantage at "
+         "ratio 1 and vanishes as the ratio leaves 1. Trinity's sapo multiplies the log-prob by the detached "
+         "gate: its gradient is 2 / tau x the advantage at ratio 1 and grows with the ratio, aggregated by "
+         "loss_agg_mode. No Trinity loss trains veRL's, so nothing is written. Use a loss Trinity has (vanilla, "
+         "gspo, cispo, gpg), or train the job in veRL.",
+         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo "
+         "actor_rollout_ref.actor.policy_loss.loss_mode=sapo"),
     Code("RFTC340", "off-policy-lag-differs", W, "Trinity reproduces a veRL trainer loop's lag only approximately.",
          "veRL's asynchronous trainers (main_ppo's v1 colocate_async and separate_async, one_step_off_policy, "
          "fully_async_policy) generate rollouts ahead of the trainer. Trinity-RFT 0.6's fixed sync style "

@@ -93,6 +93,8 @@ EX = {
     "RFTC472": _ex(rest="explorer:\n  rollout_model: {engine_type: tgi}\n"),
     "RFTC473": _ex(algorithm="\n  algorithm_type: grpo\n  repeat_times: 8\n  kl_loss_fn: k2\n"
                    "  policy_loss_fn_args: {clip_ratio: 0.2}"),
+    "RFTC488": _ex(algorithm="\n  algorithm_type: grpo\n  repeat_times: 8\n  kl_loss_fn: k2\n"
+                   "  policy_loss_fn_args: {clip_range_high: 0.28}"),
     "RFTC474": _ex(rest="trainer:\n  trainer_config:\n    trainer: {critic_warmup: 0}\n"),
     "RFTC475": _ex(rest=_TC + " {ppo_mini_batch_size: 64}\n"),
     "RFTC476": _ex(rest=_TC + "\n        strategy: megatron\n        megatron: {tensor_model_parallel_size: 2}\n"),
@@ -373,6 +375,12 @@ CODES = [
        "the defaults; an unknown key raises TypeError when the trainer or explorer builds the function, "
        "usually after minutes of start-up. Use the function's argument names (listed in the message).",
        EX["RFTC473"]),
+    _c("RFTC488", "function-args-refused", E, "The named function's constructor refuses its `*_args`.",
+       "Trinity builds a function given `*_args` with those arguments alone (its default_args() only where "
+       "`*_args` is unset), the constructor filling in the rest. The ppo and gspo policy losses take each clip "
+       "bound from clip_range_low/high, else clip_range, and raise when one of them comes out unset, so the "
+       "trainer fails when it builds the loss. Set clip_range, or both clip_range_low and clip_range_high.",
+       EX["RFTC488"]),
     _c("RFTC474", "trainer-config-dropped", W, "A `trainer.trainer_config` section Trinity 0.6 drops.",
        "With verl >= 0.8 Trinity keeps only the model, actor, ref, rollout and critic sections of "
        "trainer_config (also under actor_rollout_ref) and silently drops the rest (`trainer:`, `algorithm:`, "

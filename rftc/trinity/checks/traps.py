@@ -121,16 +121,21 @@ def _args(ctx, cfg, d) -> None:
     for field, table in registry.FUNCTION_FIELDS.items():
         args = getattr(cfg.algorithm, field + "_args")
         name = d.functions[field]
-        if not args or name not in table:
-            continue
-        known = table[name]
-        for key in args:
-            if key not in known:
-                takes = ", ".join(known) if known else "no arguments"
-                ctx.add("RFTC473", f"`{field}_args.{key}` is not an argument of {field} `{name}` (it takes {takes}): "
-                        "the constructor raises TypeError when the function is built", A + (field + "_args", key),
-                        hint=(f"veRL's {key} is `{VERL_ARG_NAMES[key]}` here" if VERL_ARG_NAMES.get(key) in known
-                              else suggest(key, known)))
+        unknown = [key for key in args or () if name in table and key not in table[name]]
+        for key in unknown:
+            known = table[name]
+            takes = ", ".join(known) if known else "no arguments"
+            ctx.add("RFTC473", f"`{field}_args.{key}` is not an argument of {field} `{name}` (it takes {takes}): "
+                    "the constructor raises TypeError when the function is built", A + (field + "_args", key),
+                    hint=(f"veRL's {key} is `{VERL_ARG_NAMES[key]}` here" if VERL_ARG_NAMES.get(key) in known
+                          else suggest(key, known)))
+        given = args if args is not None or d.algorithm is None else d.algorithm.default(f"{field}_args")
+        refused = not unknown and registry.construction_error(field, name, registry.arguments(field, name, given))
+        if refused:  # after the keyword arguments bind (an unknown one raises TypeError first)
+            ctx.add("RFTC488", f"{field} `{name}` is built with {given if given is not None else 'default_args()'}: "
+                    f"its constructor raises ({refused})", A + (field + "_args",) if args is not None else
+                    first_set(ctx, A + (field,), A + ("algorithm_type",), A),
+                    hint="set clip_range, or both clip_range_low and clip_range_high")
 
 
 def _policy_agg(ctx, cfg, d) -> None:
