@@ -314,6 +314,8 @@ def _can_hold(when: str, version: str) -> bool:
         return semantics.resolve(version, snapshot=False).value(f"{role}_clip") != "optim"
     if when in ("filter_groups", "group_filter_trainer"):  # only main_ppo's v1 trainers of the bundled ones
         return "v1" in names and bool(modes.fact("v1_routing", version))
+    if when == "truncates":  # before 0.3.0 the dataset leaves every over-long prompt out
+        return semantics.resolve(version, snapshot=False).value("prompt_filter") == "read"
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     return True

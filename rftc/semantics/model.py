@@ -207,6 +207,9 @@ class TrainingRun:
     value_clip: Value = _q("loss", "value clip (critic)",
                            "the critic's new values are clipped to a different range around the old ones, so the "
                            "value model moves at a different pace and the advantages it gives differ")
+    # a prompt over the length limit that is not left out
+    prompt_truncation: Value = _q("data", "over-long prompt cut",
+                                  "a prompt over the length limit is cut elsewhere, kept whole, or stops the run")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

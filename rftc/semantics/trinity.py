@@ -31,6 +31,9 @@ FUNCTIONS = ("policy_loss_fn", "kl_loss_fn", "kl_penalty_fn", "entropy_loss_fn",
 # the discounting advantages, their args
 TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",), "gigpo": ("gamma",)}
 OPERATORS = "data_processor.experience_pipeline.operators"
+# a prompt over max_prompt_tokens without enable_prompt_truncation: vLLM is given all of it (truncate_prompt_tokens
+# None), and the response ends where prompt and response reach max_model_len
+WHOLE = "whole"
 # the actor optim keys the model reads, and the algorithm.optimizer field Trinity writes each from
 OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "grad_clip", "min_lr_ratio", "min_lr", "num_cycles",
               "override_optimizer_config")
@@ -309,6 +312,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         max_response_length=of(val("model.max_response_tokens"), "model.max_response_tokens"),
         overlong_prompts=of("left out" if val("model.enable_prompt_truncation") else "kept",
                             "model.enable_prompt_truncation"),
+        prompt_truncation=Value(None) if val("model.enable_prompt_truncation")
+        else of(WHOLE, "model.enable_prompt_truncation"),
         policy_lag=of(lag, "synchronizer.trainer_sync_interval", "synchronizer.sync_offset",
                       "synchronizer.sync_style", "verl.actor.ppo_epochs",
                       formula="(trainer_sync_interval + sync_offset) x ppo_epochs - 1"),
