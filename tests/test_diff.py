@@ -140,7 +140,7 @@ def test_json():
     out = json.loads(proc.stdout)
     assert proc.returncode == 1 and out["compared"]
     by_name = {d["quantity"]: d for d in out["differences"]}
-    assert set(by_name) == {"loss_agg_mode", "logprob_source", "prompt_truncation"}
+    assert set(by_name) == {"loss_agg_mode", "logprob_source"}
     agg = by_name["loss_agg_mode"]
     assert (agg["a"]["value"], agg["b"]["value"]) == ("seq-mean-token-mean", "token-mean")
     assert agg["a"]["source"] == "a.sh:9 actor_rollout_ref.actor.loss_agg_mode"
@@ -282,8 +282,7 @@ def test_a_config_with_stages_is_compared_stage_by_stage():
     stages, and a stage the config lacks is a usage error listing them."""
     for stage in ("algo_grpo_kl_loss", "2"):
         result = compare.diff(str(GRPO), str(PIPELINE / "expected.yaml"), stage=stage)
-        # and the over-long prompts the launch keeps (RFTC305)
-        assert {q.label for q, _, _ in result.differences} == {"model", "reference model", "over-long prompt cut"}
+        assert {q.label for q, _, _ in result.differences} == {"model", "reference model"}
         assert result.differences[0][2].value == "the last Hugging Face checkpoint of stage sft (known when it has run)"
     assert "RFTC334" in (PIPELINE / "expected.stderr").read_text()
     proc = rftc("diff", str(GRPO), "expected.yaml", "--format", "concise", cwd=PIPELINE)

@@ -53,8 +53,16 @@ def _convert_and_diff(tmp_path, release: str, *overrides: str) -> tuple[str, dic
             {d["quantity"] for d in json.loads(diff.stdout)["differences"]})
 
 
+def test_a_launch_that_stops_at_over_long_prompts_trains_as_its_conversion(tmp_path):
+    """veRL's default (truncation=error, no filter) stops at the first prompt over the limit, so the prompts a run
+    that trains meets are whole, as Trinity without enable_prompt_truncation gives them to vLLM: no warning."""
+    stderr, model, quantities = _convert_and_diff(tmp_path, "0.9.1")
+    assert model["enable_prompt_truncation"] is False
+    assert "truncation" not in stderr, stderr
+    assert not {"overlong_prompts", "prompt_truncation"} & quantities
+
+
 @pytest.mark.parametrize("release, overrides, warned", [
-    ("0.9.1", (), "data.truncation=error (verl 0.9.1's default): veRL stops at a prompt over max_prompt_length"),
     ("0.9.1", (f"{CUT}=left",), "data.truncation=left: veRL gives the rollout its last max_prompt_length tokens"),
     ("0.3.0.post1", (f"{CUT}=middle",), "verl 0.3.0.post1 stops at its first prompt (it has no truncation middle)"),
 ])

@@ -108,8 +108,11 @@ def map_data(d: Draft, *, rule_reward: bool = True) -> list[str]:
     return tasksets if rule_reward else []
 
 
-# data.truncation -> what veRL's RLHFDataset.__getitem__ hands the rollout of a prompt over max_prompt_length
-PROMPT_CUTS = {"error": "the run stops (error)", "left": "its last max_prompt_length tokens",
+# What the rollout is given of a prompt over the length limit: the whole prompt (Trinity without
+# enable_prompt_truncation; veRL's truncation=error, whose run stops at the first such prompt, so a veRL run that
+# trains has given every prompt it met whole), or data.truncation's cut in veRL's RLHFDataset.__getitem__
+WHOLE = "whole"
+PROMPT_CUTS = {"error": WHOLE, "left": "its last max_prompt_length tokens",
                "right": "its first max_prompt_length tokens", "middle": "its first and last halves"}
 
 
@@ -160,8 +163,8 @@ def _short_context(d: Draft, key: str, ml: int, p: int, r: int, filt: bool | Non
 def _truncation(d: Draft, filt: bool | None) -> None:
     """Prompts over max_prompt_length. veRL's RLHFDataset leaves them out (always before verl 0.3.0, else where
     data.filter_overlong_prompts), as Trinity's enable_prompt_truncation does (it masks them out of the loss);
-    otherwise veRL cuts them as data.truncation says, or stops (its default, error), where Trinity without
-    enable_prompt_truncation gives vLLM the whole prompt: RFTC305."""
+    otherwise veRL cuts them as data.truncation says (RFTC305: Trinity without enable_prompt_truncation gives vLLM the
+    whole prompt), or stops at the first (its default, error: the prompts it trains on are whole, as Trinity's)."""
     t, key = d.val(f"{D}.truncation") or "error", f"{D}.truncation"
     if d.sem.value("prompt_filter") == "always":
         d.set("model.enable_prompt_truncation", True, note=f"verl {d.sem.release}'s dataset leaves out prompts over "
@@ -177,11 +180,16 @@ def _truncation(d: Draft, filt: bool | None) -> None:
             d.implied(key, "overlong prompts are left out (filter_overlong_prompts), as Trinity masks them out of "
                       "the loss")
         return
+    if filt is False and t == "error":
+        if d.user(key):
+            d.implied(key, "veRL stops at a prompt over max_prompt_length: the prompts it trains on are whole, as "
+                      "Trinity gives them to vLLM")
+        return
     if filt is False:
         rel, given = d.sem.release, d.user(key)
         verl_does = (f"verl {rel} stops at its first prompt (it has no truncation {t})"
-                     if t not in d.sem.value("truncation_modes") else "veRL stops at a prompt over max_prompt_length"
-                     if t == "error" else f"veRL gives the rollout {PROMPT_CUTS[t]} of a prompt over max_prompt_length")
+                     if t not in d.sem.value("truncation_modes")
+                     else f"veRL gives the rollout {PROMPT_CUTS[t]} of a prompt over max_prompt_length")
         default = "" if given else f" (verl {rel}'s default)"
         d.report("RFTC305", f"data.truncation={t}{default}: {verl_does}; with enable_prompt_truncation false "
                  "Trinity-RFT gives the whole prompt to vLLM", key if given else None,

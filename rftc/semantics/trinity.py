@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
+from rftc.mapping.data import WHOLE
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
@@ -31,9 +32,6 @@ FUNCTIONS = ("policy_loss_fn", "kl_loss_fn", "kl_penalty_fn", "entropy_loss_fn",
 # the discounting advantages, their args
 TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",), "gigpo": ("gamma",)}
 OPERATORS = "data_processor.experience_pipeline.operators"
-# a prompt over max_prompt_tokens without enable_prompt_truncation: vLLM is given all of it (truncate_prompt_tokens
-# None), and the response ends where prompt and response reach max_model_len
-WHOLE = "whole"
 # the actor optim keys the model reads, and the algorithm.optimizer field Trinity writes each from
 OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "grad_clip", "min_lr_ratio", "min_lr", "num_cycles",
               "override_optimizer_config")
