@@ -40,6 +40,7 @@ from pathlib import Path
 
 import pytest
 
+from rftc.mapping.data import WHOLE
 from rftc.semantics.inputs import SHUFFLED
 from rftc.semantics.minibatch import EPOCH_BY_EPOCH
 from rftc.semantics.model import TrainingRun, Value, differences
@@ -76,6 +77,8 @@ SHUFFLED_MINIBATCHES = ("veRL's worker reshuffles the rollout batch's responses 
                         "(actor.shuffle or critic.shuffle where the worker reads it: verl 0.1's default, and the "
                         "Megatron workers' of 0.2 and 0.3); Trinity-RFT 0.6 trains one mini-batch a trainer step in "
                         "the order the explorer hands them over: RFTC305 warns")
+OVERLONG_CUT = ("veRL keeps a prompt over max_prompt_length and cuts it as data.truncation (left, right, middle) says; "
+                "Trinity-RFT 0.6 without enable_prompt_truncation gives vLLM the whole prompt: RFTC305 warns")
 EPOCHS_OVER_BATCH = ("veRL passes over all of a rollout batch's mini-batches once an epoch (ppo_epochs > 1); "
                      "Trinity-RFT 0.6 trains one mini-batch a trainer step, its epochs in a row: RFTC305 warns")
 CRITIC_STEPS = "critic steps (responses, steps a batch, order)"
@@ -94,6 +97,7 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             ("reward arguments", lambda v: isinstance(v, dict) and "reward_kwargs" not in v, MANAGER_KWARGS),
             ("LoRA (rank, alpha, target modules)", lambda v: "Megatron-Bridge" in str(v), MEGATRON_LORA),
             ("advantage / group std", lambda v: v is False, MEAN_ONLY),
+            ("over-long prompt cut", lambda v: v not in (None, WHOLE), OVERLONG_CUT),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
             ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
             ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED),

@@ -33,7 +33,6 @@ NOT_COMPARED = {
     "cases/algo_gae_ppo.sh": {"algorithm.advantage_fn_args"},  # gamma and lam, also compared by the model
     "cases/algo_gpg.sh": {"algorithm.advantage_fn_args"},  # the estimator, also compared by the model
     "cases/algo_reinforce_plus_plus_baseline.sh": {"algorithm.advantage_fn_args"},  # likewise
-    "cases/data_no_shuffle_lengths.sh": {"data.truncation"},  # the script's own: prompts cut on the left
     "cases/gpu_single_colocate.sh": {"mode"},  # one GPU: explorer and trainer colocated
     "cases/verl_0_5_keys.sh": {"actor_rollout_ref.actor.fsdp_config.model_dtype"},  # the script's own
     "async/fully_async_4_4.sh": {"async_training.partial_rollout"},  # the script's own (off: Trinity has none)
@@ -193,14 +192,14 @@ def test_configs_differing_in_a_field_the_model_lacks_exit_1_naming_it(tmp_path)
 
 
 def test_a_launch_and_its_conversion_set_no_setting_the_model_lacks(tmp_path):
-    """A launch that sets no key of a NOT_IN_MODEL quantity to other than its default (this one writes veRL's
-    data.truncation=error) and its own conversion: nothing to report, whatever fields the conversion writes (the
-    algorithm, the context length Trinity's validator would fill in)."""
+    """A launch that sets no key of a NOT_IN_MODEL quantity (its data.truncation=error is veRL's default, and the
+    model's) and its own conversion: nothing to report, whatever fields the conversion writes (the algorithm, the
+    context length Trinity's validator would fill in)."""
     from rftc.commands import convert
 
     script = GOLDEN / "run_deepseek7b_llm_seq_balance.sh"
     result = compare.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
-    assert [(k, s.default) for k, s in result.a.settings.settings.items()] == [("data.truncation", True)]
+    assert not result.a.settings.settings
     assert not result.unmodelled
     assert result.b.settings.settings["model.max_model_len"].default  # 512 + 512, as Trinity's validator fills in
 

@@ -170,7 +170,7 @@ def test_micro_batches_that_only_rule_out_every_split_are_fitted_to_the_trainers
     m = map_config(cfg(*job, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=10", release="0.3.0.post1"))
     assert m.ok and "RFTC319" not in codes(m)
     # verl 0.9.1 needs 8 to divide its own share (275 on 4 GPUs): the script's error, nothing fitted
-    m = map_config(cfg(*job, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8"))
+    m = convert(*job, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8")
     assert codes(m) == ["RFTC306"] and "even the trainer on all 4 GPUs" in m.diagnostics[0].message
 
 

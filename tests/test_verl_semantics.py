@@ -13,8 +13,8 @@ import pytest
 
 from rftc.mapping.algorithm import ESTIMATORS, UNAVAILABLE
 from rftc.verl.releases import schema, semantics
-from verl_wheel_code import (advantage_estimator, calls, compose, conditions, define, first_source, function, holds,
-                             require, run, source, statements, stores, uses_reference, utils)
+from verl_wheel_code import (advantage_estimator, calls, compose, conditions, define, evaluate, first_source, function,
+                             holds, require, run, source, statements, stores, uses_reference, utils)
 
 RELEASES = schema.versions()
 WORLD = 8  # data-parallel GPUs of the stand-in workers
@@ -197,6 +197,24 @@ def test_validation_before_training(release, setting):
     ran = holds(_validations(release)[0], {"self": stand_in})
     expected = True if _sem(release).value("val_before_train") == "always" or setting is None else setting
     assert ran == expected
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_which_prompts_the_dataset_leaves_out_and_how_it_cuts_the_others(release):
+    """RLHFDataset drops the prompts over max_prompt_length always (verl 0.1, 0.2) or where filter_overlong_prompts
+    is set (the ifs around its filter); torch_functional asserts the truncation is one it knows, for every row."""
+    require(release)
+    tree = ast.parse(source(release, "verl/utils/dataset/rl_dataset.py"))
+    guards = conditions(tree, lambda n: (calls("filter")(n) or calls("apply")(n)) and "max_prompt_length" in
+                        ast.unparse(n))
+    dropped = {flag: [holds(g, {"self": types.SimpleNamespace(filter_overlong_prompts=flag), "processor": None})
+                      for g in guards] for flag in (False, True)}
+    assert len(guards) == 1, f"verl {release}: {len(guards)} filters of over-long prompts"
+    expected = {"always": {False: [True], True: [True]}, "read": {False: [False], True: [True]}}
+    assert dropped == expected[_sem(release).value("prompt_filter")]
+    check = statements(ast.parse(source(release, "verl/utils/torch_functional.py")),
+                       lambda n: isinstance(n, ast.Assert) and "truncation in" in ast.unparse(n.test))
+    assert tuple(evaluate(check[0].test.comparators[0], {})) == _sem(release).value("truncation_modes")
 
 
 @pytest.mark.parametrize("release", RELEASES)

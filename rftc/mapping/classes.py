@@ -183,6 +183,11 @@ def _dual_clip(get, release: str) -> bool:
     return get(f"{A}.policy_loss.loss_mode") in (None, "vanilla")
 
 
+def _truncates(get, release: str) -> bool:
+    _, sem = _semantics(release)
+    return sem.value("prompt_filter") == "read" and not get("data.filter_overlong_prompts")
+
+
 WHEN: dict[str, tuple[str, Callable]] = {
     # loss and advantage
     "kl_loss": ("the KL loss is on (actor.use_kl_loss)", _true(f"{A}.use_kl_loss")),
@@ -316,6 +321,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "sample_flag": ("the rollout reads do_sample (hf, naive; vLLM and SGLang do not)",
                     lambda get, release: get(f"{R}.name") in _sample_flag_readers()),
     "reads_ignore_eos": ("the release's rollout samples with ignore_eos", _reads_sampling_key("ignore_eos")),
+    "truncates": ("over-long prompts are kept, and cut as data.truncation says (the release's dataset reads it; "
+                  "data.filter_overlong_prompts off)", _truncates),
     # trainer loops
     "train_batch": ("a step trains data.train_batch_size prompts (not the fully async trainer)",
                     _unset("async_training.require_batches")),
@@ -393,7 +400,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
     ("policy_loss_args", "the policy loss's other arguments"),
     ("precision", "the precision the model trains and its optimizer state are kept in"),
-    ("prompt_truncation", "how prompts over the length limit are cut"),
     ("reference_model_path", "a reference model of its own instead of the actor's initial weights"),
     ("replay_buffer", "replaying earlier experiences from a buffer"),
     ("replay_sampler", "main_ppo v1's replay sampler (a custom sampler and its arguments)"),

@@ -64,7 +64,9 @@ def map_data(d: Draft, *, rule_reward: bool = True) -> list[str]:
     as the guide); model.max_prompt_tokens / max_response_tokens = data.max_prompt_length / max_response_length,
     model.max_model_len = their sum (or rollout.max_model_len; one below the sum leaves max_prompt_tokens to
     Trinity, RFTC305); model.enable_prompt_truncation =
-    data.filter_overlong_prompts (veRL false, Trinity true: always written); data.shuffle ->
+    data.filter_overlong_prompts (veRL false, Trinity true: always written; true before verl 0.3.0, whose dataset
+    always leaves over-long prompts out; false is RFTC305: veRL cuts them as data.truncation says, or stops, where
+    Trinity gives vLLM the whole prompt); data.shuffle ->
     data_selector shuffle (veRL's default is true); training sampling -> model.* and each training taskset's
     rollout_args.temperature; val_kwargs -> eval rollout_args (temperature 0 when do_sample is false, veRL's
     default) and eval repeat_times = val_kwargs.n; every taskset's default_workflow_type = rftc's veRL reward
@@ -104,6 +106,14 @@ def map_data(d: Draft, *, rule_reward: bool = True) -> list[str]:
         d.implied(f"{D}.val_files", "empty: no evaluation")
     _model_sampling(d)
     return tasksets if rule_reward else []
+
+
+# What the rollout is given of a prompt over the length limit: the whole prompt (Trinity without
+# enable_prompt_truncation; veRL's truncation=error, whose run stops at the first such prompt, so a veRL run that
+# trains has given every prompt it met whole), or data.truncation's cut in veRL's RLHFDataset.__getitem__
+WHOLE = "whole"
+PROMPT_CUTS = {"error": WHOLE, "left": "its last max_prompt_length tokens",
+               "right": "its first max_prompt_length tokens", "middle": "its first and last halves"}
 
 
 def _lengths(d: Draft) -> None:
@@ -151,17 +161,39 @@ def _short_context(d: Draft, key: str, ml: int, p: int, r: int, filt: bool | Non
 
 
 def _truncation(d: Draft, filt: bool | None) -> None:
+    """Prompts over max_prompt_length. veRL's RLHFDataset leaves them out (always before verl 0.3.0, else where
+    data.filter_overlong_prompts), as Trinity's enable_prompt_truncation does (it masks them out of the loss);
+    otherwise veRL cuts them as data.truncation says (RFTC305: Trinity without enable_prompt_truncation gives vLLM the
+    whole prompt), or stops at the first (its default, error: the prompts it trains on are whole, as Trinity's)."""
+    t, key = d.val(f"{D}.truncation") or "error", f"{D}.truncation"
+    if d.sem.value("prompt_filter") == "always":
+        d.set("model.enable_prompt_truncation", True, note=f"verl {d.sem.release}'s dataset leaves out prompts over "
+              "max_prompt_length")
+        if d.user(key):
+            d.implied(key, f"not read: verl {d.sem.release}'s trainer builds its dataset with truncation='error'")
+        return
     if filt is not None:
         d.set("model.enable_prompt_truncation", filt, f"{D}.filter_overlong_prompts",
               note="" if d.user(f"{D}.filter_overlong_prompts") else "veRL default (Trinity's is true)")
-    if d.user(f"{D}.truncation"):
-        t = d.val(f"{D}.truncation")
-        if filt or t == "right":
-            d.implied(f"{D}.truncation", "overlong prompts are truncated and masked out of the loss")
-        else:
-            d.report("RFTC305", f"data.truncation={t} has no Trinity equivalent: with enable_prompt_truncation "
-                     "false Trinity neither truncates nor rejects overlong prompts", f"{D}.truncation",
-                     hint="set data.filter_overlong_prompts=True")
+    if filt:
+        if d.user(key):
+            d.implied(key, "overlong prompts are left out (filter_overlong_prompts), as Trinity masks them out of "
+                      "the loss")
+        return
+    if filt is False and t == "error":
+        if d.user(key):
+            d.implied(key, "veRL stops at a prompt over max_prompt_length: the prompts it trains on are whole, as "
+                      "Trinity gives them to vLLM")
+        return
+    if filt is False:
+        rel, given = d.sem.release, d.user(key)
+        verl_does = (f"verl {rel} stops at its first prompt (it has no truncation {t})"
+                     if t not in d.sem.value("truncation_modes")
+                     else f"veRL gives the rollout {PROMPT_CUTS[t]} of a prompt over max_prompt_length")
+        default = "" if given else f" (verl {rel}'s default)"
+        d.report("RFTC305", f"data.truncation={t}{default}: {verl_does}; with enable_prompt_truncation false "
+                 "Trinity-RFT gives the whole prompt to vLLM", key if given else None,
+                 hint="set data.filter_overlong_prompts=True: both leave such prompts out", settles=given)
 
 
 def _format(d: Draft) -> dict:

@@ -181,9 +181,10 @@ RULES: list[Rule] = [
          to("max_response_length")),
         (f"{R}.max_model_len", "model.max_model_len", to("context_length")),
         (f"{D}.filter_overlong_prompts", "model.enable_prompt_truncation (Trinity's default is true)",
-         to("overlong_prompts")),
-        (f"{D}.truncation", "implied by enable_prompt_truncation (truncated prompts are masked out of the loss)",
-         to("prompt_truncation")),
+         to("overlong_prompts prompt_truncation")),
+        (f"{D}.truncation", "implied where filter_overlong_prompts leaves over-long prompts out; else RFTC305 "
+         "(Trinity without enable_prompt_truncation gives vLLM the whole prompt)",
+         to("prompt_truncation", "truncates")),
         (f"{D}.shuffle", "tasksets[i].data_selector.selector_type shuffle (veRL's default is true)",
          to("data_order", "no_sampler")),
         (f"{D}.seed", "tasksets[i].data_selector.seed", to("data_order", "no_sampler")),

@@ -211,6 +211,9 @@ class TrainingRun:
     trainer_seed: Value = _q("model", "trainer seed (actor, critic)",
                              "the trainer's random draws (dropout, the weights a new value head starts from) differ, "
                              "so the run does not repeat step for step")
+    # a prompt over the length limit that is not left out
+    prompt_truncation: Value = _q("data", "over-long prompt cut",
+                                  "a prompt over the length limit is cut elsewhere, kept whole, or stops the run")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
+from rftc.mapping.data import WHOLE
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
@@ -312,6 +313,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         max_response_length=of(val("model.max_response_tokens"), "model.max_response_tokens"),
         overlong_prompts=of("left out" if val("model.enable_prompt_truncation") else "kept",
                             "model.enable_prompt_truncation"),
+        prompt_truncation=Value(None) if val("model.enable_prompt_truncation")
+        else of(WHOLE, "model.enable_prompt_truncation"),
         policy_lag=of(lag, "synchronizer.trainer_sync_interval", "synchronizer.sync_offset",
                       "synchronizer.sync_style", "verl.actor.ppo_epochs",
                       formula="(trainer_sync_interval + sync_offset) x ppo_epochs - 1"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from rftc.mapping.algorithm import ESTIMATORS, GIGPO, KL, NO_DUAL_CLIP, NORM_READERS, fork_gigpo
+from rftc.mapping.data import PROMPT_CUTS
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.minibatch import minibatch_responses
 from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
@@ -129,8 +130,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         top_k=r.v(f"{R}.top_k", -1),
         max_prompt_length=r.v("data.max_prompt_length"),
         max_response_length=r.v("data.max_response_length"),
-        overlong_prompts=r.of("left out" if r.get("data.filter_overlong_prompts") else "kept",
-                              "data.filter_overlong_prompts"),
+        **_overlong_prompts(r, sem, eff.release),
         # the oldest rollout is one of the prompts ahead, trained in the last of their mini-batches after the
         # steps of a whole weight version
         policy_lag=r.of((si * k_sync + math.ceil(loop.ahead * si / batch)) * epochs - 1, *batch_keys,
@@ -247,6 +247,22 @@ def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_rewa
         sampling_seed=r.v(f"{R}.seed") if eff.has(f"{R}.seed") else Value(0, f"vLLM's seed 0 (verl {eff.release} "
                                                                              "has no rollout.seed)"),
     )
+
+
+def _overlong_prompts(r: Reader, sem, release: str) -> dict[str, Value]:
+    """What RLHFDataset does with a prompt over max_prompt_length: leaves it out (always before 0.3.0; where
+    data.filter_overlong_prompts is set after), else cuts it as data.truncation says, or raises (truncation=error,
+    or one the release does not know: postprocess_data asserts it for every row)."""
+    if sem.value("prompt_filter") == "always":
+        source = f"verl {release}'s RLHFDataset drops prompts over max_prompt_length"
+        return dict(overlong_prompts=Value("left out", source), prompt_truncation=Value(None, source))
+    filt = "data.filter_overlong_prompts"
+    if r.get(filt):
+        return dict(overlong_prompts=r.of("left out", filt), prompt_truncation=Value(None, r.where(filt)))
+    how = r.get("data.truncation", "error")
+    known = how in sem.value("truncation_modes")
+    cut = PROMPT_CUTS[how] if known else f"the run stops (verl {release} has no truncation {how})"
+    return dict(overlong_prompts=r.of("kept", filt), prompt_truncation=r.of(cut, "data.truncation", filt))
 
 
 def _clip(r: Reader, sem, side: str) -> Value:

@@ -118,6 +118,16 @@ CHANGES: tuple[Change, ...] = (
            "read no ignore_eos"),
     Change("rollout_sampling_keys", "0.9.0", "ignore_eos", "verl/workers/rollout/vllm_rollout/vllm_async_server.py "
            "generate: sampling_params.setdefault(\"ignore_eos\", config.ignore_eos)"),
+    # -- prompts over data.max_prompt_length: left out of the dataset, else cut as data.truncation says
+    Change("prompt_filter", FIRST, "always", "verl/utils/dataset/rl_dataset.py RLHFDataset._read_files_and_tokenize: "
+           "drops every prompt over max_prompt_length (the trainer builds it with truncation='error')"),
+    Change("prompt_filter", "0.3.0.post0", "read", "verl/utils/dataset/rl_dataset.py "
+           "RLHFDataset._read_files_and_tokenize: drops them if self.filter_overlong_prompts (data.truncation "
+           "read)", evidence=("data.filter_overlong_prompts",), strict=True),
+    Change("truncation_modes", FIRST, ("left", "right", "error"), "verl/utils/torch_functional.py "
+           "tokenize_and_postprocess_data: assert truncation in ['left', 'right', 'error'] (every row)"),
+    Change("truncation_modes", "0.4.0", ("left", "right", "middle", "error"), "verl/utils/torch_functional.py "
+           "postprocess_data: assert truncation in ['left', 'right', 'middle', 'error'] (every row)"),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
