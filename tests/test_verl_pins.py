@@ -206,7 +206,8 @@ def test_an_inferred_release_that_trains_differently_from_the_newest_is_a_warnin
 @pytest.mark.parametrize("extra, why", [
     ("data.train_batch_size=${oc.env:BS}", "data.train_batch_size only known when the script runs"),
     ("actor_rollout_ref.rollout.n=null", "actor_rollout_ref.rollout.n set to a value of another kind than the key's"),
-    ("actor_rollout_ref.actor.ppo_mini_batch_size=0", "the launch's values give ZeroDivisionError"),
+    ("actor_rollout_ref.actor.ppo_mini_batch_size=0", "the launch's values give ValueError: a step of 1024 prompts x n "
+                                                      "4 in mini-batches of 0 prompts: not positive whole numbers"),
 ])
 def test_values_the_model_cannot_compute_with_are_said_not_a_traceback(tmp_path, monkeypatch, extra, why):
     monkeypatch.chdir(tmp_path)

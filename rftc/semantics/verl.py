@@ -54,6 +54,9 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     n = r.get(f"{R}.n", 1)
     batch = loop.batch or r.get("data.train_batch_size")  # the fully async trainer's step: mini x require_batches
     responses, unit = minibatch_responses(r.get, sem, "actor", batch, n)  # a larger mini-batch holds the whole batch
+    if responses is None:
+        raise ValueError(f"a step of {batch} prompts x n {n} in mini-batches of {r.get(f'{A}.ppo_mini_batch_size')} "
+                         f"{unit}: not positive whole numbers")
     epochs, si, k_sync = r.get(f"{A}.ppo_epochs", 1), batch * n // responses, loop.sync_every
     batch_keys = ("data.train_batch_size" if loop.batch is None else f"{ASYNC}.require_batches",
                   f"{A}.ppo_mini_batch_size", f"{R}.n")
