@@ -375,11 +375,11 @@ CODES = [
        "the defaults; an unknown key raises TypeError when the trainer or explorer builds the function, "
        "usually after minutes of start-up. Use the function's argument names (listed in the message).",
        EX["RFTC473"]),
-    _c("RFTC488", "function-args-refused", E, "The named function's constructor refuses its `*_args`.",
+    _c("RFTC488", "function-args-refused", W, "The named function's constructor refuses its `*_args`.",
        "Trinity builds a function given `*_args` with those arguments alone (its default_args() only where "
        "`*_args` is unset), the constructor filling in the rest. The ppo and gspo policy losses take each clip "
-       "bound from clip_range_low/high, else clip_range, and raise when one of them comes out unset, so the "
-       "trainer fails when it builds the loss. Set clip_range, or both clip_range_low and clip_range_high.",
+       "bound from clip_range_low/high, else clip_range, and raise when one of them comes out unset: Trinity's "
+       "validation accepts the config, and the trainer fails when it builds the loss. Set clip_range, or both clip_range_low and clip_range_high.",
        EX["RFTC488"]),
     _c("RFTC474", "trainer-config-dropped", W, "A `trainer.trainer_config` section Trinity 0.6 drops.",
        "With verl >= 0.8 Trinity keeps only the model, actor, ref, rollout and critic sections of "
