@@ -194,14 +194,14 @@ def test_configs_differing_in_a_field_the_model_lacks_exit_1_naming_it(tmp_path)
 def test_a_launch_and_its_conversion_set_no_setting_the_model_lacks(tmp_path):
     """A launch that sets no key of a NOT_IN_MODEL quantity (its data.truncation=error is veRL's default, and the
     model's) and its own conversion: nothing to report, whatever fields the conversion writes (the algorithm, the
-    context length Trinity's validator would fill in)."""
+    context length: veRL's null and the sum Trinity's validator would fill in are one value of the model)."""
     from rftc.commands import convert
 
     script = GOLDEN / "run_deepseek7b_llm_seq_balance.sh"
     result = compare.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
     assert not result.a.settings.settings
-    assert not result.unmodelled
-    assert result.b.settings.settings["model.max_model_len"].default  # 512 + 512, as Trinity's validator fills in
+    assert not result.unmodelled and not result.b.settings.settings
+    assert result.a.run.context_length.value == result.b.run.context_length.value == 512 + 512
 
 
 def test_kind_by_content(tmp_path):

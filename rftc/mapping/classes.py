@@ -363,7 +363,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
     ("code_sandbox", "the code-execution sandbox the reward runs responses in (its memory limit decides which fail)"),
-    ("context_length", "the engine's context length, which bounds prompt and response together"),
     ("critic_lora", "the LoRA adapter the critic trains (rank, alpha, targets)"),
     ("critic_loss_agg_mode", "how the critic's loss aggregates tokens and scales"),
     ("critic_model_config", "the critic's own model settings (its config overrides, config file and chat template)"),

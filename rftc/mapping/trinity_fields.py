@@ -299,7 +299,8 @@ FIELDS: list[Field] = [
         ("temperature", to("temperature", "ts_temperature")), ("top_p", to("top_p", "ts_top_p")),
         ("top_k", no(UNREAD)),  # the taskset's rollout_args.top_k (-1 unless set) always wins
         ("logprobs", no(NAMES)), ("max_model_len", to("context_length max_length")),
-        ("max_prompt_tokens", to("max_prompt_length", "rl")), ("max_response_tokens", to("max_response_length", "rl")),
+        ("max_prompt_tokens", to("max_prompt_length context_length", "rl")),
+        ("max_response_tokens", to("max_response_length context_length", "rl")),
         ("min_response_tokens", to("min_response_length", "rl")),
         ("enable_prompt_truncation", to("overlong_prompts prompt_truncation", "rl")),
         ("repetition_penalty", to("repetition_penalty")),

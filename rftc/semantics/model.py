@@ -120,6 +120,9 @@ class TrainingRun:
                                     "responses are cut at a different length")
     overlong_prompts: Value = _q("data", "over-long prompts",
                                  "prompts over the length limit are handled differently")
+    context_length: Value = _q("data", "context length",
+                               "prompt and response together are bounded differently, so a long prompt's response "
+                               "ends elsewhere")
     policy_lag: Value = _q("steps and staleness", "max policy lag (optimizer steps)",
                            "rollouts are up to a different number of optimizer steps older than the policy they train "
                            "(more off-policy)")

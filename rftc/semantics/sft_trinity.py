@@ -49,7 +49,6 @@ def sft_view(x: TrinityConfig, put, where) -> None:
     put(MICRO, workers.actor(x).micro_batch_size, where(MICRO) if workers.actor(x).micro_batch_size is not None
         else f"{MICRO} (Trinity's default: 1)")
     put("trainer.total_steps", t.total_steps)
-    put("model.max_model_len", x.model.max_model_len)
     put("model.lora_configs", x.model.lora_configs)
     for k in ("trainer_strategy", "ulysses_sequence_parallel_size", "use_remove_padding", "save_interval",
               "max_checkpoints_to_keep"):

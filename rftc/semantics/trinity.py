@@ -77,6 +77,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("buffer.total_steps", x.buffer.total_steps)
     put("model.max_prompt_tokens", x.model.max_prompt_tokens)
     put("model.max_response_tokens", x.model.max_response_tokens)
+    put("model.max_model_len", x.model.max_model_len)
     put("model.enable_prompt_truncation", x.model.enable_prompt_truncation)
     put("mode", x.mode)
     ts = x.buffer.explorer_input.tasksets[0] if x.buffer.explorer_input.tasksets else None
@@ -311,6 +312,11 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         top_k=of(val(f"{TS}.rollout_args.top_k", -1), f"{TS}.rollout_args.top_k"),
         max_prompt_length=of(val("model.max_prompt_tokens"), "model.max_prompt_tokens"),
         max_response_length=of(val("model.max_response_tokens"), "model.max_response_tokens"),
+        # unset, Trinity's validator fills it in (rftc.trinity.derive)
+        context_length=of(val("model.max_model_len"), "model.max_model_len",
+                          formula="max_prompt_tokens + max_response_tokens"
+                          if v.get("model.max_model_len", Value(None)).source.endswith("(Trinity's default)")
+                          else ""),
         overlong_prompts=of("left out" if val("model.enable_prompt_truncation") else "kept",
                             "model.enable_prompt_truncation"),
         prompt_truncation=Value(None) if val("model.enable_prompt_truncation")

@@ -41,7 +41,7 @@ class Setting:
 
 def _unmodelled(row, run) -> tuple[str, ...]:
     """The NOT_IN_MODEL quantities ``row`` feeds, where it feeds none of ``run``'s (an RL or an SFT run: a field
-    such as Trinity's max_model_len is the model's max length in SFT, the engine's context length in RL)."""
+    may feed a quantity of one model and, in the other kind of run, one that is not in the model yet)."""
     feeds = row.feeds.split() if row is not None else []
     if any(f.name in feeds for f in fields(run)):
         return ()

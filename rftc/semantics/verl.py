@@ -133,6 +133,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         top_k=r.v(f"{R}.top_k", -1),
         max_prompt_length=r.v("data.max_prompt_length"),
         max_response_length=r.v("data.max_response_length"),
+        context_length=_context_length(r),
         **_overlong_prompts(r, sem, eff.release),
         # the oldest rollout is one of the prompts ahead, trained in the last of their mini-batches after the
         # steps of a whole weight version
@@ -250,6 +251,20 @@ def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_rewa
         sampling_seed=r.v(f"{R}.seed") if eff.has(f"{R}.seed") else Value(0, f"vLLM's seed 0 (verl {eff.release} "
                                                                              "has no rollout.seed)"),
     )
+
+
+def _context_length(r: Reader) -> Value:
+    """The rollout engine's context length: rollout.max_model_len where set (a key from verl 0.3.0; the SGLang
+    rollout asserts it is at least prompt + response, 0.4.0 on), else max_prompt_length + max_response_length: what
+    vLLM is given up to 0.6 (0.1 and 0.2 always). From 0.7.0 a null is the model's max_position_embeddings, which a
+    prompt of max_prompt_length and a response of max_response_length do not reach wherever a window of their sum
+    starts (vLLM refuses a max_model_len over it), so it bounds them as their sum does."""
+    key, p, r_len = f"{R}.max_model_len", r.get("data.max_prompt_length"), r.get("data.max_response_length")
+    if r.get(key) is not None:
+        return r.v(key)
+    total = p + r_len if isinstance(p, int) and isinstance(r_len, int) else None
+    return r.of(total, "data.max_prompt_length", "data.max_response_length", *[key] * r.eff.has(key),
+                formula="max_prompt_length + max_response_length (rollout.max_model_len null)")
 
 
 def _overlong_prompts(r: Reader, sem, release: str) -> dict[str, Value]:
