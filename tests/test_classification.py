@@ -331,6 +331,8 @@ def _can_hold(when: str, version: str) -> bool:
         # before 0.8.0 the bases run the legacy FSDP workers, which seed nothing (the engine workers, whose FSDP
         # engine seeds under full_determinism, only under trainer.use_legacy_worker_impl=disable)
         return semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"
+    if when == "reads_context":  # 0.7.0's servers give the engine the model's max_position_embeddings
+        return semantics.resolve(version, snapshot=False).value("context_key") != "unread"
     if when == "truncates":  # before 0.3.0 the dataset leaves every over-long prompt out
         return semantics.resolve(version, snapshot=False).value("prompt_filter") == "read"
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters

@@ -29,6 +29,18 @@ def test_one_override_is_its_quantity(tmp_path, release, base, changed, quantiti
     assert _differences(tmp_path, base, changed, "--verl-version", release) == quantities
 
 
+@pytest.mark.parametrize("release, mode", [("0.6.1", "async"), ("0.7.0", "async")])
+def test_a_rollout_that_does_not_read_it(tmp_path, release, mode):
+    """verl 0.6's async servers give the engine prompt + response, 0.7.0's the model's max_position_embeddings,
+    whatever rollout.max_model_len says; 0.6's sync rollout reads it."""
+    base = (f"actor_rollout_ref.rollout.mode={mode}",)
+    assert _differences(tmp_path / "a", base, (*base, f"{ML}=2048"), "--verl-version", release) == set()
+    (tmp_path / "b").mkdir()
+    stderr, model, _ = _convert_and_diff(tmp_path / "b", release, *base, f"{ML}=800")
+    assert model["max_model_len"] == 1024 and model["max_prompt_tokens"] == 512
+    assert "RFTC305" not in stderr
+
+
 @pytest.mark.parametrize("model, quantities", [
     (dict(max_model_len=400), {"context_length", "max_prompt_length"}),  # max_prompt_tokens is 400 - 100
     (dict(max_model_len=400, max_prompt_tokens=200), {"context_length"}),

@@ -490,6 +490,18 @@ def test_which_sampling_keys_the_rollout_reads(release):
 
 
 @pytest.mark.parametrize("release", RELEASES)
+def test_whether_the_rollout_gives_the_engine_max_model_len(release):
+    """The async servers of 0.6.x set the engine's max_model_len to prompt + response, 0.7.0's to the model's
+    max_position_embeddings, whatever rollout.max_model_len says; the other rollouts read it."""
+    require(release)
+    servers = "".join(source(release, p) or "" for p in ("verl/workers/rollout/vllm_rollout/vllm_async_server.py",
+                                                         "verl/workers/rollout/sglang_rollout/async_sglang_server.py"))
+    window = "self.config.max_model_len = self.model_config.hf_config.max_position_embeddings" in servers
+    total = "self.config.max_model_len = self.config.prompt_length + self.config.response_length" in servers
+    assert _sem(release).value("context_key") == ("unread" if window else "sync" if total else "read")
+
+
+@pytest.mark.parametrize("release", RELEASES)
 def test_whether_the_engine_workers_keep_the_reference_in_a_lora_actor(release):
     """From 0.7.1 main_ppo (0.9's main_ppo_v0) gives the engine ActorRolloutRefWorker a reference engine only where
     no LoRA keeps the reference in the actor; before, wherever a KL is used (rftc.mapping.seeds)."""

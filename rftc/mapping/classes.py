@@ -183,6 +183,12 @@ def _dual_clip(get, release: str) -> bool:
     return get(f"{A}.policy_loss.loss_mode") in (None, "vanilla")
 
 
+def _reads_context(get, release: str) -> bool:
+    from rftc.mapping.data import reads_context
+
+    return reads_context(get, _semantics(release)[1])
+
+
 def _truncates(get, release: str) -> bool:
     _, sem = _semantics(release)
     return sem.value("prompt_filter") == "read" and not get("data.filter_overlong_prompts")
@@ -321,6 +327,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "sample_flag": ("the rollout reads do_sample (hf, naive; vLLM and SGLang do not)",
                     lambda get, release: get(f"{R}.name") in _sample_flag_readers()),
     "reads_ignore_eos": ("the release's rollout samples with ignore_eos", _reads_sampling_key("ignore_eos")),
+    "reads_context": ("the release's rollout gives the engine rollout.max_model_len (not verl 0.6's async servers, "
+                      "nor 0.7.0's)", _reads_context),
     "truncates": ("over-long prompts are kept, and cut as data.truncation says (the release's dataset reads it; "
                   "data.filter_overlong_prompts off)", _truncates),
     # trainer loops

@@ -116,13 +116,23 @@ PROMPT_CUTS = {"error": WHOLE, "left": "its last max_prompt_length tokens",
                "right": "its first max_prompt_length tokens", "middle": "its first and last halves"}
 
 
+def reads_context(get, sem) -> bool:
+    """Whether the training rollout gives the engine rollout.max_model_len (rftc.verl.releases.semantics
+    "context_key"): verl 0.6's async servers give it prompt + response, 0.7.0's the model's max_position_embeddings
+    (which prompt and response do not reach wherever a window of their sum starts)."""
+    rule = sem.value("context_key")
+    return rule == "read" or rule == "sync" and get(f"{R}.mode") != "async"
+
+
 def _lengths(d: Draft) -> None:
     p = d.number(f"{D}.max_prompt_length", positive=True)
     r = d.number(f"{D}.max_response_length", positive=True)
     if r is not None:
         d.set("model.max_response_tokens", r, f"{D}.max_response_length")
     key = f"{R}.max_model_len"
-    given = d.user(key) and d.val(key) is not None
+    given = d.user(key) and d.val(key) is not None and reads_context(d.val, d.sem)
+    if d.user(key) and d.val(key) is not None and not given:
+        d.implied(key, f"not read: verl {d.sem.release}'s rollout gives the engine prompt + response")
     ml = d.number(key, positive=True) if given else None
     filt = d.flag(f"{D}.filter_overlong_prompts")
     if ml is not None and p is not None and r is not None and ml < p + r:

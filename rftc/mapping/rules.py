@@ -180,7 +180,7 @@ RULES: list[Rule] = [
          to("max_prompt_length context_length")),
         (f"{D}.max_response_length", "model.max_response_tokens (+ model.max_model_len)",
          to("max_response_length context_length")),
-        (f"{R}.max_model_len", "model.max_model_len", to("context_length")),
+        (f"{R}.max_model_len", "model.max_model_len", to("context_length", "reads_context")),
         (f"{D}.filter_overlong_prompts", "model.enable_prompt_truncation (Trinity's default is true)",
          to("overlong_prompts prompt_truncation")),
         (f"{D}.truncation", "implied where filter_overlong_prompts leaves over-long prompts out; else RFTC305 "

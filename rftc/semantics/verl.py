@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from rftc.mapping.algorithm import ESTIMATORS, GIGPO, KL, NO_DUAL_CLIP, NORM_READERS, fork_gigpo
-from rftc.mapping.data import PROMPT_CUTS
+from rftc.mapping.data import PROMPT_CUTS, reads_context
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.minibatch import minibatch_responses
 from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
@@ -133,7 +133,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         top_k=r.v(f"{R}.top_k", -1),
         max_prompt_length=r.v("data.max_prompt_length"),
         max_response_length=r.v("data.max_response_length"),
-        context_length=_context_length(r),
+        context_length=_context_length(r, sem),
         **_overlong_prompts(r, sem, eff.release),
         # the oldest rollout is one of the prompts ahead, trained in the last of their mini-batches after the
         # steps of a whole weight version
@@ -253,18 +253,19 @@ def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_rewa
     )
 
 
-def _context_length(r: Reader) -> Value:
-    """The rollout engine's context length: rollout.max_model_len where set (a key from verl 0.3.0; the SGLang
-    rollout asserts it is at least prompt + response, 0.4.0 on), else max_prompt_length + max_response_length: what
-    vLLM is given up to 0.6 (0.1 and 0.2 always). From 0.7.0 a null is the model's max_position_embeddings, which a
-    prompt of max_prompt_length and a response of max_response_length do not reach wherever a window of their sum
-    starts (vLLM refuses a max_model_len over it), so it bounds them as their sum does."""
+def _context_length(r: Reader, sem) -> Value:
+    """The rollout engine's context length: rollout.max_model_len where set and read (a key from verl 0.3.0; not
+    read by 0.6's async servers nor 0.7.0's: reads_context; the SGLang rollout asserts it is at least prompt +
+    response, 0.4.0 on), else max_prompt_length + max_response_length: what vLLM is given up to 0.6. From 0.7.0 a
+    null (0.7.0: any value) is the model's max_position_embeddings, which a prompt of max_prompt_length and a response
+    of max_response_length do not reach wherever a window of their sum starts (vLLM refuses a max_model_len over
+    it), so it bounds them as their sum does."""
     key, p, r_len = f"{R}.max_model_len", r.get("data.max_prompt_length"), r.get("data.max_response_length")
-    if r.get(key) is not None:
+    if r.get(key) is not None and reads_context(r.get, sem):
         return r.v(key)
     total = p + r_len if isinstance(p, int) and isinstance(r_len, int) else None
     return r.of(total, "data.max_prompt_length", "data.max_response_length", *[key] * r.eff.has(key),
-                formula="max_prompt_length + max_response_length (rollout.max_model_len null)")
+                formula="max_prompt_length + max_response_length (rollout.max_model_len null or not read)")
 
 
 def _overlong_prompts(r: Reader, sem, release: str) -> dict[str, Value]:

@@ -128,6 +128,17 @@ CHANGES: tuple[Change, ...] = (
            "tokenize_and_postprocess_data: assert truncation in ['left', 'right', 'error'] (every row)"),
     Change("truncation_modes", "0.4.0", ("left", "right", "middle", "error"), "verl/utils/torch_functional.py "
            "postprocess_data: assert truncation in ['left', 'right', 'middle', 'error'] (every row)"),
+    # -- whether the training rollout gives the engine rollout.max_model_len (a key from 0.3.0; null: prompt +
+    # response, from 0.7.1 the model's max_position_embeddings)
+    Change("context_key", FIRST, "read", "verl/workers/rollout/vllm_rollout/vllm_rollout.py vLLMRollout.__init__: "
+           "max_model_len = config.max_model_len or prompt_length + response_length (0.1, 0.2: their sum, no key)"),
+    Change("context_key", "0.6.0", "sync", "verl/workers/rollout/vllm_rollout/vllm_async_server.py (and "
+           "sglang_rollout/async_sglang_server.py): config.max_model_len = prompt_length + response_length, the async "
+           "mode's; the sync rollouts read it"),
+    Change("context_key", "0.7.0", "unread", "verl/workers/rollout/vllm_rollout/vllm_async_server.py (and SGLang's): "
+           "config.max_model_len = hf_config.max_position_embeddings"),
+    Change("context_key", "0.7.1", "read", "verl/workers/rollout/vllm_rollout/vllm_async_server.py (and SGLang's): "
+           "max_position_embeddings where config.max_model_len is None"),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
