@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace
 import pytest
 
 from rftc import api
-from rftc.mapping.classes import INERT, NOT_IN_MODEL, WHEN
+from rftc.mapping.classes import CORRECTION_READS, INERT, NOT_IN_MODEL, WHEN
 from rftc.mapping.rules import RULES, find_rule
 from rftc.mapping.sft_rules import SFT_RULES
 from rftc.semantics.model import SftRun, TrainingRun
@@ -70,6 +70,14 @@ V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_func
       "algorithm.filter_groups.enable=True")
 HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + (
     "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py")
+# the rollout correction on (verl 0.6.0's keys, and algorithm.rollout_correction's after), the rollout's log-probs
+CORRECTION = ("algorithm.adv_estimator=grpo", "custom_reward_function.path=reward.py", f"{R}.calculate_log_probs=True",
+              "algorithm.rollout_is=True", "algorithm.rollout_is_threshold=2.0", "algorithm.rollout_is_mode=mask",
+              "algorithm.rollout_correction.rollout_is=token", "algorithm.rollout_correction.rollout_rs=token",
+              "algorithm.rollout_correction.rollout_rs_threshold=2.0")
+# verl 0.6.x's SGLang multi-turn rollout, which reads over_sample_rate
+SGLANG = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=sglang") for o in COMMON) + (
+    "algorithm.adv_estimator=grpo", "custom_reward_function.path=reward.py", f"{R}.multi_turn.enable=True")
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,12 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
          Base("sft_engine", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
              "optim.lr_scheduler_type=cosine", "data.use_dynamic_bsz=False", "engine.full_determinism=True")),
          Base("sft_engine-dynamic", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
-             "data.use_dynamic_bsz=True", "data.max_token_len_per_gpu=8192")))
+             "data.use_dynamic_bsz=True", "data.max_token_len_per_gpu=8192")),
+         Base("correction", MAIN, "ppo_trainer", COMMON + CORRECTION),
+         Base("sglang-multiturn", MAIN, "ppo_trainer", SGLANG),
+         Base("v1-sampler", MAIN, "ppo_trainer", COMMON + V1 + (
+             "trainer.v1.trainer_mode=colocate_async", "trainer.v1.sampler.max_off_policy_threshold=1",
+             "trainer.v1.sampler.custom_sampler.path=sampler.py", "trainer.v1.sampler.custom_sampler.name=Sampler")))
 # another valid value of an enumerated key (by its last name)
 ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-mean": "seq-mean-token-mean",
                                                                       "*": "token-mean"},
@@ -127,7 +140,8 @@ ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-
          "lr_decay_style": {"constant": "cosine", "*": "constant"}, "truncation": {"error": "right", "*": "error"},
          "loss_type": {"ppo_clip": "reinforce", "*": "ppo_clip"}, "reward_manager": {"naive": "dapo", "*": "naive"},
          "trainer_mode": {"sync": "colocate_async", "*": "sync"},
-         "use_legacy_worker_impl": {"disable": "auto", "*": "disable"}, "type": {"fixed": "adaptive", "*": "fixed"}}
+         "use_legacy_worker_impl": {"disable": "auto", "*": "disable"}, "type": {"fixed": "adaptive", "*": "fixed"},
+         "max_off_policy_strategy": {"drop": "wait", "*": "drop"}}
 NUMERIC = ("size", "steps", "num", "len", "ratio", "coef", "threshold", "freq", "seed", "rank", "epoch", "alpha")
 
 
@@ -335,6 +349,15 @@ def _can_hold(when: str, version: str) -> bool:
         return semantics.resolve(version, snapshot=False).value("context_key") != "unread"
     if when == "truncates":  # before 0.3.0 the dataset leaves every over-long prompt out
         return semantics.resolve(version, snapshot=False).value("prompt_filter") == "read"
+    if when in ("hybrid_requested", "hybrid_switch", "hybrid_adaptive"):  # a key of 0.9.1's v1 separate_async
+        return "v1" in names and bool(modes.fact("hybrid_rollout", version))
+    if when in CORRECTION_READS or when in ("rollout_logprobs", "vllm_logprobs"):  # a rollout correction: 0.6.0 on
+        kind = semantics.resolve(version, snapshot=False).value("rollout_correction")
+        if when.startswith("legacy_"):
+            return kind == "legacy"
+        return kind is not None and (kind != "legacy" or when in ("reads_logprobs", "rollout_logprobs"))
+    if when == "over_sample_read":  # only verl 0.6.x's SGLang multi-turn rollout reads it
+        return semantics.resolve(version, snapshot=False).value("over_sample_reader") is not None
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     return True
@@ -412,7 +435,8 @@ TRINITY_ENUMS = {"algorithm_type": {"grpo": "ppo", "*": "grpo"}, "advantage_fn":
                  "kl_penalty_fn": {"none": "k1", "*": "none"}, "entropy_loss_fn": {"none": "default", "*": "none"},
                  "mode": {"both": "train", "*": "both"}, "prompt_type": {"messages": "plaintext", "*": "messages"},
                  "selector_type": {"shuffle": "sequential", "*": "shuffle"},
-                 "trainer_strategy": {"megatron": "fsdp", "*": "megatron"}}
+                 "trainer_strategy": {"megatron": "fsdp", "*": "megatron"},
+                 "engine_type": {"vllm": "sglang", "*": "vllm"}}
 
 
 def trinity_perturbed(path: str, value, annotation):
@@ -566,6 +590,9 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
                                                      type(grpo.synchronizer.sync_style)("explorer_driven"))
     configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
     configs["SFT, a task pipeline"] = _with_task_pipeline(sft)
+    configs["GRPO, over-rollout and dynamic timeout"] = _changed(_changed(
+        configs["GRPO, explorer-driven sync"], "explorer.over_rollout.ratio", 0.5), "explorer.dynamic_timeout.enable",
+        True)
     for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}

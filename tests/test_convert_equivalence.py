@@ -82,6 +82,12 @@ OVERLONG_CUT = ("veRL keeps a prompt over max_prompt_length and cuts it as data.
 EPOCHS_OVER_BATCH = ("veRL passes over all of a rollout batch's mini-batches once an epoch (ppo_epochs > 1); "
                      "Trinity-RFT 0.6 trains one mini-batch a trainer step, its epochs in a row: RFTC305 warns")
 CRITIC_STEPS = "critic steps (responses, steps a batch, order)"
+PARTIAL = ("veRL's v1 asynchronous trainers, and the fully async trainer with async_training.partial_rollout (its "
+           "default), resume a response interrupted by a weight update with the new weights; Trinity-RFT 0.6 "
+           "generates each response with one weight version: RFTC341 warns")
+CORRECTION = ("veRL weighs or masks the loss by its rollout correction (algorithm.rollout_correction, with the "
+              "rollout's log-probs); Trinity-RFT 0.6's trainer reads none of it: RFTC305 warns (0.6.0's "
+              "algorithm.rollout_is keys: RFTC300)")
 
 
 def _order_kind(value) -> str | None:
@@ -104,7 +110,9 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             *((label, lambda v: _order_kind(v) == SHUFFLED, SHUFFLED_MINIBATCHES)
               for label in ("mini-batch order", CRITIC_STEPS)),
             *((label, lambda v: _order_kind(v) == EPOCH_BY_EPOCH, EPOCHS_OVER_BATCH)
-              for label in ("mini-batch order", CRITIC_STEPS))]
+              for label in ("mini-batch order", CRITIC_STEPS)),
+            ("partial rollouts", lambda v: v != "none", PARTIAL),
+            ("rollout correction", lambda v: v != "none", CORRECTION)]
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
 SYNC_OFFSET = ("--sync-offset 1 lets the explorer run one step ahead where veRL's synchronous trainer does not (the "
                "option's purpose: the guide's examples)")

@@ -35,7 +35,6 @@ NOT_COMPARED = {
     "cases/algo_reinforce_plus_plus_baseline.sh": {"algorithm.advantage_fn_args"},  # likewise
     "cases/gpu_single_colocate.sh": {"mode"},  # one GPU: explorer and trainer colocated
     "cases/verl_0_5_keys.sh": {"actor_rollout_ref.actor.fsdp_config.model_dtype"},  # the script's own
-    "async/fully_async_4_4.sh": {"async_training.partial_rollout"},  # the script's own (off: Trinity has none)
 }
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from test_mapping_support import cfg, codes, convert
+from test_mapping_support import LEFT_OUT, cfg, codes, convert
 
 from rftc.mapping.algorithm import ESTIMATORS
 from rftc.mapping.convert import map_config
@@ -116,15 +116,24 @@ def test_old_logprobs_are_verls_recomputed_ones_unless_bypass_mode():
 
 def test_a_loss_bypass_mode_replaces_is_reported():
     # veRL's bypass mode (verl >= 0.7) trains its own loss whatever loss_mode says: ppo_clip (vanilla) or reinforce
-    bypass = "algorithm.rollout_correction.bypass_mode=True"
-    assert codes(convert("algorithm.adv_estimator=grpo", bypass)) == []
-    m = convert("algorithm.adv_estimator=grpo", bypass, "algorithm.rollout_correction.loss_type=reinforce")
+    # (on the rollout's log-probs, without which it stops: rftc.mapping.correction)
+    bypass = ("algorithm.rollout_correction.bypass_mode=True", "actor_rollout_ref.rollout.calculate_log_probs=True",
+              "actor_rollout_ref.rollout.logprobs_mode=processed_logprobs")
+    assert codes(convert("algorithm.adv_estimator=grpo", *bypass)) == []
+    m = convert("algorithm.adv_estimator=grpo", *bypass, "algorithm.rollout_correction.loss_type=reinforce")
     assert codes(m) == ["RFTC305"] and "REINFORCE" in m.diagnostics[0].message and m.ok
-    m = convert("algorithm.adv_estimator=grpo", bypass, "algorithm.rollout_correction.loss_type=ppo_clip",
+    m = convert("algorithm.adv_estimator=grpo", *bypass, "algorithm.rollout_correction.loss_type=ppo_clip",
                 f"{A}.policy_loss.loss_mode=gspo")
     assert codes(m) == ["RFTC305"] and "whatever loss_mode says" in m.diagnostics[0].message
-    # verl 0.6.1's bypass mode keeps loss_mode: its config has no loss_type
-    assert codes(convert("algorithm.adv_estimator=grpo", bypass, f"{A}.policy_loss.loss_mode=gspo")) == []
+    # verl 0.6.1's bypass mode keeps loss_mode unless use_policy_gradient
+    bypass = bypass[:2]
+    m = map_config(cfg("algorithm.adv_estimator=grpo", *bypass, f"{A}.policy_loss.loss_mode=gspo", LEFT_OUT,
+                       release="0.6.1"))
+    assert not [d for d in m.diagnostics if "loss" in d.message]
+    m = map_config(cfg("algorithm.adv_estimator=grpo", *bypass, "algorithm.rollout_correction.use_policy_gradient=True",
+                       LEFT_OUT, release="0.6.1"))
+    assert [d.key for d in m.diagnostics if "veRL's bypass mode trains REINFORCE" in d.message] == [
+        "algorithm.rollout_correction.use_policy_gradient"]
 
 
 def test_straight_through_kl_and_std_normalisation_are_reported():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rftc.mapping.correction import bypass_loss, map_correction
 from rftc.mapping.draft import Draft
 from rftc.verl.releases import semantics
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
@@ -165,6 +166,7 @@ def map_algorithm(d: Draft) -> str | None:
     _entropy(d)
     _policy_loss(d, loss_fn)
     _old_logprobs(d)
+    map_correction(d)
     _ppo_epochs(d, algo)
     return algo
 
@@ -404,18 +406,22 @@ def _old_logprobs(d: Draft) -> None:
           "the rollout's log-probs are the old ones, as Trinity's default" if bypass else recompute)
     if d.user(key):  # still passed on with the rest of rollout_correction
         d.set(f"{RC}.bypass_mode", bypass, key)
-    if bypass and d.cfg.has(f"{RC}.loss_type"):  # verl >= 0.7: bypass mode replaces the policy loss
-        _bypass_loss(d)
+    if bypass and (d.cfg.has(f"{RC}.loss_type") or d.cfg.has(f"{RC}.use_policy_gradient")):
+        _bypass_loss(d)  # verl >= 0.7 (0.6.1: use_policy_gradient): bypass mode replaces the policy loss
 
 
 def _bypass_loss(d: Draft) -> None:
     """veRL's bypass mode sets policy_loss.loss_mode to its own (rollout_corr_helper.apply_bypass_mode): loss_type
     ppo_clip is the vanilla PPO-clip loss on the rollout's log-probs, reinforce is REINFORCE weighted by the
-    importance ratios. Trinity's policy loss reads neither, so any other loss than vanilla differs."""
-    type_key, mode_key = f"{RC}.loss_type", f"{A}.policy_loss.loss_mode"
-    loss_type, mode = str(d.val(type_key, "ppo_clip")), str(d.val(mode_key, "vanilla"))
-    if loss_type != "ppo_clip":
-        d.report("RFTC305", f"{type_key}={loss_type}: veRL's bypass mode trains REINFORCE weighted by the "
+    importance ratios (verl 0.6.1: use_policy_gradient). Trinity's policy loss reads neither, so any other loss than
+    vanilla differs."""
+    mode_key, flag = f"{A}.policy_loss.loss_mode", f"{RC}.use_policy_gradient"
+    type_key = flag if d.cfg.has(flag) else f"{RC}.loss_type"
+    replaced, mode = bypass_loss(d.val, d.sem), str(d.val(mode_key, "vanilla"))
+    if replaced is None:  # verl 0.6.1 without use_policy_gradient: loss_mode is the loss, converted as such
+        return
+    if replaced != "vanilla":
+        d.report("RFTC305", f"{type_key}={d.fmt_value(type_key)}: veRL's bypass mode trains REINFORCE weighted by the "
                  "importance ratios in place of the policy loss; Trinity-RFT 0.6's policy loss does not read it, so "
                  "the config trains with the loss algorithm.policy_loss_fn names", type_key)
     elif mode != "vanilla":

@@ -177,10 +177,93 @@ def _reads_sampling_key(key: str):
     return holds
 
 
+def _loss(get, release: str) -> str:
+    """The policy loss veRL trains: bypass mode's own (rftc.mapping.correction.bypass_loss), else loss_mode."""
+    from rftc.mapping.correction import bypass_loss
+
+    return bypass_loss(get, _semantics(release)[1]) or get(f"{A}.policy_loss.loss_mode") or "vanilla"
+
+
+def _replaced(get, release: str) -> bool:
+    """Bypass mode trains a loss of its own, whatever actor.policy_loss.loss_mode says."""
+    from rftc.mapping.correction import bypass_loss
+
+    return bypass_loss(get, _semantics(release)[1]) is not None
+
+
 def _dual_clip(get, release: str) -> bool:
-    if get(f"{RC}.bypass_mode"):
-        return get(f"{RC}.loss_type") in (None, "ppo_clip")
-    return get(f"{A}.policy_loss.loss_mode") in (None, "vanilla")
+    return _loss(get, release) == "vanilla"
+
+
+def _correction_reads(key: str):
+    """The release's rollout correction reads ``key`` for this launch (rftc.mapping.correction)."""
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.correction import verl_correction
+
+        return key in verl_correction(get, _semantics(release)[1]).reads
+    return holds
+
+
+def _logprobs_used(get, release: str) -> bool:
+    from rftc.mapping.correction import rollout_logprobs_used
+
+    return rollout_logprobs_used(get, _semantics(release)[1])
+
+
+def _logprobs_returned(get, release: str) -> bool:
+    """The trainer uses the rollout's log-probs and the rollout returns them (rollout.calculate_log_probs)."""
+    from rftc.mapping.correction import LOGPROBS
+
+    return _logprobs_used(get, release) and get(LOGPROBS) is True
+
+
+def _over_sample_read(get, release: str) -> bool:
+    from rftc.mapping.correction import over_sample_rate
+
+    return over_sample_rate(get, _semantics(release)[1]) is not None
+
+
+def _stale(get, release: str) -> bool:
+    """A v1 asynchronous trainer's replay buffer meets rollouts as old as max_off_policy_threshold
+    (rftc.verl.releases.modes)."""
+    from rftc.verl.releases import modes
+
+    return _v1(get) in ("colocate_async", "separate_async") and \
+        modes.schedule(modes.MAIN_PPO, release, get).stale is not None
+
+
+def _hybrid_switch(get, release: str) -> bool:
+    from rftc.verl.releases import modes
+
+    return _v1(get) == "separate_async" and modes.schedule(modes.MAIN_PPO, release, get).hybrid
+
+
+def _custom_sampler(get, release: str) -> bool:
+    from rftc.verl.releases import modes
+
+    return _v1(get) is not None and bool(modes.fact("v1_routing", release)) and modes.custom_sampler(get) is not None
+
+
+# the keys of the rollout correction whose reading depends on the others: condition -> (key, in words)
+CORRECTION_READS = {
+    "reads_rollout_is": (f"{RC}.rollout_is", "the correction weighs the loss (decoupled mode, bypass mode's "
+                         "reinforce loss) and the rollout returns its log-probs"),
+    "rollout_is_on": (f"{RC}.rollout_is_threshold", "IS weights are on (rollout_is set where the loss is weighed)"),
+    "reads_rollout_rs": (f"{RC}.rollout_rs", "the correction rejects (decoupled mode with the rollout's log-probs, "
+                         "bypass mode from 0.7.0; 0.6.1: with use_policy_gradient)"),
+    "rollout_rs_on": (f"{RC}.rollout_rs_threshold", "rejection sampling is on (rollout_rs set where it is read)"),
+    "reads_veto": (f"{RC}.rollout_token_veto_threshold", "the correction's token veto is read (decoupled mode with "
+                   "the rollout's log-probs; 0.7.0's bypass mode; 0.6.1's with use_policy_gradient and rollout_rs)"),
+    "reads_logprobs": ("actor_rollout_ref.rollout.calculate_log_probs", "the trainer needs the rollout's log-probs "
+                       "(bypass mode, or a correction set)"),
+    "legacy_is_read": ("algorithm.rollout_is", "verl 0.6.0's IS weights are computed (rollout_is_threshold set, "
+                       "the rollout's log-probs returned)"),
+    "legacy_is_applied": ("algorithm.rollout_is_threshold", "verl 0.6.0's IS weights reach the loss "
+                          "(algorithm.rollout_is, the rollout's log-probs returned)"),
+    "legacy_is_on": ("algorithm.rollout_is_level", "verl 0.6.0's IS weights are on and applied"),
+    "legacy_is_mask": ("algorithm.rollout_is_threshold_lower", "verl 0.6.0's IS weights are on and masked "
+                       "(rollout_is_mode mask)"),
+}
 
 
 def _reads_context(get, release: str) -> bool:
@@ -208,14 +291,14 @@ WHEN: dict[str, tuple[str, Callable]] = {
                    _is("algorithm.adv_estimator", "gae", "reinforce_plus_plus")),
     "grpo": ("the estimator normalises groups (grpo)", _is("algorithm.adv_estimator", "grpo")),
     "clip_ratio": ("the loss reads clip_ratio (clip_ratio_low/high unset)", _unset(f"{A}.clip_ratio_low")),
-    "clipped": ("the policy loss clips the ratio (not sapo, gpg)", lambda get, release: bool(
-        get(f"{RC}.bypass_mode")) or get(f"{A}.policy_loss.loss_mode") not in ("sapo", "gpg")),
+    "clipped": ("the policy loss clips the ratio (not sapo, gpg)", lambda get, release: _replaced(get, release)
+                or get(f"{A}.policy_loss.loss_mode") not in ("sapo", "gpg")),
     "dual_clip": ("the policy loss is PPO's (its dual clip)", _dual_clip),
     "sapo": ("the policy loss is sapo", _is(f"{A}.policy_loss.loss_mode", "sapo")),
-    "agg_read": ("the policy loss reads loss_agg_mode (sapo's is seq-mean-token-mean)", lambda get, release: bool(
-        get(f"{RC}.bypass_mode")) or get(f"{A}.policy_loss.loss_mode") != "sapo"),
-    "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode)",
-                  lambda get, release: not get(f"{RC}.bypass_mode")),
+    "agg_read": ("the policy loss reads loss_agg_mode (sapo's is seq-mean-token-mean)", lambda get, release:
+                 _replaced(get, release) or get(f"{A}.policy_loss.loss_mode") != "sapo"),
+    "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode, or verl 0.6.1's without "
+                  "use_policy_gradient)", lambda get, release: not _replaced(get, release)),
     "bypass": ("the rollout's log-probs are the old ones (rollout_correction.bypass_mode)", _true(f"{RC}.bypass_mode")),
     "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm",
                        _is(f"{A}.loss_agg_mode", "seq-mean-token-sum-norm")),
@@ -357,6 +440,25 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "lora_sft": ("LoRA is on (model.lora_rank > 0)", lambda get, release: _positive(get, "model.lora_rank")),
     "megatron_lora_sft": ("Megatron LoRA is on (model.lora.rank > 0, engine megatron)", lambda get, release:
                           _positive(get, "model.lora.rank") and get("engine.strategy") in MCORE),
+    # off-policy rollouts (rftc.mapping.correction, rftc.verl.releases.modes)
+    **{name: (words, _correction_reads(key)) for name, (key, words) in CORRECTION_READS.items()},
+    "rollout_logprobs": ("the trainer uses the rollout's log-probs (bypass mode, a correction) and the rollout "
+                         "returns them", _logprobs_returned),
+    "vllm_logprobs": ("the trainer uses the rollout's log-probs, which vLLM returns", lambda get, release:
+                      _logprobs_returned(get, release) and get(f"{R}.name") == "vllm"),
+    "over_sample_read": ("the release's rollout reads over_sample_rate (verl 0.6.x's SGLang multi-turn rollout, "
+                         "not the agent loop)", _over_sample_read),
+    "stale": ("a v1 asynchronous trainer's rollouts reach max_off_policy_threshold updates old", _stale),
+    "hybrid_switch": ("v1 separate_async lends the trainer's GPUs to rollout (hybrid_rollout.enable_switch, "
+                      "hybrid_engine)", _hybrid_switch),
+    "hybrid_adaptive": ("v1 separate_async's hybrid rollout adapts its switch threshold (adaptive_switch_threshold)",
+                        lambda get, release: _hybrid_switch(get, release) and
+                        get(f"{T}.v1.separate_async.hybrid_rollout.adaptive_switch_threshold") is True),
+    "hybrid_requested": ("v1 separate_async's hybrid_rollout.enable_switch is on", lambda get, release:
+                         _v1(get) == "separate_async" and
+                         get(f"{T}.v1.separate_async.hybrid_rollout.enable_switch") is True),
+    "custom_sampler": ("a v1 trainer loads a custom replay sampler (trainer.v1.sampler.custom_sampler.path and "
+                       "name)", _custom_sampler),
 }
 
 # The quantities rows feed that the semantic model (rftc.semantics.model) does not compute yet, each with what it
@@ -388,7 +490,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
     ("frozen_modules", "modules whose weights are frozen (such as the vision tower)"),
     ("group_refill", "how a trainer that filters groups refills the batch (prompts a round, rounds, rounds in flight)"),
-    ("hybrid_rollout", "veRL's v1 hybrid rollout, which switches the trainer's GPUs to generation"),
     ("lora_args", "the LoRA adapter's other settings (excluded modules, a starting adapter)"),
     ("loss_normalization", "how the loss is normalised over data-parallel ranks' tokens"),
     ("loss_scale", "the factor the policy loss is scaled by"),
@@ -402,22 +503,16 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("mtp", "multi-token prediction layers"),
     ("multi_turn", "multi-turn rollouts, tools and agent loops"),
     ("multimodal_processing", "how images and videos are processed into tokens"),
-    ("over_sampling", "rollouts over-sampled and cut short, so a batch is the first to finish"),
-    ("partial_rollout", "rollouts interrupted at a weight update and resumed with the new weights"),
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
     ("policy_loss_args", "the policy loss's other arguments"),
     ("precision", "the precision the model trains and its optimizer state are kept in"),
     ("reference_model_path", "a reference model of its own instead of the actor's initial weights"),
     ("replay_buffer", "replaying earlier experiences from a buffer"),
-    ("replay_sampler", "main_ppo v1's replay sampler (a custom sampler and its arguments)"),
     ("reward_manager", "the reward manager that calls the reward function"),
     ("reward_model_args", "the reward model's settings (its tokenizer, lengths, configuration)"),
-    ("rollout_correction", "importance-sampling correction of the rollout's off-policy log-probs"),
     ("rollout_engine", "the rollout engine's model and generation settings"),
-    ("rollout_logprobs", "which log-probs the rollout engine returns (raw or processed)"),
     ("rollout_precision", "the precision or quantisation the rollout generates in"),
     ("selector_args", "the experience selector's arguments"),
-    ("staleness_filter", "rollouts dropped or reweighted when too far off-policy"),
     ("taskset_max_tokens", "the response length a taskset's rollouts are cut at"),
     ("thinking", "the chat template's thinking switch"),
     ("tinker", "training on the Tinker service instead of local workers"),

@@ -26,19 +26,14 @@ THROUGHPUT = {
     f"{ASYNC}.dynamic_schedule_deactivate_ratio": "GPU rebalancing; the staleness bound holds",
     f"{ASYNC}.dynamic_schedule_enable_rebalance": "GPU rebalancing; the staleness bound holds",
     f"{ASYNC}.concurrent_samples_per_replica": "requests in flight per engine (bounded by max_required_samples)",
-    **{f"{V1}.separate_async.hybrid_rollout.{k}": "when the trainer's GPUs switch to rollout (RFTC340 says what "
-       "enable_switch changes)" for k in ("_target_", "switch_threshold_ratio", "adaptive_switch_threshold",
-                                          "switch_threshold_step_up", "switch_threshold_step_down",
-                                          "switch_threshold_release_steps", "switch_cost_window_size")},
+    f"{V1}.separate_async.hybrid_rollout._target_": "the class veRL builds the section as",
 }
 # keys that change what is trained and that no Trinity-RFT 0.6 field carries
 UNCARRIED = {
-    f"{V1}.sampler.custom_sampler.path": "a custom replay-buffer sampler picks the trained rollouts",
-    f"{V1}.sampler.custom_sampler.name": "a custom replay-buffer sampler picks the trained rollouts",
-    f"{V1}.sampler.sampler_kwargs": "the custom sampler's arguments",
     f"{V1}.sampler.sync_refill_failed_groups": "veRL replaces groups whose rollouts all failed with fresh prompts; "
                                                "Trinity trains on the experiences it has",
 }
+SAMPLER = (f"{V1}.sampler.custom_sampler.path", f"{V1}.sampler.custom_sampler.name", f"{V1}.sampler.sampler_kwargs")
 SECTIONS = ("trainer.use_v1", f"{V1}.", f"{ASYNC}.", "rollout.")
 
 
@@ -157,6 +152,13 @@ def _account(d: Draft, s: Schedule) -> None:
             d.implied(key, f"not read: the launch runs veRL's {mode} trainer loop")
         elif key.startswith(f"{V1}.sampler.max_off_policy_") and mode == "sync":
             d.implied(key, "never reached: veRL's v1 sync trainer trains rollouts of the last update only")
+        elif key in SAMPLER and not modes.custom_sampler(d.val):
+            d.implied(key, "not read: a v1 trainer loads a custom sampler only where custom_sampler.path and name "
+                      "are both set (sampler_kwargs go to it alone)")
+        elif key in SAMPLER:
+            d.report("RFTC342", f"{key}={d.fmt_value(key)}: a custom replay-buffer sampler picks the trained rollouts"
+                     "; Trinity-RFT 0.6 has no such setting, so the converted config trains differently where it "
+                     "acts", key)
         elif key in THROUGHPUT:
             d.implied(key, THROUGHPUT[key])
         elif key in UNCARRIED:

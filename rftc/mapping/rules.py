@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from rftc.mapping.classes import (BATCHING, CADENCE, CLASS, DEBUG, FOLLOWS, KERNELS, MEMORY, NAMES, PLACEMENT,
                                   PROCESSES, PROFILING, UNREAD, no, to)
+from rftc.mapping.correction import TRINITY_LOGPROBS
 from rftc.mapping.draft import Draft, not_a_count, whole
 
 
@@ -88,6 +89,8 @@ A, R, C, M, D, T = ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "cri
                     "data", "trainer")
 RM = "explorer.rollout_model"
 NOT_CONVERTED = "it is not in the converted config"
+CORRECTION_NOTE = ("passed to veRL's policy_loss.rollout_correction by Trinity, whose trainer (verl >= 0.8) reads none "
+                   "of it: RFTC305 where veRL applies a correction")
 MICRO = ("trainer.trainer_config's *_per_gpu: the global size / the data-parallel ranks (GPUs / SP; Megatron: "
          "/ TP x PP x CP), as the release's workers divide it")
 
@@ -141,17 +144,28 @@ RULES: list[Rule] = [
          to("ppo_epochs")),
         ("algorithm.rollout_correction.bypass_mode", "algorithm.bypass_old_logprobs (false when False, or where "
          "the release has no bypass mode: Trinity's default is true), and algorithm.rollout_correction.bypass_mode",
-         to("logprob_source")),
+         to("logprob_source rollout_correction rollout_logprobs")),
     ]],
     Rule("algorithm.kl_ctrl._target_", "rule", "algorithm.map_algorithm", "", inert=CLASS),
-    Rule("algorithm.rollout_correction.*", "map", "algorithm.rollout_correction",
-         "passed to veRL's policy_loss.rollout_correction by Trinity", feeds="rollout_correction"),
-    Rule("algorithm.rollout_correction.loss_type", "map", "algorithm.rollout_correction.loss_type",
-         "passed to veRL's policy_loss.rollout_correction by Trinity", feeds="policy_loss", when="bypass"),
-    *[Rule(f"algorithm.{k}", "none", "", "use algorithm.rollout_correction (Trinity passes it to veRL's loss)",
-           feeds="rollout_correction") for k in ("rollout_is", "rollout_is_level", "rollout_is_mode",
-                                                 "rollout_is_threshold", "rollout_is_threshold_lower",
-                                                 "rollout_is_veto_threshold")],
+    Rule("algorithm.rollout_correction.*", "map", "algorithm.rollout_correction", CORRECTION_NOTE,
+         feeds="rollout_correction"),
+    *[Rule(f"algorithm.rollout_correction.{k}", "map", f"algorithm.rollout_correction.{k}", CORRECTION_NOTE, **c)
+      for k, c in [("loss_type", to("policy_loss rollout_correction", "bypass")),
+                   ("use_policy_gradient", to("policy_loss rollout_correction", "bypass")),
+                   ("rollout_is", to("rollout_correction", "reads_rollout_is")),
+                   ("rollout_is_threshold", to("rollout_correction", "rollout_is_on")),
+                   ("rollout_is_batch_normalize", to("rollout_correction", "rollout_is_on")),
+                   ("rollout_rs", to("rollout_correction", "reads_rollout_rs")),
+                   ("rollout_rs_threshold", to("rollout_correction", "rollout_rs_on")),
+                   ("rollout_rs_threshold_lower", to("rollout_correction", "rollout_rs_on")),
+                   ("rollout_token_veto_threshold", to("rollout_correction", "reads_veto"))]],
+    *[Rule(f"algorithm.{k}", "none", "", "Trinity-RFT 0.6's trainer applies no rollout correction", **c)
+      for k, c in [("rollout_is", to("rollout_correction", "legacy_is_read")),
+                   ("rollout_is_threshold", to("rollout_correction", "legacy_is_applied")),
+                   ("rollout_is_level", to("rollout_correction", "legacy_is_on")),
+                   ("rollout_is_mode", to("rollout_correction", "legacy_is_on")),
+                   ("rollout_is_veto_threshold", to("rollout_correction", "legacy_is_on")),
+                   ("rollout_is_threshold_lower", to("rollout_correction", "legacy_is_mask"))]],
     Rule("algorithm._target_", "none", "", NOT_CONVERTED, inert=CLASS),
     Rule("algorithm.filter_groups.*", "rule", "sampling.map_dynamic_sampling",
          "the DAPO recipe's dynamic sampling -> rftc's VerlFilterGroups in "
@@ -386,11 +400,16 @@ RULES: list[Rule] = [
         *_other_engines(REF_SEED),
         ("veomni.*", no(PLACEMENT)),
     ]],
-    Rule("actor_rollout_ref.hybrid_engine", "implied", "", "Trinity separates explorer and trainer", inert=PLACEMENT),
+    Rule("actor_rollout_ref.hybrid_engine", "implied", "", "Trinity separates explorer and trainer",
+         feeds="hybrid_rollout", when="hybrid_requested"),
     Rule("actor_rollout_ref.nccl_timeout", "map", "synchronizer.sync_timeout", inert=PROCESSES),
     Rule("actor_rollout_ref.profiler.*", "none", "", NOT_CONVERTED, inert=PROFILING),
     # ---- rollout -> explorer.rollout_model
-    Rule(f"{R}.name", "rule", "models.map_models", f"{RM}.engine_type (vllm, sglang)", inert=KERNELS),
+    Rule(f"{R}.name", "rule", "models.map_models", f"{RM}.engine_type (vllm, sglang)", feeds="rollout_logprobs",
+         when="rollout_logprobs"),
+    Rule(f"{R}.logprobs_mode", "rule", "correction.map_correction",
+         f"Trinity's vLLM engines return {TRINITY_LOGPROBS} (RFTC305 for another mode)", feeds="rollout_logprobs",
+         when="vllm_logprobs"),
     Rule(f"{R}.tensor_model_parallel_size", "rule", "gpu.map_gpus", f"{RM}.tensor_parallel_size", inert=PLACEMENT),
     Rule(f"{R}.data_parallel_size", "map", f"{RM}.data_parallel_size", inert=PLACEMENT),
     Rule(f"{R}.pipeline_model_parallel_size", "map", f"{RM}.pipeline_parallel_size", inert=PLACEMENT),
@@ -420,7 +439,7 @@ RULES: list[Rule] = [
     Rule(f"{R}.prompt_length", "implied", "", "Trinity uses model.max_prompt_tokens", inert=FOLLOWS),
     Rule(f"{R}.response_length", "implied", "", "Trinity uses model.max_response_tokens", inert=FOLLOWS),
     Rule(f"{R}.calculate_log_probs", "implied", "", "Trinity's explorer always returns rollout log-probs",
-         inert=NAMES),
+         feeds="rollout_correction rollout_logprobs", when="reads_logprobs"),
     Rule(f"{R}.mode", "implied", "", "Trinity's vLLM engines are asynchronous", inert=KERNELS),
     Rule(f"{R}.multi_turn.enable", "none", "", "multi-turn rollouts are a Trinity workflow (e.g. a multi-step one)",
          feeds="multi_turn"),
@@ -455,8 +474,7 @@ RULES: list[Rule] = [
         ("quantization_config_file", to("rollout_precision")),
         ("qat", to("rollout_precision")),
         ("use_fire_sampling", to("fire_sampling")),
-        ("logprobs_mode", to("rollout_logprobs", "bypass")),
-        ("over_sample_rate", to("over_sampling")),
+        ("over_sample_rate", to("over_sampling", "over_sample_read")),
         ("enable_rollout_routing_replay", to("moe_routing")),
         ("chat_scheduler", no(KERNELS)),
         ("scheduling_policy", no(KERNELS)),
@@ -654,13 +672,16 @@ RULES: list[Rule] = [
         (f"{T}.v1.colocate_async.num_warmup_batches", to("ahead", "colocate_async")),
         (f"{T}.v1.separate_async.num_warmup_batches", to("ahead", "separate_async")),
         (f"{T}.v1.separate_async.parameter_sync_step", no(FOLLOWS)),
-        (f"{T}.v1.separate_async.hybrid_rollout.*", to("hybrid_rollout", "separate_async")),
+        (f"{T}.v1.separate_async.hybrid_rollout.*", to("hybrid_rollout", "hybrid_switch")),
+        (f"{T}.v1.separate_async.hybrid_rollout.enable_switch", to("hybrid_rollout", "separate_async")),
+        *[(f"{T}.v1.separate_async.hybrid_rollout.switch_threshold_{k}", to("hybrid_rollout", "hybrid_adaptive"))
+          for k in ("step_up", "step_down", "release_steps")],
         (f"{T}.v1.separate_async.hybrid_rollout._target_", no(CLASS)),
-        (f"{T}.v1.sampler.max_off_policy_threshold", to("staleness_filter", "v1_async")),
-        (f"{T}.v1.sampler.max_off_policy_strategy", to("staleness_filter", "v1_async")),
+        (f"{T}.v1.sampler.max_off_policy_threshold", to("staleness_filter", "stale")),
+        (f"{T}.v1.sampler.max_off_policy_strategy", to("staleness_filter", "stale")),
         (f"{T}.v1.sampler.sync_refill_failed_groups", to("group_refill")),
-        (f"{T}.v1.sampler.custom_sampler.*", to("replay_sampler")),
-        (f"{T}.v1.sampler.sampler_kwargs", to("replay_sampler")),
+        (f"{T}.v1.sampler.custom_sampler.*", to("replay_sampler", "custom_sampler")),
+        (f"{T}.v1.sampler.sampler_kwargs", to("replay_sampler", "custom_sampler")),
         ("async_training.staleness_threshold", to("ahead")),
         ("async_training.require_batches", to("steps_per_batch")),
         ("async_training.partial_rollout", to("partial_rollout")),

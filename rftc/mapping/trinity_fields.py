@@ -151,6 +151,14 @@ WHEN: dict[str, tuple[str, Callable]] = {
                      "messages"),
     "sft_dynamic": ("SFT micro-batches by tokens (trainer.use_dynamic_bsz)", lambda get: _sft(get) and bool(
         get("trainer.use_dynamic_bsz"))),
+    # off-policy rollouts (rftc.semantics.offpol)
+    "rollout_logprobs": ("an RL trainer takes the rollout engine's log-probs as the old ones "
+                         "(algorithm.bypass_old_logprobs)", lambda get: not _sft(get)
+                         and get("algorithm.bypass_old_logprobs") is not False),
+    "over_rollout": ("the explorer over-rolls out (explorer.over_rollout.ratio > 0)",
+                     lambda get: (get("explorer.over_rollout.ratio") or 0) > 0),
+    "dynamic_timeout": ("the explorer's dynamic timeout is on (explorer.dynamic_timeout.enable)",
+                        lambda get: bool(get("explorer.dynamic_timeout.enable"))),
 }
 
 
@@ -274,7 +282,8 @@ FIELDS: list[Field] = [
         ("kl_loss_fn", to("kl_loss", "rl")), ("kl_loss_fn_args", to("kl_loss_coef", "kl_loss")),
         ("entropy_loss_fn", to("entropy_coef", "entropy_coef")), ("entropy_loss_fn_args", to("entropy_coef", "rl")),
         ("loss_agg_mode", to("loss_agg_mode")), ("enable_router_replay", to("moe_routing")),
-        ("bypass_old_logprobs", to("logprob_source", "rl")), ("rollout_correction", to("rollout_correction", "rl")),
+        ("bypass_old_logprobs", to("logprob_source rollout_logprobs", "rl")),
+        ("rollout_correction", no(UNREAD)),  # Trinity's trainer (verl >= 0.8) reads none of it: rftc.semantics.offpol
         ("optimizer.lr", to("lr")), ("optimizer.lr_warmup_steps", to("warmup_steps")),
         ("optimizer.lr_warmup_steps_ratio", to("warmup_ratio")), ("optimizer.min_lr_ratio", to("min_lr_ratio",
                                                                                                  "cosine")),
@@ -339,10 +348,14 @@ FIELDS: list[Field] = [
         ("bench_on_latest_checkpoint", no(CADENCE)), ("max_inflight_batches", to("explorer_ahead")),
         ("runner_per_model", no(PLACEMENT)), ("runner_num", no(PLACEMENT)),
         ("over_rollout.*", to("over_sampling")), ("dynamic_timeout.*", to("over_sampling")),
+        ("over_rollout.wait_after_min", to("over_sampling", "over_rollout")),
+        ("dynamic_timeout.ratio", to("over_sampling", "dynamic_timeout")),
+        ("dynamic_timeout.warmup_min_steps", to("over_sampling", "dynamic_timeout")),
         ("runner_state_report_interval", no(NAMES))]],
     *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside"),
                 own={"seed": to("sampling_seed", "rl"), "repetition_penalty": to("repetition_penalty", "rl"),
                      "min_response_tokens": to("min_response_length", "rl"), "ignore_eos": to("ignore_eos", "rl")}),
+    Field(f"{RM}.engine_type", **to("rollout_logprobs", "rollout_logprobs")),  # vLLM's processed_logprobs or not
     *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models"), placement=no(PLACEMENT)),
     Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),
     # ---- trainer

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from rftc.dotted import get
 from rftc.mapping import lora
 from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
+from rftc.mapping.correction import LOGPROBS
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, ROLLOUT_SEED, clip_key, reads_sampling_key
 from rftc.mapping.sampling import V1_REWARD
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS
@@ -108,6 +109,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
         # engine's log-probs. Elsewhere RFTC601 reports the old log-probs veRL recomputes.
         put(BYPASS, True, "algorithm.bypass_old_logprobs",
             formula="the rollout's log-probs are the old ones: veRL's bypass mode, its ppo_clip loss the vanilla loss")
+        _rollout_logprobs(put, release, primary(x))
     _sampling(put, val)
     _in_batch_order(put, release, primary(x))
     _optimizer_and_sampling(put, val, keys, release, megatron)
@@ -188,6 +190,17 @@ def _sampling(put, val) -> None:
     put("data.max_prompt_length", val("model.max_prompt_tokens"), "model.max_prompt_tokens")
     put("data.max_response_length", val("model.max_response_tokens"), "model.max_response_tokens")
     put("data.filter_overlong_prompts", bool(val("model.enable_prompt_truncation")), "model.enable_prompt_truncation")
+
+
+def _rollout_logprobs(put, release: str, config: str) -> None:
+    """Bypass mode stops at its first step without the rollout's log-probs (rftc.mapping.correction.bypass_stops):
+    where the release's rollout computes none by default (rollout.calculate_log_probs false before verl 0.9.0),
+    the launch asks for them, as Trinity's explorer returns them."""
+    from rftc.verl.releases import schema
+
+    if get(schema.load(release).tree(config) or {}, tuple(LOGPROBS.split("."))) is not True:
+        put(LOGPROBS, True, "algorithm.bypass_old_logprobs",
+            formula="bypass mode reads the rollout's log-probs, which Trinity's explorer returns")
 
 
 def _in_batch_order(put, release: str, config: str) -> None:

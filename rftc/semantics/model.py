@@ -217,6 +217,27 @@ class TrainingRun:
     # a prompt over the length limit that is not left out
     prompt_truncation: Value = _q("data", "over-long prompt cut",
                                   "a prompt over the length limit is cut elsewhere, kept whole, or stops the run")
+    # off-policy rollouts: their correction, the engine's log-probs, staleness, resumed, over-sampled or lent GPUs
+    rollout_correction: Value = _q("loss", "rollout correction",
+                                   "the loss weighs responses by importance ratios to the rollout's log-probs, or "
+                                   "masks out those too far from them, differently (or not at all)")
+    rollout_logprobs: Value = _q("loss", "rollout log-probs",
+                                 "the rollout engine's log-probs the trainer uses are computed before or after its "
+                                 "sampling processing (temperature, top-k/p), so ratios to them differ", both=True)
+    staleness_filter: Value = _q("steps and staleness", "staleness filter",
+                                 "rollouts too many updates old are dropped or waited for in one run only, so the "
+                                 "other trains staler rollouts")
+    partial_rollout: Value = _q("steps and staleness", "partial rollouts",
+                                "a response interrupted by a weight update is resumed with the new weights in one run "
+                                "only, so its tokens come from two policies")
+    over_sampling: Value = _q("sampling", "over-sampling",
+                              "a batch keeps only the rollouts that finish first in one run, so long responses are "
+                              "under-represented differently")
+    hybrid_rollout: Value = _q("steps and staleness", "hybrid rollout",
+                               "the trainer's GPUs generate between steps with the newest weights in one run only, so "
+                               "a different share of each batch is fresher")
+    replay_sampler: Value = _q("steps and staleness", "replay sampler",
+                               "a custom sampler picks the rollouts each step trains in one run only")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

@@ -18,6 +18,7 @@ from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.offpol import offpol_trinity, offpol_view
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.seeds import seed_view, trinity_seed
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
@@ -105,6 +106,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     view_inputs(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
+    offpol_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -338,6 +340,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
         reward=of(per_taskset(val(TASKSETS, []), _reward), f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
+        **offpol_trinity(val, of),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from rftc.mapping.algorithm import ESTIMATORS, GIGPO, KL, NO_DUAL_CLIP, NORM_READERS, fork_gigpo
+from rftc.mapping.correction import bypass_loss
 from rftc.mapping.data import PROMPT_CUTS, reads_context
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.minibatch import minibatch_responses
@@ -16,6 +17,7 @@ from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.minibatch import CriticSteps, verl_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.offpol import offpol_fields
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.seeds import verl_seed
@@ -67,13 +69,9 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
     warmup, ratio = r.get(f"{O}.lr_warmup_steps"), r.get(f"{O}.lr_warmup_steps_ratio") or 0.0
     warmup_set = isinstance(warmup, int) and warmup > 0
     kl_loss, kl_reward = bool(r.get(f"{A}.use_kl_loss")), bool(semantics.kl_in_reward(sem, r.get))
-    mode = r.get(f"{A}.policy_loss.loss_mode", "vanilla")
     bypass = bool(r.get(f"{RC}.bypass_mode"))
-    if bypass:  # the rollout's log-probs are the old ones, and the loss is bypass mode's whatever loss_mode says:
-        # ppo_clip is the vanilla loss (verl/trainer/ppo/rollout_corr_helper.py apply_bypass_mode, core_algos.py
-        # compute_policy_loss_bypass_mode)
-        loss_type = r.get(f"{RC}.loss_type", "ppo_clip")
-        mode = "vanilla" if loss_type == "ppo_clip" else f"bypass_mode:{loss_type}"
+    replaced = bypass_loss(r.get, sem)  # bypass mode's own loss in place of loss_mode (rftc.mapping.correction)
+    mode = replaced or r.get(f"{A}.policy_loss.loss_mode", "vanilla")
     clipped = mode not in ("sapo", "gpg")  # sapo smooths the ratio with tau_pos/tau_neg, gpg has no ratio
     est = r.get("algorithm.adv_estimator")
     total, total_key = r.get("trainer.total_training_steps"), "trainer.total_training_steps"
@@ -106,8 +104,9 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         kl_in_reward=r.of(KL.get(r.get("algorithm.kl_penalty"), r.get("algorithm.kl_penalty")) if kl_reward
                           else "none", "algorithm.use_kl_in_reward", *(["algorithm.kl_penalty"] if kl_reward else [])),
         kl_in_reward_coef=r.v("algorithm.kl_ctrl.kl_coef", when=kl_reward),
-        policy_loss=r.of(LOSS_NAMES.get(mode, mode), *([f"{RC}.bypass_mode", f"{RC}.loss_type"] if bypass else
-                                                        [f"{A}.policy_loss.loss_mode"])),
+        policy_loss=r.of(LOSS_NAMES.get(mode, mode), *([f"{RC}.bypass_mode", *(f"{RC}.{k}" for k in (
+            "loss_type", "use_policy_gradient") if r.eff.has(f"{RC}.{k}"))] if replaced else
+            [f"{A}.policy_loss.loss_mode"])),
         clip_low=_clip(r, sem, "low") if clipped else Value(None),
         clip_high=_clip(r, sem, "high") if clipped else Value(None),
         clip_ratio_c=_dual_clip(r, sem, eff.release) if mode == "vanilla" else Value(None),
@@ -156,6 +155,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         **_loss_and_sampling_fields(r, eff, sem, est, kl_reward, n),
         reward=_reward(r),
         **inputs(r, reference=kl_loss or kl_reward, critic=est == "gae"),
+        **offpol_fields(r, sem, eff.release, loop),
     )
 
 

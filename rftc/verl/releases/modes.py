@@ -27,6 +27,9 @@ ONE_STEP_OFF = "verl.experimental.one_step_off_policy.main_ppo"
 FULLY_ASYNC = "verl.experimental.fully_async_policy.fully_async_main"
 V1 = "trainer.v1"
 ASYNC = "async_training"
+# the settings of v1 separate_async's hybrid rollout switch (trainer_separate_async.py, verl 0.9.1)
+HYBRID_KEYS = ("switch_threshold_ratio", "adaptive_switch_threshold", "switch_threshold_step_up",
+               "switch_threshold_step_down", "switch_threshold_release_steps", "switch_cost_window_size")
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,9 @@ class Schedule:
     refused: list[tuple[str, str]] = field(default_factory=list)  # (key, the assertion veRL fails at startup)
     total_prompts: int | None = None  # prompts the rollout generates in all, where the loop bounds them
     per_version: tuple[str, ...] = ()  # trainer keys counted in weight versions, not veRL steps
+    stale: tuple[object, str] | None = None  # (threshold, strategy) of a v1 replay buffer whose staleness bound
+    #                                          acts: rollouts that many updates old are dropped or waited for
+    hybrid: bool = False  # v1 separate_async lends the trainer's GPUs to rollout between steps
 
 
 def loop_of(module: str | None, release: str, get) -> Loop:
@@ -139,6 +145,19 @@ def loop_of(module: str | None, release: str, get) -> Loop:
     if fact("v1_routing", release) and get("trainer.use_v1") is True:
         return by_name.get(get(f"{V1}.trainer_mode"), by_name["sync"])
     return by_name["sync"]
+
+
+def v1_loop(module: str | None, release: str, get) -> bool:
+    """Whether the launch runs one of main_ppo's v1 trainers (any trainer_mode, sync too)."""
+    return module in (None, MAIN_PPO) and bool(fact("v1_routing", release)) and get("trainer.use_v1") is True
+
+
+def custom_sampler(get) -> tuple[str, str] | None:
+    """(path, name) of the replay buffer class a v1 trainer loads in place of its own, where both are set
+    (trainer_base.py PPOTrainer._build_replay_buffer: load_extern_type(path, name), given sampler_kwargs and the
+    off-policy threshold and strategy; the built-in class takes sampler_kwargs and reads none of them)."""
+    path, name = get(f"{V1}.sampler.custom_sampler.path"), get(f"{V1}.sampler.custom_sampler.name")
+    return (path, name) if path and name else None
 
 
 def _int(v) -> int | None:
@@ -194,6 +213,7 @@ def _v1_async(s: Schedule, release: str, get) -> None:
                           "must be one of ['drop', 'wait']"))
     # replay_buffer.py _stale_terminal_keys: dropped when global_steps - prompt step + 1 > threshold
     if _int(threshold) is not None and threshold <= s.staleness:
+        s.stale = (threshold, strategy)
         what = "drops" if strategy == "drop" else "waits for (strategy wait: the rollout stops running ahead)"
         s.differences.append((tkey, f"veRL's replay buffer {what} rollouts {threshold} or more updates old, and "
                               f"its window of {s.ahead} prompts makes rollouts up to {s.staleness} old; Trinity "
@@ -211,11 +231,26 @@ def _v1_async(s: Schedule, release: str, get) -> None:
             s.refused.append((f"{V1}.separate_async.parameter_sync_step", f"train_batch_size must equal "
                               f"parameter_sync_step * ppo_mini_batch_size, but got train_batch_size={batch}, "
                               f"parameter_sync_step={psync}, ppo_mini_batch_size={mini}"))
-        if fact("hybrid_rollout", release) and get(f"{V1}.separate_async.hybrid_rollout.enable_switch") is True:
-            s.differences.append((f"{V1}.separate_async.hybrid_rollout.enable_switch",
-                                  "veRL lends the trainer's GPUs to rollout between steps, with the newest weights, "
-                                  "so part of a batch is fresher than the window; Trinity's explorer keeps its own "
-                                  "GPUs and the offset"))
+        if fact("hybrid_rollout", release):
+            _hybrid(s, get)
+
+
+def _hybrid(s: Schedule, get) -> None:
+    """trainer_separate_async.py: with hybrid_rollout.enable_switch the trainer's GPUs generate between steps, with
+    the weights of the last update, until switch_threshold_ratio x train_batch_size prompts are ready (adapted
+    step by step where adaptive_switch_threshold); actor_rollout_ref.hybrid_engine=False turns the switch off
+    (PPOTrainerSeparateAsync.__init__)."""
+    h = f"{V1}.separate_async.hybrid_rollout"
+    switch, engine = f"{h}.enable_switch", "actor_rollout_ref.hybrid_engine"
+    s.hybrid = get(switch) is True and get(engine) is not False
+    if s.hybrid:
+        s.differences.append((switch, "veRL lends the trainer's GPUs to rollout between steps, with the newest "
+                              "weights, so part of a batch is fresher than the window; Trinity's explorer keeps its "
+                              "own GPUs and the offset"))
+        return
+    why = (f"off: {engine}=False turns the switch off" if get(switch) is True else
+           "off: the trainer's GPUs do not generate between steps, as Trinity's trainer")
+    s.inert += [(switch, why)] + [(f"{h}.{k}", f"not read: {switch} is off") for k in HYBRID_KEYS]
 
 
 def _fully_async(s: Schedule, get) -> None:

@@ -205,6 +205,26 @@ CHANGES: tuple[Change, ...] = (
     Change("critic_sp_padding_check", FIRST, True, f"{TRAINER} _validate_config: critic sequence parallelism "
            "needs use_remove_padding"),
     Change("critic_sp_padding_check", "0.8.0", False, "verl/workers/config/critic.py: no such check"),
+    # -- the importance-sampling correction of the rollout's log-probs, and the rollout's over-sampling
+    # (rftc/mapping/correction.py)
+    Change("rollout_correction", FIRST, None, f"{TRAINER}: no correction of the rollout's log-probs"),
+    Change("rollout_correction", "0.6.0", "legacy", f"{TRAINER} RayPPOTrainer."
+           "compute_rollout_importance_weights_and_add_to_batch: IS weights where algorithm.rollout_is_threshold is "
+           "set, given to the loss where algorithm.rollout_is (verl/trainer/ppo/mismatch_helper.py)",
+           evidence=("algorithm.rollout_is_threshold",)),
+    Change("rollout_correction", "0.6.1", "use_policy_gradient", "verl/trainer/ppo/rollout_corr_helper.py "
+           "apply_rollout_correction: bypass mode trains PPO on the rollout's log-probs without correction unless "
+           "use_policy_gradient; decoupled mode: compute_rollout_correction_and_add_to_batch",
+           evidence=("algorithm.rollout_correction.use_policy_gradient",)),
+    Change("rollout_correction", "0.7.0", "loss_type", "verl/trainer/ppo/core_algos.py "
+           "compute_policy_loss_bypass_mode: bypass mode rejects for either loss_type and weighs for reinforce "
+           "only", evidence=("algorithm.rollout_correction.loss_type",)),
+    Change("over_sample_reader", FIRST, None, "no rollout.over_sample_rate"),
+    Change("over_sample_reader", "0.6.0", "sglang_multi_turn", "verl/workers/rollout/sglang_rollout/"
+           "sglang_rollout.py SGLangRollout._req_level_generate_sequences: target_completion = int(requests x (1 - "
+           "over_sample_rate)), the rest cancelled and padded"),
+    Change("over_sample_reader", "0.7.0", None, "verl/workers/config/rollout.py declares over_sample_rate; no "
+           "rollout reads it (the sync SGLang rollout is gone)"),
     # -- SFT data (rftc/mapping/sft.py)
     Change("sft_multiturn_images", FIRST, False, "verl/utils/dataset/multiturn_sft_dataset.py: text only (or none)"),
     Change("sft_multiturn_images", "0.7.0", True, "verl/utils/dataset/multiturn_sft_dataset.py "
