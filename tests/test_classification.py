@@ -47,7 +47,7 @@ PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "cr
        f"{A}.loss_agg_mode=seq-mean-token-sum-norm", f"{A}.clip_ratio_low=null", f"{A}.clip_ratio_high=null",
        f"{A}.optim.lr_scheduler_type=null", "critic.optim.override_optimizer_config={}",
        f"{A}.shuffle=True", "critic.shuffle=True", f"{A}.data_loader_seed=7", "critic.data_loader_seed=7",
-       "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine")
+       "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine", "critic.model.lora.rank=8")
 # a reference engine in the actor's worker that seeds it (the actor's does not), and a critic's engine that seeds
 SEEDS = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
          "critic.optim.override_optimizer_config={}", f"{A}.shuffle=True", "critic.shuffle=True",
@@ -78,6 +78,10 @@ CORRECTION = ("algorithm.adv_estimator=grpo", "custom_reward_function.path=rewar
 # verl 0.6.x's SGLang multi-turn rollout, which reads over_sample_rate
 SGLANG = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=sglang") for o in COMMON) + (
     "algorithm.adv_estimator=grpo", "custom_reward_function.path=reward.py", f"{R}.multi_turn.enable=True")
+# a Megatron actor that trains its MTP layers and replays the rollout's MoE routing (the legacy worker's key, the
+# engine's)
+MOE = (f"{M}.mtp.enable=True", f"{M}.mtp.enable_train=True", f"{A}.router_replay.mode=R3",
+       f"{A}.megatron.router_replay.mode=R3")
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
              "trainer.v1.trainer_mode=separate_async", "trainer.v1.separate_async.parameter_sync_step=2",
              f"{R}.nnodes=1",
              "trainer.v1.separate_async.hybrid_rollout.enable_switch=True")),
-         Base("megatron", MAIN, "ppo_megatron_trainer", COMMON + GRPO),
+         Base("megatron", MAIN, "ppo_megatron_trainer", COMMON + GRPO + MOE),
          Base("megatron-ppo", MAIN, "ppo_megatron_trainer", COMMON + PPO),
          Base("fully_async", "verl.experimental.fully_async_policy.fully_async_main", "fully_async_ppo_trainer",
               COMMON + GRPO + ASYNC + LEGACY_RM),
@@ -129,7 +133,9 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
          Base("sglang-multiturn", MAIN, "ppo_trainer", SGLANG),
          Base("v1-sampler", MAIN, "ppo_trainer", COMMON + V1 + (
              "trainer.v1.trainer_mode=colocate_async", "trainer.v1.sampler.max_off_policy_threshold=1",
-             "trainer.v1.sampler.custom_sampler.path=sampler.py", "trainer.v1.sampler.custom_sampler.name=Sampler")))
+             "trainer.v1.sampler.custom_sampler.path=sampler.py", "trainer.v1.sampler.custom_sampler.name=Sampler")),
+         Base("sft_engine-megatron", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
+             "engine.strategy=megatron", "model.mtp.enable=True", "model.mtp.enable_train=True")))
 # another valid value of an enumerated key (by its last name)
 ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-mean": "seq-mean-token-mean",
                                                                       "*": "token-mean"},
@@ -143,6 +149,8 @@ ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-
          "use_legacy_worker_impl": {"disable": "auto", "*": "disable"}, "type": {"fixed": "adaptive", "*": "fixed"},
          "max_off_policy_strategy": {"drop": "wait", "*": "drop"}}
 NUMERIC = ("size", "steps", "num", "len", "ratio", "coef", "threshold", "freq", "seed", "rank", "epoch", "alpha")
+# valid values of the dict-valued keys, merged into theirs (an entry each reads)
+DICT_VALUES = {"override_mcore_model_config": {"moe_config": {"freeze_moe_router": True}}}
 
 
 def leaves(tree: dict, prefix: str = ""):
@@ -214,10 +222,10 @@ def perturbed(key: str, value):
         return value * 2 if value > 0 else 2
     if isinstance(value, float):
         return value * 0.5 if value else 0.1
-    if isinstance(value, list):
-        return [*value, value[-1]] if value else ["x"]
+    if isinstance(value, list):  # a name more (a name twice is one name to PEFT's target lists)
+        return [*value, f"{value[-1]}_x" if isinstance(value[-1], str) else value[-1]] if value else ["x"]
     if isinstance(value, dict):
-        return {**value, "x": 1}
+        return {**value, **DICT_VALUES.get(last, {"x": 1})}
     if isinstance(value, str) and last in ENUMS:
         return ENUMS[last].get(value, ENUMS[last]["*"])
     if value is None or value == "???":
@@ -360,6 +368,13 @@ def _can_hold(when: str, version: str) -> bool:
         return semantics.resolve(version, snapshot=False).value("over_sample_reader") is not None
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
+    engine_only = semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"  # no legacy workers
+    if when.startswith("legacy_") or when == "own_reference":  # the legacy workers' keys (to 0.7.x)
+        return not engine_only
+    if when.startswith(("megatron_replay_", "megatron_frozen_")):  # the bases run Megatron's engine from 0.8.0
+        return engine_only
+    if when == "engine_actor":  # before 0.8.0 only VeOmni's and TorchTitan's engines (model_engine options)
+        return engine_only or bool({"veomni", "torchtitan"} & set(schema.load(version).choices(BASES[0].config)))
     return True
 
 
@@ -593,6 +608,8 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
     configs["GRPO, over-rollout and dynamic timeout"] = _changed(_changed(
         configs["GRPO, explorer-driven sync"], "explorer.over_rollout.ratio", 0.5), "explorer.dynamic_timeout.enable",
         True)
+    configs["GRPO, Megatron"] = _changed(grpo, "trainer.trainer_strategy", "megatron")
+    configs["SFT, a LoRA adapter"] = _changed(sft, "model.lora_configs.path", "/adapters/sft")
     for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}

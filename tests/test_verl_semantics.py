@@ -509,3 +509,33 @@ def test_whether_the_engine_workers_keep_the_reference_in_a_lora_actor(release):
     main = "".join(source(release, p) or "" for p in ("verl/trainer/main_ppo.py", "verl/trainer/main_ppo_v0.py"))
     fused = "need_reference_policy(config) and not ref_in_actor" in main
     assert _sem(release).value("engine_ref_in_actor") is fused
+
+
+# -- the model's own settings (rftc.semantics.model_settings) ----------------------------------------------------
+
+MEGATRON_SOURCES = ("verl/trainer/ppo/workers/megatron_workers.py", "verl/workers/megatron_workers.py",
+                    "verl/single_controller/base/megatron/worker.py")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_which_part_of_override_config_the_megatron_workers_apply(release):
+    """The legacy Megatron workers apply all of model.override_config to the Hugging Face config before 0.4.0, its
+    model_config entry from 0.4.0 (where the releases have such workers: to 0.7.x)."""
+    require(release)
+    code = "".join(source(release, p) or "" for p in MEGATRON_SOURCES)
+    if "update_model_config" not in code:  # no legacy Megatron workers (0.8.0 on): the fact is not asked
+        return
+    sub = "override_model_config.get(\"model_config\", {})" in code
+    assert _sem(release).value("megatron_model_override") == ("model_config" if sub else "whole")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_whether_the_legacy_fsdp_worker_reads_a_reference_model_of_its_own(release):
+    """From 0.6.0 the legacy FSDP ActorRolloutRefWorker loads the reference from ref.model.path where ref.model is
+    set (its releases have the worker to 0.7.x)."""
+    require(release)
+    workers = source(release, "verl/workers/fsdp_workers.py") or ""
+    if "class ActorRolloutRefWorker" not in workers:
+        return
+    reads = 'self.config.ref.get("model", None)' in workers
+    assert bool(_sem(release).value("ref_model_key")) is reads

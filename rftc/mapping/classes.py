@@ -272,6 +272,50 @@ def _reads_context(get, release: str) -> bool:
     return reads_context(get, _semantics(release)[1])
 
 
+def _keys():
+    from rftc.mapping import model_keys  # the workers' readers only where a condition needs them
+
+    return model_keys
+
+
+def _runs(role: str, predicate):
+    """``predicate(get, sem)`` of rftc.mapping.model_keys where ``role`` is used: the reference where a KL is, the
+    critic where it is trained (adv_estimator gae)."""
+    def holds(get, release: str) -> bool:
+        _, sem = _semantics(release)
+        if role == "ref" and not (bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)):
+            return False
+        if role == "critic" and get("algorithm.adv_estimator") != "gae":
+            return False
+        return bool(predicate(get, sem))
+    return holds
+
+
+def _replays(engine: str, role: str):
+    """``role``'s engine reads <engine>.router_replay.mode (rftc.mapping.model_keys.replay_key)."""
+    def predicate(get, sem) -> bool:  # _runs holds the reference to a run with a KL
+        key = _keys().replay_key(get, sem, role)
+        return key is not None and key.endswith(f".{engine}.router_replay.mode")
+    return _runs(role, predicate)
+
+
+def _freezes(engine: str, role: str):
+    """``role``'s Megatron engine is ``engine`` and reads its override_mcore_model_config's frozen router."""
+    def predicate(get, sem) -> bool:
+        key = _keys().router_key(get, sem, role)
+        return key is not None and f".{engine}.override_mcore_model_config." in key
+    return _runs(role, predicate)
+
+
+def _replays_rollout(get, release: str) -> bool:
+    """An engine of the run replays the rollout's routing (R3), which rollout.enable_rollout_routing_replay makes
+    the rollout return."""
+    _, sem = _semantics(release)
+    kl = bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)
+    roles = ["actor"] + ["ref"] * kl + ["critic"] * (get("algorithm.adv_estimator") == "gae")
+    return any((key := _keys().replay_key(get, sem, role, kl=kl)) is not None and get(key) == "R3" for role in roles)
+
+
 def _truncates(get, release: str) -> bool:
     _, sem = _semantics(release)
     return sem.value("prompt_filter") == "read" and not get("data.filter_overlong_prompts")
@@ -286,7 +330,14 @@ WHEN: dict[str, tuple[str, Callable]] = {
                      _kl_in_reward),
     "adaptive_kl": ("the KL controller is adaptive", _is("algorithm.kl_ctrl.type", "adaptive")),
     "critic": ("a critic is trained (adv_estimator gae)", _is("algorithm.adv_estimator", "gae")),
-    "critic_lora": ("the critic trains LoRA", lambda get, release: _positive(get, f"{C}.model.lora_rank")),
+    "critic_fsdp": ("a critic is trained on FSDP (a Megatron critic reads critic.model.lora.*)",
+                    lambda get, release: get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") not in MCORE),
+    "critic_lora": ("a critic is trained on FSDP with LoRA (critic.model.lora_rank > 0)", lambda get, release:
+                    get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") not in MCORE
+                    and _positive(get, f"{C}.model.lora_rank")),
+    "critic_megatron_lora": ("a Megatron critic is trained with LoRA (critic.model.lora.rank > 0)", lambda get, release:
+                             get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") in MCORE
+                             and _positive(get, f"{C}.model.lora.rank")),
     "discounted": ("the estimator discounts (gae, reinforce_plus_plus)",
                    _is("algorithm.adv_estimator", "gae", "reinforce_plus_plus")),
     "grpo": ("the estimator normalises groups (grpo)", _is("algorithm.adv_estimator", "grpo")),
@@ -310,7 +361,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
                       and _group_filters(get, release)),
     "distillation": ("on-policy distillation is on", _true("distillation.enabled")),
     # model and optimizer
-    "lora": ("LoRA is on (lora_rank > 0)", lambda get, release: _positive(get, f"{M}.lora_rank")),
     "megatron_lora": ("Megatron LoRA is on (model.lora.rank > 0, strategy megatron)", lambda get, release:
                       _positive(get, f"{M}.lora.rank") and get(f"{A}.strategy") in MCORE),
     "megatron_unit": ("Megatron's actor counts mini-batches in other units than FSDP's", _megatron_unit),
@@ -334,6 +384,45 @@ WHEN: dict[str, tuple[str, Callable]] = {
                   lambda get, release: get(f"{A}.strategy") not in MCORE),
     "fsdp_lora_on": ("LoRA is on in an FSDP actor (lora_rank > 0)", lambda get, release:
                      get(f"{A}.strategy") not in MCORE and _positive(get, f"{M}.lora_rank")),
+    "fsdp_adapter": ("an FSDP actor reads lora_adapter_path (lora_rank > 0; the legacy FSDP worker whatever it is)",
+                     lambda get, release: get(f"{A}.strategy") not in MCORE and (
+                         _positive(get, f"{M}.lora_rank") or _keys().legacy(get, _semantics(release)[1]))),
+    # the model's own settings (rftc.mapping.model_keys, rftc.semantics.model_settings)
+    "engine_actor": ("the actor runs on the engine workers (HFModelConfig reads hf_config_path)",
+                     lambda get, release: not _keys().legacy(get, _semantics(release)[1])),
+    "legacy_fsdp_actor": ("the actor runs on the legacy FSDP worker (0.6.0 to 0.7.x read freeze_vision_tower)",
+                          lambda get, release: get(f"{A}.strategy") in ("fsdp", "fsdp2")
+                          and _keys().legacy(get, _semantics(release)[1])),
+    "legacy_megatron_actor": ("the actor runs on the legacy Megatron worker (it reads load_weight)",
+                              lambda get, release: _keys().legacy_megatron(get, _semantics(release)[1])),
+    "legacy_megatron_ref": ("a reference of its own (a KL, no LoRA) on the legacy Megatron worker (it reads "
+                            "ref.load_weight)", _runs("ref", lambda get, sem: _keys().legacy_megatron(get, sem)
+                                                      and not _keys().ref_in_actor(get))),
+    "legacy_megatron_critic": ("a critic is trained on the legacy Megatron worker (it reads critic.load_weight)",
+                               _runs("critic", lambda get, sem: _keys().legacy_megatron(get, sem, "critic"))),
+    "legacy_megatron_router": ("the actor runs on the legacy Megatron worker from 0.4.0, which freezes the MoE "
+                               "router for override_config.moe_config.freeze_moe_router",
+                               _runs("actor", lambda get, sem: _keys().router_key(get, sem, "actor") is not None
+                                     and _keys().legacy(get, sem))),
+    "legacy_megatron_critic_router": ("a critic is trained on the legacy Megatron worker from 0.4.0 (it reads "
+                                      "override_config.moe_config.freeze_moe_router)",
+                                      _runs("critic", lambda get, sem: _keys().router_key(get, sem, "critic")
+                                            is not None and _keys().legacy(get, sem, "critic"))),
+    "own_reference": ("the reference has a worker of its own that reads ref.model.path (a KL, no LoRA, the legacy "
+                      "FSDP worker from 0.6.0)", _runs("ref", lambda get, sem: _keys().own_reference(get, sem))),
+    "legacy_replay_actor": ("the actor runs on the legacy Megatron worker (0.7 reads actor.router_replay)",
+                            _runs("actor", lambda get, sem: _keys().replay_key(get, sem, "actor")
+                                  == f"{A}.router_replay.mode")),
+    **{f"{e}_replay_{role}": (f"the {name}'s {e} engine reads its router_replay", _replays(e, role))
+       for e in ("megatron", "mindspeed", "veomni") for role, name in (("actor", "actor"), ("ref", "reference"),
+                                                                       ("critic", "critic"))},
+    **{f"{e}_frozen_{role}": (f"the {role}'s {e} engine reads override_mcore_model_config's frozen router",
+                              _freezes(e, role)) for e in ("megatron", "mindspeed") for role in ("actor", "critic")},
+    "replays_rollout_routing": ("an engine replays the rollout's MoE routing (router_replay.mode R3)",
+                                _replays_rollout),
+    "mtp_train": ("a Megatron actor trains the MTP layers (model.mtp.enable and enable_train)", lambda get, release:
+                  get(f"{A}.strategy") in MCORE and bool(get(f"{M}.mtp.enable"))
+                  and bool(get(f"{M}.mtp.enable_train"))),
     "actor_shuffle": ("the release's actor worker reads shuffle (the engine workers, Megatron's, verl 0.1's)",
                       _shuffles("actor")),
     "actor_seed": ("the actor's worker shuffles (actor.shuffle) with a generator data_loader_seed seeds (the engine "
@@ -437,7 +526,10 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "static_bsz_sft": ("micro-batches by rows (data.use_dynamic_bsz off)",
                        lambda get, release: not get("data.use_dynamic_bsz")),
     "dynamic_bsz": ("micro-batches by tokens (data.use_dynamic_bsz)", _true("data.use_dynamic_bsz")),
-    "lora_sft": ("LoRA is on (model.lora_rank > 0)", lambda get, release: _positive(get, "model.lora_rank")),
+    "fsdp_sft": ("the SFT trainer's engine is not Megatron's (which reads model.lora.*)",
+                 lambda get, release: get("engine.strategy") not in MCORE),
+    "lora_sft": ("LoRA is on (model.lora_rank > 0, an engine other than Megatron's)",
+                 lambda get, release: _positive(get, "model.lora_rank") and get("engine.strategy") not in MCORE),
     "megatron_lora_sft": ("Megatron LoRA is on (model.lora.rank > 0, engine megatron)", lambda get, release:
                           _positive(get, "model.lora.rank") and get("engine.strategy") in MCORE),
     # off-policy rollouts (rftc.mapping.correction, rftc.verl.releases.modes)
@@ -459,6 +551,9 @@ WHEN: dict[str, tuple[str, Callable]] = {
                          get(f"{T}.v1.separate_async.hybrid_rollout.enable_switch") is True),
     "custom_sampler": ("a v1 trainer loads a custom replay sampler (trainer.v1.sampler.custom_sampler.path and "
                        "name)", _custom_sampler),
+    "mtp_train_sft": ("the engine SFT trainer's Megatron engine trains the MTP layers (model.mtp.enable and "
+                      "enable_train)", lambda get, release: get("engine.strategy") in MCORE
+                      and bool(get("model.mtp.enable")) and bool(get("model.mtp.enable_train"))),
 }
 
 # The quantities rows feed that the semantic model (rftc.semantics.model) does not compute yet, each with what it
@@ -473,9 +568,7 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
     ("code_sandbox", "the code-execution sandbox the reward runs responses in (its memory limit decides which fail)"),
-    ("critic_lora", "the LoRA adapter the critic trains (rank, alpha, targets)"),
     ("critic_loss_agg_mode", "how the critic's loss aggregates tokens and scales"),
-    ("critic_model_config", "the critic's own model settings (its config overrides, config file and chat template)"),
     ("critic_schedule_args", "the critic optimizer's engine-specific schedule and state settings"),
     ("critic_warmup", "the steps the critic trains before the actor starts"),
     ("data_generation", "a generator that writes training rows while the run trains (data.datagen)"),
@@ -488,25 +581,18 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("explorer_ahead", "how many batches the explorer runs ahead of the trainer"),
     ("external_model", "an external model service that generates the rollouts"),
     ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
-    ("frozen_modules", "modules whose weights are frozen (such as the vision tower)"),
     ("group_refill", "how a trainer that filters groups refills the batch (prompts a round, rounds, rounds in flight)"),
-    ("lora_args", "the LoRA adapter's other settings (excluded modules, a starting adapter)"),
     ("loss_normalization", "how the loss is normalised over data-parallel ranks' tokens"),
     ("loss_scale", "the factor the policy loss is scaled by"),
     ("lr_schedule_args", "the learning-rate schedule's other arguments"),
     ("media_columns", "the image, video or audio columns a prompt's media come from"),
-    ("megatron_lora", "Megatron's LoRA adapter (rank, alpha, targets)"),
     ("microbatch_loss_scale", "how each micro-batch's loss is scaled before accumulation"),
     ("mode", "what Trinity runs (explorer and trainer together, or one of them)"),
-    ("model_config", "the model's own configuration overrides (such as RoPE scaling)"),
-    ("moe_routing", "MoE routing replay (the trainer reuses the rollout's expert routing)"),
-    ("mtp", "multi-token prediction layers"),
     ("multi_turn", "multi-turn rollouts, tools and agent loops"),
     ("multimodal_processing", "how images and videos are processed into tokens"),
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
     ("policy_loss_args", "the policy loss's other arguments"),
     ("precision", "the precision the model trains and its optimizer state are kept in"),
-    ("reference_model_path", "a reference model of its own instead of the actor's initial weights"),
     ("replay_buffer", "replaying earlier experiences from a buffer"),
     ("reward_manager", "the reward manager that calls the reward function"),
     ("reward_model_args", "the reward model's settings (its tokenizer, lengths, configuration)"),
@@ -517,10 +603,8 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("thinking", "the chat template's thinking switch"),
     ("tinker", "training on the Tinker service instead of local workers"),
     ("tokenization", "how turns are tokenised into one sequence (continuous tokens)"),
-    ("tokenizer", "the tokenizer the rows are tokenized with"),
     ("trainer_backend", "the trainer's backend"),
     ("trainer_config_file", "a veRL worker config file laid over the trainer's"),
     ("val_only", "the run only validates, and trains nothing"),
-    ("weight_init", "whether a model's weights are loaded from its path or initialised at random (load_weight)"),
     ("weight_sync", "how often the explorer takes the trainer's new weights"),
 )

@@ -44,11 +44,22 @@ def lora(rank, alpha, target_modules, exclude_modules=None):
     return out + (targets(exclude_modules),) if exclude_modules else out
 
 
+# the entries of Megatron-Bridge's LoRA settings (veRL's model.lora) that decide what is trained besides rank, alpha,
+# targets and type; merge (whether the rollout gets merged weights) and a2a_experimental (a communication scheme)
+# do not
+MEGATRON_LORA = ("dropout", "dropout_position", "exclude_modules", "lora_A_init_method", "lora_B_init_method",
+                 "dtype", "adapter_path", "freeze_language_model", "freeze_vision_model", "freeze_vision_projection")
+
+
 def megatron_lora(get) -> tuple | str:
     """The LoRA a Megatron actor trains: Megatron-Bridge's from model.lora (``get(name)`` reads its keys;
-    verl/workers/config/megatron_peft.py get_peft_cls: none at rank 0), whatever lora_rank says (verl's Megatron
-    workers read model.lora from 0.7.0, and no LoRA key before)."""
+    verl/workers/config/megatron_peft.py get_peft_cls: none at rank 0, else create_peft(model.lora)), whatever
+    lora_rank says (verl's Megatron workers read model.lora from 0.7.0, and no LoRA key before): (rank, alpha,
+    targets, type) and the other settings it is given (MEGATRON_LORA), a list as its names sorted."""
     rank = get("rank") or 0
     if rank <= 0:
         return NONE
-    return (int(rank), get("alpha"), targets(get("target_modules") or []), f"Megatron-Bridge {get('type') or 'lora'}")
+    rest = tuple((k, targets(v) if isinstance(v, (list, tuple)) else v) for k in MEGATRON_LORA
+                 if (v := get(k)) is not None)
+    return (int(rank), get("alpha"), targets(get("target_modules") or []),
+            f"Megatron-Bridge {get('type') or 'lora'}") + rest

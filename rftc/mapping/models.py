@@ -77,6 +77,27 @@ def map_models(d: Draft, *, critic: bool) -> None:
         _critic_loss_agg(d)
     _engine(d)
     map_lora(d)
+    _model_config(d)
+
+
+def _model_config(d: Draft) -> None:
+    """The keys of override_config the release's worker does not apply (rftc.mapping.model_keys.applied: the
+    Megatron workers of 0.4.0 to 0.7.x apply its model_config entry only, HFModelConfig that entry where the config
+    has one), which Trinity's HFModelConfig would apply to a trainer_config without the entry; and the frozen router
+    of moe_config, which only those Megatron workers read (the Megatron engine, Trinity's, reads
+    actor.megatron.override_mcore_model_config's, where its row passes it)."""
+    from rftc.mapping.model_keys import ROUTER, entry_only, override_rule, router_key
+
+    entry = entry_only(d.val(f"{M}.override_config"), override_rule(d.val, d.sem, "actor"))
+    router = f"{M}.override_config.{ROUTER}"
+    for k in d.user_keys_under(f"{M}.override_config"):
+        if d.done(k) or k == f"{M}.override_config":
+            continue
+        rest = k[len(f"{M}.override_config."):]
+        if k == router and router_key(d.val, d.sem, "actor") != router:
+            d.implied(k, f"not read: verl {d.sem.release}'s actor freezes no router for it")
+        elif k != router and entry and not rest.startswith("model_config"):
+            d.implied(k, f"not read: verl {d.sem.release}'s worker applies override_config.model_config only")
 
 
 def engine_worker(get, sem, role: str = "actor") -> bool:
@@ -353,13 +374,23 @@ def _engine(d: Draft) -> None:
 def map_lora(d: Draft, model: str = M) -> None:
     """model.lora_configs[0] from the LoRA keys of ``model`` (the veRL section holding lora_rank: the actor's
     model, or an SFT trainer's model), when lora_rank is positive."""
+    from rftc.mapping.seeds import runs_engine
+
     rank_key = f"{model}.lora_rank"
     keys = [f"{model}.{k}" for k in ("lora_rank", "lora_alpha", "target_modules", "exclude_modules",
                                      "lora_adapter_path")]
     rank = d.number(rank_key) if d.user(rank_key) else 0
+    adapter = f"{model}.lora_adapter_path"
+    if not rank and d.val(adapter) is not None and model == M and strategy(d) != "megatron" and \
+            not runs_engine(d.val, d.sem, "actor"):
+        # verl 0.6.1 to 0.7.x's FSDP actor trains the adapter whatever lora_rank says (fsdp_workers.py _is_lora);
+        # verl 0.8's engine, Trinity's, trains LoRA only at lora_rank > 0
+        d.report("RFTC305", f"{adapter} at lora_rank 0: verl {d.sem.release}'s FSDP actor trains the adapter, "
+                 "Trinity-RFT 0.6 trains LoRA only at model.lora_configs' lora_rank > 0; the converted config trains "
+                 "every weight", adapter)
     if not rank:
         for k in keys:
-            if d.user(k):
+            if d.user(k) and not d.done(k):
                 d.implied(k, "LoRA is off (lora_rank 0)")
         return
     at = "model.lora_configs[0]"

@@ -49,18 +49,46 @@ def _lower(v):
 
 
 def _engine(section: str, action: str, trinity: str = "", *, megatron: bool = False, when: str = "",
-            seed: dict | None = None) -> list[Rule]:
+            seed: dict | None = None, model: dict | None = None) -> list[Rule]:
     """The rows of a worker's FSDP or Megatron section that change what is trained (the rest place, offload or
     tune): the precision it trains in, its seed (and the full_determinism an FSDP engine seeds under: ``seed`` maps
-    each to its class; rftc.mapping.seeds), and Megatron's MoE routing replay and model-config override. They keep
-    the section's action; ``trinity`` is a rule's function, or the section a passed key moves to."""
-    keys = ["dtype", "qat.*", "seed"] + (["router_replay.*", "override_mcore_model_config"] if megatron else [
+    each to its class; rftc.mapping.seeds), and Megatron's MoE routing replay and model-config override (``model``
+    maps each to its class: rftc.semantics.model_settings). They keep the section's action; ``trinity`` is a rule's
+    function, or the section a passed key moves to."""
+    keys = ["dtype", "qat.*", "seed"] + ([*REPLAY, "override_mcore_model_config", "override_mcore_model_config.*"]
+                                         if megatron else [
         "model_dtype", "full_determinism",
         *(f"turbo_config.distributed.fsdp_plan.{k}_dtype" for k in ("param", "reduce", "output"))])
-    feeds = {"router_replay.*": "moe_routing", "override_mcore_model_config": "model_config"}
     return [Rule(f"{section}.{k}", action, f"{trinity}.{k}" if action == "pass" and trinity else trinity,
                  **((seed or {})[k] if k in ("seed", "full_determinism") else
-                    {"feeds": feeds.get(k, "precision"), "when": when})) for k in keys]
+                    (model or {}).get(k, (model or {}).get(k.split(".")[0])) if k.startswith(
+                        ("router_replay", "override_mcore")) else {"feeds": "precision", "when": when})) for k in keys]
+
+
+# an engine section's router replay: its mode (the files are read by no code of any release)
+REPLAY = ("router_replay.*", "router_replay._target_", "router_replay.record_file", "router_replay.replay_file")
+UNREPLAYED = {"router_replay._target_": no(CLASS), "router_replay.record_file": no(UNREAD),
+              "router_replay.replay_file": no(UNREAD)}
+
+
+def _megatron_model(role: str) -> dict[str, dict]:
+    """The classes of ``role``'s Megatron section's router replay and override_mcore_model_config, which its engine
+    reads (rftc.semantics.model_settings: the actor's router replay and frozen MoE router, the reference's replay,
+    the critic's both; the reference is never trained, so its frozen router changes nothing)."""
+    replay = to("moe_routing", f"megatron_replay_{role}")
+    frozen = {"actor": to("frozen_modules", "megatron_frozen_actor"), "ref": no(KERNELS),
+              "critic": to("critic_model_config", "megatron_frozen_critic")}[role]
+    return {"router_replay": replay, "override_mcore_model_config": frozen, **UNREPLAYED}
+
+
+def _other_replay(role: str) -> list[tuple[str, dict]]:
+    """The router replay and model-config override of ``role``'s MindSpeed and VeOmni sections, read where the role
+    runs that engine (MindSpeed's is Megatron's; VeOmni replays routing, and has no Megatron model config)."""
+    frozen = {"actor": to("frozen_modules", "mindspeed_frozen_actor"), "ref": no(KERNELS),
+              "critic": to("critic_model_config", "mindspeed_frozen_critic")}[role]
+    return [*((f"{e}.router_replay.*", to("moe_routing", f"{e}_replay_{role}")) for e in ("mindspeed", "veomni")),
+            *((f"{e}.{k}", c) for e in ("mindspeed", "veomni") for k, c in UNREPLAYED.items()),
+            ("mindspeed.override_mcore_model_config", frozen), ("mindspeed.override_mcore_model_config.*", frozen)]
 
 
 def _optimizer(v):
@@ -247,7 +275,8 @@ RULES: list[Rule] = [
     Rule(f"{D}.val_max_samples", "none", "", NOT_CONVERTED, inert=CADENCE),
     Rule(f"{D}.validation_shuffle", "none", "", NOT_CONVERTED, inert=CADENCE),
     Rule(f"{D}.audio_key", "none", "", "audio columns need a Trinity multimodal workflow", feeds="media_columns"),
-    Rule(f"{D}.tokenizer", "none", "", NOT_CONVERTED, feeds="tokenizer"),
+    Rule(f"{D}.tokenizer", "implied", "", "no veRL trainer reads it (the tokenizer is the model's, or "
+         "model.tokenizer_path's)", inert=UNREAD),
     Rule(f"{D}.use_shm", "none", "", NOT_CONVERTED, inert=PROCESSES),
     Rule(f"{D}.return_raw_input_ids", "none", "", NOT_CONVERTED, inert=KERNELS),
     Rule(f"{D}.mm_processor_kwargs", "none", "", NOT_CONVERTED, feeds="multimodal_processing"),
@@ -262,24 +291,37 @@ RULES: list[Rule] = [
     Rule(f"{M}.gradient_checkpointing_kwargs.*", "none", "", NOT_CONVERTED, inert=MEMORY),
     Rule(f"{M}.override_config.*", "pass", feeds="model_config"),
     Rule(f"{M}.override_config", "none", "", NOT_CONVERTED, feeds="model_config"),
+    # the Megatron workers' frozen router (0.4.0 to 0.7.x): verl 0.8's Megatron engine, Trinity's, reads it from
+    # the actor's megatron.override_mcore_model_config
+    Rule(f"{M}.override_config.moe_config.freeze_moe_router", "pass",
+         f"{A}.megatron.override_mcore_model_config.moe_config.freeze_moe_router", feeds="frozen_modules",
+         when="legacy_megatron_router"),
     Rule(f"{M}.use_liger", "pass", inert=KERNELS),
     Rule(f"{M}.use_fused_kernels", "pass", inert=KERNELS),
     Rule(f"{M}.fused_kernel_options.*", "pass", inert=KERNELS),
     Rule(f"{M}.enable_activation_offload", "pass", inert=MEMORY),
     Rule(f"{M}.use_shm", "handled", "", "model loading through /dev/shm", inert=PROCESSES),
     Rule(f"{M}.external_lib", "none", "", "load the library as a Trinity plugin (--plugin-dir)", inert=PROCESSES),
-    Rule(f"{M}.tokenizer_path", "implied", "", "Trinity reads the tokenizer from model.model_path", feeds="tokenizer"),
-    Rule(f"{M}.hf_config_path", "none", "", NOT_CONVERTED, feeds="model_config"),
+    Rule(f"{M}.tokenizer_path", "none", "", "Trinity's rollout engine tokenizes with "
+         "explorer.rollout_model.model_path's tokenizer (the model's)", feeds="chat_template"),
+    Rule(f"{M}.hf_config_path", "none", "", NOT_CONVERTED, feeds="model_config", when="engine_actor"),
     Rule(f"{M}._target_", "none", "", NOT_CONVERTED, inert=CLASS),
     *[Rule(f"{M}.{k}", "rule", "models.map_models", "model.lora_configs[0]", feeds="lora", when=w) for k, w in
       (("lora_rank", "fsdp_lora"), ("lora_alpha", "fsdp_lora_on"), ("target_modules", "fsdp_lora_on"))],
-    *[Rule(f"{M}.{k}", "rule", "models.map_models", "model.lora_configs[0]", feeds="lora_args", when="lora") for k in
-      ("exclude_modules", "lora_adapter_path")],
+    Rule(f"{M}.exclude_modules", "rule", "models.map_models", "model.lora_configs[0]", feeds="lora",
+         when="fsdp_lora_on"),
+    Rule(f"{M}.lora_adapter_path", "rule", "models.map_models", "model.lora_configs[0]", feeds="lora",
+         when="fsdp_adapter"),
     Rule(f"{M}.lora.*", "none", "", "Megatron LoRA settings: Trinity's LoRA is model.lora_configs (FSDP)",
-         feeds="megatron_lora", when="megatron_lora"),
+         feeds="lora", when="megatron_lora"),
     *[Rule(f"{M}.lora.{k}", "none", "", "Megatron LoRA settings: Trinity's LoRA is model.lora_configs (FSDP)",
-           feeds="lora", when="megatron_lora") for k in ("rank", "alpha", "type")],
-    Rule(f"{M}.mtp.*", "none", "", "multi-token prediction is not in Trinity-RFT 0.6", feeds="mtp"),
+           inert=KERNELS) for k in ("merge", "a2a_experimental")],  # how weights reach the rollout; communication
+    # the MTP loss: Trinity merges trainer_config's model.mtp over its own (a Megatron trainer trains it); the rest
+    # drafts tokens for the rollout's speculative decoding
+    Rule(f"{M}.mtp.*", "none", "", "Trinity's rollout engine drafts no tokens (speculative decoding)",
+         inert=KERNELS),
+    *[Rule(f"{M}.mtp.{k}", "pass", feeds="mtp", when="mtp_train")
+      for k in ("enable", "enable_train", "mtp_loss_scaling_factor", "detach_encoder")],
     Rule(f"{M}.mtp._target_", "none", "", "multi-token prediction is not in Trinity-RFT 0.6", inert=CLASS),
     Rule(f"{M}.tiled_mlp.*", "none", "", "tiled MLP is not in the veRL workers Trinity runs", inert=MEMORY),
     Rule(f"{A}.optim.lr", "map", "algorithm.optimizer.lr", feeds="lr"),
@@ -340,7 +382,8 @@ RULES: list[Rule] = [
     *_engine(f"{A}.fsdp_config", "pass", seed=ACTOR_SEED),
     Rule(f"{A}.megatron.*", "rule", "models.map_megatron",
          "trainer.megatron.* (parallel sizes), trainer.*_offload, the rest passed through", inert=PLACEMENT),
-    *_engine(f"{A}.megatron", "rule", "models.map_megatron", megatron=True, seed=ACTOR_SEED),
+    *_engine(f"{A}.megatron", "rule", "models.map_megatron", megatron=True, seed=ACTOR_SEED,
+             model=_megatron_model("actor")),
     Rule(f"{A}.profiler.*", "handled", "", "profiling", inert=PROFILING),
     Rule(f"{A}.use_fused_kernels", "implied", "", "follows actor_rollout_ref.model.use_fused_kernels", inert=FOLLOWS),
     Rule(f"{A}.use_remove_padding", "implied", "", "follows actor_rollout_ref.model.use_remove_padding",
@@ -353,17 +396,18 @@ RULES: list[Rule] = [
         ("calculate_sum_pi_squared", no(NAMES)),  # a statistic; the optimal-baseline estimators assert it is on
         ("sum_pi_squared_checkpointing", no(MEMORY)),
         ("entropy_from_logits_chunk_size", no(MEMORY)),
-        ("freeze_vision_tower", to("frozen_modules")),
-        ("load_weight", to("weight_init")),
+        ("freeze_vision_tower", to("frozen_modules", "legacy_fsdp_actor")),
+        ("load_weight", to("model", "legacy_megatron_actor")),
         ("pad_to_length", no(KERNELS)),
         ("use_prefix_grouper", no(KERNELS)),
         ("use_rollout_log_probs", no(UNREAD)),
         ("profile.*", no(PROFILING)), ("qat.*", to("precision")),
-        ("router_replay.*", to("moe_routing")),
-        ("router_replay._target_", no(CLASS)),
+        ("router_replay.*", to("moe_routing", "legacy_replay_actor")),
+        *UNREPLAYED.items(),
         ("mindspeed.*", no(PLACEMENT)),
         ("torchtitan.*", no(PLACEMENT)),
         *_other_engines(ACTOR_SEED),
+        *_other_replay("actor"),
         ("veomni.*", no(PLACEMENT)),
     ]],
     # ---- reference policy
@@ -380,14 +424,17 @@ RULES: list[Rule] = [
         ("ulysses_sequence_parallel_size", "follows trainer.ulysses_sequence_parallel_size", no(PLACEMENT)),
         ("strategy", "follows trainer.trainer_strategy", to("trainer_seed", "determinism_ref"))]],
     *_engine("actor_rollout_ref.ref.megatron", "rule", "models.map_megatron", megatron=True, when="kl",
-             seed={"seed": no(UNREAD)}),  # the actor's worker seeds with the actor's, set after it
+             seed={"seed": no(UNREAD)},  # the actor's worker seeds with the actor's, set after it
+             model=_megatron_model("ref")),
     Rule("actor_rollout_ref.ref.megatron.*", "rule", "models.map_megatron", "passed through under megatron",
          inert=PLACEMENT),
     Rule("actor_rollout_ref.ref.profiler.*", "handled", "", "profiling", inert=PROFILING),
     *[Rule(f"actor_rollout_ref.ref.{k}", "none", "", NOT_CONVERTED, **c) for k, c in [
         ("_target_", no(CLASS)),
-        ("model", to("reference_model_path")),
-        ("load_weight", to("weight_init")),
+        ("model", to("reference_model", "own_reference")),
+        ("model.path", to("reference_model", "own_reference")),
+        ("model.*", no(UNREAD)),  # the worker reads ref.model.path only
+        ("load_weight", to("reference_model", "legacy_megatron_ref")),
         ("optim.*", no(UNREAD)),
         ("entropy_from_logits_chunk_size", no(MEMORY)),
         ("pad_to_length", no(KERNELS)),
@@ -398,6 +445,7 @@ RULES: list[Rule] = [
         ("mindspeed.*", no(PLACEMENT)),
         ("torchtitan.*", no(PLACEMENT)),
         *_other_engines(REF_SEED),
+        *_other_replay("ref"),
         ("veomni.*", no(PLACEMENT)),
     ]],
     Rule("actor_rollout_ref.hybrid_engine", "implied", "", "Trinity separates explorer and trainer",
@@ -475,7 +523,7 @@ RULES: list[Rule] = [
         ("qat", to("rollout_precision")),
         ("use_fire_sampling", to("fire_sampling")),
         ("over_sample_rate", to("over_sampling", "over_sample_read")),
-        ("enable_rollout_routing_replay", to("moe_routing")),
+        ("enable_rollout_routing_replay", to("moe_routing", "replays_rollout_routing")),
         ("chat_scheduler", no(KERNELS)),
         ("scheduling_policy", no(KERNELS)),
         ("multi_stage_wake_up", no(MEMORY)),
@@ -495,18 +543,30 @@ RULES: list[Rule] = [
     Rule(f"{C}.model.use_remove_padding", "rule", "models.map_models", "trainer.use_remove_padding", inert=KERNELS),
     Rule(f"{C}.model.tokenizer_path", "implied", "", "Trinity uses the critic model's tokenizer", inert=UNREAD),
     Rule(f"{C}.model.enable_gradient_checkpointing", "pass", inert=MEMORY),
-    Rule(f"{C}.model.override_config.*", "pass", feeds="critic_model_config", when="critic"),
-    Rule(f"{C}.model.override_config", "pass", feeds="critic_model_config", when="critic"),
+    # Trinity builds its critic's model config itself (trinity/trainer/verl/trainer.py): trainer_config's critic.model
+    # reaches no worker
+    Rule(f"{C}.model.override_config.*", "none", "", "Trinity-RFT 0.6 builds the critic's model config from "
+         "model.critic_model_path and model.rope_theta only", feeds="critic_model_config", when="critic"),
+    Rule(f"{C}.model.override_config", "none", "", "Trinity-RFT 0.6 builds the critic's model config from "
+         "model.critic_model_path and model.rope_theta only", feeds="critic_model_config", when="critic"),
+    Rule(f"{C}.model.override_config.moe_config.freeze_moe_router", "none", "", "Trinity-RFT 0.6 builds the "
+         "critic's model config from model.critic_model_path and model.rope_theta only", feeds="critic_model_config",
+         when="legacy_megatron_critic_router"),
     Rule(f"{C}.model.fsdp_config.*", "pass", f"{C}.fsdp.*", "verl 0.8 moved the critic's FSDP settings to critic.fsdp",
          inert=MEMORY),
     *_engine(f"{C}.model.fsdp_config", "pass", f"{C}.fsdp", when="critic", seed=CRITIC_SEED),
     Rule(f"{C}.model.*", "pass", inert=KERNELS),
-    *[Rule(f"{C}.model.{k}", "pass", **c) for k, c in [
-        ("lora_rank", to("critic_lora", "critic")), ("lora_alpha", to("critic_lora", "critic_lora")),
+    *[Rule(f"{C}.model.{k}", "none", "", "Trinity-RFT 0.6 builds the critic's model without LoRA", **c) for k, c in [
+        ("lora_rank", to("critic_lora", "critic_fsdp")), ("lora_alpha", to("critic_lora", "critic_lora")),
         ("target_modules", to("critic_lora", "critic_lora")), ("exclude_modules", to("critic_lora", "critic_lora")),
-        ("lora_adapter_path", to("critic_lora", "critic_lora")), ("lora.*", to("critic_lora", "critic_lora")),
-        ("custom_chat_template", to("critic_model_config", "critic")),
-        ("hf_config_path", to("critic_model_config", "critic")),
+        ("lora_adapter_path", to("critic_lora", "critic_lora")),
+        ("lora.*", to("critic_lora", "critic_megatron_lora")), ("lora.merge", no(KERNELS)),
+        ("lora.a2a_experimental", no(KERNELS))]],
+    Rule(f"{C}.model.hf_config_path", "none", "", "Trinity-RFT 0.6 builds the critic's model config from "
+         "model.critic_model_path and model.rope_theta only", feeds="critic_model_config", when="critic"),
+    *[Rule(f"{C}.model.{k}", "pass", **c) for k, c in [
+        # the critic takes the rollout's tokens: its tokenizer's template only goes into its checkpoints
+        ("custom_chat_template", no(UNREAD)),
         ("external_lib", no(PROCESSES)), ("trust_remote_code", no(PROCESSES)), ("use_shm", no(PROCESSES)),
         ("enable_activation_offload", no(MEMORY)), ("gradient_checkpointing_kwargs.*", no(MEMORY)),
         ("tiled_mlp.*", no(MEMORY)), ("mtp.*", no(UNREAD)), ("_target_", no(CLASS))]],
@@ -545,7 +605,8 @@ RULES: list[Rule] = [
     Rule(f"{C}.loss_scale_factor", "none", "", NOT_CONVERTED, feeds="critic_loss_agg_mode", when="critic"),
     Rule(f"{C}.checkpoint.*", "pass", inert=CADENCE),
     Rule(f"{C}.megatron.*", "rule", "models.map_megatron", "passed through under megatron", inert=PLACEMENT),
-    *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, when="critic", seed=CRITIC_SEED),
+    *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, when="critic", seed=CRITIC_SEED,
+             model=_megatron_model("critic")),
     *[Rule(f"{C}.{k}", "rule", "models.map_models", n, **c) for k, n, c in [
         ("enable", "implied by algorithm.algorithm_type (ppo trains a critic)", no(FOLLOWS)),
         ("strategy", "follows trainer.trainer_strategy (the worker that reads critic.optim)",
@@ -562,11 +623,12 @@ RULES: list[Rule] = [
     *[Rule(f"{C}.{k}", "none", "", NOT_CONVERTED, **c) for k, c in [
         ("_target_", no(CLASS)),
         ("kl_ctrl.*", no(UNREAD)),
-        ("load_weight", to("weight_init", "critic")),
+        ("load_weight", to("critic_model", "legacy_megatron_critic")),
         ("nccl_timeout", no(PROCESSES)),
         ("mindspeed.*", no(PLACEMENT)),
         ("torchtitan.*", no(PLACEMENT)),
         *_other_engines(CRITIC_SEED),
+        *_other_replay("critic"),
         ("veomni.*", no(PLACEMENT)),
     ]],
     # ---- rewards (rftc/mapping/rewards.py)

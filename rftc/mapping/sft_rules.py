@@ -74,11 +74,13 @@ SFT_RULES: list[Rule] = [
     Rule("model.trust_remote_code", "map", "model.trust_remote_code", inert=PROCESSES),
     Rule("model.custom_chat_template", "map", "model.custom_chat_template", feeds="chat_template"),
     *[Rule(f"model.{k}", "rule", "sft.map_sft_model", "model.lora_configs[0]", feeds="lora", when=w) for k, w in
-      (("lora_rank", ""), ("lora_alpha", "lora_sft"), ("target_modules", "lora_sft"))],
-    *[Rule(f"model.{k}", "rule", "sft.map_sft_model", "model.lora_configs[0]", feeds="lora_args", when="lora_sft")
+      (("lora_rank", "fsdp_sft"), ("lora_alpha", "lora_sft"), ("target_modules", "lora_sft"))],
+    *[Rule(f"model.{k}", "rule", "sft.map_sft_model", "model.lora_configs[0]", feeds="lora", when="lora_sft")
       for k in ("exclude_modules", "lora_adapter_path")],
     Rule("model.lora.*", "none", "", "Megatron LoRA settings: Trinity's LoRA is model.lora_configs (FSDP)",
-         feeds="megatron_lora", when="megatron_lora_sft"),
+         feeds="lora", when="megatron_lora_sft"),
+    *[Rule(f"model.lora.{k}", "none", "", "Megatron LoRA settings: Trinity's LoRA is model.lora_configs (FSDP)",
+           inert=KERNELS) for k in ("merge", "a2a_experimental")],  # how weights reach a rollout; communication
     Rule("model.strategy", "rule", "sft.map_sft_model", "trainer.trainer_strategy", inert=PLACEMENT),
     Rule("model.enable_gradient_checkpointing", "pass", "actor_rollout_ref.model.enable_gradient_checkpointing",
          inert=MEMORY),
@@ -94,14 +96,16 @@ SFT_RULES: list[Rule] = [
     Rule("model.use_remove_padding", "map", "trainer.use_remove_padding", inert=KERNELS),
     Rule("use_remove_padding", "map", "trainer.use_remove_padding", inert=KERNELS),
     Rule("ulysses_sequence_parallel_size", "map", "trainer.ulysses_sequence_parallel_size", inert=PLACEMENT),
-    Rule("model.tokenizer_path", "implied", "", "Trinity reads the tokenizer from model.model_path",
-         feeds="tokenizer"),
-    Rule("model.hf_config_path", "implied", "", "Trinity reads the model config from model.model_path",
+    Rule("model.tokenizer_path", "none", "", "Trinity tokenizes with model.model_path's tokenizer",
+         feeds="chat_template"),
+    Rule("model.hf_config_path", "none", "", "Trinity reads the model config from model.model_path",
          feeds="model_config"),
     Rule("model.use_shm", "handled", "", "model loading through /dev/shm", inert=PROCESSES),
     Rule("model.external_lib", "none", "", "load the library as a Trinity plugin (--plugin-dir)", inert=PROCESSES),
     Rule("model.tiled_mlp.*", "none", "", "tiled MLP is not in the veRL workers Trinity runs", inert=MEMORY),
-    Rule("model.mtp.*", "none", "", "multi-token prediction is not in Trinity-RFT 0.6", feeds="mtp"),
+    Rule("model.mtp.*", "none", "", "speculative decoding settings: Trinity's SFT has no rollout", inert=KERNELS),
+    *[Rule(f"model.mtp.{k}", "pass", f"actor_rollout_ref.model.mtp.{k}", feeds="mtp", when="mtp_train_sft")
+      for k in ("enable", "enable_train", "mtp_loss_scaling_factor", "detach_encoder")],
     # ---- engine (sft_trainer_engine): the FSDP worker settings
     Rule("engine.ulysses_sequence_parallel_size", "map", "trainer.ulysses_sequence_parallel_size", inert=PLACEMENT),
     Rule("engine.strategy", "rule", "sft.map_sft_model", "trainer.trainer_strategy", feeds="trainer_seed",

@@ -159,6 +159,15 @@ WHEN: dict[str, tuple[str, Callable]] = {
                      lambda get: (get("explorer.over_rollout.ratio") or 0) > 0),
     "dynamic_timeout": ("the explorer's dynamic timeout is on (explorer.dynamic_timeout.enable)",
                         lambda get: bool(get("explorer.dynamic_timeout.enable"))),
+    "lora_adapter": ("a LoRA adapter trains from model.lora_configs' path (not Megatron's)", lambda get: get(
+        "trainer.trainer_strategy") != "megatron" and get("model.lora_configs.path") is not None),
+    "megatron": ("a Megatron trainer (its engine replays MoE routing; FSDP's does not)",
+                 lambda get: get("trainer.trainer_strategy") == "megatron"),
+    "fresh_lora": ("a LoRA adapter trains from these settings (not Megatron's; no adapter path, or the validator's "
+                   "dummy one)", lambda get: get("trainer.trainer_strategy") != "megatron" and (
+                       get("model.lora_configs.path") is None or bool(get("model.lora_configs.is_dummy")))),
+    "fsdp_trainer": ("an FSDP trainer (Megatron's optimizer takes its betas from override_optimizer_config)",
+                     lambda get: get("trainer.trainer_strategy") != "megatron"),
 }
 
 
@@ -281,14 +290,14 @@ FIELDS: list[Field] = [
         ("policy_loss_fn_args", to("clip_low clip_high clip_ratio_c sapo_tau", "rl")),
         ("kl_loss_fn", to("kl_loss", "rl")), ("kl_loss_fn_args", to("kl_loss_coef", "kl_loss")),
         ("entropy_loss_fn", to("entropy_coef", "entropy_coef")), ("entropy_loss_fn_args", to("entropy_coef", "rl")),
-        ("loss_agg_mode", to("loss_agg_mode")), ("enable_router_replay", to("moe_routing")),
+        ("loss_agg_mode", to("loss_agg_mode")), ("enable_router_replay", to("moe_routing", "megatron")),
         ("bypass_old_logprobs", to("logprob_source rollout_logprobs", "rl")),
         ("rollout_correction", no(UNREAD)),  # Trinity's trainer (verl >= 0.8) reads none of it: rftc.semantics.offpol
         ("optimizer.lr", to("lr")), ("optimizer.lr_warmup_steps", to("warmup_steps")),
         ("optimizer.lr_warmup_steps_ratio", to("warmup_ratio")), ("optimizer.min_lr_ratio", to("min_lr_ratio",
                                                                                                  "cosine")),
         ("optimizer.warmup_style", to("lr_scheduler")), ("optimizer.lr_scheduler_type", to("lr_scheduler")),
-        ("optimizer.optimizer_type", to("optimizer")), ("optimizer.betas", to("betas")),
+        ("optimizer.optimizer_type", to("optimizer")), ("optimizer.betas", to("betas", "fsdp_trainer")),
         ("optimizer.weight_decay", to("weight_decay")), ("optimizer.clip_grad", to("clip_grad"))]],
     # ---- data processing
     # Data-Juicer's processing of the first training taskset's data, where the pipeline writes it
@@ -314,12 +323,13 @@ FIELDS: list[Field] = [
         ("enable_prompt_truncation", to("overlong_prompts prompt_truncation", "rl")),
         ("repetition_penalty", to("repetition_penalty")),
         ("enable_thinking", to("thinking")), ("fully_sharded_loras", no(KERNELS)), ("max_cpu_loras", no(MEMORY)),
-        ("rope_scaling", to("model_config")), ("rope_theta", to("model_config")),
-        ("lora_configs.*", to("lora")), ("lora_configs.name", no(NAMES)),
-        ("lora_configs.path", to("lora_args", "fsdp_lora")), ("lora_configs.base_model_name", no(FOLLOWS)),
+        # rope_scaling reaches the rollout engine only (build_verl_config leaves it out); rope_theta the trainer too
+        ("rope_scaling", to("model_config", "rl")), ("rope_theta", to("model_config")),
+        ("lora_configs.*", to("lora", "fresh_lora")), ("lora_configs.name", no(NAMES)),
+        ("lora_configs.path", to("lora", "fsdp_lora")), ("lora_configs.base_model_name", no(FOLLOWS)),
         ("lora_configs.lora_dtype", to("precision", "fsdp_lora")),
-        ("lora_configs.exclude_modules", to("lora_args", "fsdp_lora")),
-        ("lora_configs.is_dummy", to("lora_args", "fsdp_lora")),
+        ("lora_configs.exclude_modules", to("lora", "fresh_lora")),
+        ("lora_configs.is_dummy", to("lora", "lora_adapter")),
         ("tinker.*", to("tinker", "tinker")), ("tinker.enable", to("tinker")), ("tinker.base_url", no(PROCESSES)),
         ("external_model.*", to("external_model", "external")), ("external_model.enable", to("external_model")),
         ("external_model.base_url_env", no(PROCESSES)), ("external_model.api_key_env", no(PROCESSES))]],
@@ -352,9 +362,13 @@ FIELDS: list[Field] = [
         ("dynamic_timeout.ratio", to("over_sampling", "dynamic_timeout")),
         ("dynamic_timeout.warmup_min_steps", to("over_sampling", "dynamic_timeout")),
         ("runner_state_report_interval", no(NAMES))]],
+    # the rollout engine's own copies of the model's settings (the validator fills an unset one from model.*)
     *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside"),
                 own={"seed": to("sampling_seed", "rl"), "repetition_penalty": to("repetition_penalty", "rl"),
-                     "min_response_tokens": to("min_response_length", "rl"), "ignore_eos": to("ignore_eos", "rl")}),
+                     "min_response_tokens": to("min_response_length", "rl"), "ignore_eos": to("ignore_eos", "rl"),
+                     "model_path": to("model chat_template", "rl"), "max_model_len": to("context_length", "rl"),
+                     "rope_scaling": to("model_config", "rl"), "rope_theta": to("model_config", "rl"),
+                     "chat_template": to("chat_template", "rl"), "enable_thinking": to("chat_template", "rl")}),
     Field(f"{RM}.engine_type", **to("rollout_logprobs", "rollout_logprobs")),  # vLLM's processed_logprobs or not
     *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models"), placement=no(PLACEMENT)),
     Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),

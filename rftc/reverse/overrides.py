@@ -119,6 +119,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
     _world(put, out, x, n)
     if megatron:
         _megatron(put, val, val("algorithm.advantage_fn") == "ppo")
+        _router_replay(put, val, release)
     _micro(out, put, keys, x)
     micro = out.get(f"{A}.ppo_micro_batch_size")
     if tsi == 1 and micro and isinstance(micro.value, int) and micro.value > 0 and mini % micro.value:
@@ -252,6 +253,7 @@ def _optimizer_and_sampling(put, val, keys, release: str, megatron: bool) -> Non
             got = val(f"verl.model.{k}")
             names = lora.targets(got) if got is not None else None
             put(f"{m}.{k}", names[1:-1].split(", ") if names and names != got else got, f"verl.model.{k}")
+        put(f"{m}.lora_adapter_path", val("verl.model.lora_adapter_path"), "verl.model.lora_adapter_path")
     kl_args = val("algorithm.kl_penalty_fn_args", {})
     if val("algorithm.kl_penalty_fn", "none") != "none" and kl_args.get("adaptive"):
         put("algorithm.kl_ctrl.type", "adaptive", "algorithm.kl_penalty_fn_args")
@@ -469,6 +471,20 @@ def _micro(out: dict, put, keys: set, x: TrinityConfig) -> None:
         else:
             put(glob, p.value * launch, source=p.source,
                 formula=f"{p.value} per GPU x the launch's {launch} data-parallel ranks (the release's global size)")
+
+
+def _router_replay(put, val, release: str) -> None:
+    """The actor's MoE routing replay of a Megatron config (R3 under algorithm.enable_router_replay, trainer_config's
+    mode over it) at the key the release's actor reads (the legacy Megatron worker's actor.router_replay.mode, the
+    engine's actor.megatron.router_replay.mode: rftc.mapping.model_keys), and the rollout returning its routing."""
+    mode = val("verl.actor.megatron.router_replay.mode")
+    if mode in (None, "disabled"):
+        return
+    engine = resolve(release, snapshot=False).value("actor_clip") == "optim"
+    put(f"{A}.megatron.router_replay.mode" if engine else f"{A}.router_replay.mode", mode,
+        "verl.actor.megatron.router_replay.mode")
+    if val("algorithm.enable_router_replay"):
+        put(f"{R}.enable_rollout_routing_replay", True, "algorithm.enable_router_replay")
 
 
 def _megatron(put, val, critic: bool) -> None:

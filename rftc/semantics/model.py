@@ -238,6 +238,22 @@ class TrainingRun:
                                "a different share of each batch is fresher")
     replay_sampler: Value = _q("steps and staleness", "replay sampler",
                                "a custom sampler picks the rollouts each step trains in one run only")
+    # the model's own settings (rftc.semantics.model_settings)
+    model_config: Value = _q("model", "model config (overrides, config file)",
+                             "the model is built with another configuration (such as its RoPE scaling), so it "
+                             "computes different outputs from the same weights")
+    frozen_modules: Value = _q("model", "frozen modules",
+                               "a different part of the model (the vision tower, the MoE router) keeps its weights")
+    mtp: Value = _q("model", "multi-token prediction loss",
+                    "the model's multi-token-prediction layers are (or are not) trained beside it, with another "
+                    "weight in the loss")
+    moe_routing: Value = _q("model", "MoE routing replay",
+                            "the trainer's experts are routed anew or replay another routing (the rollout's, or the "
+                            "one recorded with the old log-probs), so the ratio and gradient differ")
+    critic_lora: Value = _q("model", "critic LoRA",
+                            "a different set of the value model's weights is trained, or all of them")
+    critic_model_config: Value = _q("model", "critic model config (overrides, config file, frozen modules)",
+                                    "the value model is built with another configuration, so its values differ")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -285,6 +301,9 @@ class SftRun:
                             "loss covers)")
     model: Value = _as_in_rl("model")
     trainer_seed: Value = _as_in_rl("trainer_seed")
+    # the model's own settings (rftc.semantics.model_settings)
+    model_config: Value = _as_in_rl("model_config")
+    mtp: Value = _as_in_rl("mtp")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

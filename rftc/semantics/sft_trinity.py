@@ -12,9 +12,10 @@ import os
 import sys
 from collections.abc import Mapping
 
-from rftc.mapping.lora import NONE, lora as peft_lora
+from rftc.mapping.lora import NONE, megatron_lora
 from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.semantics.model import SftRun, Value
+from rftc.semantics.model_settings import adapter_lora, trinity_sft_fields
 from rftc.semantics.inputs import SHUFFLED, data_path
 from rftc.semantics.seeds import trinity_seed
 from rftc.semantics.sft_verl import KEPT_WHOLE, template_text
@@ -78,6 +79,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
     lora = val("model.lora_configs") or []
     path, split = val(f"{EB}.path"), val(f"{EB}.split", "train")
     order = val(f"{EB}.data_selector.selector_type")
+    megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
     return SftRun(
         examples_per_step=of(tbs, "buffer.train_batch_size"),
         micro_batch=of(f"dynamic, {val('trainer.max_token_len_per_gpu')} tokens", "trainer.use_dynamic_bsz",
@@ -98,9 +100,11 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         clip_grad=of(val(f"{OPT}.clip_grad"), f"{OPT}.clip_grad"),
         max_length=of(val("model.max_model_len"), "model.max_model_len"),
         overlong_rows=of(KEPT_WHOLE, "model.max_model_len", formula="Trinity's SFT formatter does not truncate"),
-        lora=of(peft_lora(*(getattr(lora[0], k) for k in ("lora_rank", "lora_alpha", "target_modules",
-                                                           "exclude_modules"))) if lora else NONE,
-                "model.lora_configs"),
+        lora=of(megatron_lora(lambda k: val(f"verl.model.lora.{k}")), "trainer.trainer_strategy",
+                *(k for k in v if k.startswith("verl.model.lora."))) if megatron else
+        of(adapter_lora(*(getattr(lora[0], k) for k in ("lora_rank", "lora_alpha", "target_modules",
+                                                        "exclude_modules")), val("verl.model.lora_adapter_path"),
+                        lora[0].lora_rank > 0) if lora else NONE, "model.lora_configs"),
         data=of(data_path(parquet_of(path, split)) + (f", written by Data-Juicer's task pipeline {val(PIPELINE)}"
                                                         if val(PIPELINE) else "") if path else None,
                 f"{EB}.path", f"{EB}.split", PIPELINE),
@@ -111,6 +115,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         loss_tokens=of(_loss_tokens(fmt), f"{EB}.format") if fmt is not None else Value(None),
         model=of(data_path(val("model.model_path")), "model.model_path"),
         trainer_seed=trinity_seed(v, val, critic=False),
+        **trinity_sft_fields(v, val, of),
     )
 
 

@@ -5,12 +5,13 @@ dropped) or trainer.total_training_steps, the scheduler over the same number of 
 
 from __future__ import annotations
 
-from rftc.mapping.lora import lora
-from rftc.mapping.models import SCHEDULES
+from rftc.mapping.lora import megatron_lora
+from rftc.mapping.models import MCORE, SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
 from rftc.semantics.inputs import SHUFFLED, data_path
 from rftc.semantics.model import SftRun, Value
+from rftc.semantics.model_settings import adapter_lora, verl_sft_fields
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.seeds import verl_sft_seed
 from rftc.verl.effective import EffectiveConfig
@@ -68,6 +69,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         loss_tokens=_loss_tokens(r, get, legacy),
         model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
         trainer_seed=verl_sft_seed(get, r.where, legacy),
+        **verl_sft_fields(r, get),
     )
 
 
@@ -106,9 +108,18 @@ def _overlong(r: Reader) -> Value:
 
 
 def _lora(r: Reader) -> Value:
+    """fsdp_sft_trainer's PEFT LoRA (lora_rank > 0); the engine trainer's as its engine trains it: Megatron-Bridge's
+    from model.lora (engine.strategy megatron), else PEFT's at lora_rank > 0 with model.lora_adapter_path loaded
+    where set (engine/fsdp/transformer_impl.py)."""
+    if r.get("engine.strategy") in MCORE and r.eff.has("model.lora.rank"):
+        return r.of(megatron_lora(lambda k: r.get(f"model.lora.{k}")), "model.lora.rank", "engine.strategy",
+                    *(k for k in r.eff.user_keys() if k.startswith("model.lora.")))
     rank = r.get("model.lora_rank") or 0
-    return r.of(lora(rank, r.get("model.lora_alpha"), r.get("model.target_modules"), r.get("model.exclude_modules")),
-                "model.lora_rank", *(["model.lora_alpha", "model.target_modules"] if rank else []))
+    adapter = r.get("model.lora_adapter_path")
+    return r.of(adapter_lora(rank, r.get("model.lora_alpha"), r.get("model.target_modules"),
+                             r.get("model.exclude_modules"), adapter, rank > 0),
+                "model.lora_rank", *(["model.lora_alpha", "model.target_modules"] if rank and not adapter else []),
+                *["model.lora_adapter_path"] * (adapter is not None))
 
 
 def _data(r: Reader) -> Value:
@@ -135,10 +146,16 @@ def _column(key, nested) -> str:
 
 def _template(r: Reader, legacy: bool) -> Value:
     """The chat template the datasets render with: the engine trainer's model.custom_chat_template, else the
-    tokenizer's (fsdp_sft_trainer's datasets read none of the config's), and the thinking switch they pass."""
+    tokenizer's (fsdp_sft_trainer's datasets read none of the config's), and the thinking switch they pass; the
+    engine trainer's tokenizer is model.tokenizer_path's where that is set and not the model's (HFModelConfig,
+    sft_trainer.py: the dataset's tokenizer)."""
     custom = None if legacy else r.get("model.custom_chat_template")
-    return r.of(template_text(custom, r.get(THINKING)), *([] if legacy else ["model.custom_chat_template"]),
-                THINKING)
+    text = template_text(custom, r.get(THINKING))
+    tokenizer = None if legacy else r.get("model.tokenizer_path")
+    if tokenizer and data_path(str(tokenizer)) != data_path(str(r.get("model.path"))):
+        text = f"tokenizer {data_path(str(tokenizer))}, {text}"
+    return r.of(text, *([] if legacy else ["model.custom_chat_template"]), THINKING,
+                *["model.tokenizer_path"] * bool(tokenizer))
 
 
 def template_text(custom: str | None, thinking) -> str:

@@ -13,11 +13,12 @@ from collections.abc import Mapping
 
 from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.data import WHOLE
-from rftc.mapping.lora import lora, megatron_lora
+from rftc.mapping.lora import megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.model_settings import trinity_fields, trinity_lora, trinity_view
 from rftc.semantics.offpol import offpol_trinity, offpol_view
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.seeds import seed_view, trinity_seed
@@ -30,6 +31,7 @@ from rftc.trinity.expand import expand, stage_configs, stage_data, with_model_pa
 from rftc.trinity.schema import TrinityConfig
 
 TS = "buffer.explorer_input.tasksets.0"
+RM = "explorer.rollout_model"
 FUNCTIONS = ("policy_loss_fn", "kl_loss_fn", "kl_penalty_fn", "entropy_loss_fn", "advantage_fn")
 # the discounting advantages, their args
 TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",), "gigpo": ("gamma",)}
@@ -104,6 +106,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("verl.critic.ppo_epochs", critic.ppo_epochs, where("trainer.trainer_config.critic.ppo_epochs"))
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
     view_inputs(x, put, where)
+    trinity_view(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
     offpol_view(x, put, where)
@@ -314,10 +317,11 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         top_k=of(val(f"{TS}.rollout_args.top_k", -1), f"{TS}.rollout_args.top_k"),
         max_prompt_length=of(val("model.max_prompt_tokens"), "model.max_prompt_tokens"),
         max_response_length=of(val("model.max_response_tokens"), "model.max_response_tokens"),
-        # unset, Trinity's validator fills it in (rftc.trinity.derive)
-        context_length=of(val("model.max_model_len"), "model.max_model_len",
+        # the rollout engine's (explorer.rollout_model's, the model's where unset); unset, Trinity's validator
+        # fills the model's in (rftc.trinity.derive)
+        context_length=of(val(f"{RM}.max_model_len"), f"{RM}.max_model_len",
                           formula="max_prompt_tokens + max_response_tokens"
-                          if v.get("model.max_model_len", Value(None)).source.endswith("(Trinity's default)")
+                          if v.get(f"{RM}.max_model_len", Value(None)).source.endswith("(Trinity's default)")
                           else ""),
         overlong_prompts=of("left out" if val("model.enable_prompt_truncation") else "kept",
                             "model.enable_prompt_truncation"),
@@ -341,6 +345,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         reward=of(per_taskset(val(TASKSETS, []), _reward), f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
         **offpol_trinity(val, of),
+        **trinity_fields(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
     )
 
 
@@ -372,8 +377,7 @@ def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, 
         lora=of(megatron_lora(lambda k: val(f"verl.model.lora.{k}")), "trainer.trainer_strategy",
                 *(k for k in v if k.startswith("verl.model.lora.")),
                 formula="Megatron-Bridge's LoRA from model.lora: verl's Megatron engine reads no lora_rank, so "
-                "model.lora_configs trains every weight") if megatron else of(lora(*(val(k) for k in lora_keys)),
-                                                                              *lora_keys),
+                "model.lora_configs trains every weight") if megatron else trinity_lora(lora_keys, val, of),
     )
 
 

@@ -10,6 +10,7 @@ from rftc.plugins import WORKFLOW
 from rftc.semantics.inputs import (ALL_ROWS, IN_FILE_ORDER, SHUFFLED, Order, data_path, reward_arguments,
                                    trinity_files)
 from rftc.semantics.model import Value
+from rftc.semantics.model_settings import RM, trinity_model
 from rftc.semantics.sft_verl import template_text
 from rftc.semantics.verl_inputs import columns_text
 
@@ -71,23 +72,27 @@ def inputs(v, val, of, *, reference: bool, critic: bool) -> dict[str, Value]:
     """TrainingRun's model, data and reward-argument quantities of ``view``'s keys ``v`` (``val``, ``of``:
     from_trinity's readers); ``reference``: a KL term in the loss or reward; ``critic``: a value model."""
     tasksets = val(TASKSETS, [])
-    model = of(data_path(val("model.model_path")), "model.model_path")
     system = per_taskset(tasksets, _system_prompt)
     return dict(
-        model=model,
-        reference_model=Value(model.value, model.source, "Trinity's reference worker loads model.model_path")
-        if reference else Value(None),
-        critic_model=of(data_path(val("model.critic_model_path")), "model.critic_model_path") if critic
-        else Value(None),
-        chat_template=of(template_text(val("model.custom_chat_template"), val("model.enable_thinking")) + (
-            f", system prompt {system}" if system not in (None, "none") else ""),
-                         "model.custom_chat_template", "model.enable_thinking", TASKSETS),
+        **trinity_model(v, val, of, reference=reference, critic=critic),
+        chat_template=of(_rendering(val) + (f", system prompt {system}" if system not in (None, "none") else ""),
+                         f"{RM}.chat_template", f"{RM}.enable_thinking", f"{RM}.model_path", TASKSETS),
         data=_data(tasksets, val(PIPELINE), of),
         data_columns=of(per_taskset(tasksets, _columns), TASKSETS),
         max_samples=Value(ALL_ROWS, "Trinity 0.6's tasksets (no field limits the rows read)"),
         data_order=of(_order(tasksets), TASKSETS),
         reward_kwargs=of(per_taskset(tasksets, _reward_kwargs), TASKSETS),
     )
+
+
+def _rendering(val) -> str:
+    """The template the rollout engine renders the prompts with (trinity/common/models/model.py
+    apply_chat_template): explorer.rollout_model's chat_template and enable_thinking (the model's where unset), and
+    the tokenizer of explorer.rollout_model.model_path where that is not the model's, as
+    rftc.semantics.verl_inputs names veRL's model.tokenizer_path."""
+    text = template_text(val(f"{RM}.chat_template"), val(f"{RM}.enable_thinking"))
+    engine, path = data_path(str(val(f"{RM}.model_path"))), data_path(str(val("model.model_path")))
+    return f"tokenizer {engine}, {text}" if val(f"{RM}.model_path") and engine != path else text
 
 
 def _data(tasksets: list[dict], pipeline: dict | None, of) -> Value:

@@ -9,7 +9,6 @@ import math
 from rftc.mapping.algorithm import ESTIMATORS, GIGPO, KL, NO_DUAL_CLIP, NORM_READERS, fork_gigpo
 from rftc.mapping.correction import bypass_loss
 from rftc.mapping.data import PROMPT_CUTS, reads_context
-from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.minibatch import minibatch_responses
 from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
 from rftc.mapping.sampling import V1_REWARD, group_filter
@@ -17,6 +16,7 @@ from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.minibatch import CriticSteps, verl_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
+from rftc.semantics.model_settings import verl_fields, verl_lora
 from rftc.semantics.offpol import offpol_fields
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.reader import Reader, train_rows
@@ -156,6 +156,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         reward=_reward(r),
         **inputs(r, reference=kl_loss or kl_reward, critic=est == "gae"),
         **offpol_fields(r, sem, eff.release, loop),
+        **verl_fields(r, sem, kl=kl_loss or kl_reward, critic=est == "gae"),
     )
 
 
@@ -180,11 +181,7 @@ def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Val
             int, float)) and lr else r.of(r.get(f"{O}.min_lr_ratio") or 0.0, f"{O}.min_lr_ratio")) if cosine
         else Value(None),
         lr_cycles=r.v(f"{O}.num_cycles", 0.5) if cosine and not megatron else Value(None),
-        lora=r.of(megatron_lora(lambda k: r.get(f"{M}.lora.{k}")), f"{M}.lora.rank",
-                  formula="Megatron-Bridge's LoRA from model.lora (the Megatron workers read no lora_rank)")
-        if megatron else r.of(lora(r.get(f"{M}.lora_rank"), r.get(f"{M}.lora_alpha"), r.get(f"{M}.target_modules"),
-                                   r.get(f"{M}.exclude_modules")), f"{M}.lora_rank",
-                              *([f"{M}.lora_alpha", f"{M}.target_modules"] if r.get(f"{M}.lora_rank") else [])),
+        lora=verl_lora(r, sem),
     )
 
 

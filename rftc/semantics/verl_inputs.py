@@ -9,9 +9,10 @@ from rftc.mapping.rewards import CRF as CUSTOM_REWARD, KWARGS, MANAGER as REWARD
 from rftc.semantics.inputs import (ALL_ROWS, IN_FILE_ORDER, SHUFFLED, Order, launch_path, reward_arguments,
                                    verl_files)
 from rftc.semantics.model import Value
+from rftc.semantics.model_settings import verl_model
 from rftc.semantics.reader import Reader
 from rftc.semantics.sft_verl import THINKING, template_text
-from rftc.verl.releases import legacy
+from rftc.verl.releases import legacy, semantics
 from rftc.verl.trainers import is_dapo, module_of
 
 M = "actor_rollout_ref.model"
@@ -24,13 +25,8 @@ def inputs(r: Reader, *, reference: bool, critic: bool) -> dict[str, Value]:
     """TrainingRun's model, data and reward-argument quantities; ``reference``: the loss or reward has a KL term;
     ``critic``: the estimator trains a value model."""
     keys = reward_keys(r)
-    model = r.of(launch_path(str(r.get(f"{M}.path"))), f"{M}.path")
     return dict(
-        model=model,
-        reference_model=Value(model.value, model.source, "veRL's reference worker loads the actor's model")
-        if reference else Value(None),
-        critic_model=r.of(launch_path(str(r.get("critic.model.path"))), "critic.model.path") if critic
-        else Value(None),
+        **verl_model(r, semantics.of(r.eff), kl=reference, critic=critic),
         chat_template=_template(r),
         data=r.of(verl_files(r.get("data.train_files")), "data.train_files"),
         data_columns=_columns(r, keys),

@@ -91,6 +91,9 @@ DERIVED_FIELDS = [
     "buffer.explorer_input.tasksets",
     "data_processor.experience_pipeline.operators", "explorer.rollout_model.seed", "explorer.rollout_model.ignore_eos",
     "explorer.rollout_model.repetition_penalty", "explorer.rollout_model.min_response_tokens",
+    "explorer.rollout_model.model_path", "explorer.rollout_model.max_model_len",
+    "explorer.rollout_model.rope_scaling", "explorer.rollout_model.rope_theta", "explorer.rollout_model.chat_template",
+    "explorer.rollout_model.enable_thinking", "model.rope_theta", "algorithm.enable_router_replay",
 ]
 
 

@@ -229,6 +229,16 @@ CHANGES: tuple[Change, ...] = (
     Change("sft_multiturn_images", FIRST, False, "verl/utils/dataset/multiturn_sft_dataset.py: text only (or none)"),
     Change("sft_multiturn_images", "0.7.0", True, "verl/utils/dataset/multiturn_sft_dataset.py "
            "MultiTurnSFTDataset.__init__: image_key / video_key (images, videos) for a multimodal processor"),
+    # -- the model's own settings (rftc/semantics/model_settings.py)
+    Change("megatron_model_override", FIRST, "whole", f"{MEGATRON_WORKERS} (0.1: verl/trainer/ppo/workers/) "
+           "_build_model_optimizer: update_model_config(hf config, override_model_config), all of override_config"),
+    Change("megatron_model_override", "0.4.0", "model_config", "verl/single_controller/base/megatron/worker.py (0.7: "
+           f"{MEGATRON_WORKERS}) _init_hf_config_and_tf_config: override_model_config.get('model_config', {{}}); "
+           "moe_config.freeze_moe_router freezes the router (init_mcore_model, make_megatron_module)"),
+    Change("ref_model_key", FIRST, False, f"{FSDP_WORKERS} ActorRolloutRefWorker.init_model: the reference loads "
+           "model.path"),
+    Change("ref_model_key", "0.6.0", True, f"{FSDP_WORKERS} ActorRolloutRefWorker.init_model: ref.model.path where "
+           "ref.model is set, else model.path (0.7's config has no ref.model; a launch may add it)"),
 )
 
 FACTS: dict[str, list[Change]] = {}
