@@ -217,6 +217,15 @@ class TrainingRun:
     # a prompt over the length limit that is not left out
     prompt_truncation: Value = _q("data", "over-long prompt cut",
                                   "a prompt over the length limit is cut elsewhere, kept whole, or stops the run")
+    # the rollout's turns, what trains and what generates (rftc.semantics.reward)
+    multi_turn: Value = _q("sampling", "multi-turn rollouts (agent loop, tools)",
+                           "rollouts take other turns (tool calls, an environment's replies), so other responses are "
+                           "trained", both=True)  # Trinity's tasksets without a workflow roll out nothing
+    trainer_backend: Value = _q("model", "trainer backend",
+                                "the policy is trained by another implementation (veRL's workers, or the Tinker "
+                                "service, which trains a LoRA adapter)")
+    external_model: Value = _q("sampling", "external rollout model",
+                               "rollouts come from a model served elsewhere, not from the policy being trained")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -264,6 +273,8 @@ class SftRun:
                             "loss covers)")
     model: Value = _as_in_rl("model")
     trainer_seed: Value = _as_in_rl("trainer_seed")
+    # what trains (rftc.semantics.reward)
+    trainer_backend: Value = _as_in_rl("trainer_backend")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

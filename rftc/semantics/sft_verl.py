@@ -12,6 +12,7 @@ from rftc.mapping.steps import steps_per_epoch
 from rftc.semantics.inputs import SHUFFLED, data_path
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.reader import Reader, train_rows
+from rftc.semantics.reward import verl_backend
 from rftc.semantics.seeds import verl_sft_seed
 from rftc.verl.effective import EffectiveConfig
 
@@ -68,6 +69,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         loss_tokens=_loss_tokens(r, get, legacy),
         model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
         trainer_seed=verl_sft_seed(get, r.where, legacy),
+        **verl_backend(eff.release),
     )
 
 

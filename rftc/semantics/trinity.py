@@ -19,6 +19,7 @@ from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
+from rftc.semantics.reward import trinity_fields as reward_fields, view as reward_view
 from rftc.semantics.seeds import seed_view, trinity_seed
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
 from rftc.semantics.trinity_inputs import TASKSETS, inputs, per_taskset, view_inputs
@@ -103,6 +104,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("verl.critic.ppo_epochs", critic.ppo_epochs, where("trainer.trainer_config.critic.ppo_epochs"))
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
     view_inputs(x, put, where)
+    reward_view(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
@@ -338,6 +340,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
         reward=of(per_taskset(val(TASKSETS, []), _reward), f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
+        **reward_fields(val, of, val(TASKSETS, [])),
     )
 
 
