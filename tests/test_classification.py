@@ -38,7 +38,8 @@ GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_t
         "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
         f"{A}.optim.lr_scheduler_type=cosine | {A}.optim.warmup_style=cosine | {A}.optim.lr_decay_style=cosine", f"{R}.multi_turn.enable=True",
         "algorithm.filter_groups.enable=True",
-        f"{M}.lora.rank=8", "distillation.enabled=True")
+        f"{M}.lora.rank=8", "distillation.enabled=True", "reward_model.reward_loop_source=importlib",
+        "reward_model.reward_loop_module_path=manager.py")
 PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
        "algorithm.use_kl_in_reward=True", "algorithm.kl_ctrl.type=adaptive",
        "reward.reward_model.enable=True | reward_model.enable=True",
@@ -47,7 +48,9 @@ PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "cr
        f"{A}.loss_agg_mode=seq-mean-token-sum-norm", f"{A}.clip_ratio_low=null", f"{A}.clip_ratio_high=null",
        f"{A}.optim.lr_scheduler_type=null", "critic.optim.override_optimizer_config={}",
        f"{A}.shuffle=True", "critic.shuffle=True", f"{A}.data_loader_seed=7", "critic.data_loader_seed=7",
-       "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine", "critic.model.lora.rank=8")
+       "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine", "critic.model.lora.rank=8",
+       "reward.reward_model.rollout.name=vllm | reward_model.rollout.name=vllm",
+       "reward_model.model.input_tokenizer=tok")
 # a reference engine in the actor's worker that seeds it (the actor's does not), and a critic's engine that seeds
 SEEDS = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
          "critic.optim.override_optimizer_config={}", f"{A}.shuffle=True", "critic.shuffle=True",
@@ -55,12 +58,14 @@ SEEDS = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "
          f"{A}.use_kl_loss=True", "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
          *(" | ".join(f"{s}.{e}.{k}" for s, e in sections) for k in ("full_determinism=True", "seed=7") for sections in (
              [("actor_rollout_ref.ref", e) for e in ("fsdp_config", "veomni", "torchtitan")],
-             [("critic", e) for e in ("fsdp", "model.fsdp_config", "veomni", "torchtitan")])))
+             [("critic", e) for e in ("fsdp", "model.fsdp_config", "veomni", "torchtitan")])),
+         "reward.reward_manager.source=importlib", "reward.reward_manager.module.path=manager.py")
 SAPO = ("algorithm.adv_estimator=grpo", f"{A}.policy_loss.loss_mode=sapo", "custom_reward_function.path=reward.py")
 ASYNC = ("rollout.nnodes=1", "rollout.n_gpus_per_node=4", "trainer.n_gpus_per_node=4",
          "async_training.require_batches=1", "rollout.total_rollout_steps=1000")
 # the legacy reward keys, which the off-policy trainers migrate (verl 0.9's main_ppo does not)
-LEGACY_RM = ("reward_model.enable=True", "reward_model.model.path=rm")
+LEGACY_RM = ("reward_model.enable=True", "reward_model.model.path=rm",
+             "reward.reward_model.rollout.name=vllm | reward_model.rollout.name=vllm")
 LEGACY_CRF = ("custom_reward_function.path=reward.py",)
 SFT = ("data.train_files=train.parquet", "data.train_batch_size=16", "data.micro_batch_size_per_gpu=2",
        "trainer.total_training_steps=100", "model.partial_pretrain=Qwen/Qwen2.5-0.5B", "model.path=Qwen/Qwen2.5-0.5B",
@@ -68,8 +73,13 @@ SFT = ("data.train_files=train.parquet", "data.train_batch_size=16", "data.micro
        "trainer.n_gpus_per_node=8")
 V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py",
       "algorithm.filter_groups.enable=True")
+# default_compute_score in the sandbox (0.7.0: the trainer's function, whose manager is importlib's)
+SANDBOX = ("reward.sandbox_fusion.url=http://sandbox | reward_model.sandbox_fusion.url=http://sandbox",
+           "reward_model.use_reward_loop=False", "reward_manager.source=importlib",
+           "reward_manager.module.path=manager.py")
 HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + (
-    "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py")
+    "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py", "data.filter_overlong_prompts=True",
+    *SANDBOX)
 # the rollout correction on (verl 0.6.0's keys, and algorithm.rollout_correction's after), the rollout's log-probs
 CORRECTION = ("algorithm.adv_estimator=grpo", "custom_reward_function.path=reward.py", f"{R}.calculate_log_probs=True",
               "algorithm.rollout_is=True", "algorithm.rollout_is_threshold=2.0", "algorithm.rollout_is_mode=mask",
@@ -101,7 +111,7 @@ class Base:
 
 
 BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
-         Base("ppo", MAIN, "ppo_trainer", COMMON + PPO),
+         Base("ppo", MAIN, "ppo_trainer", COMMON + PPO + ("reward_model.use_reward_loop=False",)),
          Base("seeds", MAIN, "ppo_trainer", COMMON + SEEDS),
          Base("sapo", MAIN, "ppo_trainer", COMMON + SAPO),
          Base("hf", MAIN, "ppo_trainer", HF),
@@ -122,6 +132,12 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
               "fully_async_ppo_megatron_trainer", COMMON + GRPO + ASYNC),
          Base("one_step_off-megatron", "verl.experimental.one_step_off_policy.main_ppo",
               "one_step_off_ppo_megatron_trainer", COMMON + GRPO + ASYNC),
+         # a trainer that migrates the legacy reward keys, scoring with default_compute_score in the sandbox
+         Base("one_step_off-sandbox", "verl.experimental.one_step_off_policy.main_ppo", "one_step_off_ppo_trainer",
+              COMMON + ("algorithm.adv_estimator=grpo", "reward.sandbox_fusion.url=http://sandbox") + ASYNC),
+         # an async rollout whose rows run the tool agent (the agent loops; 0.4.x's chat scheduler)
+         Base("multiturn", MAIN, "ppo_trainer", COMMON + ("algorithm.adv_estimator=grpo", f"{R}.mode=async",
+                                                           f"{R}.multi_turn.enable=True")),
          Base("sft", "verl.trainer.fsdp_sft_trainer", "sft_trainer", SFT + (
              "data.prompt_key=question", "data.response_key=answer", "optim.lr_scheduler=cosine")),
          Base("sft-multiturn", "verl.trainer.fsdp_sft_trainer", "sft_trainer", SFT + ("data.multiturn.enable=True",)),
@@ -147,7 +163,7 @@ ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-
          "loss_type": {"ppo_clip": "reinforce", "*": "ppo_clip"}, "reward_manager": {"naive": "dapo", "*": "naive"},
          "trainer_mode": {"sync": "colocate_async", "*": "sync"},
          "use_legacy_worker_impl": {"disable": "auto", "*": "disable"}, "type": {"fixed": "adaptive", "*": "fixed"},
-         "max_off_policy_strategy": {"drop": "wait", "*": "drop"}}
+         "max_off_policy_strategy": {"drop": "wait", "*": "drop"}, "mode": {"sync": "async", "*": "sync"}}
 NUMERIC = ("size", "steps", "num", "len", "ratio", "coef", "threshold", "freq", "seed", "rank", "epoch", "alpha")
 # valid values of the dict-valued keys, merged into theirs (an entry each reads)
 DICT_VALUES = {"override_mcore_model_config": {"moe_config": {"freeze_moe_router": True}}}
@@ -327,7 +343,8 @@ def _bases(version: str):
     bases = [b for b in BASES if b.config in configs and
              (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
              (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config)) and
-             (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config))]
+             (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config)) and
+             (b.name != "multiturn" or f"{R}.multi_turn.enable" in schema.leaf_paths(version, b.config))]
     grpo, seeds = BASES[0], BASES[2]
     default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
     return bases + [replace(b, name=f"{b.name}-{c}", choice=c) for b in (grpo, seeds)
@@ -353,6 +370,12 @@ def _can_hold(when: str, version: str) -> bool:
         # before 0.8.0 the bases run the legacy FSDP workers, which seed nothing (the engine workers, whose FSDP
         # engine seeds under full_determinism, only under trainer.use_legacy_worker_impl=disable)
         return semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"
+    if when == "turns_by_mode":  # from 0.7.0 the rollout is async whatever rollout.mode says
+        return semantics.resolve(version, snapshot=False).value("rollout_modes") == ("sync", "async")
+    if when == "rm_engine_legacy_context":  # 0.7.0's rollout servers read no max_model_len
+        return semantics.resolve(version, snapshot=False).value("context_key") != "unread"
+    if when == "loop_class":  # from 0.7.1 reward_loop_class_name only names the module
+        return semantics.resolve(version, snapshot=False).value("reward_loop") == "optional"
     if when == "reads_context":  # 0.7.0's servers give the engine the model's max_position_embeddings
         return semantics.resolve(version, snapshot=False).value("context_key") != "unread"
     if when == "truncates":  # before 0.3.0 the dataset leaves every over-long prompt out
@@ -603,6 +626,8 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
                                                         None)
     configs["GRPO, explorer-driven sync"] = _changed(grpo, "synchronizer.sync_style",
                                                      type(grpo.synchronizer.sync_style)("explorer_driven"))
+    configs["GRPO, on Tinker"] = _changed(grpo, "model.tinker.enable", True)
+    configs["GRPO, an external model"] = _changed(grpo, "model.external_model.enable", True)
     configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
     configs["SFT, a task pipeline"] = _with_task_pipeline(sft)
     configs["GRPO, over-rollout and dynamic timeout"] = _changed(_changed(

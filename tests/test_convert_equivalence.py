@@ -41,6 +41,7 @@ from pathlib import Path
 import pytest
 
 from rftc.mapping.data import WHOLE
+from rftc.mapping.reward_loop import SINGLE_TURN
 from rftc.semantics.inputs import SHUFFLED
 from rftc.semantics.minibatch import EPOCH_BY_EPOCH
 from rftc.semantics.model import TrainingRun, Value, differences
@@ -88,6 +89,10 @@ PARTIAL = ("veRL's v1 asynchronous trainers, and the fully async trainer with as
 CORRECTION = ("veRL weighs or masks the loss by its rollout correction (algorithm.rollout_correction, with the "
               "rollout's log-probs); Trinity-RFT 0.6's trainer reads none of it: RFTC305 warns (0.6.0's "
               "algorithm.rollout_is keys: RFTC300)")
+MULTI_TURN = ("veRL's multi-turn rollouts (SGLang's tool-calling loop, the agent loops the rows name) have no "
+              "Trinity-RFT 0.6 equivalent: RFTC300 warns, and the reward workflow chats once per response")
+TOOL_LENGTHS = ("veRL measures a prompt with its tools' schemas (data.tool_config_path) to leave it out; Trinity's "
+                "length window counts the prompt alone: RFTC300 warns")
 
 
 def _order_kind(value) -> str | None:
@@ -100,6 +105,8 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             # the reward model reads no data column; the workflow left to the user reads its format's
             ("data columns", lambda v: "data source" not in str(v), REWARD_MODEL),
             ("data order", lambda v: str(v).startswith("sampler "), CURRICULUM),
+            ("multi-turn rollouts (agent loop, tools)", lambda v: v != SINGLE_TURN, MULTI_TURN),
+            ("over-long prompts", lambda v: "measured with the tools" in str(v), TOOL_LENGTHS),
             ("reward arguments", lambda v: isinstance(v, dict) and "reward_kwargs" not in v, MANAGER_KWARGS),
             ("LoRA (rank, alpha, target modules)", lambda v: "Megatron-Bridge" in str(v), MEGATRON_LORA),
             ("advantage / group std", lambda v: v is False, MEAN_ONLY),

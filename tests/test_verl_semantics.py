@@ -539,3 +539,25 @@ def test_whether_the_legacy_fsdp_worker_reads_a_reference_model_of_its_own(relea
         return
     reads = 'self.config.ref.get("model", None)' in workers
     assert bool(_sem(release).value("ref_model_key")) is reads
+@pytest.mark.parametrize("release", RELEASES)
+def test_what_computes_the_reward(release):
+    """The trainer's reward function (load_reward_manager over reward_model.*) to 0.6.x; 0.7.0's trainer asks
+    reward_model.use_reward_loop whether its reward loop scores; from 0.7.1 the reward loop always does, its manager
+    from the reward section (rftc.semantics.reward)."""
+    require(release)
+    trainer = source(release, "verl/trainer/ppo/ray_trainer.py") or ""
+    loop = source(release, "verl/experimental/reward_loop/reward_loop.py") or ""
+    expected = ("optional" if "self.config.reward_model.use_reward_loop" in trainer
+                else "always" if "def migrate_legacy_reward_impl" in loop else "none")
+    assert _sem(release).value("reward_loop") == expected
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_which_rollout_modes_the_release_runs(release):
+    """rollout.mode chooses a sync rollout or an async one (agent loops) from 0.4.0; from 0.7.0 only async runs."""
+    require(release)
+    trainer = source(release, "verl/trainer/ppo/ray_trainer.py") or ""
+    config = source(release, "verl/workers/config/rollout.py") or ""
+    expected = (("async",) if "Only 'async' mode is supported" in config
+                else ("sync", "async") if 'rollout.mode == "async"' in trainer else ("sync",))
+    assert _sem(release).value("rollout_modes") == expected

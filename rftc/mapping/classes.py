@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Callable
 
 from rftc.mapping.models import MCORE
+from rftc.mapping.reward_loop import (ENGINE_READS, LEGACY_NAME, SINGLE_TURN, USE_LOOP, manager, reward_path,
+                                      sandbox, verl_turns)
 
 # why a key does not change what is trained
 NAMES, CADENCE, PLACEMENT, MEMORY, BATCHING, KERNELS, PROFILING, PROCESSES, CLASS, FOLLOWS, UNREAD, DEBUG = INERT = (
@@ -95,6 +97,121 @@ def _legacy_reward(get, release: str) -> bool:
     from rftc.verl.releases import legacy
 
     return get("rollout.nnodes") is not None or not legacy.ignores_legacy("verl.trainer.main_ppo", release)
+
+
+def _reward_loop(release: str) -> str:
+    """The release's reward path (rftc.verl.releases.semantics reward_loop: none, optional, always)."""
+    return _semantics(release)[1].value("reward_loop")
+
+
+def _custom_function(get, release: str) -> bool:
+    """A custom reward function is read (the migrated legacy one, or the reward section's)."""
+    return bool(get("custom_reward_function.path") and _legacy_reward(get, release)
+                or get("reward.custom_reward_function.path"))
+
+
+def _rule_path(path: str, *, sandbox: bool = False):
+    """A reward function scores on the release's reward ``path`` (rftc.mapping.reward_loop: "trainer" or "loop");
+    ``sandbox``: and no custom function replaces default_compute_score."""
+    def holds(get, release: str) -> bool:
+        return _rule_reward(get, release) and reward_path(get, _reward_loop(release)) == path and not (
+            sandbox and _custom_function(get, release))
+    return holds
+
+
+def _loop_manager(get, release: str) -> bool:
+    """A reward function scores in the reward loop that reads reward_model.reward_loop_source: 0.7.0's (with
+    use_reward_loop), or from 0.7.1 where the trainer migrates the legacy keys."""
+    loop = _reward_loop(release)
+    return _rule_reward(get, release) and (loop == "optional" and bool(get("reward_model.use_reward_loop"))
+                                           or loop == "always" and _legacy_reward(get, release))
+
+
+def _legacy_manager_name(get, release: str) -> bool:
+    """A reward function scores under the manager reward_model.reward_manager names (rftc.mapping.reward_loop)."""
+    loop, legacy = _reward_loop(release), _legacy_reward(get, release)
+    return _rule_reward(get, release) and (LEGACY_NAME in manager(get, loop, legacy)[1]
+                                           or loop == "always" and legacy)  # migrated wherever it is set
+
+
+def _section_manager(get, release: str) -> bool:
+    """A reward function scores with reward.reward_manager's source (0.7.1 on; no migrated legacy
+    reward_loop_source over it)."""
+    return _rule_reward(get, release) and _reward_loop(release) == "always" and not (
+        _legacy_reward(get, release) and get("reward_model.reward_loop_source") is not None)
+
+
+def _section_sandbox(get, release: str) -> bool:
+    """default_compute_score reads reward.sandbox_fusion (0.7.1 on; no migrated top-level section replaces it)."""
+    return _rule_reward(get, release) and _reward_loop(release) == "always" and not _custom_function(
+        get, release) and not (_legacy_reward(get, release) and any(
+            get(f"sandbox_fusion.{k}") is not None for k in ("url", "max_concurrent", "memory_limit_mb")))
+
+
+def _legacy_sandbox(get, release: str) -> bool:
+    """default_compute_score scores (0.7.1 on) where the trainer migrates the top-level sandbox_fusion."""
+    return _rule_reward(get, release) and _reward_loop(release) == "always" and _legacy_reward(get, release) \
+        and not _custom_function(get, release)
+
+
+def _reward_loop_switch(get, release: str) -> bool:
+    """0.7.0's reward_model.use_reward_loop changes the reward: a reward model (its worker, or a rollout server),
+    or a rule reward whose manager or sandbox the two paths read differently."""
+    if _reward_loop(release) != "optional":
+        return False
+    if not _rule_reward(get, release):
+        return True
+    on, off = (lambda k: v if k == USE_LOOP else get(k) for v in (True, False))
+    has = lambda k: get(k) is not None  # noqa: E731 - 0.7.0's config has every key read here
+    code = (lambda g: None) if _custom_function(get, release) else (
+        lambda g: sandbox(g, has, "optional", True)[0])
+    return manager(on, "optional", True)[0] != manager(off, "optional", True)[0] or code(on) != code(off)
+
+
+def _reward_model_on(path: str):
+    """A reward model scores on the release's reward ``path`` ("trainer": its worker; "loop": a rollout
+    server)."""
+    def holds(get, release: str) -> bool:
+        return not _rule_reward(get, release) and reward_path(get, _reward_loop(release)) == path
+    return holds
+
+
+def _legacy_engine(*, context: bool = False):
+    """A reward model scores on a rollout server that reads the legacy reward_model.rollout section: 0.7.0's (its
+    own), or from 0.7.1 where the trainer migrates it; ``context``: its max_model_len, where the release's server
+    reads it (not 0.7.0's)."""
+    def holds(get, release: str) -> bool:
+        loop = _reward_loop(release)
+        legacy = loop == "optional" or _legacy_reward(get, release)
+        engine = get("reward_model.rollout.name" if loop == "optional" or legacy and get(
+            "reward_model.rollout.name") is not None else "reward.reward_model.rollout.name")
+        return _reward_model_on("loop")(get, release) and legacy and engine in ENGINE_READS \
+            and not (context and _semantics(release)[1].value("context_key") == "unread")
+    return holds
+
+
+def _section_engine(*, vllm: bool = False):
+    """A reward model scores on a rollout server from reward.reward_model.rollout (0.7.1 on); ``vllm``: vLLM's
+    server, which alone reads the sampling defaults, the seed, ignore_eos and the quantization file."""
+    def holds(get, release: str) -> bool:
+        if not (_reward_model_on("loop")(get, release) and _reward_loop(release) == "always"):
+            return False
+        legacy = _legacy_reward(get, release) and get("reward_model.rollout.name") is not None
+        engine = get("reward_model.rollout.name" if legacy else "reward.reward_model.rollout.name")
+        return engine == "vllm" if vllm else engine in ENGINE_READS
+    return holds
+
+
+def _async_rollout(get, release: str) -> bool:
+    """The rollout is async (rollout.mode async, or the only mode the release runs): rows run agent loops."""
+    modes = _semantics(release)[1].value("rollout_modes")
+    return "sync" not in modes or "async" in modes and get(f"{R}.mode") == "async"
+
+
+def _multi_turn(get, release: str) -> bool:
+    """The rollout runs several turns as rftc.mapping.reward_loop reads the launch."""
+    return verl_turns(get, lambda k: get(k) is not None, release,
+                      _semantics(release)[1].value("rollout_modes"))[0] != SINGLE_TURN
 
 
 def _clips_at_optim(role: str):
@@ -468,7 +585,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "determinism_sft": ("the engine SFT trainer's engine is not Megatron's", lambda get, release:
                         get(LEGACY_SFT) is None and get("engine.strategy") not in MCORE),
     # reward
-    "reward_model": ("a reward model scores", lambda get, release: not _rule_reward(get, release)),
     "rule_reward": ("no reward model scores (a reward function does)", _rule_reward),
     "legacy_reward_model": ("a reward model scores and the trainer migrates the legacy reward keys (not verl 0.9's "
                             "main_ppo)", lambda get, release: not _rule_reward(get, release)
@@ -490,12 +606,87 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "reward_section_model": ("a reward model scores and no migrated legacy reward_model.model.path wins over "
                              "reward.reward_model.model_path", lambda get, release: not _rule_reward(get, release)
                              and not (get("reward_model.model.path") and _legacy_reward(get, release))),
+    "legacy_manager_name": ("a reward function scores under the manager reward_model.reward_manager names (to 0.6.x; "
+                            "0.7.0's reward loop from the registry; from 0.7.1 where migrated)",
+                            _legacy_manager_name),
+    "loop_manager": ("a reward function scores in the reward loop that reads reward_model.reward_loop_source (0.7.0 "
+                     "with use_reward_loop; from 0.7.1 where the trainer migrates the legacy keys)", _loop_manager),
+    "loop_importlib": ("as loop_manager, and reward_loop_source is importlib (the class from reward_loop_module_path)",
+                       lambda get, release: _loop_manager(get, release)
+                       and get("reward_model.reward_loop_source") == "importlib"),
+    "loop_class": ("0.7.0's reward loop loads reward_loop_class_name (importlib; from 0.7.1 the key only names the "
+                   "module, as reward.reward_manager.module.name)", lambda get, release:
+                   _reward_loop(release) == "optional" and _loop_manager(get, release)
+                   and get("reward_model.reward_loop_source") == "importlib"),
+    "trainer_manager": ("a reward function scores in 0.7.0's trainer function (use_reward_loop off), whose manager is "
+                        "the top-level reward_manager's", lambda get, release:
+                        _reward_loop(release) == "optional" and _rule_path("trainer")(get, release)),
+    "trainer_importlib": ("as trainer_manager, and reward_manager.source is importlib (the class from module.path)",
+                          lambda get, release: _reward_loop(release) == "optional"
+                          and _rule_path("trainer")(get, release) and get("reward_manager.source") == "importlib"),
+    "section_manager": ("a reward function scores with reward.reward_manager (0.7.1 on; no migrated legacy "
+                        "reward_loop_source over it)", _section_manager),
+    "section_importlib": ("as section_manager, and reward.reward_manager.source is importlib (the class from "
+                          "module.path)", lambda get, release: _section_manager(get, release)
+                          and get("reward.reward_manager.source") == "importlib"),
+    "reward_loop_switch": ("0.7.0's use_reward_loop changes the reward: a reward model scores, or the two paths' "
+                           "manager or sandbox differ", _reward_loop_switch),
+    "trainer_sandbox": ("default_compute_score scores in the trainer's function (to 0.6.x; 0.7.0 without the reward "
+                        "loop) and reads reward_model.sandbox_fusion", _rule_path("trainer", sandbox=True)),
+    "trainer_sandbox_on": ("as trainer_sandbox, and its url is set (code runs in Sandbox Fusion)", lambda get,
+                           release: _rule_path("trainer", sandbox=True)(get, release)
+                           and bool(get("reward_model.sandbox_fusion.url"))),
+    "section_sandbox": ("default_compute_score reads reward.sandbox_fusion (0.7.1 on; no migrated top-level "
+                        "sandbox_fusion replaces it)", _section_sandbox),
+    "section_sandbox_on": ("as section_sandbox, and its url is set", lambda get, release:
+                           _section_sandbox(get, release) and bool(get("reward.sandbox_fusion.url"))),
+    "legacy_sandbox": ("default_compute_score scores (0.7.1 on) and the trainer migrates the legacy keys: any key "
+                       "of the top-level sandbox_fusion set replaces reward.sandbox_fusion whole", _legacy_sandbox),
+    "legacy_sandbox_on": ("as legacy_sandbox, and a sandbox url is set (the top-level one, or the one it replaces)",
+                          lambda get, release: _legacy_sandbox(get, release) and bool(
+                              get("sandbox_fusion.url") or get("reward.sandbox_fusion.url"))),
+    "rm_worker_tokenizer": ("a reward model scores on its worker and model.input_tokenizer is set: FSDP's worker "
+                            "renders the response again and cuts it at max_length, Megatron's decodes it",
+                            lambda get, release: _reward_model_on("trainer")(get, release)
+                            and bool(get("reward_model.model.input_tokenizer"))),
+    "rm_worker": ("a reward model scores on its worker (to 0.6.x; 0.7.0 without the reward loop)",
+                  _reward_model_on("trainer")),
+    "rm_worker_template": ("as rm_worker, FSDP's worker, and model.input_tokenizer is set (the response rendered "
+                           "again with the reward model's chat template, cut at max_length)", lambda get, release:
+                           _reward_model_on("trainer")(get, release) and bool(get("reward_model.model.input_tokenizer"))
+                           and get("reward_model.strategy") not in MCORE),
+    "rm_engine_legacy": ("a reward model scores on a rollout server from reward_model.rollout (0.7.0's own; from "
+                         "0.7.1 where the trainer migrates it and the key is set)", _legacy_engine()),
+    "rm_engine_legacy_context": ("as rm_engine_legacy, where the release's server reads max_model_len (not 0.7.0's)",
+                                 _legacy_engine(context=True)),
+    "rm_engine": ("a reward model scores on a rollout server from reward.reward_model.rollout (0.7.1 on; the legacy "
+                  "key, where migrated and set, wins)", _section_engine()),
+    "rm_vllm": ("as rm_engine, on vLLM's server (SGLang's reads no sampling defaults, seed, ignore_eos or "
+                "quantization file)", _section_engine(vllm=True)),
     # data
     "sampler": ("a curriculum sampler orders the data (data.sampler.class_path)", _true("data.sampler.class_path")),
     "no_sampler": ("no curriculum sampler orders the data (data.sampler.class_path unset)",
                    _unset("data.sampler.class_path")),
     # sampling
-    "multi_turn": ("multi-turn rollouts are on", _true(f"{R}.multi_turn.enable")),
+    "multi_turn": ("the rollout runs several turns (SGLang's sync rollout with multi_turn.enable; an async "
+                   "rollout's agent loop with multi_turn.enable or a default agent loop other than single_turn_agent: "
+                   "rftc.mapping.reward_loop)", _multi_turn),
+    "multi_turn_read": ("the rollout reads multi_turn.enable (SGLang's sync rollout, 0.4.0 to 0.6.x; an async "
+                        "rollout, whose rows' agent loop it declares)",
+                        lambda get, release: _async_rollout(get, release) or get(f"{R}.name") == "sglang"),
+    "agent_loop": ("the rollout is async: each row runs an agent loop (its agent_name, else default_agent_loop)",
+                   _async_rollout),
+    "multi_turn_async": ("the rollout runs several turns in an agent loop", lambda get, release:
+                         _async_rollout(get, release) and _multi_turn(get, release)),
+    "turns_by_mode": ("the release runs sync and async rollouts (0.4.0 to 0.6.x) and the launch declares several "
+                      "turns (multi_turn.enable, or a default agent loop other than single_turn_agent): rollout.mode "
+                      "chooses SGLang's tool-calling loop or none, or the rows' agent loops", lambda get, release:
+                      _semantics(release)[1].value("rollout_modes") == ("sync", "async") and (
+                          bool(get(f"{R}.multi_turn.enable"))
+                          or get(f"{R}.agent.default_agent_loop") not in (None, "single_turn_agent"))),
+    "filters_prompts": ("the dataset leaves over-long prompts out (data.filter_overlong_prompts), measuring them "
+                        "with the tools' schemas", lambda get, release: bool(get("data.filter_overlong_prompts"))
+                        and _semantics(release)[1].value("prompt_filter") == "read"),
     "sample_flag": ("the rollout reads do_sample (hf, naive; vLLM and SGLang do not)",
                     lambda get, release: get(f"{R}.name") in _sample_flag_readers()),
     "reads_ignore_eos": ("the release's rollout samples with ignore_eos", _reads_sampling_key("ignore_eos")),
@@ -567,7 +758,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("auxiliary_models", "the auxiliary models workflows query (judges, tools) and how they generate"),
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
-    ("code_sandbox", "the code-execution sandbox the reward runs responses in (its memory limit decides which fail)"),
     ("critic_loss_agg_mode", "how the critic's loss aggregates tokens and scales"),
     ("critic_schedule_args", "the critic optimizer's engine-specific schedule and state settings"),
     ("critic_warmup", "the steps the critic trains before the actor starts"),
@@ -579,7 +769,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("experience_pipeline", "the operators that rewrite or filter experiences before training"),
     ("experience_selection", "how experiences are sampled from the buffer for each step"),
     ("explorer_ahead", "how many batches the explorer runs ahead of the trainer"),
-    ("external_model", "an external model service that generates the rollouts"),
     ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
     ("group_refill", "how a trainer that filters groups refills the batch (prompts a round, rounds, rounds in flight)"),
     ("loss_normalization", "how the loss is normalised over data-parallel ranks' tokens"),
@@ -588,23 +777,17 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("media_columns", "the image, video or audio columns a prompt's media come from"),
     ("microbatch_loss_scale", "how each micro-batch's loss is scaled before accumulation"),
     ("mode", "what Trinity runs (explorer and trainer together, or one of them)"),
-    ("multi_turn", "multi-turn rollouts, tools and agent loops"),
     ("multimodal_processing", "how images and videos are processed into tokens"),
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
     ("policy_loss_args", "the policy loss's other arguments"),
     ("precision", "the precision the model trains and its optimizer state are kept in"),
     ("replay_buffer", "replaying earlier experiences from a buffer"),
-    ("reward_manager", "the reward manager that calls the reward function"),
-    ("reward_model_args", "the reward model's settings (its tokenizer, lengths, configuration)"),
     ("rollout_engine", "the rollout engine's model and generation settings"),
     ("rollout_precision", "the precision or quantisation the rollout generates in"),
     ("selector_args", "the experience selector's arguments"),
     ("taskset_max_tokens", "the response length a taskset's rollouts are cut at"),
     ("thinking", "the chat template's thinking switch"),
-    ("tinker", "training on the Tinker service instead of local workers"),
     ("tokenization", "how turns are tokenised into one sequence (continuous tokens)"),
-    ("trainer_backend", "the trainer's backend"),
-    ("trainer_config_file", "a veRL worker config file laid over the trainer's"),
     ("val_only", "the run only validates, and trains nothing"),
     ("weight_sync", "how often the explorer takes the trainer's new weights"),
 )

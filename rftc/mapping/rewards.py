@@ -20,6 +20,17 @@ DAPO_ARGS = ("overlong_buffer_cfg.enable", "overlong_buffer_cfg.len", "overlong_
              "max_resp_len")
 MANAGER = ("reward_model.reward_manager", "reward.reward_manager.name")
 LOG_ONLY = "logging only: the workflow always reports the penalty"  # the overlong buffer's `log` flag
+# the conditions (rftc.mapping.classes WHEN) under which a key decides the reward through veRL's reward path
+# (rftc.mapping.reward_loop): the manager it loads, the sandbox default_compute_score runs code in, the reward
+# model's settings; 0.7.0's use_reward_loop, which chooses the path
+MANAGER_WHEN = ("loop_manager", "loop_importlib", "loop_class", "trainer_manager", "trainer_importlib",
+                "section_manager", "section_importlib")
+SANDBOX_WHEN = ("trainer_sandbox", "trainer_sandbox_on", "section_sandbox", "section_sandbox_on", "legacy_sandbox",
+                "legacy_sandbox_on")
+MODEL_WHEN = ("rm_worker", "rm_worker_template", "rm_worker_tokenizer", "rm_engine_legacy",
+              "rm_engine_legacy_context", "rm_engine", "rm_vllm")
+PATH_WHEN = "reward_loop_switch"
+WORKFLOW_MANAGERS = ("naive", "dapo")  # what rftc's veRL reward workflow implements
 
 
 def ignored(d: Draft, key: str) -> bool:
@@ -142,11 +153,14 @@ def _recipe_buffer(d: Draft, tasksets: list[str]) -> None:
 
 def _rest(d: Draft, enabled: bool) -> None:
     for k in [*d.user_keys_under("reward_model"), *d.user_keys_under("reward"),
-              *d.user_keys_under("custom_reward_function")]:
+              *d.user_keys_under("custom_reward_function"), *d.user_keys_under("reward_manager"),
+              *d.user_keys_under("sandbox_fusion")]:
         if d.done(k):
             continue
         if ignored(d, k):
             d.implied(k, f"verl {d.cfg.release}'s trainer does not read it (RFTC212)")
+        elif _reward_path(d, k):
+            continue
         elif k in MANAGER:
             v = str(d.val(k))
             if v == "naive":
@@ -168,3 +182,49 @@ def _rest(d: Draft, enabled: bool) -> None:
                          "reward model with vLLM", k)
         else:
             d.report("RFTC301", f"{k} is left out: it tunes veRL's reward workers, which Trinity's workflows replace", k)
+
+
+def _reward_path(d: Draft, key: str) -> bool:
+    """A key whose row decides the reward through veRL's reward path (rftc.mapping.reward_loop): implied where its
+    condition does not hold, or where the reward it decides is the workflow's (a naive or dapo manager; no
+    sandbox), else RFTC300. False for another key."""
+    from rftc.mapping import reward_loop
+    from rftc.mapping.classes import WHEN
+    from rftc.mapping.rules import find_rule
+
+    row = find_rule(key)
+    if row is None or row.when not in (*MANAGER_WHEN, *SANDBOX_WHEN, *MODEL_WHEN, PATH_WHEN):
+        return False
+    text, holds = WHEN[row.when]
+    get = lambda k: d.cfg.get(k, None)  # noqa: E731 - the effective config, as the conditions read it
+    try:
+        held = holds(get, d.cfg.release)
+    except (KeyError, ValueError, TypeError, LookupError):  # the release's facts are not bundled: taken to hold
+        held = True
+    if not held:
+        d.implied(key, f"it does not decide the reward of this launch (it does where {text})")
+        return True
+    loop, legacy = d.sem.value("reward_loop"), not ignored(d, "reward_model")
+    if row.when in MANAGER_WHEN:
+        name = reward_loop.manager(get, loop, legacy)[0]
+        if name in WORKFLOW_MANAGERS:
+            d.implied(key, f"veRL's {name} reward manager, which the reward workflow implements")
+        else:
+            d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent: veRL loads the reward manager {name}, "
+                     "and the reward workflow implements veRL's naive and dapo managers", key)
+    elif row.when in SANDBOX_WHEN:
+        if reward_loop.sandbox(get, d.cfg.has, loop, legacy)[0] is None:
+            d.implied(key, "no sandbox: default_compute_score runs code tests locally (prime_code), as the reward "
+                      "workflow's does")
+        else:
+            d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent: veRL's default_compute_score runs a code "
+                     "data source's tests in Sandbox Fusion, the reward workflow's runs them locally (prime_code)",
+                     key)
+    elif row.when in MODEL_WHEN:
+        d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent: it decides how veRL's reward model scores; in "
+                 "Trinity the workflow that queries explorer.auxiliary_models decides", key)
+    else:
+        d.report("RFTC300", f"{key} has no Trinity-RFT 0.6 equivalent: it chooses verl {d.cfg.release}'s reward path "
+                 "(its reward loop or the trainer's reward function), which here scores with another manager, "
+                 "sandbox or reward-model server", key)
+    return True

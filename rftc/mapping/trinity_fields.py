@@ -105,7 +105,10 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "cosine": ("the lr schedule is cosine", lambda get: get("algorithm.optimizer.lr_scheduler_type") == "cosine"),
     "replay": ("the replay buffer is on", lambda get: bool(get("buffer.trainer_input.experience_buffer.replay_buffer."
                                                                "enable"))),
-    "tinker": ("training runs on Tinker (model.tinker.enable)", lambda get: bool(get("model.tinker.enable"))),
+    "tinker": ("training runs on Tinker (trainer.trainer_type tinker, which model.tinker.enable sets)",
+               lambda get: bool(get("model.tinker.enable")) or get("trainer.trainer_type") == "tinker"),
+    "no_tinker": ("model.tinker.enable is off (on, the validator sets trainer_type tinker)",
+                  lambda get: not get("model.tinker.enable")),
     "external": ("an external model serves the rollout", lambda get: bool(get("model.external_model.enable"))),
     "ts_temperature": ("the training taskset leaves rollout_args.temperature unset",
                        _ts_unset("rollout_args.temperature")),
@@ -261,7 +264,7 @@ def _inference(prefix: str, *, sampling: dict, placement: dict, own: dict | None
 
 # a training taskset's fields: what its rows are sampled and scored with (repeat_times follows algorithm.repeat_times)
 TRAINING_TASKSET = {
-    "reward": to("reward", "rl"), "reward_fn": to("reward", "other_workflow"),
+    "reward": to("reward multi_turn", "rl"), "reward_fn": to("reward", "other_workflow"),
     "workflow_args": to("reward", "verl_workflow"), "data": to("data", "rl"),
     "reward_kwargs": to("reward_kwargs", "other_workflow"), "repeat_times": no(FOLLOWS),
     "temperature": to("temperature", "rl"), "top_p": to("top_p", "rl"), "top_k": to("top_k", "rl"),
@@ -270,7 +273,9 @@ TRAINING_TASKSET = {
     **{f"data_selector_{k}": to("data_order", f"selector_{k}") for k in ("seed", "feature_keys", "kwargs")},
     **{f"task_selector_{k}": to("data_order", f"task_selector_{k}") for k in ("seed", "feature_keys", "kwargs")},
     "data_columns": to("data_columns", "other_workflow"), "prompt_key": to("data_columns", "rl"),
-    "chat_template": to("chat_template", "rl"), "multi_turn": to("multi_turn", "rl")}
+    "chat_template": to("chat_template", "rl"),
+    # a taskset's format.enable_concatenated_multi_turn: Trinity's SFTFormatter alone reads it, another workflow may
+    "multi_turn": to("data_columns", "other_workflow")}
 
 FIELDS: list[Field] = [
     # ---- the run
@@ -330,7 +335,8 @@ FIELDS: list[Field] = [
         ("lora_configs.lora_dtype", to("precision", "fsdp_lora")),
         ("lora_configs.exclude_modules", to("lora", "fresh_lora")),
         ("lora_configs.is_dummy", to("lora", "lora_adapter")),
-        ("tinker.*", to("tinker", "tinker")), ("tinker.enable", to("tinker")), ("tinker.base_url", no(PROCESSES)),
+        ("tinker.*", to("trainer_backend", "tinker")), ("tinker.enable", to("trainer_backend")),
+        ("tinker.base_url", no(PROCESSES)),
         ("external_model.*", to("external_model", "external")), ("external_model.enable", to("external_model")),
         ("external_model.base_url_env", no(PROCESSES)), ("external_model.api_key_env", no(PROCESSES))]],
     # ---- cluster: the explorer's GPUs against the trainer's
@@ -343,7 +349,7 @@ FIELDS: list[Field] = [
         ("batch_size", to("ahead", "offset")), ("train_batch_size", to("responses_per_step examples_per_step")),
         ("total_epochs", to("total_epochs")), ("total_steps", to("total_steps", "no_trainer_steps")),
         ("explorer_output", no(FOLLOWS)), ("tokenizer_path", no(FOLLOWS)), ("cache_dir", no(FOLLOWS)),
-        ("explorer_input.default_workflow_type", to("reward", "ts_workflow")),
+        ("explorer_input.default_workflow_type", to("reward multi_turn", "ts_workflow")),
         ("explorer_input.default_reward_fn_type", to("reward", "ts_reward_fn")),
         ("explorer_input.default_eval_workflow_type", no(CADENCE))]],
     *_taskset(TS, data=to("data", "rl"), train=TRAINING_TASKSET),
@@ -374,7 +380,8 @@ FIELDS: list[Field] = [
     Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),
     # ---- trainer
     *[Field(f"trainer.{k}", **c) for k, c in [
-        ("name", no(NAMES)), ("trainer_type", to("trainer_backend")), ("trainer_strategy", to("trainer_seed")),
+        ("name", no(NAMES)), ("trainer_type", to("trainer_backend", "no_tinker")),
+        ("trainer_strategy", to("trainer_seed")),
         ("save_interval", no(CADENCE)), ("enable_preview", no(NAMES)), ("total_steps", to("lr_horizon", "horizon")),
         ("save_hf_checkpoint", no(CADENCE)),
         ("grad_clip", no(UNREAD)),  # Trinity writes it to the critic's frozen grad_clip: no worker reads it
@@ -388,7 +395,8 @@ FIELDS: list[Field] = [
         ("trust_remote_code", no(FOLLOWS)),
         # the veRL worker config Trinity merges: its keys are veRL's, classified by rftc.mapping.rules
         ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed", "rl")),
-        ("trainer_config_path", to("trainer_config_file"))]],
+        # deprecated: Trinity 0.6 reads no file from it (its legacy verl < 0.8 path refuses it without trainer_config)
+        ("trainer_config_path", no(UNREAD))]],
     # ---- synchronizer, monitor, service, log
     *[Field(f"synchronizer.{k}", **c) for k, c in [
         ("sync_method", no(PROCESSES)), ("sync_style", to("policy_lag", "rl")),

@@ -254,6 +254,15 @@ class TrainingRun:
                             "a different set of the value model's weights is trained, or all of them")
     critic_model_config: Value = _q("model", "critic model config (overrides, config file, frozen modules)",
                                     "the value model is built with another configuration, so its values differ")
+    # the rollout's turns, what trains and what generates (rftc.semantics.reward)
+    multi_turn: Value = _q("sampling", "multi-turn rollouts (agent loop, tools)",
+                           "rollouts take other turns (tool calls, an environment's replies), so other responses are "
+                           "trained", both=True)  # Trinity's tasksets without a workflow roll out nothing
+    trainer_backend: Value = _q("model", "trainer backend",
+                                "the policy is trained by another implementation (veRL's workers, or the Tinker "
+                                "service, which trains a LoRA adapter)")
+    external_model: Value = _q("sampling", "external rollout model",
+                               "rollouts come from a model served elsewhere, not from the policy being trained")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -304,6 +313,8 @@ class SftRun:
     # the model's own settings (rftc.semantics.model_settings)
     model_config: Value = _as_in_rl("model_config")
     mtp: Value = _as_in_rl("mtp")
+    # what trains (rftc.semantics.reward)
+    trainer_backend: Value = _as_in_rl("trainer_backend")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

@@ -17,6 +17,7 @@ from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, trinity_sft_fields
 from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.reward import trinity_backend
 from rftc.semantics.seeds import trinity_seed
 from rftc.semantics.sft_verl import KEPT_WHOLE, template_text
 from rftc.trinity import workers
@@ -116,6 +117,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         model=of(data_path(val("model.model_path")), "model.model_path"),
         trainer_seed=trinity_seed(v, val, critic=False),
         **trinity_sft_fields(v, val, of),
+        **trinity_backend(val, of),
     )
 
 

@@ -13,6 +13,7 @@ from rftc.semantics.inputs import SHUFFLED, data_path
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, verl_sft_fields
 from rftc.semantics.reader import Reader, train_rows
+from rftc.semantics.reward import verl_backend
 from rftc.semantics.seeds import verl_sft_seed
 from rftc.verl.effective import EffectiveConfig
 
@@ -70,6 +71,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
         trainer_seed=verl_sft_seed(get, r.where, legacy),
         **verl_sft_fields(r, get),
+        **verl_backend(eff.release),
     )
 
 

@@ -21,6 +21,7 @@ from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import trinity_fields, trinity_lora, trinity_view
 from rftc.semantics.offpol import offpol_trinity, offpol_view
 from rftc.semantics.optim import critic_optimizer, optimizer
+from rftc.semantics.reward import trinity_fields as reward_fields, view as reward_view
 from rftc.semantics.seeds import seed_view, trinity_seed
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
 from rftc.semantics.trinity_inputs import TASKSETS, inputs, per_taskset, view_inputs
@@ -107,6 +108,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
     view_inputs(x, put, where)
     trinity_view(x, put, where)
+    reward_view(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
     offpol_view(x, put, where)
@@ -346,6 +348,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
         **offpol_trinity(val, of),
         **trinity_fields(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
+        **reward_fields(val, of, val(TASKSETS, [])),
     )
 
 

@@ -20,6 +20,7 @@ from rftc.semantics.model_settings import verl_fields, verl_lora
 from rftc.semantics.offpol import offpol_fields
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.reader import Reader, train_rows
+from rftc.semantics.reward import verl_fields as reward_fields, verl_reward
 from rftc.semantics.seeds import verl_seed
 from rftc.semantics.inputs import launch_path
 from rftc.semantics.sft_verl import from_verl_sft
@@ -33,7 +34,6 @@ A, R, O = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout
 M = "actor_rollout_ref.model"
 RC = "algorithm.rollout_correction"
 TOTAL_PROMPTS = "rollout.total_rollout_steps"  # the fully async rollout's bound (rftc.verl.releases.modes)
-IMPORTED = "reward.reward_manager"  # 0.9: a manager class of the user's (source importlib)
 # veRL's estimators that discount with algorithm.gamma (gae also with lam): core_algos.compute_*_advantage; a
 # fork's gigpo discounts its step returns with it
 DISCOUNTED = ("gae", "reinforce_plus_plus", "gigpo")
@@ -153,7 +153,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         **_optimizer_fields(r, sem, eff.release, sched),
         critic_optimizer=_critic_optimizer(r, sem) if est == "gae" else Value(None),
         **_loss_and_sampling_fields(r, eff, sem, est, kl_reward, n),
-        reward=_reward(r),
+        reward=verl_reward(r, sem, *reward_keys(r)[:3]),
+        **reward_fields(r, sem, eff.release),
         **inputs(r, reference=kl_loss or kl_reward, critic=est == "gae"),
         **offpol_fields(r, sem, eff.release, loop),
         **verl_fields(r, sem, kl=kl_loss or kl_reward, critic=est == "gae"),
@@ -273,8 +274,11 @@ def _overlong_prompts(r: Reader, sem, release: str) -> dict[str, Value]:
         source = f"verl {release}'s RLHFDataset drops prompts over max_prompt_length"
         return dict(overlong_prompts=Value("left out", source), prompt_truncation=Value(None, source))
     filt = "data.filter_overlong_prompts"
-    if r.get(filt):
-        return dict(overlong_prompts=r.of("left out", filt), prompt_truncation=Value(None, r.where(filt)))
+    if r.get(filt):  # measured with the schemas of data's tools where set (0.6.1 on: RLHFDataset.tool_schemas)
+        tools = [k for k in ("data.tool_config_path", "data.function_tool_path") if r.get(k)]
+        files = ", ".join(launch_path(str(r.get(k))) for k in tools)
+        return dict(overlong_prompts=r.of("left out" + (f" (measured with the tools of {files})" if tools else ""),
+                                          filt, *tools), prompt_truncation=Value(None, r.where(filt)))
     how = r.get("data.truncation", "error")
     known = how in sem.value("truncation_modes")
     cut = PROMPT_CUTS[how] if known else f"the run stops (verl {release} has no truncation {how})"
@@ -316,26 +320,3 @@ def _horizon(r: Reader, si: int, batch: int, bound: tuple, total_steps, rows, cw
     steps = steps_per_epoch(rows, batch) * r.get("trainer.total_epochs")
     return r.of(steps * si, "data.train_files", "data.train_batch_size", "trainer.total_epochs",
                 formula=f"{rows} rows // train_batch_size x total_epochs x optimizer steps per batch / ppo_epochs")
-
-
-def _reward(r: Reader) -> Value:
-    """The rule reward veRL's reward manager scores with: the custom function (path:name) or veRL's
-    default_compute_score (by the row's data_source), under its manager when that is not the naive one (0.9's
-    importlib source: the manager class path:name); by the keys the trainer reads (rftc.semantics.verl_inputs)."""
-    crf, enable, paths, managers, _ = reward_keys(r)
-    rm = next((k for k in enable if r.get(k)), None)
-    if rm:  # the reward model's score is the reward
-        path = next((k for k in paths if r.get(k)), paths[0])
-        return r.of(f"reward model {r.get(path)}", rm, path)
-    prefix = next((p for p in crf if r.get(f"{p}.path")), None)
-    manager_key = next((k for k in managers if r.get(k)), None)
-    fn = f"{launch_path(str(r.get(f'{prefix}.path')))}:{r.get(f'{prefix}.name') or 'compute_score'}" if prefix \
-        else "default_compute_score"
-    manager = r.get(manager_key) if manager_key else "naive"
-    source = [f"{IMPORTED}.source"] if r.get(f"{IMPORTED}.source") == "importlib" else []
-    if source:
-        manager, manager_key = f"{r.get(f'{IMPORTED}.module.path')}:{r.get(f'{IMPORTED}.module.name')}", None
-        source += [f"{IMPORTED}.module.path", f"{IMPORTED}.module.name"]
-    text = fn if manager == "naive" else f"{fn} ({manager} manager)"
-    return r.of(text, *([f"{prefix}.path", f"{prefix}.name"] if prefix else []),
-                *([manager_key] if manager_key else []), *source)

@@ -179,6 +179,22 @@ WORKFLOWS = (
     "rubric_judge_openai_workflow", "simple_mm_workflow", "async_simple_mm_workflow", "on_policy_distill_workflow",
     "on_policy_distill_math_workflow", "sudoku_workflow",
 )
+# how many turns each workflow runs (trinity/common/workflows/: one chat call per response in the simple, math,
+# judge, multimodal and distillation workflows and tool_call_workflow; a loop over an agent's or an environment's
+# steps in the ReAct, email-search and environment workflows); the agentscope adapters run the user's own agent
+SINGLE_TURN_WORKFLOWS = (
+    "simple_workflow", "async_simple_workflow", "math_workflow", "async_math_workflow", "math_boxed_workflow",
+    "async_math_boxed_workflow", "math_eval_workflow", "async_math_eval_workflow", "math_rm_workflow",
+    "async_math_rm_workflow", "tool_call_workflow", "async_math_ruler_workflow", "math_ruler_workflow",
+    "math_trainable_ruler_workflow", "rubric_judge_workflow", "rubric_judge_openai_workflow", "simple_mm_workflow",
+    "async_simple_mm_workflow", "on_policy_distill_workflow", "on_policy_distill_math_workflow",
+)
+MULTI_TURN_WORKFLOWS = (
+    "agentscope_react_workflow", "agentscope_react_math_workflow", "as_react_workflow",
+    "agentscopev0_react_math_workflow", "agentscope_v1_react_search_workflow", "email_search_workflow",
+    "alfworld_workflow", "RAFT_alfworld_workflow", "RAFT_reflect_alfworld_workflow", "frozen_lake_workflow",
+    "sciworld_workflow", "webshop_workflow", "intercode_sql_workflow", "step_wise_alfworld_workflow", "sudoku_workflow",
+)
 REWARD_FNS = ("math_reward", "math_boxed_reward", "format_reward", "countdown_reward", "accuracy_reward",
               "math_dapo_reward")
 

@@ -139,6 +139,27 @@ CHANGES: tuple[Change, ...] = (
            "config.max_model_len = hf_config.max_position_embeddings"),
     Change("context_key", "0.7.1", "read", "verl/workers/rollout/vllm_rollout/vllm_async_server.py (and SGLang's): "
            "max_position_embeddings where config.max_model_len is None"),
+    # -- what computes the rule reward and serves a reward model (rftc.semantics.reward): the trainer's reward
+    # function, 0.7.0's reward loop where reward_model.use_reward_loop, from 0.7.1 the reward loop over the reward
+    # section (the legacy keys migrated into it where the trainer migrates them)
+    Change("reward_loop", FIRST, "none", "verl/trainer/main_ppo.py (0.4.0 on: verl/trainer/ppo/reward.py "
+           "load_reward_manager): the manager config.reward_model.get(\"reward_manager\", \"naive\") names (0.1: "
+           "naive), default_compute_score with reward_model.sandbox_fusion; the reward model's worker"),
+    Change("reward_loop", "0.7.0", "optional", "verl/trainer/ppo/ray_trainer.py RayPPOTrainer.__init__: "
+           "use_reward_loop = config.reward_model.use_reward_loop; verl/experimental/reward_loop/reward_loop.py "
+           "RewardLoopWorker._init_reward_fn: reward_model.reward_loop_source (no sandbox), the reward model on a "
+           "rollout server (reward_loop/reward_model.py); else load_reward_manager over the top-level reward_manager"),
+    Change("reward_loop", "0.7.1", "always", "verl/experimental/reward_loop/reward_loop.py "
+           "migrate_legacy_reward_impl, RewardLoopWorker._init_reward_fn: load_reward_manager over config.reward "
+           "(reward_manager, sandbox_fusion), the reward model on a rollout server"),
+    # -- the rollout modes a release runs (rftc.semantics.reward: a sync rollout generates once, an async one runs
+    # agent loops)
+    Change("rollout_modes", FIRST, ("sync",), f"{TRAINER} RayPPOTrainer: actor_rollout_wg.generate_sequences (no "
+           "rollout.mode)"),
+    Change("rollout_modes", "0.4.0", ("sync", "async"), f"{TRAINER} RayPPOTrainer.init_workers: an async rollout "
+           "manager where config.actor_rollout_ref.rollout.mode == \"async\""),
+    Change("rollout_modes", "0.7.0", ("async",), "verl/workers/config/rollout.py RolloutConfig.__post_init__: "
+           "\"Only 'async' mode is supported\""),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
