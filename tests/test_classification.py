@@ -69,7 +69,7 @@ SFT = ("data.train_files=train.parquet", "data.train_batch_size=16", "data.micro
 V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py",
       "algorithm.filter_groups.enable=True")
 HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + (
-    "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py")
+    "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py", "trainer.val_only=True")
 
 
 @dataclass(frozen=True)
@@ -337,6 +337,10 @@ def _can_hold(when: str, version: str) -> bool:
         return semantics.resolve(version, snapshot=False).value("prompt_filter") == "read"
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
+    if when == "dapo_refill":  # the DAPO recipe's config: a checkout's, which no bundled release composes
+        return False
+    if when == "val_only":  # a config key from 0.4.1 (0.2 to 0.4.0 read it when added with +)
+        return "trainer.val_only" in schema.leaf_paths(version, "ppo_trainer")
     return True
 
 
@@ -405,7 +409,9 @@ TRINITY_VALUES = {"algorithm.policy_loss_fn_args": {"clip_range_low": 0.1, "clip
                   **{f"buffer.explorer_input.{k}.workflow_args": {"custom_reward_function": {"path": "other.py"}}
                      for k in ("tasksets", "taskset")},
                   "trainer.trainer_config": {"actor_rollout_ref": {"actor": {"ppo_epochs": 3}},
-                                             "critic": {"optim": {"lr": 0.5}}}}
+                                             "critic": {"optim": {"lr": 0.5}}},
+                  "data_processor.experience_pipeline.operators.args": {"metric": "score"},
+                  "algorithm.sample_strategy_args": {"expert_data_ratio": 0.25}}
 # (an unset field's "*" differs from the default Trinity's validator fills in)
 TRINITY_ENUMS = {"algorithm_type": {"grpo": "ppo", "*": "grpo"}, "advantage_fn": {"rloo": "grpo", "*": "rloo"},
                  "policy_loss_fn": {"gspo": "ppo", "*": "gspo"}, "kl_loss_fn": {"none": "k2", "*": "none"},
@@ -489,6 +495,21 @@ def _every_section(cfg):
     return cfg
 
 
+def _mix_and_replay(cfg):
+    """``cfg`` whose trainer reads a replaying queue and draws part of each batch from its auxiliary buffer (the mix
+    sample strategy), a replaying queue too."""
+    from rftc.trinity import schema as s
+
+    cfg = cfg.model_copy(deep=True)
+    cfg.algorithm.sample_strategy, cfg.algorithm.sample_strategy_args = "mix", {"sft_dataset_name": "aux"}
+    replay = s.ReplayBufferConfig(enable=True, reuse_cooldown_time=1.0)
+    cfg.buffer.trainer_input.experience_buffer = s.ExperienceBufferConfig(name="experience_buffer",
+                                                                          replay_buffer=replay)
+    cfg.buffer.trainer_input.auxiliary_buffers = {"aux": s.ExperienceBufferConfig(
+        name="aux", path="aux.jsonl", storage_type="queue", replay_buffer=replay.model_copy())}
+    return cfg
+
+
 def _with_task_pipeline(cfg):
     """``cfg`` with a task pipeline that writes its training data (its output unset)."""
     from rftc.trinity import schema as s
@@ -564,6 +585,9 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
                                                         None)
     configs["GRPO, explorer-driven sync"] = _changed(grpo, "synchronizer.sync_style",
                                                      type(grpo.synchronizer.sync_style)("explorer_driven"))
+    configs["GRPO, fully async sync"] = _changed(grpo, "synchronizer.sync_style",
+                                                 type(grpo.synchronizer.sync_style)("fully_async"))
+    configs["GRPO, mix strategy, replay"] = _mix_and_replay(configs["GRPO, every section"])
     configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
     configs["SFT, a task pipeline"] = _with_task_pipeline(sft)
     for name, cfg in configs.items():

@@ -82,6 +82,9 @@ OVERLONG_CUT = ("veRL keeps a prompt over max_prompt_length and cuts it as data.
 EPOCHS_OVER_BATCH = ("veRL passes over all of a rollout batch's mini-batches once an epoch (ppo_epochs > 1); "
                      "Trinity-RFT 0.6 trains one mini-batch a trainer step, its epochs in a row: RFTC305 warns")
 CRITIC_STEPS = "critic steps (responses, steps a batch, order)"
+REFILL = ("veRL's trainers replace the groups their filter drops with more prompts and drop the passing surplus; "
+          "Trinity-RFT 0.6's explorer goes on with steps of buffer.batch_size tasks and trains the surplus the step "
+          "after: RFTC305 warns")
 
 
 def _order_kind(value) -> str | None:
@@ -104,7 +107,8 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             *((label, lambda v: _order_kind(v) == SHUFFLED, SHUFFLED_MINIBATCHES)
               for label in ("mini-batch order", CRITIC_STEPS)),
             *((label, lambda v: _order_kind(v) == EPOCH_BY_EPOCH, EPOCHS_OVER_BATCH)
-              for label in ("mini-batch order", CRITIC_STEPS))]
+              for label in ("mini-batch order", CRITIC_STEPS)),
+            ("group refill (dynamic sampling)", lambda v: v is not None, REFILL)]
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
 SYNC_OFFSET = ("--sync-offset 1 lets the explorer run one step ahead where veRL's synchronous trainer does not (the "
                "option's purpose: the guide's examples)")

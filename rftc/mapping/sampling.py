@@ -40,6 +40,20 @@ def group_filter(invocation, release: str, get) -> str | None:
     return None
 
 
+def filtering_trainer(invocation, release: str, get) -> str | None:
+    """``group_filter``'s trainer where it filters groups: algorithm.filter_groups.enable on and more than one
+    response a prompt (a group of one always stays); else None."""
+    trainer = group_filter(invocation, release, get)
+    n = get("actor_rollout_ref.rollout.n")
+    return trainer if trainer is not None and bool(get(f"{FG}.enable")) and (n if n is not None else 1) > 1 else None
+
+
+def group_filter_operator(name: str) -> bool:
+    """Whether the experience operator ``name`` drops groups: rftc's VerlFilterGroups, Trinity's reward filters
+    (reward_filter, reward_std_filter, invalid_reward_filter, a plugin's ``*filter*``) and dapo_dynamic_sampling."""
+    return name == FILTER_GROUPS or "filter" in name or name == "dapo_dynamic_sampling"
+
+
 def map_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
     """The operator and the settings above; returns ``batch`` with the dataloader's batch (gen_batch_size) for
     the LR horizon."""
