@@ -205,3 +205,41 @@ def test_a_stages_mode(tmp_path):
 def test_a_plain_launch_and_its_conversion_agree_on_all_of_these(tmp_path):
     stderr, _, quantities = _convert_and_diff(tmp_path, "0.9.1")
     assert not OURS & quantities, stderr
+
+
+@pytest.mark.parametrize("release, overrides, mode", [
+    ("0.9.1", ("trainer.val_only=True",), "bench"),
+    ("0.6.1", ("trainer.val_only=True",), "bench"),
+    ("0.9.1", ("trainer.val_only=True", "trainer.val_before_train=False"), None),  # it trains
+])
+def test_a_validation_only_launch_and_its_conversion(tmp_path, release, overrides, mode):
+    script = launch(tmp_path, *BASE, *overrides)
+    done = rftc("convert", script, "--verl-version", release, "-o", tmp_path / "out.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert yaml.safe_load((tmp_path / "out.yaml").read_text()).get("mode") == mode
+    diff = rftc("diff", script, tmp_path / "out.yaml", "--verl-version", release, "--format", "json", cwd=tmp_path)
+    assert "mode" not in {d["quantity"] for d in json.loads(diff.stdout)["differences"]}
+
+
+@pytest.mark.parametrize("overrides, said", [
+    (("trainer.v1.trainer_mode=sync",), "veRL's v1 sync trainer replaces each group its filter drops with two "
+                                        "prompts, at most 1 x 8 prompts in flight"),
+    ((f"{FG}.max_inflight_gen_batches=3",), "at most 3 x 8 prompts in flight"),
+    (("trainer.v1.trainer_mode=colocate_async",), "veRL's v1 colocate_async trainer replaces each group its filter "
+                                                  "drops with one prompt"),
+])
+def test_a_filtering_launch_and_its_conversion_refill_otherwise_and_say_so(tmp_path, overrides, said):
+    stderr, _, quantities = _convert_and_diff(tmp_path, "0.9.1", *FILTER, *overrides)
+    assert "RFTC305" in stderr and said in stderr, stderr
+    assert "group_refill" in quantities and "dynamic_sampling" not in quantities
+
+
+def test_a_bench_config_goes_back_as_a_validation_only_launch(tmp_path):
+    config = tmp_path / "bench.yaml"
+    config.write_text(yaml.safe_dump({**TRINITY, "mode": "bench"}))
+    back = tmp_path / "run.sh"
+    done = rftc("convert", "--to", "verl", config, "-o", back, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "'trainer.val_only=True'" in back.read_text()
+    diff = rftc("diff", config, back, "--format", "json", cwd=tmp_path)
+    assert "mode" not in {d["quantity"] for d in json.loads(diff.stdout)["differences"]}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from rftc.mapping.draft import ARGS_HINT, ARGUMENT, Draft
+from rftc.mapping.offpolicy import schedule
 
 T = "trainer"
 MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
@@ -70,8 +71,13 @@ def map_trainer(d: Draft) -> None:
                          "keeps the same number of checkpoints for every model", k)
             else:
                 d.account(k, "mapped", "trainer.max_checkpoints_to_keep")
-    key = f"{T}.val_only"
-    if d.user(key) and d.flag(key):
+    key, first = f"{T}.val_only", f"{T}.val_before_train"
+    why = reads_val_only(d.sem, schedule(d).loop.name) if d.user(key) else ""
+    if d.user(key) and d.flag(key) and why:
+        d.implied(key, f"not read: {why}, so the launch trains")
+    elif d.user(key) and d.flag(key) and not d.val(first, True):
+        d.implied(key, f"not reached: the launch trains, as {first} is off (val_only returns after that validation)")
+    elif d.user(key) and d.flag(key):
         d.set("mode", "bench", key, note="evaluation only")
     elif d.user(key):
         d.implied(key, "false: training runs")
