@@ -79,7 +79,7 @@ SANDBOX = ("reward.sandbox_fusion.url=http://sandbox | reward_model.sandbox_fusi
            "reward_manager.module.path=manager.py")
 HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + (
     "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py", "data.filter_overlong_prompts=True",
-    *SANDBOX)
+    "trainer.val_only=True", *SANDBOX)
 # the rollout correction on (verl 0.6.0's keys, and algorithm.rollout_correction's after), the rollout's log-probs
 CORRECTION = ("algorithm.adv_estimator=grpo", "custom_reward_function.path=reward.py", f"{R}.calculate_log_probs=True",
               "algorithm.rollout_is=True", "algorithm.rollout_is_threshold=2.0", "algorithm.rollout_is_mode=mask",
@@ -398,6 +398,10 @@ def _can_hold(when: str, version: str) -> bool:
         return engine_only
     if when == "engine_actor":  # before 0.8.0 only VeOmni's and TorchTitan's engines (model_engine options)
         return engine_only or bool({"veomni", "torchtitan"} & set(schema.load(version).choices(BASES[0].config)))
+    if when == "dapo_refill":  # the DAPO recipe's config: a checkout's, which no bundled release composes
+        return False
+    if when == "val_only":  # a config key from 0.4.1 (0.2 to 0.4.0 read it when added with +)
+        return "trainer.val_only" in schema.leaf_paths(version, "ppo_trainer")
     return True
 
 
@@ -466,7 +470,9 @@ TRINITY_VALUES = {"algorithm.policy_loss_fn_args": {"clip_range_low": 0.1, "clip
                   **{f"buffer.explorer_input.{k}.workflow_args": {"custom_reward_function": {"path": "other.py"}}
                      for k in ("tasksets", "taskset")},
                   "trainer.trainer_config": {"actor_rollout_ref": {"actor": {"ppo_epochs": 3}},
-                                             "critic": {"optim": {"lr": 0.5}}}}
+                                             "critic": {"optim": {"lr": 0.5}}},
+                  "data_processor.experience_pipeline.operators.args": {"metric": "score"},
+                  "algorithm.sample_strategy_args": {"expert_data_ratio": 0.25}}
 # (an unset field's "*" differs from the default Trinity's validator fills in)
 TRINITY_ENUMS = {"algorithm_type": {"grpo": "ppo", "*": "grpo"}, "advantage_fn": {"rloo": "grpo", "*": "rloo"},
                  "policy_loss_fn": {"gspo": "ppo", "*": "gspo"}, "kl_loss_fn": {"none": "k2", "*": "none"},
@@ -551,6 +557,21 @@ def _every_section(cfg):
     return cfg
 
 
+def _mix_and_replay(cfg):
+    """``cfg`` whose trainer reads a replaying queue and draws part of each batch from its auxiliary buffer (the mix
+    sample strategy), a replaying queue too."""
+    from rftc.trinity import schema as s
+
+    cfg = cfg.model_copy(deep=True)
+    cfg.algorithm.sample_strategy, cfg.algorithm.sample_strategy_args = "mix", {"sft_dataset_name": "aux"}
+    replay = s.ReplayBufferConfig(enable=True, reuse_cooldown_time=1.0)
+    cfg.buffer.trainer_input.experience_buffer = s.ExperienceBufferConfig(name="experience_buffer",
+                                                                          replay_buffer=replay)
+    cfg.buffer.trainer_input.auxiliary_buffers = {"aux": s.ExperienceBufferConfig(
+        name="aux", path="aux.jsonl", storage_type="queue", replay_buffer=replay.model_copy())}
+    return cfg
+
+
 def _with_task_pipeline(cfg):
     """``cfg`` with a task pipeline that writes its training data (its output unset)."""
     from rftc.trinity import schema as s
@@ -628,6 +649,9 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
                                                      type(grpo.synchronizer.sync_style)("explorer_driven"))
     configs["GRPO, on Tinker"] = _changed(grpo, "model.tinker.enable", True)
     configs["GRPO, an external model"] = _changed(grpo, "model.external_model.enable", True)
+    configs["GRPO, fully async sync"] = _changed(grpo, "synchronizer.sync_style",
+                                                 type(grpo.synchronizer.sync_style)("fully_async"))
+    configs["GRPO, mix strategy, replay"] = _mix_and_replay(configs["GRPO, every section"])
     configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
     configs["SFT, a task pipeline"] = _with_task_pipeline(sft)
     configs["GRPO, over-rollout and dynamic timeout"] = _changed(_changed(

@@ -93,6 +93,9 @@ MULTI_TURN = ("veRL's multi-turn rollouts (SGLang's tool-calling loop, the agent
               "Trinity-RFT 0.6 equivalent: RFTC300 warns, and the reward workflow chats once per response")
 TOOL_LENGTHS = ("veRL measures a prompt with its tools' schemas (data.tool_config_path) to leave it out; Trinity's "
                 "length window counts the prompt alone: RFTC300 warns")
+REFILL = ("veRL's trainers replace the groups their filter drops with more prompts and drop the passing surplus; "
+          "Trinity-RFT 0.6's explorer goes on with steps of buffer.batch_size tasks and trains the surplus the step "
+          "after: RFTC305 warns")
 
 
 def _order_kind(value) -> str | None:
@@ -119,7 +122,8 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             *((label, lambda v: _order_kind(v) == EPOCH_BY_EPOCH, EPOCHS_OVER_BATCH)
               for label in ("mini-batch order", CRITIC_STEPS)),
             ("partial rollouts", lambda v: v != "none", PARTIAL),
-            ("rollout correction", lambda v: v != "none", CORRECTION)]
+            ("rollout correction", lambda v: v != "none", CORRECTION),
+            ("group refill (dynamic sampling)", lambda v: v is not None, REFILL)]
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
 SYNC_OFFSET = ("--sync-offset 1 lets the explorer run one step ahead where veRL's synchronous trainer does not (the "
                "option's purpose: the guide's examples)")

@@ -65,7 +65,7 @@ def report(tmp_path, a: tuple, b: tuple, *options: str, ext: str = ".sh") -> lis
     (("algorithm.use_kl_in_reward=True",), ("algorithm.use_kl_in_reward=True", "algorithm.kl_ctrl.type=adaptive",
                                             "algorithm.kl_ctrl.target_kl=0.1", "algorithm.kl_ctrl.horizon=1000"),
      {"kl_in_reward_ctrl"}),
-    ((), ("algorithm.filter_groups.enable=True",), {"dynamic_sampling"}),
+    ((), ("algorithm.filter_groups.enable=True",), {"dynamic_sampling", "group_refill"}),
     ((), (f"{R}.temperature=0",), {"temperature", "do_sample"}),
     ((), (f"{R}.ignore_eos=True",), {"ignore_eos"}),
     ((), (f"{R}.seed=1",), {"sampling_seed"}),
@@ -124,15 +124,15 @@ def _with(**sections) -> dict:
     (dict(trainer={"trainer_config": {"actor_rollout_ref": {"actor": {"optim": {"grad_clip": 0.5}}}}}),
      {"clip_grad"}),  # veRL's optimizer config takes the deprecated name over clip_grad
     (dict(trainer={"grad_clip": 0.5}), set()),  # the actor's grad_clip: no worker of verl 0.8 reads it
-    # a starting adapter is the LoRA trained; the advantage's other arguments and the pipeline's other operators are
-    # not in the model: RFTC605 compares their fields key by key (--format json lists them under their NOT_IN_MODEL
-    # names)
+    # a starting adapter is the LoRA trained; the advantage's other arguments are not in the model: RFTC605 compares
+    # their fields key by key (--format json lists them under their NOT_IN_MODEL names); a group filter refills its
+    # batch
     (dict(model={**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}), {"lora"}),
     (dict(algorithm={**TRINITY["algorithm"], "advantage_fn_args": {"std_cal_level": "batch"}}),
      {"norm_adv_by_std", "advantage_args"}),
     (dict(data_processor={"experience_pipeline": {"operators": [
         {"name": "rftc.trinity.verl_operators.VerlFilterGroups", "args": {"metric": "acc"}}]}}),
-     {"dynamic_sampling", "experience_pipeline"}),
+     {"dynamic_sampling", "group_refill"}),
     (dict(explorer={"rollout_model": {"ignore_eos": True}}), {"ignore_eos"}),
     (dict(explorer={"rollout_model": {"seed": 7}}), {"sampling_seed"}),
     (dict(model={**TRINITY["model"], "temperature": 0.0}), {"temperature", "do_sample"}),

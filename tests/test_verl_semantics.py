@@ -218,6 +218,19 @@ def test_which_prompts_the_dataset_leaves_out_and_how_it_cuts_the_others(release
 
 
 @pytest.mark.parametrize("release", RELEASES)
+def test_val_only_ends_the_run_after_the_first_validation(release):
+    """trainer.val_only: from verl 0.2 RayPPOTrainer.fit returns after the first validation where it is set (inside
+    the val_before_train block, so only where that validation runs); verl 0.1 never reads it and trains."""
+    require(release)
+    fit = function(source(release, "verl/trainer/ppo/ray_trainer.py"), "fit", "RayPPOTrainer")
+    ends = [g for g in statements(fit, lambda n: isinstance(n, ast.If) and "val_only" in ast.unparse(n.test))
+            if any(isinstance(s, ast.Return) for s in g.body)]
+    inside = [g for g in statements(fit, lambda n: isinstance(n, ast.If) and "val_before_train" in ast.unparse(
+        n.test)) if any(e in list(ast.walk(g)) for e in ends)]
+    assert (bool(ends), bool(inside)) == ((True, True) if _sem(release).value("val_only") == "read" else (False, False))
+
+
+@pytest.mark.parametrize("release", RELEASES)
 def test_negative_test_freq(release):
     """test_freq=-1 in the loop: verl 0.1 validates after every step, later releases never."""
     require(release)

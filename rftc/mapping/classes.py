@@ -86,6 +86,19 @@ def _group_filters(get, release: str) -> bool:
     return _v1(get) is not None and bool(modes.fact("v1_routing", release))
 
 
+def _v1_sync_filters(get, release: str) -> bool:
+    """main_ppo's v1 sync trainer filters groups: its ReplayBuffer refills them (rftc.semantics.buffer)."""
+    return bool(get("algorithm.filter_groups.enable")) and _group_filters(get, release) and _v1(get) == "sync"
+
+
+def _reads_val_only(get, release: str) -> bool:
+    """The trainer returns after its first validation where trainer.val_only is set: the release reads it (from
+    verl 0.2), the trainer loop does (not the fully async trainer, whose config has async_training), and that
+    validation runs (``config.trainer.get("val_before_train", True)``) (rftc.semantics.buffer)."""
+    _, sem = _semantics(release)
+    return sem.value("val_only") == "read" and get("async_training.require_batches") is None
+
+
 def _rule_reward(get, release: str) -> bool:
     return not any(get(k) for k in RM_ON)
 
@@ -477,6 +490,12 @@ WHEN: dict[str, tuple[str, Callable]] = {
                       lambda get, release: bool(get("algorithm.filter_groups.enable"))
                       and _group_filters(get, release)),
     "distillation": ("on-policy distillation is on", _true("distillation.enabled")),
+    "dapo_refill": ("dynamic sampling is on in the DAPO recipe's trainer (recipe.dapo.main_dapo, whose dapo_trainer "
+                    "config is the one with reward_model.overlong_buffer; main_ppo's v1 trainers read neither key)",
+                    lambda get, release: bool(get("algorithm.filter_groups.enable"))
+                    and get("reward_model.overlong_buffer.enable") is not None),
+    "v1_sync_filter": ("main_ppo's v1 sync trainer filters groups (algorithm.filter_groups.enable, "
+                       "trainer.v1.trainer_mode sync)", _v1_sync_filters),
     # model and optimizer
     "megatron_lora": ("Megatron LoRA is on (model.lora.rank > 0, strategy megatron)", lambda get, release:
                       _positive(get, f"{M}.lora.rank") and get(f"{A}.strategy") in MCORE),
@@ -706,6 +725,11 @@ WHEN: dict[str, tuple[str, Callable]] = {
                  lambda get, release: _v1(get) in ("colocate_async", "separate_async")),
     "colocate_async": ("veRL's v1 colocate_async trainer loop", lambda get, release: _v1(get) == "colocate_async"),
     "separate_async": ("veRL's v1 separate_async trainer loop", lambda get, release: _v1(get) == "separate_async"),
+    "reads_val_only": ("the trainer reads trainer.val_only (from verl 0.2; not the fully async trainer) and its "
+                       "first validation runs (trainer.val_before_train)",
+                       lambda get, release: _reads_val_only(get, release) and bool(get(f"{T}.val_before_train"))),
+    "val_only": ("trainer.val_only is set where the trainer reads it (from verl 0.2; not the fully async trainer)",
+                 lambda get, release: _reads_val_only(get, release) and bool(get(f"{T}.val_only"))),
     # SFT trainers
     "legacy_sft": ("fsdp_sft_trainer's config", lambda get, release: get(LEGACY_SFT) is not None),
     "engine_sft": ("the engine SFT trainer's config", _unset(LEGACY_SFT)),
@@ -754,7 +778,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
 NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("advantage_args", "the arguments the advantage function is built with"),
     ("algorithm", "what Trinity's algorithm adds to its functions' defaults (its sample strategy, its schema)"),
-    ("auxiliary_data", "the auxiliary experience buffers the trainer reads beside the rollouts"),
     ("auxiliary_models", "the auxiliary models workflows query (judges, tools) and how they generate"),
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
@@ -766,28 +789,20 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("data_source", "where the experience buffer's rows are stored and which subset is read"),
     ("dataset_class", "the dataset class that reads and formats the rows"),
     ("distillation", "on-policy distillation from a teacher model (its models, sampling and loss)"),
-    ("experience_pipeline", "the operators that rewrite or filter experiences before training"),
-    ("experience_selection", "how experiences are sampled from the buffer for each step"),
-    ("explorer_ahead", "how many batches the explorer runs ahead of the trainer"),
     ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
-    ("group_refill", "how a trainer that filters groups refills the batch (prompts a round, rounds, rounds in flight)"),
     ("loss_normalization", "how the loss is normalised over data-parallel ranks' tokens"),
     ("loss_scale", "the factor the policy loss is scaled by"),
     ("lr_schedule_args", "the learning-rate schedule's other arguments"),
     ("media_columns", "the image, video or audio columns a prompt's media come from"),
     ("microbatch_loss_scale", "how each micro-batch's loss is scaled before accumulation"),
-    ("mode", "what Trinity runs (explorer and trainer together, or one of them)"),
     ("multimodal_processing", "how images and videos are processed into tokens"),
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
     ("policy_loss_args", "the policy loss's other arguments"),
     ("precision", "the precision the model trains and its optimizer state are kept in"),
-    ("replay_buffer", "replaying earlier experiences from a buffer"),
     ("rollout_engine", "the rollout engine's model and generation settings"),
     ("rollout_precision", "the precision or quantisation the rollout generates in"),
     ("selector_args", "the experience selector's arguments"),
     ("taskset_max_tokens", "the response length a taskset's rollouts are cut at"),
     ("thinking", "the chat template's thinking switch"),
     ("tokenization", "how turns are tokenised into one sequence (continuous tokens)"),
-    ("val_only", "the run only validates, and trains nothing"),
-    ("weight_sync", "how often the explorer takes the trainer's new weights"),
 )

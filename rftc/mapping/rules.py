@@ -199,8 +199,10 @@ RULES: list[Rule] = [
          "the DAPO recipe's dynamic sampling -> rftc's VerlFilterGroups in "
          "data_processor.experience_pipeline.operators (main_ppo ignores it)", feeds="dynamic_sampling",
          when="filter_groups"),
-    *[Rule(f"algorithm.filter_groups.{k}", "rule", "sampling.map_dynamic_sampling", "", feeds="group_refill",
-           when="filter_groups") for k in ("max_num_gen_batches", "max_inflight_gen_batches")],
+    Rule("algorithm.filter_groups.max_num_gen_batches", "rule", "sampling.map_dynamic_sampling", "",
+         feeds="group_refill", when="dapo_refill"),
+    Rule("algorithm.filter_groups.max_inflight_gen_batches", "rule", "sampling.map_dynamic_sampling", "",
+         feeds="group_refill", when="v1_sync_filter"),
     Rule("algorithm.filter_groups.enable", "rule", "sampling.map_dynamic_sampling", "", feeds="dynamic_sampling",
          when="group_filter_trainer"),
     Rule("algorithm.filter_groups._target_", "rule", "sampling.map_dynamic_sampling", "", inert=CLASS),
@@ -265,7 +267,7 @@ RULES: list[Rule] = [
          feeds="data_generation"),
     Rule(f"{D}.gen_batch_size", "rule", "sampling.map_dynamic_sampling",
          "the DAPO recipe's prompts per generation round (main_ppo: no equivalent)", feeds="group_refill",
-         when="filter_groups"),
+         when="dapo_refill"),
     Rule(f"{D}.tool_config_path", "none", "", "tools are part of a Trinity workflow (tool_call_workflow); veRL "
          "measures a prompt with their schemas to leave it out", feeds="overlong_prompts", when="filters_prompts"),
     Rule(f"{D}.function_tool_path", "none", "", "tools are part of a Trinity workflow (tool_call_workflow); veRL "
@@ -706,7 +708,7 @@ RULES: list[Rule] = [
         ("nnodes", "cluster.node_num", to("trainer_gpus", "own_rollout_gpus")),
         ("n_gpus_per_node", "cluster.gpu_per_node", to("trainer_gpus", "own_rollout_gpus")),
         ("logger", "monitor.monitor_type (the first Trinity supports)", no(NAMES)),
-        ("val_before_train", "explorer.eval_on_startup", no(CADENCE)),
+        ("val_before_train", "explorer.eval_on_startup", to("mode", "val_only")),
         ("default_local_dir", "checkpoint_root_dir (Trinity appends <project>/<name>)", no(CADENCE)),
         ("resume_mode", "continue_from_checkpoint", no(CADENCE)),
         ("resume_from_path", "no equivalent: Trinity resumes from the latest checkpoint in the job dir", no(CADENCE)),
@@ -714,7 +716,7 @@ RULES: list[Rule] = [
         ("balance_batch", "trainer.balance_batch", no(BATCHING)),
         ("max_actor_ckpt_to_keep", "trainer.max_checkpoints_to_keep", no(CADENCE)),
         ("max_critic_ckpt_to_keep", "trainer.max_checkpoints_to_keep", no(CADENCE)),
-        ("val_only", "mode: bench", to("val_only")),
+        ("val_only", "mode: bench", to("mode", "reads_val_only")),
         ("device", "cuda is implied", no(PLACEMENT)),
     ]],
     *[Rule(f"{T}.{k}", "handled", "", n, **c) for k, n, c in [
@@ -760,7 +762,7 @@ RULES: list[Rule] = [
         (f"{T}.v1.separate_async.hybrid_rollout._target_", no(CLASS)),
         (f"{T}.v1.sampler.max_off_policy_threshold", to("staleness_filter", "stale")),
         (f"{T}.v1.sampler.max_off_policy_strategy", to("staleness_filter", "stale")),
-        (f"{T}.v1.sampler.sync_refill_failed_groups", to("group_refill")),
+        (f"{T}.v1.sampler.sync_refill_failed_groups", to("group_refill", "v1_sync_filter")),
         (f"{T}.v1.sampler.custom_sampler.*", to("replay_sampler", "custom_sampler")),
         (f"{T}.v1.sampler.sampler_kwargs", to("replay_sampler", "custom_sampler")),
         ("async_training.staleness_threshold", to("ahead")),

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from rftc.mapping.batch import B, GEN, N, Batch
 from rftc.mapping.draft import Draft
+from rftc.mapping.offpolicy import schedule
 from rftc.plugins import FILTER_GROUPS
 from rftc.plugins.groups import SEQUENCE_METRICS
 from rftc.verl.releases import modes
@@ -38,6 +39,20 @@ def group_filter(invocation, release: str, get) -> str | None:
     if module == MAIN_PPO and modes.fact("v1_routing", release) and get("trainer.use_v1") is True:
         return "v1"
     return None
+
+
+def filtering_trainer(invocation, release: str, get) -> str | None:
+    """``group_filter``'s trainer where it filters groups: algorithm.filter_groups.enable on and more than one
+    response a prompt (a group of one always stays); else None."""
+    trainer = group_filter(invocation, release, get)
+    n = get("actor_rollout_ref.rollout.n")
+    return trainer if trainer is not None and bool(get(f"{FG}.enable")) and (n if n is not None else 1) > 1 else None
+
+
+def group_filter_operator(name: str) -> bool:
+    """Whether the experience operator ``name`` drops groups: rftc's VerlFilterGroups, Trinity's reward filters
+    (reward_filter, reward_std_filter, invalid_reward_filter, a plugin's ``*filter*``) and dapo_dynamic_sampling."""
+    return name == FILTER_GROUPS or "filter" in name or name == "dapo_dynamic_sampling"
 
 
 def map_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
@@ -87,6 +102,9 @@ def map_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
               note="veRL's filter_groups: a task's group stays when its metric varies")
         d.set(f"{OPERATORS}[0].args.metric", metric, f"{FG}.metric",
               note="the reward" if metric in SEQUENCE_METRICS else "an entry of the reward function's result")
+        _refill_differs(d, f"the DAPO recipe's trainer refills a filtered batch with rounds of {gen or d.val(B)} "
+                        f"prompts ({GEN}) until {d.val(B)} pass and drops the passing ones past them",
+                        GEN if d.user(GEN) else f"{FG}.enable")
     key = f"{FG}.max_num_gen_batches"
     rounds = d.number(key, allow_none=True)
     if rounds is not None and rounds > 0:
@@ -95,11 +113,18 @@ def map_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
                  key, hint="watch the operator's filtered_count in Trinity's monitor")
     elif d.user(key):
         d.implied(key, "no limit on rounds, as Trinity's explorer")
-    if d.user(GEN):
-        d.implied(GEN, "Trinity's explorer explores buffer.batch_size tasks a step until the trainer has "
-                  "buffer.train_batch_size filtered experiences (veRL drops the kept prompts beyond "
-                  f"{B} of its last round; Trinity trains them in the next step)")
     return batch
+
+
+def _refill_differs(d: Draft, verl: str, key: str) -> None:
+    """RFTC305 at ``key`` (the refill setting the launch sets, else filter_groups.enable, which stays mapped):
+    veRL's trainer refills the groups its filter drops as ``verl`` says; Trinity's explorer goes on with steps of
+    buffer.batch_size tasks and the trainer trains what passed beyond its batch the step after (the semantic model's
+    group refill)."""
+    d.report("RFTC305", f"{verl}; Trinity's explorer goes on with steps of buffer.batch_size tasks until the "
+             "trainer has buffer.train_batch_size experiences that passed, and trains those past them the step "
+             "after, so each step trains other groups", key, settles=key != f"{FG}.enable",
+             hint="compare the operator's filtered_count in Trinity's monitor with veRL's filter_groups metrics")
 
 
 def _v1_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
@@ -116,7 +141,16 @@ def _v1_dynamic_sampling(d: Draft, batch: Batch | None) -> Batch | None:
           note="veRL's filter_groups: a task's group stays when its metric varies")
     d.set(f"{OPERATORS}[0].args.metric", SEQUENCE_METRICS[0] if metric == V1_REWARD else metric, f"{FG}.metric",
           note="the reward" if metric == V1_REWARD else "an entry of the reward function's result")
+    mode, inflight = schedule(d).loop.name, f"{FG}.max_inflight_gen_batches"
+    if mode == "sync":
+        _refill_differs(d, f"veRL's v1 sync trainer replaces each group its filter drops with two prompts, at most "
+                        f"{d.fmt_value(inflight)} x {d.fmt_value(B)} prompts in flight ({inflight} x {B}), and "
+                        f"drops the passing groups past {d.fmt_value(B)}",
+                        inflight if d.user(inflight) else f"{FG}.enable")
+    else:
+        _refill_differs(d, f"veRL's v1 {mode} trainer replaces each group its filter drops with one prompt",
+                        f"{FG}.enable")
     for k in d.user_keys_under(FG):
         if not d.done(k):
-            d.implied(k, "not read by veRL's v1 replay buffer (max_num_gen_batches: it warns and ignores it)")
+            d.implied(k, f"not read by veRL's v1 {mode} replay buffer (max_num_gen_batches: it warns and ignores it)")
     return batch

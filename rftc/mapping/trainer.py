@@ -6,11 +6,24 @@ from __future__ import annotations
 import re
 
 from rftc.mapping.draft import ARGS_HINT, ARGUMENT, Draft
+from rftc.mapping.offpolicy import schedule
 
 T = "trainer"
 MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
 HYDRA_ONLY = re.compile(r"\$\{(?!oc\.env:)[^}]*\}?'?")  # e.g. ${now:%H-%M}: Trinity has no such resolver
 DEFAULT_ROOT = "./checkpoints"  # veRL writes to checkpoints/<project>/<experiment> relative to the CWD
+VALIDATES_ONLY = ("sync", "colocate_async", "separate_async", "one_step_off")  # the loops that read val_only
+
+
+def reads_val_only(sem, loop: str) -> str:
+    """Nothing ("") where the launch's trainer returns after its first validation when trainer.val_only is set,
+    else why it does not: the release does not read the key (before 0.2: the release fact val_only), or the loop does not.
+    The loops that do: ray_trainer.py RayPPOTrainer.fit (main_ppo's; 0.9's main_ppo_v0), v1/trainer_base.py
+    PPOTrainer.fit (0.9's v1 sync and async trainers), one_step_off_policy/ray_trainer.py OneStepOffRayTrainer.fit;
+    fully_async_trainer.py FullyAsyncTrainer.fit never reads it."""
+    if sem.value("val_only") != "read":
+        return f"verl {sem.release} does not read val_only"
+    return "" if loop in VALIDATES_ONLY else f"veRL's {loop} trainer does not read val_only"
 
 
 def map_trainer(d: Draft) -> None:
@@ -58,8 +71,13 @@ def map_trainer(d: Draft) -> None:
                          "keeps the same number of checkpoints for every model", k)
             else:
                 d.account(k, "mapped", "trainer.max_checkpoints_to_keep")
-    key = f"{T}.val_only"
-    if d.user(key) and d.flag(key):
+    key, first = f"{T}.val_only", f"{T}.val_before_train"
+    why = reads_val_only(d.sem, schedule(d).loop.name) if d.user(key) else ""
+    if d.user(key) and d.flag(key) and why:
+        d.implied(key, f"not read: {why}, so the launch trains")
+    elif d.user(key) and d.flag(key) and not d.val(first, True):
+        d.implied(key, f"not reached: the launch trains, as {first} is off (val_only returns after that validation)")
+    elif d.user(key) and d.flag(key):
         d.set("mode", "bench", key, note="evaluation only")
     elif d.user(key):
         d.implied(key, "false: training runs")

@@ -14,6 +14,7 @@ from typing import Callable
 
 from rftc.mapping.classes import (BATCHING, CADENCE, DEBUG, FOLLOWS, KERNELS, MEMORY, NAMES, PLACEMENT, PROCESSES,
                                   PROFILING, UNREAD, no, to)
+from rftc.mapping.sampling import group_filter_operator
 from rftc.plugins import WORKFLOW
 
 
@@ -30,6 +31,7 @@ class Field:
 
 TS = "buffer.explorer_input.tasksets"
 EB = "buffer.trainer_input.experience_buffer"
+AUX = "buffer.trainer_input.auxiliary_buffers.*"
 RM = "explorer.rollout_model"
 # the fields of data_selector each of Trinity's selectors reads (trinity/buffer/selector/selector.py); a selector
 # of a plugin may read them all
@@ -80,6 +82,32 @@ def _beyond_model(get) -> bool:
     return algo is None or algo.schema not in ("experience", "sft") or algo.default("sample_strategy") != "default"
 
 
+def _explorer_syncs(get) -> bool:
+    return get("synchronizer.sync_style") in ("trainer_driven", "explorer_driven")
+
+
+def _strategy(get) -> str | None:
+    """The sample strategy Trinity's validator leaves: the field, else the algorithm's default."""
+    from rftc.trinity.registry import ALGORITHMS, GLOBAL_DEFAULTS
+
+    algo = ALGORITHMS.get(_algorithm(get))
+    return get("algorithm.sample_strategy") or (algo.default("sample_strategy") if algo else
+                                                GLOBAL_DEFAULTS["sample_strategy"])
+
+
+def _storage(get, prefix: str) -> str | None:
+    """The storage of the (first) buffer at ``prefix``; the experience buffer's as Trinity's validator leaves it (a
+    file in modes both and colocate is a queue: rftc.trinity.derive.experience_storage)."""
+    storage = get(f"{prefix}.storage_type")
+    return "queue" if prefix == EB and storage == "file" and get("mode") in ("both", "colocate") else storage
+
+
+def _replay_queue(get, prefix: str) -> bool:
+    """The buffer is a queue with replay_buffer.enable: an AsyncPriorityQueue that reads the replay settings (an
+    SQL table replays without them, a file never)."""
+    return _storage(get, prefix) == "queue" and bool(get(f"{prefix}.replay_buffer.enable"))
+
+
 def _beside(get) -> bool:
     """The explorer runs on GPUs of its own, ahead of the trainer (rftc.semantics.trinity compares GPUs then)."""
     return get("mode") == "both" and (bool(get("synchronizer.sync_offset"))
@@ -103,8 +131,17 @@ WHEN: dict[str, tuple[str, Callable]] = {
                      lambda get: get("algorithm.kl_penalty_fn") not in (None, "none")),
     "critic": ("a critic is trained (algorithm_type ppo)", lambda get: _algorithm(get) == "ppo"),
     "cosine": ("the lr schedule is cosine", lambda get: get("algorithm.optimizer.lr_scheduler_type") == "cosine"),
-    "replay": ("the replay buffer is on", lambda get: bool(get("buffer.trainer_input.experience_buffer.replay_buffer."
-                                                               "enable"))),
+    "replay_read": ("the trainer reads a queue or an SQL table, which replay where replay_buffer.enable (a file "
+                    "never does)", lambda get: _storage(get, EB) in ("queue", "sql")),
+    "replay": ("the trainer reads a queue with replay_buffer.enable (an SQL table replays without its settings)",
+               lambda get: _replay_queue(get, EB)),
+    "strategy_args": ("the sample strategy reads its arguments (staleness_control, mix, a plugin's)",
+                      lambda get: _strategy(get) not in ("default", "warmup")),
+    "mix": ("the sample strategy is mix (it reads an auxiliary buffer)", lambda get: _strategy(get) == "mix"),
+    "mix_replay_read": ("the sample strategy is mix and its auxiliary buffer is a queue or an SQL table",
+                        lambda get: _strategy(get) == "mix" and _storage(get, AUX) in ("queue", "sql")),
+    "mix_replay": ("the sample strategy is mix and its auxiliary buffer a queue with replay_buffer.enable",
+                   lambda get: _strategy(get) == "mix" and _replay_queue(get, AUX)),
     "tinker": ("training runs on Tinker (trainer.trainer_type tinker, which model.tinker.enable sets)",
                lambda get: bool(get("model.tinker.enable")) or get("trainer.trainer_type") == "tinker"),
     "no_tinker": ("model.tinker.enable is off (on, the validator sets trainer_type tinker)",
@@ -137,14 +174,21 @@ WHEN: dict[str, tuple[str, Callable]] = {
                          lambda get: get("trainer.total_steps") is None),
     "not_fixed": ("the explorer and trainer sync by their own intervals (sync_style not fixed)",
                   lambda get: get("synchronizer.sync_style") != "fixed"),
+    "fully_async": ("the explorer takes each weight version as the trainer publishes it (sync_style fully_async)",
+                    lambda get: get("synchronizer.sync_style") == "fully_async"),
+    "explorer_syncs": ("the explorer updates its weights every explorer_sync_interval of its steps (sync_style "
+                       "trainer_driven, explorer_driven)", _explorer_syncs),
+    "explorer_batch": ("the explorer's step size counts: it runs a fixed number of steps ahead (sync_offset), an "
+                       "experience operator filters groups (it refills them), or it syncs by its own interval",
+                       lambda get: bool(get("synchronizer.sync_offset")) and get("synchronizer.sync_style") == "fixed"
+                       or group_filter_operator(get("data_processor.experience_pipeline.operators.name") or "")
+                       or _explorer_syncs(get)),
     "sft_shuffle": ("SFT rows are shuffled (data_selector shuffle)", lambda get: _sft(get) and get(
         f"{EB}.data_selector.selector_type") == "shuffle"),
     "verl_workflow": ("the training taskset runs rftc's veRL reward workflow (its workflow_args name the reward; "
                       "another workflow's are its own)",
                       lambda get: _taskset_value(get, "default_workflow_type") == WORKFLOW),
     "beside": ("the explorer has GPUs of its own and runs ahead of the trainer", _beside),
-    "offset": ("the explorer runs a fixed number of steps ahead (sync_offset)",
-               lambda get: bool(get("synchronizer.sync_offset")) and get("synchronizer.sync_style") == "fixed"),
     "horizon": ("the lr schedule needs a horizon (not constant, or warmup by ratio; SFT)",
                 lambda get: _sft(get) or get("algorithm.optimizer.lr_scheduler_type") != "constant"
                 or bool(get("algorithm.optimizer.lr_warmup_steps_ratio"))),
@@ -202,18 +246,20 @@ def _taskset(prefix: str, *, data: dict, train: dict) -> list[Field]:
     ]
 
 
-def _buffer(prefix: str, *, data: dict, rows: tuple = ()) -> list[Field]:
+def _buffer(prefix: str, *, data: dict, rows: tuple = (), own: dict | None = None) -> list[Field]:
     """An experience buffer's fields: ``data`` classifies what selects and formats its rows, ``rows`` those that
-    only some runs read (an SFT run's training data); the queue's own settings do not train."""
+    only some runs read (an SFT run's training data), ``own`` the buffer's own class of a common field (its replay
+    settings, and what its reader reads that the validator sets in others); the queue's own settings do not
+    train."""
+    own = own or {}
     return [
         Field(f"{prefix}.*", **data),
-        *[Field(f"{prefix}.{k}", **c) for k, c in [
+        *[Field(f"{prefix}.{k}", **own.get(k, c)) for k, c in [
             ("name", no(NAMES)), ("enable_progress_bar", no(NAMES)), ("max_retry_times", no(PROCESSES)),
             ("max_retry_interval", no(PROCESSES)), ("max_read_timeout", no(PROCESSES)), ("capacity", no(MEMORY)),
             ("ray_namespace", no(FOLLOWS)), ("index", no(FOLLOWS)), ("batch_size", no(FOLLOWS)),
             ("total_epochs", no(FOLLOWS)), ("total_steps", no(FOLLOWS)), ("schema_type", no(FOLLOWS)),
-            ("tokenizer_path", no(FOLLOWS)), ("replay_buffer.*", to("replay_buffer", "replay")),
-            ("replay_buffer.enable", to("replay_buffer")),
+            ("tokenizer_path", no(FOLLOWS)), ("replay_buffer.*", no(UNREAD)), ("replay_buffer.enable", no(UNREAD)),
             ("format.workflow_key", no(UNREAD)), ("format.reward_fn_key", no(UNREAD)),
             ("format.chosen_key", no(UNREAD)), ("format.rejected_key", no(UNREAD)), *rows]],
     ]
@@ -229,9 +275,9 @@ SFT_BUFFER = (("data_selector.*", to("data_order", "sft")),
               ("format.system_prompt", to("loss_tokens", "sft_plaintext")),
               ("format.reply_prefix", to("loss_tokens", "sft_plaintext")),
               ("format.messages_key", to("loss_tokens", "sft_messages")),
-              ("format.tools_key", to("data_columns", "sft_messages")),
+              ("format.tools_key", to("chat_template_kwargs", "sft_messages")),  # the template's tools=
               ("format.enable_concatenated_multi_turn", to("loss_tokens", "sft_messages")),
-              ("format.image_key", to("data_columns", "sft")), ("format.video_key", to("data_columns", "sft")),
+              ("format.image_key", to("media_columns", "sft")), ("format.video_key", to("media_columns", "sft")),
               ("storage_type", to("data_source", "sft_not_file")), ("subset_name", to("data_source", "sft")),
               ("data_selector.selector_type", to("data_order", "sft")),
               ("data_selector.feature_keys", to("selector_args", "sft")),
@@ -288,7 +334,8 @@ FIELDS: list[Field] = [
     # ---- algorithm
     *[Field(f"algorithm.{k}", **c) for k, c in [
         ("algorithm_type", to("algorithm", "algorithm_beyond_model")), ("repeat_times", to("n", "rl")),
-        ("sample_strategy", to("experience_selection")), ("sample_strategy_args", to("experience_selection")),
+        ("sample_strategy", to("experience_selection")),
+        ("sample_strategy_args", to("experience_selection", "strategy_args")),
         ("advantage_fn", to("advantage", "rl")), ("advantage_fn_args", to("advantage_args", "rl")),
         ("kl_penalty_fn", to("kl_in_reward", "rl")), ("kl_penalty_fn_args", to("kl_in_reward_coef", "kl_in_reward")),
         ("policy_loss_fn", to("policy_loss", "rl")),
@@ -310,10 +357,14 @@ FIELDS: list[Field] = [
     Field("data_processor.task_pipeline.num_process", **no(PROCESSES)),
     Field("data_processor.task_pipeline.output.*", **no(UNREAD)),  # the pipeline reads only its output's path
     Field("data_processor.task_pipeline.output.path", **to("data", "task_pipeline")),
-    Field("data_processor.experience_pipeline.*", **to("experience_pipeline")),
+    # the experience operators: group filters (dynamic sampling, whose refill follows) and the others
+    Field("data_processor.experience_pipeline.*", **to("dynamic_sampling group_refill experience_pipeline")),
     Field("data_processor.experience_pipeline.save_input", **no(DEBUG)),
     Field("data_processor.experience_pipeline.input_save_path", **no(DEBUG)),
-    *_buffer("data_processor.experience_pipeline.output", data=to("experience_pipeline")),
+    # ExperiencePipeline writes to the trainer's experience buffer and reads no other input (get_input_buffers is
+    # never called): trinity/buffer/pipelines/experience_pipeline.py
+    Field("data_processor.experience_pipeline.inputs", **no(UNREAD)),
+    Field("data_processor.experience_pipeline.output.*", **no(UNREAD)),
     # ---- model
     *[Field(f"model.{k}", **c) for k, c in [
         ("model_path", to("model")), ("trust_remote_code", no(PROCESSES)), ("critic_model_path",
@@ -346,7 +397,8 @@ FIELDS: list[Field] = [
     Field("cluster.gpu_per_node", **to("trainer_gpus", "beside")),
     # ---- buffer
     *[Field(f"buffer.{k}", **c) for k, c in [
-        ("batch_size", to("ahead", "offset")), ("train_batch_size", to("responses_per_step examples_per_step")),
+        ("batch_size", to("ahead group_refill experiences_per_update", "explorer_batch")),
+        ("train_batch_size", to("responses_per_step examples_per_step")),
         ("total_epochs", to("total_epochs")), ("total_steps", to("total_steps", "no_trainer_steps")),
         ("explorer_output", no(FOLLOWS)), ("tokenizer_path", no(FOLLOWS)), ("cache_dir", no(FOLLOWS)),
         ("explorer_input.default_workflow_type", to("reward multi_turn", "ts_workflow")),
@@ -355,13 +407,20 @@ FIELDS: list[Field] = [
     *_taskset(TS, data=to("data", "rl"), train=TRAINING_TASKSET),
     *_taskset("buffer.explorer_input.taskset", data=to("data", "rl"), train=TRAINING_TASKSET),
     *_taskset("buffer.explorer_input.eval_tasksets", data=no(CADENCE), train={}),
-    *_buffer(EB, data=to("data", "sft"), rows=SFT_BUFFER),
-    *_buffer("buffer.trainer_input.auxiliary_buffers.*", data=to("auxiliary_data")),
+    *_buffer(EB, data=to("data", "sft"), rows=SFT_BUFFER, own={
+        "replay_buffer.enable": to("replay_buffer", "replay_read"), "replay_buffer.*": to("replay_buffer", "replay"),
+        "capacity": to("replay_buffer", "replay")}),
+    # the mix sample strategy's SFT data (the other strategies read no auxiliary buffer)
+    *_buffer(AUX, data=to("experience_selection", "mix"), own={
+        "total_epochs": to("experience_selection", "mix"), "total_steps": to("experience_selection", "mix"),
+        "replay_buffer.enable": to("experience_selection", "mix_replay_read"),
+        "replay_buffer.*": to("experience_selection", "mix_replay"),
+        "capacity": to("experience_selection", "mix_replay")}),
     # ---- explorer
     Field("explorer.*", **no(PROCESSES)),
     *[Field(f"explorer.{k}", **c) for k, c in [
         ("name", no(NAMES)), ("eval_interval", no(CADENCE)), ("eval_on_startup", no(CADENCE)),
-        ("bench_on_latest_checkpoint", no(CADENCE)), ("max_inflight_batches", to("explorer_ahead")),
+        ("bench_on_latest_checkpoint", no(CADENCE)), ("max_inflight_batches", to("ahead policy_lag", "fully_async")),
         ("runner_per_model", no(PLACEMENT)), ("runner_num", no(PLACEMENT)),
         ("over_rollout.*", to("over_sampling")), ("dynamic_timeout.*", to("over_sampling")),
         ("over_rollout.wait_after_min", to("over_sampling", "over_rollout")),
@@ -401,7 +460,7 @@ FIELDS: list[Field] = [
     *[Field(f"synchronizer.{k}", **c) for k, c in [
         ("sync_method", no(PROCESSES)), ("sync_style", to("policy_lag", "rl")),
         ("sync_interval", to("policy_lag steps_per_batch", "rl")),
-        ("explorer_sync_interval", to("weight_sync", "not_fixed")),  # how often the explorer takes new weights
+        ("explorer_sync_interval", to("experiences_per_update", "explorer_syncs")),
         ("trainer_sync_interval", to("policy_lag steps_per_batch", "not_fixed")),
         ("sync_offset", to("policy_lag", "fixed_sync")), ("sync_timeout", no(PROCESSES)), ("group_name", no(PROCESSES)),
         ("wait_for_checkpoint", no(PROCESSES)), ("explorer_world_size", no(FOLLOWS)), ("ray_namespace", no(FOLLOWS))]],

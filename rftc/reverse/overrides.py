@@ -110,6 +110,9 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
         put(BYPASS, True, "algorithm.bypass_old_logprobs",
             formula="the rollout's log-probs are the old ones: veRL's bypass mode, its ppo_clip loss the vanilla loss")
         _rollout_logprobs(put, release, primary(x))
+    if val("mode") == "bench":  # main_ppo's RayPPOTrainer returns after its first validation (val_before_train's)
+        put("trainer.val_only", True, "mode", formula="mode bench: evaluates only")
+        put("trainer.val_before_train", True, "mode", formula="val_only returns after this validation")
     _sampling(put, val)
     _in_batch_order(put, release, primary(x))
     _optimizer_and_sampling(put, val, keys, release, megatron)

@@ -263,6 +263,21 @@ class TrainingRun:
                                 "service, which trains a LoRA adapter)")
     external_model: Value = _q("sampling", "external rollout model",
                                "rollouts come from a model served elsewhere, not from the policy being trained")
+    # what the run does, and how the trainer's batches are drawn from what the rollout wrote
+    mode: Value = _q("steps and staleness", "what the run does",
+                     "one run trains and the other only evaluates, explores or serves (it trains nothing), or trains "
+                     "on experiences another run writes")
+    group_refill: Value = _q("sampling", "group refill (dynamic sampling)",
+                             "the groups a filter drops are replaced otherwise (more prompts a round, surplus groups "
+                             "dropped or trained the step after), so each step trains other groups, some older")
+    experience_selection: Value = _q("steps and staleness", "experiences a step trains",
+                                     "each step takes other experiences from the buffer (the next in arrival order, "
+                                     "only recent ones, or a share of auxiliary data)")
+    replay_buffer: Value = _q("steps and staleness", "replay buffer",
+                              "experiences are trained more than once, newest first, or each once in arrival order")
+    experience_pipeline: Value = _q("reward", "experience operators",
+                                    "experiences are rewritten before training (rewards reshaped, truncated responses "
+                                    "masked) by operators the other run does not have")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

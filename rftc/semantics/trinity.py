@@ -15,7 +15,10 @@ from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.data import WHOLE
 from rftc.mapping.lora import megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
+from rftc.mapping.sampling import group_filter_operator
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
+from rftc.semantics.buffer import buffer_view, explorer_pace, weight_version
+from rftc.semantics.buffer import trinity_fields as buffer_fields
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import trinity_fields, trinity_lora, trinity_view
@@ -109,6 +112,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     view_inputs(x, put, where)
     trinity_view(x, put, where)
     reward_view(x, put, where)
+    buffer_view(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
     offpol_view(x, put, where)
@@ -259,7 +263,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
                         if val(k) is not None), None)
     horizon = val(horizon_key) if horizon_key else None
     total = val("buffer.total_steps")
-    fixed, pace = val("synchronizer.sync_style") == "fixed", f"{val('synchronizer.sync_style')} (the explorer's pace)"
+    fixed, (pace, pace_keys) = val("synchronizer.sync_style") == "fixed", explorer_pace(val)
     offset = val("synchronizer.sync_offset", 0)
     lag = (tsi + offset) * epochs - 1 if fixed else pace
     # the explorer on GPUs of its own (colocate shares the trainer's), running ahead of the trainer: the GPUs are
@@ -330,13 +334,11 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         prompt_truncation=Value(None) if val("model.enable_prompt_truncation")
         else of(WHOLE, "model.enable_prompt_truncation"),
         policy_lag=of(lag, "synchronizer.trainer_sync_interval", "synchronizer.sync_offset",
-                      "synchronizer.sync_style", "verl.actor.ppo_epochs",
+                      "synchronizer.sync_style", "verl.actor.ppo_epochs", *pace_keys,
                       formula="(trainer_sync_interval + sync_offset) x ppo_epochs - 1"),
         ahead=of(offset * val("buffer.batch_size") if fixed else pace, "synchronizer.sync_offset",
-                 "buffer.batch_size", "synchronizer.sync_style", formula="sync_offset x buffer.batch_size"),
-        experiences_per_update=of(tsi * val("verl.actor.ppo_mini_batch_size"), "synchronizer.trainer_sync_interval",
-                                  "verl.actor.ppo_mini_batch_size",
-                                  formula="trainer_sync_interval x buffer.train_batch_size"),
+                 "buffer.batch_size", "synchronizer.sync_style", *pace_keys, formula="sync_offset x buffer.batch_size"),
+        experiences_per_update=weight_version(val, of, tsi),
         rollout_gpus=of(val("cluster.rollout_gpu_num"), "cluster.rollout_gpu_num") if beside else Value(None),
         trainer_gpus=of(val("cluster.trainer_gpu_num"), "cluster.trainer_gpu_num") if beside else Value(None),
         logprob_source=of("rollout" if val("algorithm.bypass_old_logprobs", True) else "actor",
@@ -349,6 +351,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **offpol_trinity(val, of),
         **trinity_fields(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
         **reward_fields(val, of, val(TASKSETS, [])),
+        **buffer_fields(val, of),
     )
 
 
@@ -413,8 +416,7 @@ def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[s
     """As rftc.semantics.verl's: Trinity's grpo advantage always divides by the std (of the group, or of the
     batch with std_cal_level batch); rftc's veRL advantage passes norm_adv_by_std_in_grpo to veRL's estimator."""
     kl_args = val("algorithm.kl_penalty_fn_args", {})
-    filters = [op for op in val(OPERATORS, []) if op["name"] == FILTER_GROUPS or "filter" in op["name"]
-               or op["name"] == "dapo_dynamic_sampling"]
+    filters = [op for op in val(OPERATORS, []) if group_filter_operator(op["name"])]
     t = val(f"{TS}.rollout_args.temperature", val("verl.rollout.temperature"))
     if adv == "grpo":
         norm = of(True if adv_args.get("std_cal_level", "group") == "group" else "batch std",

@@ -11,9 +11,10 @@ from rftc.mapping.correction import bypass_loss
 from rftc.mapping.data import PROMPT_CUTS, reads_context
 from rftc.mapping.minibatch import minibatch_responses
 from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
-from rftc.mapping.sampling import V1_REWARD, group_filter
+from rftc.mapping.sampling import V1_REWARD, filtering_trainer
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
+from rftc.semantics.buffer import verl_fields as buffer_fields
 from rftc.semantics.minibatch import CriticSteps, verl_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import verl_fields, verl_lora
@@ -152,12 +153,13 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
         **_optimizer_fields(r, sem, eff.release, sched),
         critic_optimizer=_critic_optimizer(r, sem) if est == "gae" else Value(None),
-        **_loss_and_sampling_fields(r, eff, sem, est, kl_reward, n),
+        **_loss_and_sampling_fields(r, eff, sem, est, kl_reward),
         reward=verl_reward(r, sem, *reward_keys(r)[:3]),
         **reward_fields(r, sem, eff.release),
         **inputs(r, reference=kl_loss or kl_reward, critic=est == "gae"),
         **offpol_fields(r, sem, eff.release, loop),
         **verl_fields(r, sem, kl=kl_loss or kl_reward, critic=est == "gae"),
+        **buffer_fields(r, sem, loop),
     )
 
 
@@ -215,14 +217,13 @@ def _critic_optimizer(r: Reader, sem) -> Value:
                 clip, *keys, *([sched_key] if sched_key else []))
 
 
-def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_reward: bool, n) -> dict[str, Value]:
+def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_reward: bool) -> dict[str, Value]:
     """Advantage normalisation, the KL-in-reward controller, dynamic sampling, greedy or sampled rollouts, and the
     rollout's ignore_eos, repetition penalty, minimum length and seed."""
     ctrl, fg = "algorithm.kl_ctrl", "algorithm.filter_groups"
     adaptive = str(r.get(f"{ctrl}.type", "fixed")) == "adaptive"
-    trainer = group_filter(eff.invocation, eff.release, r.get)  # a group of one response always stays
-    filters = trainer is not None and bool(r.get(f"{fg}.enable")) and n > 1
-    rounds = r.get(f"{fg}.max_num_gen_batches") if trainer == "dapo" else None
+    trainer = filtering_trainer(eff.invocation, eff.release, r.get)  # a group of one response always stays
+    filters = trainer is not None
     metric = r.get(f"{fg}.metric")
     metric = "seq_reward" if trainer == "v1" and metric == V1_REWARD else metric
     greedy = greedy_rollout(r.get) or r.get(f"{R}.temperature", 1.0) == 0
@@ -235,9 +236,8 @@ def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_rewa
         kl_in_reward_ctrl=(r.of(("adaptive", r.get(f"{ctrl}.target_kl"), r.get(f"{ctrl}.horizon")), f"{ctrl}.type",
                                 f"{ctrl}.target_kl", f"{ctrl}.horizon") if adaptive
                            else r.of("fixed", f"{ctrl}.type")) if kl_reward else Value(None),
-        dynamic_sampling=r.of(f"groups whose {metric} varies" + (
-            f", at most {rounds} rounds" if isinstance(rounds, int) and rounds > 0 else ""), f"{fg}.enable",
-            f"{fg}.metric") if filters else r.of("none", f"{fg}.enable"),
+        dynamic_sampling=r.of(f"groups whose {metric} varies", f"{fg}.enable", f"{fg}.metric") if filters
+        else r.of("none", f"{fg}.enable"),
         do_sample=r.of("greedy" if greedy else "sampled", f"{R}.temperature",
                        *([f"{R}.name", f"{R}.do_sample"] if r.get(f"{R}.do_sample") is False else [])),
         ignore_eos=r.v(f"{R}.ignore_eos", False) if reads_sampling_key(r.get, sem, "ignore_eos")

@@ -142,6 +142,16 @@ def gpu_split(cfg: TrinityConfig, mode: str, nodes: int | None = None, gpus_per_
     return GpuSplit(node_num, gpn, total, rollout, aux, explorer, trainer, t_nodes, t_per_node, from_options)
 
 
+def experience_storage(cfg: TrinityConfig) -> str:
+    """The storage the trainer reads its experiences from, as Trinity's buffer validator leaves it
+    (config_validator.py _check_trainer_input): a queue where no experience buffer is set, and in place of a file in
+    modes both and colocate (the explorer writes while the trainer reads); else the buffer's storage_type."""
+    eb = cfg.buffer.trainer_input.experience_buffer
+    if eb is None or eb.storage_type == "file" and cfg.mode in ("both", "colocate"):
+        return "queue"
+    return eb.storage_type
+
+
 def derive(cfg: TrinityConfig, *, nodes: int | None = None, gpus_per_node: int | None = None) -> Derived:
     a = cfg.algorithm
     mode = cfg.mode

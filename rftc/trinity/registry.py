@@ -157,6 +157,10 @@ SELECTORS = ("sequential", "shuffle", "random", "offline_easy2hard", "difficulty
 MONITORS = ("tensorboard", "wandb", "mlflow", "swanlab")
 STORAGE_TYPES = ("file", "queue", "sql")
 PRIORITY_FNS = ("linear_decay", "decay_limit_randomization")
+# each priority function's default_config(), which the replay queue updates with priority_fn_args
+# (trinity/buffer/storage/queue.py AsyncPriorityQueue.__init__)
+PRIORITY_FN_ARGS = {"linear_decay": {"decay": 2.0}, "decay_limit_randomization": {"decay": 2.0, "use_count_limit": 3,
+                                                                                   "sigma": 0.0}}
 EXPERIENCE_OPERATORS = ("reward_filter", "reward_std_filter", "dapo_dynamic_sampling", "mask_response_truncated",
                         "reward_shaping_mapper", "pass_rate_calculator", "data_juicer", "invalid_reward_filter")
 ENGINE_TYPE_PREFIXES = ("vllm", "sglang", "tinker", "external")

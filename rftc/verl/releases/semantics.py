@@ -165,6 +165,10 @@ CHANGES: tuple[Change, ...] = (
            "whenever there is a validation reward function"),
     Change("val_before_train", "0.2", "read", f"{TRAINER} RayPPOTrainer.fit: "
            "config.trainer.get('val_before_train', True)"),
+    Change("val_only", FIRST, "unread", f"{TRAINER} RayPPOTrainer.fit: trains after the first validation whatever "
+           "the config says"),
+    Change("val_only", "0.2", "read", f"{TRAINER} RayPPOTrainer.fit: returns after the first validation where "
+           "config.trainer.get('val_only', False)"),
     Change("test_freq_nonpositive", FIRST, "every_step", f"{TRAINER} RayPPOTrainer.fit: validates when "
            "(global_steps + 1) % test_freq == 0"),
     Change("test_freq_nonpositive", "0.2", "off", f"{TRAINER} RayPPOTrainer.fit: test_freq > 0 and "
