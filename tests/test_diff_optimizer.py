@@ -126,7 +126,9 @@ def _with(**sections) -> dict:
     (dict(trainer={"grad_clip": 0.5}), set()),  # the actor's grad_clip: no worker of verl 0.8 reads it
     # a starting adapter, the advantage's other arguments and the pipeline's other operators are not in the model:
     # RFTC605 compares their fields key by key (--format json lists them under their NOT_IN_MODEL names)
-    (dict(model={**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}), {"lora", "lora_args"}),
+    # with LoRA the reference is the actor without its adapter (the precision's reference)
+    (dict(model={**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}),
+     {"lora", "lora_args", "precision"}),
     (dict(algorithm={**TRINITY["algorithm"], "advantage_fn_args": {"std_cal_level": "batch"}}),
      {"norm_adv_by_std", "advantage_args"}),
     (dict(data_processor={"experience_pipeline": {"operators": [
@@ -202,8 +204,10 @@ def test_trinitys_critic_optimizer(tmp_path, critic, differs):
 
 
 def test_megatron_trains_model_lora_not_lora_rank(tmp_path):
-    """verl's Megatron engine takes its LoRA from model.lora (Megatron-Bridge): lora_rank changes nothing there,
-    and Trinity's model.lora_configs, which Trinity writes as lora_rank, trains every weight of a Megatron actor."""
+    """verl's Megatron engine takes its LoRA from model.lora (Megatron-Bridge): lora_rank changes nothing there
+    (without a KL), and Trinity's model.lora_configs, which Trinity writes as lora_rank, trains every weight of a
+    Megatron actor; its trainer computes the (grpo's KL) reference with the actor all the same (verl's ray_trainer.py
+    ref_in_actor reads lora_rank)."""
     mega = ("--config-name=ppo_megatron_trainer", f"{A}.megatron.tensor_model_parallel_size=1")
     assert _differences(tmp_path / "1", mega, (*mega, "actor_rollout_ref.model.lora_rank=8"),
                         "--verl-version", "0.9.1") == set()
@@ -212,7 +216,7 @@ def test_megatron_trains_model_lora_not_lora_rank(tmp_path):
     trainer = {"trainer_strategy": "megatron"}
     lora_configs = {**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}
     assert _differences(tmp_path / "3", _with(trainer=trainer), _with(trainer=trainer, model=lora_configs),
-                        ext=".yaml") == set()
+                        ext=".yaml") == {"precision"}
 
 
 @pytest.mark.parametrize("release, base, differs", [

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from rftc.mapping.models import MCORE
+from rftc.mapping.precision import WHEN as PRECISION_WHEN
 
 # why a key does not change what is trained
 NAMES, CADENCE, PLACEMENT, MEMORY, BATCHING, KERNELS, PROFILING, PROCESSES, CLASS, FOLLOWS, UNREAD, DEBUG = INERT = (
@@ -295,6 +296,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
                      and get("engine.strategy") not in MCORE and get("engine.full_determinism") is not True),
     "determinism_sft": ("the engine SFT trainer's engine is not Megatron's", lambda get, release:
                         get(LEGACY_SFT) is None and get("engine.strategy") not in MCORE),
+    # what the roles train and the rollout generates in (rftc.mapping.precision)
+    **PRECISION_WHEN,
     # reward
     "reward_model": ("a reward model scores", lambda get, release: not _rule_reward(get, release)),
     "rule_reward": ("no reward model scores (a reward function does)", _rule_reward),
@@ -406,7 +409,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("partial_rollout", "rollouts interrupted at a weight update and resumed with the new weights"),
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
     ("policy_loss_args", "the policy loss's other arguments"),
-    ("precision", "the precision the model trains and its optimizer state are kept in"),
     ("reference_model_path", "a reference model of its own instead of the actor's initial weights"),
     ("replay_buffer", "replaying earlier experiences from a buffer"),
     ("replay_sampler", "main_ppo v1's replay sampler (a custom sampler and its arguments)"),
@@ -415,7 +417,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("rollout_correction", "importance-sampling correction of the rollout's off-policy log-probs"),
     ("rollout_engine", "the rollout engine's model and generation settings"),
     ("rollout_logprobs", "which log-probs the rollout engine returns (raw or processed)"),
-    ("rollout_precision", "the precision or quantisation the rollout generates in"),
     ("selector_args", "the experience selector's arguments"),
     ("staleness_filter", "rollouts dropped or reweighted when too far off-policy"),
     ("taskset_max_tokens", "the response length a taskset's rollouts are cut at"),

@@ -308,7 +308,7 @@ FIELDS: list[Field] = [
         ("rope_scaling", to("model_config")), ("rope_theta", to("model_config")),
         ("lora_configs.*", to("lora")), ("lora_configs.name", no(NAMES)),
         ("lora_configs.path", to("lora_args", "fsdp_lora")), ("lora_configs.base_model_name", no(FOLLOWS)),
-        ("lora_configs.lora_dtype", to("precision", "fsdp_lora")),
+        ("lora_configs.lora_dtype", no(UNREAD)),  # Trinity 0.6 declares it and reads it nowhere
         ("lora_configs.exclude_modules", to("lora_args", "fsdp_lora")),
         ("lora_configs.is_dummy", to("lora_args", "fsdp_lora")),
         ("tinker.*", to("tinker", "tinker")), ("tinker.enable", to("tinker")), ("tinker.base_url", no(PROCESSES)),
@@ -341,13 +341,13 @@ FIELDS: list[Field] = [
         ("over_rollout.*", to("over_sampling")), ("dynamic_timeout.*", to("over_sampling")),
         ("runner_state_report_interval", no(NAMES))]],
     *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside"),
-                own={"seed": to("sampling_seed", "rl"), "repetition_penalty": to("repetition_penalty", "rl"),
+                own={"dtype": to("rollout_precision", "rl"), "seed": to("sampling_seed", "rl"), "repetition_penalty": to("repetition_penalty", "rl"),
                      "min_response_tokens": to("min_response_length", "rl"), "ignore_eos": to("ignore_eos", "rl")}),
     *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models"), placement=no(PLACEMENT)),
     Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),
     # ---- trainer
     *[Field(f"trainer.{k}", **c) for k, c in [
-        ("name", no(NAMES)), ("trainer_type", to("trainer_backend")), ("trainer_strategy", to("trainer_seed")),
+        ("name", no(NAMES)), ("trainer_type", to("trainer_backend")), ("trainer_strategy", to("trainer_seed precision")),
         ("save_interval", no(CADENCE)), ("enable_preview", no(NAMES)), ("total_steps", to("lr_horizon", "horizon")),
         ("save_hf_checkpoint", no(CADENCE)),
         ("grad_clip", no(UNREAD)),  # Trinity writes it to the critic's frozen grad_clip: no worker reads it
@@ -360,7 +360,8 @@ FIELDS: list[Field] = [
         ("save_strategy", no(CADENCE)), ("max_checkpoints_to_keep", no(CADENCE)), ("megatron.*", no(PLACEMENT)),
         ("trust_remote_code", no(FOLLOWS)),
         # the veRL worker config Trinity merges: its keys are veRL's, classified by rftc.mapping.rules
-        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed", "rl")),
+        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed precision",
+                              "rl")),
         ("trainer_config_path", to("trainer_config_file"))]],
     # ---- synchronizer, monitor, service, log
     *[Field(f"synchronizer.{k}", **c) for k, c in [

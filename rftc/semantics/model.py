@@ -217,6 +217,14 @@ class TrainingRun:
     # a prompt over the length limit that is not left out
     prompt_truncation: Value = _q("data", "over-long prompt cut",
                                   "a prompt over the length limit is cut elsewhere, kept whole, or stops the run")
+    # the precision the trainer trains in and the rollout generates in
+    precision: Value = _q("model", "training precision (actor, reference, critic)",
+                          "the weights, gradients and optimizer state are kept, and the forward and backward computed, "
+                          "in other dtypes (or fake-quantised): each step's update and the log-probs differ "
+                          "numerically")
+    rollout_precision: Value = _q("sampling", "rollout precision",
+                                  "the rollout engine generates in another dtype or quantisation, so rollouts are "
+                                  "sampled from a (slightly) different distribution than the trainer's")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -264,6 +272,10 @@ class SftRun:
                             "loss covers)")
     model: Value = _as_in_rl("model")
     trainer_seed: Value = _as_in_rl("trainer_seed")
+    # the precision the model trains in
+    precision: Value = _q("model", "training precision",
+                          "the weights, gradients and optimizer state are kept, and the forward and backward computed, "
+                          "in other dtypes (or fake-quantised): each step's update differs numerically")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

@@ -11,9 +11,11 @@ from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
 from rftc.semantics.inputs import SHUFFLED, data_path
 from rftc.semantics.model import SftRun, Value
+from rftc.semantics.precision import sft_precision_fields
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.seeds import verl_sft_seed
 from rftc.verl.effective import EffectiveConfig
+from rftc.verl.releases import semantics
 
 FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
 TOKENIZERS = "the tokenizer's"
@@ -68,6 +70,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         loss_tokens=_loss_tokens(r, get, legacy),
         model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
         trainer_seed=verl_sft_seed(get, r.where, legacy),
+        **sft_precision_fields(r, get, semantics.of(eff), legacy),
     )
 
 

@@ -19,6 +19,7 @@ from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
+from rftc.semantics.precision import precision_view, trinity_precision_fields
 from rftc.semantics.seeds import seed_view, trinity_seed
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
 from rftc.semantics.trinity_inputs import TASKSETS, inputs, per_taskset, view_inputs
@@ -105,6 +106,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     view_inputs(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
+    precision_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -303,6 +305,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         value_clip=of(val("verl.critic.cliprange_value"), "verl.critic.cliprange_value") if adv == "ppo"
         else Value(None),
         trainer_seed=trinity_seed(v, val, critic=adv == "ppo"),
+        **trinity_precision_fields(v, val, critic=adv == "ppo"),
         minibatch_order=of(trinity_order(tsi, epochs), "synchronizer.trainer_sync_interval", "verl.actor.ppo_epochs",
                            formula="one mini-batch (buffer.train_batch_size) a trainer step, ppo_epochs times"),
         critic_steps=_critic_steps(val, of, tsi) if adv == "ppo" else Value(None),
