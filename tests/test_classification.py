@@ -60,6 +60,16 @@ SEEDS = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "
              [("actor_rollout_ref.ref", e) for e in ("fsdp_config", "veomni", "torchtitan")],
              [("critic", e) for e in ("fsdp", "model.fsdp_config", "veomni", "torchtitan")])),
          "reward.reward_manager.source=importlib", "reward.reward_manager.module.path=manager.py")
+# a reference and a critic of their own, each engine's QAT on (the rollout quantising for the actor's), 0.7.1's legacy
+# actor's QAT, Megatron's precision-aware optimizers, a quantising rollout (0.7.0, before QAT) (rftc.mapping.precision)
+PRECISION = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B",
+             "critic.ppo_micro_batch_size_per_gpu=2", "critic.optim.override_optimizer_config={}",
+             f"{A}.use_kl_loss=True", "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
+             f"{A}.fsdp_config.qat.enable=True | {A}.megatron.qat.enable=True",
+             "critic.fsdp.qat.enable=True | critic.model.fsdp_config.qat.enable=True | critic.megatron.qat.enable=True",
+             f"{A}.fsdp_config.qat.quantization_config_path=q.json | {A}.megatron.qat.quantization_config_path=q.json",
+             f"{A}.qat.enable=True", f"{A}.optim.use_precision_aware_optimizer=True",
+             "critic.optim.use_precision_aware_optimizer=True", f"{R}.quantization=fp8")
 SAPO = ("algorithm.adv_estimator=grpo", f"{A}.policy_loss.loss_mode=sapo", "custom_reward_function.path=reward.py")
 ASYNC = ("rollout.nnodes=1", "rollout.n_gpus_per_node=4", "trainer.n_gpus_per_node=4",
          "async_training.require_batches=1", "rollout.total_rollout_steps=1000")
@@ -151,7 +161,10 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
              "trainer.v1.trainer_mode=colocate_async", "trainer.v1.sampler.max_off_policy_threshold=1",
              "trainer.v1.sampler.custom_sampler.path=sampler.py", "trainer.v1.sampler.custom_sampler.name=Sampler")),
          Base("sft_engine-megatron", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
-             "engine.strategy=megatron", "model.mtp.enable=True", "model.mtp.enable_train=True")))
+             "engine.strategy=megatron", "model.mtp.enable=True", "model.mtp.enable_train=True")),
+         Base("sft_engine-qat", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + ("engine.qat.enable=True",)),
+         Base("precision", MAIN, "ppo_trainer", COMMON + PRECISION),
+         Base("precision-megatron", MAIN, "ppo_megatron_trainer", COMMON + PRECISION))
 # another valid value of an enumerated key (by its last name)
 ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-mean": "seq-mean-token-mean",
                                                                       "*": "token-mean"},
@@ -284,7 +297,8 @@ class Perturber:
         return from_verl(self.eff, dataset_rows=1000)
 
     def followers(self, key: str) -> list[str]:
-        out, todo = [], [key]
+        """The keys that interpolate ``key``, or a section holding it (${oc.select:a.qat} follows a.qat.enable)."""
+        out, todo = [], [key] + [key.rsplit(".", i)[0] for i in range(1, key.count(".") + 1)]
         while todo:
             for d in self.dependents.get(todo.pop(), ()):
                 if d not in out and d != key:
@@ -345,9 +359,9 @@ def _bases(version: str):
              (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config)) and
              (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config)) and
              (b.name != "multiturn" or f"{R}.multi_turn.enable" in schema.leaf_paths(version, b.config))]
-    grpo, seeds = BASES[0], BASES[2]
+    grpo, seeds, precision = BASES[0], BASES[2], next(b for b in BASES if b.name == "precision")
     default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
-    return bases + [replace(b, name=f"{b.name}-{c}", choice=c) for b in (grpo, seeds)
+    return bases + [replace(b, name=f"{b.name}-{c}", choice=c) for b in (grpo, seeds, precision)
                     for c in s.choices(grpo.config) if c != default]
 
 
@@ -382,13 +396,21 @@ def _can_hold(when: str, version: str) -> bool:
         return semantics.resolve(version, snapshot=False).value("prompt_filter") == "read"
     if when in ("hybrid_requested", "hybrid_switch", "hybrid_adaptive"):  # a key of 0.9.1's v1 separate_async
         return "v1" in names and bool(modes.fact("hybrid_rollout", version))
-    if when in CORRECTION_READS or when in ("rollout_logprobs", "vllm_logprobs"):  # a rollout correction: 0.6.0 on
+    if when in CORRECTION_READS or when == "vllm_logprobs":  # a rollout correction: 0.6.0 on
         kind = semantics.resolve(version, snapshot=False).value("rollout_correction")
         if when.startswith("legacy_"):
             return kind == "legacy"
-        return kind is not None and (kind != "legacy" or when in ("reads_logprobs", "rollout_logprobs"))
+        return kind is not None and (kind != "legacy" or when == "reads_logprobs")
     if when == "over_sample_read":  # only verl 0.6.x's SGLang multi-turn rollout reads it
         return semantics.resolve(version, snapshot=False).value("over_sample_reader") is not None
+    if when.startswith(("legacy_dtype_", "legacy_qat_")):  # the legacy FSDP workers of 0.6.1 (0.7.1) to 0.7.1
+        return semantics.resolve(version, snapshot=False).value("actor_clip") != "optim"
+    if when.startswith(("qat_train_", "engine_qat_")) or when == "megatron_dtype_ref":
+        # before 0.8.0 the bases run the legacy workers: their critic and reference read no engine section's QAT,
+        # the legacy Megatron reference computes in the actor's megatron.dtype
+        return semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"
+    if when.startswith("turbo_") or when == "megatron_sft":  # no base composes fsdp_turbo or the Megatron SFT engine
+        return False
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     engine_only = semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"  # no legacy workers

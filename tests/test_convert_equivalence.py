@@ -96,6 +96,14 @@ TOOL_LENGTHS = ("veRL measures a prompt with its tools' schemas (data.tool_confi
 REFILL = ("veRL's trainers replace the groups their filter drops with more prompts and drop the passing surplus; "
           "Trinity-RFT 0.6's explorer goes on with steps of buffer.batch_size tasks and trains the surplus the step "
           "after: RFTC305 warns")
+PRECISION = "training precision (actor, reference, critic)"
+LORA_REFERENCE = ("veRL computes the reference with the actor without its LoRA adapter (Megatron-Bridge's LoRA, or an "
+                  "adapter from lora_adapter_path alone), which the converted config does not train: its reference is "
+                  "a model of its own (RFTC300 warns of Megatron's LoRA; an adapter path without lora_rank is left out)")
+ACTOR_ROLLOUT = ("veRL's hf rollout generates with the actor's FSDP module; Trinity-RFT 0.6 rolls out with vLLM (or "
+                 "SGLang) in explorer.rollout_model.dtype: RFTC305 warns")
+MIXED_PRECISION = ("veRL's fsdp_config.mixed_precision (set with '+': its reduce dtype bf16) has no field in the config "
+                   "the conversion writes (verl's config file does not list it): RFTC300 and RFTC305 warn")
 
 
 def _order_kind(value) -> str | None:
@@ -113,6 +121,8 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             ("reward arguments", lambda v: isinstance(v, dict) and "reward_kwargs" not in v, MANAGER_KWARGS),
             ("LoRA (rank, alpha, target modules)", lambda v: "Megatron-Bridge" in str(v), MEGATRON_LORA),
             ("advantage / group std", lambda v: v is False, MEAN_ONLY),
+            (PRECISION, lambda v: "the actor's, without its LoRA adapter" in str(v), LORA_REFERENCE),
+            ("rollout precision", lambda v: str(v).startswith("the actor's FSDP module"), ACTOR_ROLLOUT),
             ("over-long prompt cut", lambda v: v not in (None, WHOLE), OVERLONG_CUT),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
             ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
@@ -158,6 +168,7 @@ FILES_IN_ORDER = ("data.shuffle=False reads the training files one after another
 # (corpus script relative to the corpus, key) -> why the difference is intended, as EXPLAINED.
 CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     ("examples/grpo_trainer/run_qwen2-7b_math_megatron_lora.sh", "data order"): FILES_IN_ORDER,
+    ("examples/grpo_trainer/run_qwen3-32b_npu.sh", PRECISION): MIXED_PRECISION,
     **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (
         "ppo_trainer/run_qwen2-7b_rm", "ppo_trainer/run_qwen2-7b_rm_legacy",
         "ppo_trainer/run_qwen2-7b_rm_reward_loop_colocate", "ppo_trainer/run_qwen2.5-3b_rm_legacy",

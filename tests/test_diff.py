@@ -31,7 +31,6 @@ NOT_COMPARED = {
     "cases/algo_gae_ppo.sh": {"algorithm.advantage_fn_args"},  # gamma and lam, also compared by the model
     "cases/algo_gpg.sh": {"algorithm.advantage_fn_args"},  # the estimator, also compared by the model
     "cases/algo_reinforce_plus_plus_baseline.sh": {"algorithm.advantage_fn_args"},  # likewise
-    "cases/verl_0_5_keys.sh": {"actor_rollout_ref.actor.fsdp_config.model_dtype"},  # the script's own
 }
 
 
@@ -153,38 +152,38 @@ LAUNCH = ("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.tr
 
 @pytest.mark.usefixtures("plain_terminal")
 def test_launches_differing_in_a_setting_the_model_lacks_exit_1_naming_it(tmp_path):
-    """Two launches that differ only in the rollout's dtype (a NOT_IN_MODEL quantity): no quantity of the model
+    """Two launches that differ only in data.tokenizer (a NOT_IN_MODEL quantity): no quantity of the model
     differs, RFTC605 names the key and both values, the exit status is 1, and --format json lists it."""
-    for name, dtype in (("a.sh", "bfloat16"), ("b.sh", "float16")):
-        (tmp_path / name).write_text(f"{LAUNCH} actor_rollout_ref.rollout.dtype={dtype}\n")
+    for name, tokenizer in (("a.sh", "tok_a"), ("b.sh", "tok_b")):
+        (tmp_path / name).write_text(f"{LAUNCH} data.tokenizer={tokenizer}\n")
     result = compare.diff(str(tmp_path / "a.sh"), str(tmp_path / "b.sh"), api.Options())
     assert not result.differences
     assert [(u.setting.key, u.setting.quantities, u.a.value, u.b.value) for u in result.unmodelled] == \
-        [("actor_rollout_ref.rollout.dtype", ("rollout_precision",), "bfloat16", "float16")]
+        [("data.tokenizer", ("tokenizer",), "tok_a", "tok_b")]
     proc = rftc("diff", "a.sh", "b.sh", "--format", "concise", cwd=tmp_path)
     assert proc.returncode == 1 and proc.stdout == ""
-    assert "warning[RFTC605] actor_rollout_ref.rollout.dtype differs: A bfloat16" in proc.stderr
+    assert "warning[RFTC605] data.tokenizer differs: A tok_a" in proc.stderr
     assert "does not compare yet" in proc.stderr
     out = json.loads(rftc("diff", "a.sh", "b.sh", "--format", "json", cwd=tmp_path).stdout)
     assert [(d["quantity"], d["a"]["value"], d["b"]["value"]) for d in out["differences"]] == \
-        [("rollout_precision", "bfloat16", "float16")]
+        [("tokenizer", "tok_a", "tok_b")]
     assert rftc("diff", "a.sh", "a.sh", cwd=tmp_path).returncode == 0
 
 
 @pytest.mark.usefixtures("plain_terminal")
 def test_configs_differing_in_a_field_the_model_lacks_exit_1_naming_it(tmp_path):
-    """Two Trinity configs that differ only in the rollout engine's dtype: RFTC605, exit 1; a field the other
+    """Two Trinity configs that differ only in the rollout engine's RoPE theta: RFTC605, exit 1; a field the other
     config leaves unset is compared with Trinity's value there."""
     base = (GOLDEN / "run_deepseek7b_llm_seq_balance.yaml").read_text()
     (tmp_path / "a.yaml").write_text(base)
-    assert "\n  rollout_model:\n" in base and "dtype" not in base
-    (tmp_path / "b.yaml").write_text(base.replace("\n  rollout_model:\n", "\n  rollout_model:\n    dtype: float16\n"))
+    assert "\n  rollout_model:\n" in base and "rope_theta" not in base
+    (tmp_path / "b.yaml").write_text(base.replace("\n  rollout_model:\n", "\n  rollout_model:\n    rope_theta: 500000\n"))
     result = compare.diff(str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), api.Options(dataset_size=7473))
     assert not result.differences
     assert [(u.setting.key, u.a.value, u.b.value) for u in result.unmodelled] == \
-        [("explorer.rollout_model.dtype", "bfloat16", "float16")]
+        [("explorer.rollout_model.rope_theta", None, 500000.0)]
     proc = rftc("diff", "a.yaml", "b.yaml", "--format", "concise", "--dataset-size", "7473", cwd=tmp_path)
-    assert proc.returncode == 1 and "warning[RFTC605] explorer.rollout_model.dtype differs" in proc.stderr
+    assert proc.returncode == 1 and "warning[RFTC605] explorer.rollout_model.rope_theta differs" in proc.stderr
 
 
 def test_a_launch_and_its_conversion_set_no_setting_the_model_lacks(tmp_path):
@@ -361,7 +360,7 @@ def _differ(tmp_path, a: tuple, b: tuple, release: str = "0.9.1") -> set[str]:
     ("reward.custom_reward_function.name=other", {"reward"}),
     ("+reward.custom_reward_function.reward_kwargs.scale=2", {"reward_kwargs"}),
     ("actor_rollout_ref.model.custom_chat_template=x", {"chat_template"}),
-    ("actor_rollout_ref.actor.use_kl_loss=False", {"kl_loss", "kl_loss_coef", "reference_model"}),
+    ("actor_rollout_ref.actor.use_kl_loss=False", {"kl_loss", "kl_loss_coef", "reference_model", "precision"}),
 ])
 def test_a_changed_input_is_reported(change, quantities, tmp_path):
     assert _differ(tmp_path, (), (change,)) == quantities

@@ -124,10 +124,10 @@ def _with(**sections) -> dict:
     (dict(trainer={"trainer_config": {"actor_rollout_ref": {"actor": {"optim": {"grad_clip": 0.5}}}}}),
      {"clip_grad"}),  # veRL's optimizer config takes the deprecated name over clip_grad
     (dict(trainer={"grad_clip": 0.5}), set()),  # the actor's grad_clip: no worker of verl 0.8 reads it
-    # a starting adapter is the LoRA trained; the advantage's other arguments are not in the model: RFTC605 compares
-    # their fields key by key (--format json lists them under their NOT_IN_MODEL names); a group filter refills its
-    # batch
-    (dict(model={**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}), {"lora"}),
+    # a starting adapter is the LoRA trained, and with LoRA the reference is the actor without its adapter (the
+    # precision's reference); the advantage's other arguments are not in the model: RFTC605 compares their fields key
+    # by key (--format json lists them under their NOT_IN_MODEL names); a group filter refills its batch
+    (dict(model={**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}), {"lora", "precision"}),
     (dict(algorithm={**TRINITY["algorithm"], "advantage_fn_args": {"std_cal_level": "batch"}}),
      {"norm_adv_by_std", "advantage_args"}),
     (dict(data_processor={"experience_pipeline": {"operators": [
@@ -203,8 +203,10 @@ def test_trinitys_critic_optimizer(tmp_path, critic, differs):
 
 
 def test_megatron_trains_model_lora_not_lora_rank(tmp_path):
-    """verl's Megatron engine takes its LoRA from model.lora (Megatron-Bridge): lora_rank changes nothing there,
-    and Trinity's model.lora_configs, which Trinity writes as lora_rank, trains every weight of a Megatron actor."""
+    """verl's Megatron engine takes its LoRA from model.lora (Megatron-Bridge): lora_rank changes nothing there
+    (without a KL), and Trinity's model.lora_configs, which Trinity writes as lora_rank, trains every weight of a
+    Megatron actor; its trainer computes the (grpo's KL) reference with the actor all the same (verl's ray_trainer.py
+    ref_in_actor reads lora_rank)."""
     mega = ("--config-name=ppo_megatron_trainer", f"{A}.megatron.tensor_model_parallel_size=1")
     assert _differences(tmp_path / "1", mega, (*mega, "actor_rollout_ref.model.lora_rank=8"),
                         "--verl-version", "0.9.1") == set()
@@ -213,7 +215,7 @@ def test_megatron_trains_model_lora_not_lora_rank(tmp_path):
     trainer = {"trainer_strategy": "megatron"}
     lora_configs = {**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}
     assert _differences(tmp_path / "3", _with(trainer=trainer), _with(trainer=trainer, model=lora_configs),
-                        ext=".yaml") == set()
+                        ext=".yaml") == {"precision"}
 
 
 @pytest.mark.parametrize("release, base, differs", [

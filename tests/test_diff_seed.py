@@ -64,8 +64,8 @@ FSDP_DETERMINISM = {"actor_rollout_ref": {"actor": {"fsdp_config": {"full_determ
     (_trainer_config(**FSDP_DETERMINISM), _trainer_config(actor_rollout_ref={"actor": {"fsdp_config": {
         "full_determinism": True, "seed": 42}}}), set()),  # veRL's engine default spelled out
     (_trainer_config(), _trainer_config(actor_rollout_ref={"actor": {"fsdp_config": {"seed": 7}}}), set()),
-    # Megatron's engine always seeds (and its optimizer is Megatron's)
-    (_trainer_config(), _trainer_config("megatron"), {"trainer_seed", "optimizer"}),
+    # Megatron's engine always seeds (and its optimizer and precision are Megatron's)
+    (_trainer_config(), _trainer_config("megatron"), {"trainer_seed", "optimizer", "precision"}),
     (_trainer_config("megatron"), _trainer_config("megatron", actor_rollout_ref={"actor": {"megatron": {
         "seed": 42}}}), set()),
     (_trainer_config("megatron"), _trainer_config("megatron", actor_rollout_ref={"actor": {"megatron": {

@@ -552,6 +552,8 @@ def test_whether_the_legacy_fsdp_worker_reads_a_reference_model_of_its_own(relea
         return
     reads = 'self.config.ref.get("model", None)' in workers
     assert bool(_sem(release).value("ref_model_key")) is reads
+
+
 @pytest.mark.parametrize("release", RELEASES)
 def test_what_computes_the_reward(release):
     """The trainer's reward function (load_reward_manager over reward_model.*) to 0.6.x; 0.7.0's trainer asks
@@ -574,3 +576,61 @@ def test_which_rollout_modes_the_release_runs(release):
     expected = (("async",) if "Only 'async' mode is supported" in config
                 else ("sync", "async") if 'rollout.mode == "async"' in trainer else ("sync",))
     assert _sem(release).value("rollout_modes") == expected
+# -- precision (rftc.mapping.precision) ---------------------------------------------------------------------------
+
+LEGACY_FSDP = ("verl/trainer/ppo/workers/fsdp_workers.py", "verl/workers/fsdp_workers.py")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_what_the_legacy_fsdp_workers_compute_in(release):
+    """Where fsdp_config.mixed_precision is unset, the legacy ActorRolloutRefWorker casts parameters to bf16 (from
+    0.6.1 to fsdp_config.dtype), and its DataParallelPPOActor autocasts in bf16 (from 0.6.1 in fsdp_config.dtype);
+    0.1 gives the reference no mixed precision."""
+    require(release)
+    _, workers = first_source(release, *LEGACY_FSDP)
+    if workers is None:  # 0.8.0 on: no legacy workers
+        return
+    build = ast.unparse(function(workers, "_build_model_optimizer", "ActorRolloutRefWorker"))
+    actor = source(release, "verl/workers/actor/dp_actor.py") or source(release, "verl/trainer/ppo/actor/dp_actor.py")
+    reads = "param_dtype = PrecisionType.to_dtype(fsdp_config.dtype)" in build
+    autocast = 'self.config.fsdp_config.get("dtype", "bfloat16")' in actor
+    assert reads == autocast, f"verl {release}: the worker's cast and the actor's autocast read different keys"
+    assert _sem(release).value("legacy_fsdp_dtype") == ("dtype" if reads else "bf16")
+    unmixed = re.search(r"if self\._is_ref:\s+mixed_precision = None", build) is not None
+    assert _sem(release).value("legacy_ref_mixed") is not unmixed
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_what_the_fsdp_engine_autocasts_in(release):
+    """The engine workers' FSDP engine autocasts its forward in bf16; from 0.8.0 in its mixed precision's
+    param_dtype."""
+    require(release)
+    engine = source(release, "verl/workers/engine/fsdp/transformer_impl.py") or ""
+    expected = "params" if "self._autocast_dtype = param_dtype" in engine else "bf16"
+    assert _sem(release).value("engine_autocast") == expected
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_what_the_legacy_megatron_workers_compute_in(release):
+    """The legacy Megatron ActorRolloutRefWorker computes in bf16, from 0.6.1 in the actor's megatron.dtype (its
+    reference too)."""
+    require(release)
+    _, workers = first_source(release, "verl/trainer/ppo/workers/megatron_workers.py", "verl/workers/megatron_workers.py")
+    if workers is None:
+        return
+    init = ast.unparse(function(workers, "init_model", "ActorRolloutRefWorker"))
+    reads = "self.config.actor.megatron.dtype" in init
+    assert reads or "torch.bfloat16" in init, f"verl {release}: the worker's dtype is neither"
+    assert _sem(release).value("legacy_megatron_dtype") == ("megatron.dtype" if reads else "bf16")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_what_fsdp_sft_trainer_loads_the_weights_in(release):
+    """fsdp_sft_trainer loads the model in fp32; from 0.4.0 in model.fsdp_config.model_dtype (unset fp32)."""
+    require(release)
+    trainer = source(release, "verl/trainer/fsdp_sft_trainer.py")
+    if trainer is None:
+        return
+    reads = 'self.config.model.fsdp_config.get("model_dtype", "fp32")' in trainer
+    assert reads or "torch_dtype=torch.float32" in trainer
+    assert _sem(release).value("sft_model_dtype") == ("read" if reads else "fp32")

@@ -14,6 +14,7 @@ from typing import Callable
 from rftc.mapping.models import MCORE
 from rftc.mapping.reward_loop import (ENGINE_READS, LEGACY_NAME, SINGLE_TURN, USE_LOOP, manager, reward_path,
                                       sandbox, verl_turns)
+from rftc.mapping.precision import WHEN as PRECISION_WHEN
 
 # why a key does not change what is trained
 NAMES, CADENCE, PLACEMENT, MEMORY, BATCHING, KERNELS, PROFILING, PROCESSES, CLASS, FOLLOWS, UNREAD, DEBUG = INERT = (
@@ -454,8 +455,6 @@ def _truncates(get, release: str) -> bool:
 WHEN: dict[str, tuple[str, Callable]] = {
     # loss and advantage
     "kl_loss": ("the KL loss is on (actor.use_kl_loss)", _true(f"{A}.use_kl_loss")),
-    "kl": ("a reference model is read (a KL loss or KL in the reward)",
-           lambda get, release: bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)),
     "kl_in_reward": ("KL is in the reward (algorithm.use_kl_in_reward; before 0.3.0.post1 without a KL loss)",
                      _kl_in_reward),
     "adaptive_kl": ("the KL controller is adaptive", _is("algorithm.kl_ctrl.type", "adaptive")),
@@ -603,6 +602,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
                      and get("engine.strategy") not in MCORE and get("engine.full_determinism") is not True),
     "determinism_sft": ("the engine SFT trainer's engine is not Megatron's", lambda get, release:
                         get(LEGACY_SFT) is None and get("engine.strategy") not in MCORE),
+    # what the roles train and the rollout generates in (rftc.mapping.precision)
+    **PRECISION_WHEN,
     # reward
     "rule_reward": ("no reward model scores (a reward function does)", _rule_reward),
     "legacy_reward_model": ("a reward model scores and the trainer migrates the legacy reward keys (not verl 0.9's "
@@ -749,8 +750,9 @@ WHEN: dict[str, tuple[str, Callable]] = {
                           _positive(get, "model.lora.rank") and get("engine.strategy") in MCORE),
     # off-policy rollouts (rftc.mapping.correction, rftc.verl.releases.modes)
     **{name: (words, _correction_reads(key)) for name, (key, words) in CORRECTION_READS.items()},
-    "rollout_logprobs": ("the trainer uses the rollout's log-probs (bypass mode, a correction) and the rollout "
-                         "returns them", _logprobs_returned),
+    "rollout_name": ("the rollout generates with the actor's FSDP module (hf, naive), or the trainer uses the "
+                     "log-probs the rollout returns", lambda get, release: get(f"{R}.name") in ("hf", "naive")
+                     or _logprobs_returned(get, release)),
     "vllm_logprobs": ("the trainer uses the rollout's log-probs, which vLLM returns", lambda get, release:
                       _logprobs_returned(get, release) and get(f"{R}.name") == "vllm"),
     "over_sample_read": ("the release's rollout reads over_sample_rate (verl 0.6.x's SGLang multi-turn rollout, "
@@ -798,9 +800,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("multimodal_processing", "how images and videos are processed into tokens"),
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
     ("policy_loss_args", "the policy loss's other arguments"),
-    ("precision", "the precision the model trains and its optimizer state are kept in"),
-    ("rollout_engine", "the rollout engine's model and generation settings"),
-    ("rollout_precision", "the precision or quantisation the rollout generates in"),
     ("selector_args", "the experience selector's arguments"),
     ("taskset_max_tokens", "the response length a taskset's rollouts are cut at"),
     ("thinking", "the chat template's thinking switch"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.mapping import (algorithm, batch, data, gpu, micro, minibatch, models, offpolicy, rewards, sampling, seeds,
-                          sft, steps, sync, trainer)
+from rftc.mapping import (algorithm, batch, data, gpu, micro, minibatch, models, offpolicy, precision, rewards, sampling,
+                          seeds, sft, steps, sync, trainer)
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
@@ -35,6 +35,7 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     d = Draft(cfg, options)
     if is_sft(cfg):
         sft.map_sft(d)
+        precision.map_sft_precision(d, legacy=sft.legacy(d))
         trainer.map_trainer(d)
         apply_rules(d, SFT_RULES)
         return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)
@@ -54,6 +55,7 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
         minibatch.map_order(d, b, critic)
     models.map_megatron(d)
     seeds.map_seeds(d, critic)
+    precision.map_precision(d, critic)
     micro.map_micro(d)
     models.ref_micro_batch(d, ref=algo in REF_ALGORITHMS)
     if b is not None:

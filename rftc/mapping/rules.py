@@ -29,6 +29,7 @@ from rftc.mapping.classes import (BATCHING, CADENCE, CLASS, DEBUG, FOLLOWS, KERN
                                   PROCESSES, PROFILING, UNREAD, no, to)
 from rftc.mapping.correction import TRINITY_LOGPROBS
 from rftc.mapping.draft import Draft, not_a_count, whole
+from rftc.mapping.precision import TRINITY_VERL
 
 
 @dataclass(frozen=True)
@@ -48,21 +49,44 @@ def _lower(v):
     return v.lower() if isinstance(v, str) else v
 
 
-def _engine(section: str, action: str, trinity: str = "", *, megatron: bool = False, when: str = "",
-            seed: dict | None = None, model: dict | None = None) -> list[Rule]:
-    """The rows of a worker's FSDP or Megatron section that change what is trained (the rest place, offload or
-    tune): the precision it trains in, its seed (and the full_determinism an FSDP engine seeds under: ``seed`` maps
-    each to its class; rftc.mapping.seeds), and Megatron's MoE routing replay and model-config override (``model``
-    maps each to its class: rftc.semantics.model_settings). They keep the section's action; ``trinity`` is a rule's
-    function, or the section a passed key moves to."""
-    keys = ["dtype", "qat.*", "seed"] + ([*REPLAY, "override_mcore_model_config", "override_mcore_model_config.*"]
-                                         if megatron else [
-        "model_dtype", "full_determinism",
-        *(f"turbo_config.distributed.fsdp_plan.{k}_dtype" for k in ("param", "reduce", "output"))])
-    return [Rule(f"{section}.{k}", action, f"{trinity}.{k}" if action == "pass" and trinity else trinity,
-                 **((seed or {})[k] if k in ("seed", "full_determinism") else
-                    (model or {}).get(k, (model or {}).get(k.split(".")[0])) if k.startswith(
-                        ("router_replay", "override_mcore")) else {"feeds": "precision", "when": when})) for k in keys]
+def _engine(section: str, action: str, trinity: str = "", *, megatron: bool = False, role: str = "actor",
+            seed: dict | None = None) -> list[Rule]:
+    """The rows of a worker's FSDP or Megatron section of ``role`` ("actor", "ref", "critic") that change what is
+    trained (the rest place, offload or tune): the precision it trains in (``_precision``), its seed (and the
+    full_determinism an FSDP engine seeds under: ``seed`` maps each to its class; rftc.mapping.seeds), and
+    Megatron's MoE routing replay and model-config override (``_megatron_model``). They keep the section's action;
+    ``trinity`` is a rule's function, or the section a passed key moves to."""
+    classes = {"seed": (seed or {})["seed"],
+               **(_megatron_model(role) if megatron else {"full_determinism": (seed or {})["full_determinism"]}),
+               **_precision(role, megatron)}
+    return [Rule(f"{section}.{k}", action, f"{trinity}.{k}" if action == "pass" and trinity else trinity, **c)
+            for k, c in classes.items()]
+
+
+def _precision(role: str, megatron: bool) -> dict[str, dict]:
+    """The classes of an engine section's precision keys (rftc.mapping.precision): what the role's engine reads
+    (the legacy FSDP critic and the engines ignore fsdp_config.dtype; the forward-only reference trains no QAT), and
+    the actor's qat, which the vLLM rollout's rollout.qat follows (0.7.1 on)."""
+    unread = no(UNREAD)
+    if megatron:
+        out = {"dtype": to("precision", f"megatron_dtype_{role}")}
+        train = ("mode",)
+        out.update({f"qat.{k}": unread for k in ("group_size", "activation_observer")})
+    else:
+        out = {"dtype": to("precision", f"legacy_dtype_{role}") if role != "critic" else unread,
+               "model_dtype": to("precision", f"fsdp_{role}"), "mixed_precision.*": to("precision", f"fsdp_{role}"),
+               **{f"turbo_config.distributed.fsdp_plan.{k}_dtype": to("precision", f"turbo_{role}")
+                  for k in ("param", "reduce", "output")}}
+        train = ("mode", "group_size", "activation_observer")
+    qat = {"actor": {"enable": to("precision rollout_precision", "qat_actor"),
+                     "ignore_patterns": to("precision rollout_precision", "qat_patterns_actor"),
+                     "quantization_config_path": to("rollout_precision", "rollout_qat"),
+                     **{k: to("precision", "qat_train_actor") for k in train}},
+           "critic": {"enable": to("precision", "engine_qat_critic"), "ignore_patterns": to(
+               "precision", "qat_train_critic"), "quantization_config_path": unread,
+                      **{k: to("precision", "qat_train_critic") for k in train}},
+           "ref": {"enable": unread}}[role]
+    return {**out, "qat.*": unread, "qat._target_": no(CLASS), **{f"qat.{k}": c for k, c in qat.items()}}
 
 
 # an engine section's router replay: its mode (the files are read by no code of any release)
@@ -78,7 +102,8 @@ def _megatron_model(role: str) -> dict[str, dict]:
     replay = to("moe_routing", f"megatron_replay_{role}")
     frozen = {"actor": to("frozen_modules", "megatron_frozen_actor"), "ref": no(KERNELS),
               "critic": to("critic_model_config", "megatron_frozen_critic")}[role]
-    return {"router_replay": replay, "override_mcore_model_config": frozen, **UNREPLAYED}
+    return {"router_replay.*": replay, **UNREPLAYED, "override_mcore_model_config": frozen,
+            "override_mcore_model_config.*": frozen}
 
 
 def _other_replay(role: str) -> list[tuple[str, dict]]:
@@ -354,8 +379,9 @@ RULES: list[Rule] = [
     *[Rule(f"{A}.optim.{k}", "none", "", "Trinity 0.6 sets the actor optimizer from algorithm.optimizer only", **c)
       for k, c in [("_target_", no(CLASS)), ("eps", to("eps")), ("name", to("optimizer")),
                    ("optimizer_impl", to("optimizer")), ("muon_*", to("optimizer", "muon")),
-                   ("exp_avg_dtype", to("precision")), ("exp_avg_sq_dtype", to("precision")),
-                   ("main_grads_dtype", to("precision")), ("use_precision_aware_optimizer", to("precision")),
+                   *((k, to("precision", "aware_on_actor")) for k in ("exp_avg_dtype", "exp_avg_sq_dtype",
+                                                                       "main_grads_dtype")),
+                   ("use_precision_aware_optimizer", to("precision", "aware_actor")),
                    ("use_checkpoint_opt_param_scheduler", no(CADENCE)),
                    ("use_layer_wise_distributed_optimizer", no(PLACEMENT)), ("min_lr", to("min_lr_ratio", "cosine")),
                    ("lr_min", to("lr_schedule_args")), ("min_lr_factor", to("lr_schedule_args"))]],
@@ -384,9 +410,13 @@ RULES: list[Rule] = [
     *_engine(f"{A}.fsdp_config", "pass", seed=ACTOR_SEED),
     Rule(f"{A}.megatron.*", "rule", "models.map_megatron",
          "trainer.megatron.* (parallel sizes), trainer.*_offload, the rest passed through", inert=PLACEMENT),
-    *_engine(f"{A}.megatron", "rule", "models.map_megatron", megatron=True, seed=ACTOR_SEED,
-             model=_megatron_model("actor")),
+    *_engine(f"{A}.megatron", "rule", "models.map_megatron", megatron=True, seed=ACTOR_SEED),
     Rule(f"{A}.profiler.*", "handled", "", "profiling", inert=PROFILING),
+    # 0.7.1's legacy FSDP actor trains with QAT from actor.qat (rftc/mapping/precision.py)
+    *[Rule(f"{A}.qat.{k}", "rule", "precision.map_precision",
+           "trainer_config's actor fsdp_config.qat where the release's legacy FSDP actor reads it", **c)
+      for k, c in [("*", to("precision", "legacy_qat_on_actor")), ("enable", to("precision", "legacy_qat_actor")),
+                   ("quantization_config_path", no(UNREAD))]],
     Rule(f"{A}.use_fused_kernels", "implied", "", "follows actor_rollout_ref.model.use_fused_kernels", inert=FOLLOWS),
     Rule(f"{A}.use_remove_padding", "implied", "", "follows actor_rollout_ref.model.use_remove_padding",
          inert=FOLLOWS),
@@ -403,7 +433,7 @@ RULES: list[Rule] = [
         ("pad_to_length", no(KERNELS)),
         ("use_prefix_grouper", no(KERNELS)),
         ("use_rollout_log_probs", no(UNREAD)),
-        ("profile.*", no(PROFILING)), ("qat.*", to("precision")),
+        ("profile.*", no(PROFILING)),
         ("router_replay.*", to("moe_routing", "legacy_replay_actor")),
         *UNREPLAYED.items(),
         ("mindspeed.*", no(PLACEMENT)),
@@ -416,7 +446,7 @@ RULES: list[Rule] = [
     Rule("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", "pass", inert=BATCHING),
     Rule("actor_rollout_ref.ref.log_prob_micro_batch_size", "rule", "micro.map_micro", MICRO, inert=BATCHING),
     Rule("actor_rollout_ref.ref.fsdp_config.*", "pass", inert=MEMORY),
-    *_engine("actor_rollout_ref.ref.fsdp_config", "pass", when="kl", seed=REF_SEED),
+    *_engine("actor_rollout_ref.ref.fsdp_config", "pass", role="ref", seed=REF_SEED),
     Rule("actor_rollout_ref.ref.use_torch_compile", "pass", inert=KERNELS),
     Rule("actor_rollout_ref.ref.entropy_from_logits_with_chunking", "pass", inert=MEMORY),
     Rule("actor_rollout_ref.ref.entropy_checkpointing", "pass", inert=MEMORY),
@@ -425,9 +455,8 @@ RULES: list[Rule] = [
         ("log_prob_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", no(BATCHING)),
         ("ulysses_sequence_parallel_size", "follows trainer.ulysses_sequence_parallel_size", no(PLACEMENT)),
         ("strategy", "follows trainer.trainer_strategy", to("trainer_seed", "determinism_ref"))]],
-    *_engine("actor_rollout_ref.ref.megatron", "rule", "models.map_megatron", megatron=True, when="kl",
-             seed={"seed": no(UNREAD)},  # the actor's worker seeds with the actor's, set after it
-             model=_megatron_model("ref")),
+    *_engine("actor_rollout_ref.ref.megatron", "rule", "models.map_megatron", megatron=True, role="ref",
+             seed={"seed": no(UNREAD)}),  # the actor's worker seeds with the actor's, set after it
     Rule("actor_rollout_ref.ref.megatron.*", "rule", "models.map_megatron", "passed through under megatron",
          inert=PLACEMENT),
     Rule("actor_rollout_ref.ref.profiler.*", "handled", "", "profiling", inert=PROFILING),
@@ -455,8 +484,8 @@ RULES: list[Rule] = [
     Rule("actor_rollout_ref.nccl_timeout", "map", "synchronizer.sync_timeout", inert=PROCESSES),
     Rule("actor_rollout_ref.profiler.*", "none", "", NOT_CONVERTED, inert=PROFILING),
     # ---- rollout -> explorer.rollout_model
-    Rule(f"{R}.name", "rule", "models.map_models", f"{RM}.engine_type (vllm, sglang)", feeds="rollout_logprobs",
-         when="rollout_logprobs"),
+    Rule(f"{R}.name", "rule", "models.map_models", f"{RM}.engine_type (vllm, sglang)",
+         feeds="rollout_logprobs rollout_precision", when="rollout_name"),
     Rule(f"{R}.logprobs_mode", "rule", "correction.map_correction",
          f"Trinity's vLLM engines return {TRINITY_LOGPROBS} (RFTC305 for another mode)", feeds="rollout_logprobs",
          when="vllm_logprobs"),
@@ -469,7 +498,7 @@ RULES: list[Rule] = [
     Rule(f"{R}.enforce_eager", "map", f"{RM}.enforce_eager", inert=KERNELS),
     Rule(f"{R}.enable_chunked_prefill", "map", f"{RM}.enable_chunked_prefill", inert=KERNELS),
     Rule(f"{R}.enable_prefix_caching", "map", f"{RM}.enable_prefix_caching", inert=KERNELS),
-    Rule(f"{R}.dtype", "map", f"{RM}.dtype", feeds="rollout_precision"),
+    Rule(f"{R}.dtype", "map", f"{RM}.dtype", feeds="rollout_precision", when="engine_rollout"),
     Rule(f"{R}.ignore_eos", "rule", "models.map_models", f"{RM}.ignore_eos where the release's rollout reads it",
          feeds="ignore_eos", when="reads_ignore_eos"),
     *[Rule(f"{R}.{k}", "rule", "models.map_models", f"model.{t} where the release's rollout samples with it", feeds=q)
@@ -523,9 +552,9 @@ RULES: list[Rule] = [
     *[Rule(f"{R}.{k}", "none", "", NOT_CONVERTED, **c) for k, c in [
         ("_target_", no(CLASS)),
         ("full_determinism", no(KERNELS)),
-        ("quantization", to("rollout_precision")),
-        ("quantization_config_file", to("rollout_precision")),
-        ("qat", to("rollout_precision")),
+        ("quantization", to("rollout_precision", "reads_quantization")),
+        ("quantization_config_file", to("rollout_precision", "rollout_quantizes")),
+        ("qat", to("rollout_precision", "vllm_rollout")),
         ("use_fire_sampling", to("fire_sampling")),
         ("over_sample_rate", to("over_sampling", "over_sample_read")),
         ("enable_rollout_routing_replay", to("moe_routing", "replays_rollout_routing")),
@@ -559,7 +588,7 @@ RULES: list[Rule] = [
          when="legacy_megatron_critic_router"),
     Rule(f"{C}.model.fsdp_config.*", "pass", f"{C}.fsdp.*", "verl 0.8 moved the critic's FSDP settings to critic.fsdp",
          inert=MEMORY),
-    *_engine(f"{C}.model.fsdp_config", "pass", f"{C}.fsdp", when="critic", seed=CRITIC_SEED),
+    *_engine(f"{C}.model.fsdp_config", "pass", f"{C}.fsdp", role="critic", seed=CRITIC_SEED),
     Rule(f"{C}.model.*", "pass", inert=KERNELS),
     *[Rule(f"{C}.model.{k}", "none", "", "Trinity-RFT 0.6 builds the critic's model without LoRA", **c) for k, c in [
         ("lora_rank", to("critic_lora", "critic_fsdp")), ("lora_alpha", to("critic_lora", "critic_lora")),
@@ -576,7 +605,7 @@ RULES: list[Rule] = [
         ("enable_activation_offload", no(MEMORY)), ("gradient_checkpointing_kwargs.*", no(MEMORY)),
         ("tiled_mlp.*", no(MEMORY)), ("mtp.*", no(UNREAD)), ("_target_", no(CLASS))]],
     Rule(f"{C}.fsdp.*", "pass", inert=MEMORY),
-    *_engine(f"{C}.fsdp", "pass", when="critic", seed=CRITIC_SEED),
+    *_engine(f"{C}.fsdp", "pass", role="critic", seed=CRITIC_SEED),
     *[Rule(f"{C}.optim.{k}", "rule", "models.map_models",
            "trainer_config.critic.optim.clip_grad where the release's critic clips at it", feeds="critic_optimizer",
            when=w) for k, w in (("clip_grad", "critic_optim_clip"), ("grad_clip", "critic"))],
@@ -586,9 +615,12 @@ RULES: list[Rule] = [
         *((k, "critic_schedule_args") for k in (
             "lr_decay_steps", "lr_warmup_init", "lr_wsd_decay_style", "lr_wsd_decay_steps", "min_lr",
             "weight_decay_incr_style", "zero_indexed_step", "decay_type", "lr_min", "lr_start", "lr_decay_ratio",
-            "min_lr_factor", "name", "eps")),
-        *((k, "precision") for k in ("exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype",
-                                     "use_precision_aware_optimizer"))]],
+            "min_lr_factor", "name", "eps"))]],
+    # Megatron's precision-aware optimizer (0.9.0 on), which verl 0.8.0's optimizer config (Trinity's) does not have
+    *[Rule(f"{C}.optim.{k}", "none", "", f"verl {TRINITY_VERL}'s Megatron optimizer config, which Trinity-RFT 0.6 "
+           "builds, has no precision-aware settings", **c) for k, c in [
+        *((k, to("precision", "aware_on_critic")) for k in ("exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype")),
+        ("use_precision_aware_optimizer", to("precision", "aware_critic"))]],
     Rule(f"{C}.optim.lr", "pass", feeds="critic_lr", when="critic"),
     *[Rule(f"{C}.optim.{k}", "pass", feeds="critic_optimizer", when=w) for k, w in [
         ("betas", "critic_fsdp_optim"), ("min_lr_ratio", "critic_cosine"), ("num_cycles", "critic_cosine"),
@@ -610,8 +642,7 @@ RULES: list[Rule] = [
     Rule(f"{C}.loss_scale_factor", "none", "", NOT_CONVERTED, feeds="critic_loss_agg_mode", when="critic"),
     Rule(f"{C}.checkpoint.*", "pass", inert=CADENCE),
     Rule(f"{C}.megatron.*", "rule", "models.map_megatron", "passed through under megatron", inert=PLACEMENT),
-    *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, when="critic", seed=CRITIC_SEED,
-             model=_megatron_model("critic")),
+    *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, role="critic", seed=CRITIC_SEED),
     *[Rule(f"{C}.{k}", "rule", "models.map_models", n, **c) for k, n, c in [
         ("enable", "implied by algorithm.algorithm_type (ppo trains a critic)", no(FOLLOWS)),
         ("strategy", "follows trainer.trainer_strategy (the worker that reads critic.optim)",

@@ -92,7 +92,10 @@ SFT_RULES: list[Rule] = [
     Rule("model.override_config", "pass", "actor_rollout_ref.model.override_config", feeds="model_config"),
     Rule("model.override_config.*", "pass", "actor_rollout_ref.model.override_config.*", feeds="model_config"),
     Rule("model.fsdp_config.*", "pass", f"{A}.fsdp_config.*", inert=MEMORY),
-    Rule("model.fsdp_config.model_dtype", "pass", f"{A}.fsdp_config.model_dtype", feeds="precision"),
+    Rule("model.fsdp_config.model_dtype", "pass", f"{A}.fsdp_config.model_dtype", feeds="precision",
+         when="model_dtype_sft"),
+    # fsdp_sft_trainer's mixed precision is fixed: bf16 parameters, fp32 gradient reduce and buffers
+    Rule("model.fsdp_config.mixed_precision.*", "pass", f"{A}.fsdp_config.mixed_precision.*", inert=UNREAD),
     Rule("model.use_remove_padding", "map", "trainer.use_remove_padding", inert=KERNELS),
     Rule("use_remove_padding", "map", "trainer.use_remove_padding", inert=KERNELS),
     Rule("ulysses_sequence_parallel_size", "map", "trainer.ulysses_sequence_parallel_size", inert=PLACEMENT),
@@ -112,8 +115,13 @@ SFT_RULES: list[Rule] = [
          when="unseeded_sft"),
     Rule("engine.*", "pass", f"{A}.fsdp_config.*", inert=MEMORY),
     *[Rule(f"engine.{k}", "pass", f"{A}.fsdp_config.{k}", **c) for k, c in [
-        ("dtype", to("precision")), ("model_dtype", to("precision")), ("seed", to("trainer_seed", "process_seed_sft")),
-        ("qat.*", to("precision")), ("turbo_config.distributed.fsdp_plan.*", to("precision")),
+        ("dtype", to("precision", "megatron_sft")), ("model_dtype", to("precision", "fsdp_sft")),
+        ("mixed_precision.*", to("precision", "fsdp_sft")), ("seed", to("trainer_seed", "process_seed_sft")),
+        ("qat.*", no(UNREAD)), ("qat._target_", no(CLASS)), ("qat.enable", to("precision", "qat_sft")),
+        *((f"qat.{k}", to("precision", "qat_train_sft")) for k in ("mode", "ignore_patterns")),
+        *((f"qat.{k}", to("precision", "qat_fsdp_sft")) for k in ("group_size", "activation_observer")),
+        *((f"turbo_config.distributed.fsdp_plan.{k}_dtype", to("precision", "turbo_sft"))
+          for k in ("param", "reduce", "output")),
         ("turbo_config.distributed.*", no(PLACEMENT)), ("fsdp_size", no(PLACEMENT)),
         ("full_determinism", to("trainer_seed", "determinism_sft")), ("use_torch_compile", no(KERNELS)),
         ("pad_to_length", no(KERNELS)),

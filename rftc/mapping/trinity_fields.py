@@ -383,7 +383,7 @@ FIELDS: list[Field] = [
         ("rope_scaling", to("model_config", "rl")), ("rope_theta", to("model_config")),
         ("lora_configs.*", to("lora", "fresh_lora")), ("lora_configs.name", no(NAMES)),
         ("lora_configs.path", to("lora", "fsdp_lora")), ("lora_configs.base_model_name", no(FOLLOWS)),
-        ("lora_configs.lora_dtype", to("precision", "fsdp_lora")),
+        ("lora_configs.lora_dtype", no(UNREAD)),  # Trinity 0.6 declares it and reads it nowhere
         ("lora_configs.exclude_modules", to("lora", "fresh_lora")),
         ("lora_configs.is_dummy", to("lora", "lora_adapter")),
         ("tinker.*", to("trainer_backend", "tinker")), ("tinker.enable", to("trainer_backend")),
@@ -429,7 +429,8 @@ FIELDS: list[Field] = [
         ("runner_state_report_interval", no(NAMES))]],
     # the rollout engine's own copies of the model's settings (the validator fills an unset one from model.*)
     *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside"),
-                own={"seed": to("sampling_seed", "rl"), "repetition_penalty": to("repetition_penalty", "rl"),
+                own={"dtype": to("rollout_precision", "rl"), "seed": to("sampling_seed", "rl"),
+                     "repetition_penalty": to("repetition_penalty", "rl"),
                      "min_response_tokens": to("min_response_length", "rl"), "ignore_eos": to("ignore_eos", "rl"),
                      "model_path": to("model chat_template", "rl"), "max_model_len": to("context_length", "rl"),
                      "rope_scaling": to("model_config", "rl"), "rope_theta": to("model_config", "rl"),
@@ -440,7 +441,7 @@ FIELDS: list[Field] = [
     # ---- trainer
     *[Field(f"trainer.{k}", **c) for k, c in [
         ("name", no(NAMES)), ("trainer_type", to("trainer_backend", "no_tinker")),
-        ("trainer_strategy", to("trainer_seed")),
+        ("trainer_strategy", to("trainer_seed precision")),
         ("save_interval", no(CADENCE)), ("enable_preview", no(NAMES)), ("total_steps", to("lr_horizon", "horizon")),
         ("save_hf_checkpoint", no(CADENCE)),
         ("grad_clip", no(UNREAD)),  # Trinity writes it to the critic's frozen grad_clip: no worker reads it
@@ -453,7 +454,8 @@ FIELDS: list[Field] = [
         ("save_strategy", no(CADENCE)), ("max_checkpoints_to_keep", no(CADENCE)), ("megatron.*", no(PLACEMENT)),
         ("trust_remote_code", no(FOLLOWS)),
         # the veRL worker config Trinity merges: its keys are veRL's, classified by rftc.mapping.rules
-        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed", "rl")),
+        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed precision",
+                              "rl")),
         # deprecated: Trinity 0.6 reads no file from it (its legacy verl < 0.8 path refuses it without trainer_config)
         ("trainer_config_path", no(UNREAD))]],
     # ---- synchronizer, monitor, service, log

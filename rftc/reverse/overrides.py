@@ -12,6 +12,7 @@ from rftc.mapping import lora
 from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
 from rftc.mapping.correction import LOGPROBS
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, ROLLOUT_SEED, clip_key, reads_sampling_key
+from rftc.mapping.precision import short_dtype
 from rftc.mapping.sampling import V1_REWARD
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS
 from rftc.plugins.groups import SEQUENCE_METRICS
@@ -119,6 +120,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
     _data(put, first, keys, x, raw or {})
     _cluster(put, x, val, raw or {})
     _passthrough(put, x, out)
+    _precision(put, out, val, keys, release, megatron)
     _world(put, out, x, n)
     if megatron:
         _megatron(put, val, val("algorithm.advantage_fn") == "ppo")
@@ -499,3 +501,34 @@ def _megatron(put, val, critic: bool) -> None:
         for k, field in MEGATRON_OFFLOAD.items():
             if role != "actor_rollout_ref.ref" or k == "param_offload":
                 put(f"{role}.megatron.{k}", val(field), field)
+
+
+def _precision(put, out: dict, val, keys, release: str, megatron: bool) -> None:
+    """What the trainer's roles train in, where the release reads it elsewhere than Trinity's engine
+    (rftc.mapping.precision): an FSDP section's model_dtype the release has no key for (before 0.6.0, whose legacy
+    reference loads in bf16 where it is unset) as a new key ('+'), where Trinity's differs from that default;
+    0.7.1's legacy FSDP actor trains with QAT from actor.qat, not fsdp_config.qat."""
+    if megatron:
+        return
+    critic = "critic.fsdp" if "critic.fsdp" in keys else "critic.model.fsdp_config"
+    kl = any(val(k) not in (None, "none") for k in ("algorithm.kl_loss_fn", "algorithm.kl_penalty_fn"))
+    roles = {"actor": True, "reference": kl, "critic": val("algorithm.advantage_fn") == "ppo"}
+    for role, sec, view in (("actor", f"{A}.fsdp_config", "verl.actor.fsdp_config"),
+                            ("reference", "actor_rollout_ref.ref.fsdp_config", "verl.ref.fsdp_config"),
+                            ("critic", critic, "verl.critic.fsdp")):
+        key = f"{sec}.model_dtype"
+        if key in keys or sec not in keys or not roles[role]:
+            continue
+        for passed in (key, "critic.fsdp.model_dtype" if role == "critic" else key):
+            out.pop(passed, None)  # the passthrough's key, which the release lacks
+        weights = val(f"{view}.model_dtype")
+        default = "bf16" if role == "reference" else "fp32"
+        if short_dtype(weights) != default:
+            put(f"+{key}", weights, f"{view}.model_dtype",
+                formula=f"verl {release}'s legacy worker loads the {role} in {default} where it is unset")
+    legacy = resolve(release, snapshot=False).value("actor_clip") != "optim"
+    if legacy and f"{A}.qat.enable" in keys:
+        for key, o in list(out.items()):
+            if key.startswith(f"{A}.fsdp_config.qat."):
+                put(f"{A}.qat.{key.rsplit('.', 1)[1]}", o.value, source=o.source,
+                    formula="verl 0.7.1's legacy FSDP actor trains with QAT from actor.qat")

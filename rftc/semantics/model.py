@@ -278,6 +278,14 @@ class TrainingRun:
     experience_pipeline: Value = _q("reward", "experience operators",
                                     "experiences are rewritten before training (rewards reshaped, truncated responses "
                                     "masked) by operators the other run does not have")
+    # the precision the trainer trains in and the rollout generates in
+    precision: Value = _q("model", "training precision (actor, reference, critic)",
+                          "the weights, gradients and optimizer state are kept, and the forward and backward computed, "
+                          "in other dtypes (or fake-quantised): each step's update and the log-probs differ "
+                          "numerically")
+    rollout_precision: Value = _q("sampling", "rollout precision",
+                                  "the rollout engine generates in another dtype or quantisation, so rollouts are "
+                                  "sampled from a (slightly) different distribution than the trainer's")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -330,6 +338,10 @@ class SftRun:
     mtp: Value = _as_in_rl("mtp")
     # what trains (rftc.semantics.reward)
     trainer_backend: Value = _as_in_rl("trainer_backend")
+    # the precision the model trains in
+    precision: Value = _q("model", "training precision",
+                          "the weights, gradients and optimizer state are kept, and the forward and backward computed, "
+                          "in other dtypes (or fake-quantised): each step's update differs numerically")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from rftc.mapping.models import MCORE
 from rftc.mapping.seeds import A, UNSEEDED, seed_key, verl_seed_key
 from rftc.semantics.model import Value
+from rftc.trinity import workers
 from rftc.trinity.registry import ALGORITHMS
 from rftc.trinity.schema import TrinityConfig
 
@@ -49,16 +50,8 @@ def seed_view(x: TrinityConfig, put, where) -> None:
     lora = x.model.lora_configs[0] if x.model.lora_configs else None
     put("verl.model.lora_adapter_path", lora.path if lora is not None and not lora.is_dummy else None,
         where("model.lora_configs"))
-    tc = x.trainer.trainer_config or {}
-    arr = tc.get("actor_rollout_ref") if isinstance(tc.get("actor_rollout_ref"), dict) else {}
     for role, sec in _engines(x.trainer.trainer_strategy).items():
-        over = (tc if role == "critic" else arr).get(role)
-        if role != "critic" and not isinstance(over, dict):
-            over = tc.get(role)  # the flat layout Trinity also reads
-        own = (over or {}).get(sec.rsplit(".", 1)[1]) if isinstance(over, dict) else None
-        own = own if isinstance(own, dict) else {}
-        src = ("trainer.trainer_config.critic" if role == "critic" else
-               f"trainer.trainer_config.actor_rollout_ref.{role}") + "." + sec.rsplit(".", 1)[1]
+        own, src = workers.engine_overrides(x, role, sec.rsplit(".", 1)[1])
         for k, default in (("seed", 42), ("full_determinism", False)):
             if k == "full_determinism" and x.trainer.trainer_strategy in MCORE:
                 continue  # Megatron's engine always seeds

@@ -17,6 +17,7 @@ from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, trinity_sft_fields
 from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.precision import trinity_sft_precision
 from rftc.semantics.reward import trinity_backend
 from rftc.semantics.seeds import trinity_seed
 from rftc.semantics.sft_verl import KEPT_WHOLE, template_text
@@ -118,6 +119,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         trainer_seed=trinity_seed(v, val, critic=False),
         **trinity_sft_fields(v, val, of),
         **trinity_backend(val, of),
+        precision=trinity_sft_precision(v, val),
     )
 
 

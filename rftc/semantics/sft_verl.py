@@ -12,10 +12,12 @@ from rftc.mapping.steps import steps_per_epoch
 from rftc.semantics.inputs import SHUFFLED, data_path
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, verl_sft_fields
+from rftc.semantics.precision import sft_precision_fields
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.reward import verl_backend
 from rftc.semantics.seeds import verl_sft_seed
 from rftc.verl.effective import EffectiveConfig
+from rftc.verl.releases import semantics
 
 FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
 TOKENIZERS = "the tokenizer's"
@@ -72,6 +74,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         trainer_seed=verl_sft_seed(get, r.where, legacy),
         **verl_sft_fields(r, get),
         **verl_backend(eff.release),
+        **sft_precision_fields(r, get, semantics.of(eff), legacy),
     )
 
 

@@ -24,6 +24,7 @@ from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import trinity_fields, trinity_lora, trinity_view
 from rftc.semantics.offpol import offpol_trinity, offpol_view
 from rftc.semantics.optim import critic_optimizer, optimizer
+from rftc.semantics.precision import precision_view, trinity_precision_fields
 from rftc.semantics.reward import trinity_fields as reward_fields, view as reward_view
 from rftc.semantics.seeds import seed_view, trinity_seed
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
@@ -116,6 +117,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
     offpol_view(x, put, where)
+    precision_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -314,6 +316,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         value_clip=of(val("verl.critic.cliprange_value"), "verl.critic.cliprange_value") if adv == "ppo"
         else Value(None),
         trainer_seed=trinity_seed(v, val, critic=adv == "ppo"),
+        **trinity_precision_fields(v, val, critic=adv == "ppo"),
         minibatch_order=of(trinity_order(tsi, epochs), "synchronizer.trainer_sync_interval", "verl.actor.ppo_epochs",
                            formula="one mini-batch (buffer.train_batch_size) a trainer step, ppo_epochs times"),
         critic_steps=_critic_steps(val, of, tsi) if adv == "ppo" else Value(None),

@@ -19,6 +19,7 @@ from rftc.semantics.minibatch import CriticSteps, verl_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import verl_fields, verl_lora
 from rftc.semantics.offpol import offpol_fields
+from rftc.semantics.precision import precision_fields
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.reward import verl_fields as reward_fields, verl_reward
@@ -127,6 +128,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
                              formula=f"ppo_epochs passes over a trainer step's {si} mini-batches"),
         critic_steps=_critic_steps(r, sem, batch, n, k_sync) if est == "gae" else Value(None),
         trainer_seed=verl_seed(r.get, r.where, sem, critic=est == "gae", kl=kl_loss or kl_reward),
+        **precision_fields(r, sem, kl=kl_loss or kl_reward, critic=est == "gae"),
         n=r.v(f"{R}.n", 1),
         temperature=r.v(f"{R}.temperature", 1.0),
         top_p=r.v(f"{R}.top_p", 1.0),

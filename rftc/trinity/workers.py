@@ -120,3 +120,17 @@ def critic(cfg: TrinityConfig) -> Critic:
                   loss_agg_mode=c.get("loss_agg_mode") or "token-mean", loss_scale_factor=c.get("loss_scale_factor"),
                   micro_batch_size=c.get("ppo_micro_batch_size_per_gpu"), warmup=cfg.trainer.critic_warmup,
                   gradient_checkpointing=get(c, "model.enable_gradient_checkpointing") is not False)
+
+
+def engine_overrides(cfg: TrinityConfig, role: str, name: str) -> tuple[dict, str]:
+    """trainer_config's engine section ``name`` (fsdp_config, the critic's fsdp, megatron) of ``role`` ("actor",
+    "ref", "critic"), which Trinity merges over the section its trainer builds (none of its keys is frozen), and
+    its path: under actor_rollout_ref, else in the flat layout Trinity also reads."""
+    tc = cfg.trainer.trainer_config or {}
+    arr = tc.get("actor_rollout_ref") if isinstance(tc.get("actor_rollout_ref"), dict) else {}
+    over = (tc if role == "critic" else arr).get(role)
+    if role != "critic" and not isinstance(over, dict):
+        over = tc.get(role)
+    own = over.get(name) if isinstance(over, dict) else None
+    src = "trainer.trainer_config." + ("critic" if role == "critic" else f"actor_rollout_ref.{role}") + f".{name}"
+    return (own if isinstance(own, dict) else {}), src

@@ -56,8 +56,8 @@ CODES.append(
     Code("RFTC605", "diff-not-compared", Severity.WARNING,
          "The two runs differ in a setting that `rftc diff` does not compare yet.",
          "The key classification (docs/diff.md) says this key changes what is trained, through a quantity the "
-         "semantic model does not compute yet (rftc.mapping.classes.NOT_IN_MODEL: the precision, the seeds, the "
-         "rollout engine's settings, multi-turn rollouts and more; docs/diff.md lists them). Rather than read the "
+         "semantic model does not compute yet (rftc.mapping.classes.NOT_IN_MODEL: the rollout engine's settings, "
+         "multi-turn rollouts, the tokenizer and more; docs/diff.md lists them). Rather than read the "
          "runs as the same training, rftc diff compares such keys one by one: of two veRL launches or two Trinity "
          "configs, each such key either side sets whose values differ (where its condition holds on both sides); "
          "of a launch and a Trinity config, whose keys differ, each such key a side sets to other than its "

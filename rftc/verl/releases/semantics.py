@@ -250,6 +250,31 @@ CHANGES: tuple[Change, ...] = (
            "over_sample_rate)), the rest cancelled and padded"),
     Change("over_sample_reader", "0.7.0", None, "verl/workers/config/rollout.py declares over_sample_rate; no "
            "rollout reads it (the sync SGLang rollout is gone)"),
+    # -- what the trainer's roles train and compute in (rftc.mapping.precision)
+    Change("legacy_fsdp_dtype", FIRST, "bf16", f"{FSDP_WORKERS} ActorRolloutRefWorker._build_model_optimizer: "
+           "param_dtype torch.bfloat16 where fsdp_config.mixed_precision is unset; verl/workers/actor/dp_actor.py "
+           "torch.autocast(dtype=torch.bfloat16) (0.1: verl/trainer/ppo/)"),
+    Change("legacy_fsdp_dtype", "0.6.1", "dtype", f"{FSDP_WORKERS} ActorRolloutRefWorker._build_model_optimizer: "
+           "param_dtype = fsdp_config.dtype where mixed_precision is unset; verl/workers/actor/dp_actor.py "
+           "torch.autocast(dtype=fsdp_config.get(\"dtype\", \"bfloat16\"))",
+           evidence=(f"{ACTOR}.fsdp_config.dtype",), strict=True),
+    Change("legacy_ref_mixed", FIRST, False, "verl/trainer/ppo/workers/fsdp_workers.py "
+           "ActorRolloutRefWorker._build_model_optimizer: mixed_precision = None for the reference"),
+    Change("legacy_ref_mixed", "0.2", True, f"{FSDP_WORKERS} ActorRolloutRefWorker._build_model_optimizer: the "
+           "reference wrapped with the actor's MixedPrecision"),
+    Change("engine_autocast", FIRST, "bf16", "verl/workers/engine/fsdp/transformer_impl.py: "
+           "torch.autocast(dtype=torch.bfloat16) around the forward"),
+    Change("engine_autocast", "0.8.0", "params", "verl/workers/engine/fsdp/transformer_impl.py _build_fsdp_module: "
+           "self._autocast_dtype = param_dtype (none for fp32)"),
+    Change("legacy_megatron_dtype", FIRST, "bf16", f"{MEGATRON_WORKERS} ActorRolloutRefWorker.init_model, "
+           "CriticWorker.init_model: self.param_dtype = torch.bfloat16 (0.1: verl/trainer/ppo/)"),
+    Change("legacy_megatron_dtype", "0.6.1", "megatron.dtype", f"{MEGATRON_WORKERS} ActorRolloutRefWorker.init_model: "
+           "PrecisionType.to_dtype(self.config.actor.megatron.dtype) (the reference's too); CriticWorker.init_model: "
+           "self.config.megatron.dtype", evidence=(f"{ACTOR}.megatron.dtype",), strict=True),
+    Change("sft_model_dtype", FIRST, "fp32", "verl/trainer/fsdp_sft_trainer.py FSDPSFTTrainer._build_model_optimizer: "
+           "from_pretrained(torch_dtype=torch.float32)"),
+    Change("sft_model_dtype", "0.4.0", "read", "verl/trainer/fsdp_sft_trainer.py "
+           "FSDPSFTTrainer._build_model_optimizer: model.fsdp_config.get(\"model_dtype\", \"fp32\")"),
     # -- SFT data (rftc/mapping/sft.py)
     Change("sft_multiturn_images", FIRST, False, "verl/utils/dataset/multiturn_sft_dataset.py: text only (or none)"),
     Change("sft_multiturn_images", "0.7.0", True, "verl/utils/dataset/multiturn_sft_dataset.py "

@@ -68,6 +68,8 @@ overrides=(
     'trainer.project_name=demo'
     # name
     'trainer.experiment_name=micro'
+    # trainer.trainer_config.actor_rollout_ref.ref.fsdp_config.model_dtype (Trinity's default): verl 0.2's legacy worker loads the reference in bf16 where it is unset
+    '+actor_rollout_ref.ref.fsdp_config.model_dtype=fp32'
     # trainer.trainer_config actor.ppo_micro_batch_size: Trinity's trainer divides 64 by its 8 data-parallel ranks: 8 a GPU
     'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8'
     # trainer.trainer_config rollout.log_prob_micro_batch_size: Trinity's trainer divides 128 by its 8 data-parallel ranks: 16 a GPU
