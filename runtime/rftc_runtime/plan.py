@@ -51,6 +51,7 @@ class Plan:
     total_train_steps: int
     sync_method: str
     dtype: str  # the rollout engine's dtype
+    explorer_tp: int = 1  # each engine's tensor parallel size: the config's on GPUs, 1 on a CPU (one process)
     device: str = "cpu"  # where the trainer's engines run: cuda or cpu
     trainer_ranks: int = 1  # processes (one per GPU) in the trainer's worker group
     trainer_nodes: list = field(default_factory=lambda: [1])  # the ranks on each node (veRL's process_on_nodes)
@@ -365,6 +366,10 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
 def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) -> tuple[str, int | None]:
     """Problems of the explorer's side (sync, taskset, reward function); (the sync method used, usable rows)."""
     sync_method = s.sync_method
+    if not gpus and s.tensor_parallel_size > 1:
+        infos.append(("RFTC509", f"tensor_parallel_size {s.tensor_parallel_size} shards the engine over GPUs; on a CPU "
+                      "the engine runs unsharded in the explorer's process", "", "explorer.rollout_model."
+                      "tensor_parallel_size"))
     if not gpus and sync_method == "nccl":
         infos.append(("RFTC509", "sync_method nccl needs GPUs; weights go through Ray's object store (memory) on "
                       "CPU", "set synchronizer.sync_method: memory (or checkpoint)", "synchronizer.sync_method"))
@@ -478,7 +483,8 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
                 trainer_gpus=trainer_gpus, experiences_per_explore_step=per_explore,
                 experiences_per_step=per_step, micro_batch_size=micro, taskset_rows=rows,
                 total_explore_steps=explore_steps, total_train_steps=train_steps, sync_method=sync_method,
-                dtype=dtype, device="cuda" if gpus else "cpu", trainer_ranks=ranks,
+                dtype=dtype, explorer_tp=s.tensor_parallel_size if gpus else 1, device="cuda" if gpus else "cpu",
+                trainer_ranks=ranks,
                 trainer_nodes=[per_node] * max(1, ranks // per_node), strategy=strategy,
                 # on a GPU veRL's mixed precision computes in bfloat16; on a CPU the rollout's dtype (no native
                 # bfloat16 makes it float32: emulated bfloat16 was about 2x slower)
