@@ -350,10 +350,6 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
         errors.append(("RFTC505", f"this runtime cannot run an SFT dataset with data_selector "
                        f"{selector} ({', '.join(SFT_SELECTORS)} only)", "use one of those data selectors",
                        f"{where}.data_selector.selector_type"))
-    if s.sft_data is not None and s.sft_data.format.enable_concatenated_multi_turn:
-        errors.append(("RFTC505", "this runtime cannot run SFT with format.enable_concatenated_multi_turn (the "
-                       "loss on every assistant turn)", "train on the last assistant message: set it to false",
-                       f"{where}.format.enable_concatenated_multi_turn"))
     # Trinity's file reader drops the last partial batch; buffer.total_steps overrides the epochs.
     steps = s.explore_total_steps
     if steps is None and rows is not None and s.experiences_per_step:
