@@ -192,7 +192,7 @@ def _describe_smoke(smoke) -> None:
     print(f"what trains differently (rftc diff {smoke.original} {smoke.written}):")
     print("\n".join(f"  {stage + ': ' if stage else ''}{label}: {a} -> {b}" for stage, label, a, b in changed)
           or "  nothing")
-    print("not checked by a smoke run\n" + "\n".join(f"  - {u}" for u in sm.unchecked()))
+    print("not checked by a smoke run\n" + "\n".join(f"  - {u}" for u in smoke.unchecked))
 
 
 def _smoke_run(settings, smoke, args) -> int:

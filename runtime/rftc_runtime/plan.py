@@ -430,7 +430,7 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
     if ops:
         names = ", ".join(o.name for o in ops)
         errors.append(("RFTC505", f"this runtime cannot run experience operators ({names}): it trains every "
-                       "explored experience", "run the config with Trinity-RFT itself (`trinity run --config ...`)",
+                       "explored experience", "`rftc run --engine trinity` runs it on Trinity-RFT itself",
                        "data_processor.experience_pipeline.operators"))
     sft = s.algorithm.algorithm_type == "sft"
     if not sft and s.mode not in ("both", "colocate"):
