@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rftc import api, compare
+from rftc.commands.run import smoke_changes
 from rftc.semantics.model import TrainingRun, quantities
 from rftc_runtime import smoke as sm
 from rftc_runtime.plan import make_plan
@@ -50,7 +51,7 @@ def test_a_smoke_config_changes_only_what_it_substitutes(config, tmp_path):
         assert "model" in changed or "unchanged" in dict(smoke.notes)["model"]
         assert not [u for u in found.unmodelled if set(u.setting.quantities) - SUBSTITUTED], found.unmodelled
     diffs = [compare.diff(str(config), str(smoke.written), stage=stage) for stage in stages]
-    assert [label for _, label, _, _ in sm.changes(smoke)] == [
+    assert [label for _, label, _, _ in smoke_changes(smoke)] == [
         label for d in diffs for label in [q.label for q, _, _ in d.differences]
         + [f"{u.setting.key} (not compared yet)" for u in d.unmodelled]]
 

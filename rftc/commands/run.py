@@ -183,12 +183,26 @@ def _smoke_config(args, loaded):
     return sm.prepare(loaded.config, original, model=model, folder=folder)
 
 
-def _describe_smoke(smoke) -> None:
-    from rftc_runtime import smoke as sm
+def smoke_changes(smoke) -> list[tuple[str, str, str, str]]:
+    """What trains differently in the smoke config, by rftc diff (per stage of a config with stages):
+    (stage, quantity label, original value, smoke value)."""
+    from rftc import compare
 
+    stages = [s.stage_name for s in smoke.config.stages] or [None]
+    out = []
+    for stage in stages:
+        found = compare.diff(str(smoke.original), str(smoke.written), stage=stage)
+        for q, a, b in found.differences:
+            out.append((stage or "", q.label, str(a), str(b)))
+        for u in found.unmodelled:
+            out.append((stage or "", f"{u.setting.key} (not compared yet)", str(u.a), str(u.b)))
+    return out
+
+
+def _describe_smoke(smoke) -> None:
     print(f"smoke config  {smoke.written} (from {smoke.original})\nsubstituted")
     print("\n".join(smoke.report_lines()))
-    changed = sm.changes(smoke)
+    changed = smoke_changes(smoke)
     print(f"what trains differently (rftc diff {smoke.original} {smoke.written}):")
     print("\n".join(f"  {stage + ': ' if stage else ''}{label}: {a} -> {b}" for stage, label, a, b in changed)
           or "  nothing")

@@ -11,8 +11,8 @@ What the smoke config changes, and nothing else:
 - checkpoints go to the smoke folder, and the run resumes from its own checkpoint: it stops halfway, then starts
   again from there.
 
-The substitutions that change what is trained are exactly what `rftc diff ORIGINAL SMOKE` reports: ``changes``
-computes them with rftc diff itself, and the report lists them.
+The substitutions that change what is trained are exactly what `rftc diff ORIGINAL SMOKE` reports: `rftc run
+--smoke` (rftc.commands.run.smoke_changes) lists them from rftc diff itself.
 """
 
 from __future__ import annotations
@@ -282,22 +282,6 @@ def _nested(row: dict) -> dict:
         for p in parents:
             node = node.setdefault(p, {})
         node[last] = value
-    return out
-
-
-def changes(smoke: Smoke) -> list[tuple[str, str, str, str]]:
-    """What trains differently in the smoke config, by rftc diff (per stage of a config with stages):
-    (stage, quantity label, original value, smoke value)."""
-    from rftc import compare
-
-    stages = [s.stage_name for s in smoke.config.stages] or [None]
-    out = []
-    for stage in stages:
-        found = compare.diff(str(smoke.original), str(smoke.written), stage=stage)
-        for q, a, b in found.differences:
-            out.append((stage or "", q.label, str(a), str(b)))
-        for u in found.unmodelled:
-            out.append((stage or "", f"{u.setting.key} (not compared yet)", str(u.a), str(u.b)))
     return out
 
 
