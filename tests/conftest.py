@@ -75,6 +75,12 @@ def corpus_run(tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="session")
+def wild_run(tmp_path_factory) -> dict:
+    """The users' corpus converted once per session (support.corpus.convert_wild)."""
+    return corpus.convert_wild(tmp_path_factory.mktemp("wild"))
+
+
+@pytest.fixture(scope="session")
 def corpus_trinity(corpus_run) -> dict:
     """Trinity's verdicts on the corpus's exit-0 configs, once per session (support.corpus.trinity_verdicts)."""
     return corpus.trinity_verdicts(corpus_run["converted"])

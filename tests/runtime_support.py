@@ -33,21 +33,28 @@ def require_model() -> Path:
     return model
 
 
-def tiny_model(path: Path) -> Path:
+def tiny_model(path: Path, hidden_size: int = 32, heads: int = 4) -> Path:
     """A 2-layer Llama with the bundled model's tokenizer at ``path``: the same code paths as the real model
-    in a fraction of the time."""
+    in a fraction of the time. vLLM's CPU attention needs a head size of at least 32 (``engine_model``)."""
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
     tok = AutoTokenizer.from_pretrained(model_dir())
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
+    config = LlamaConfig(vocab_size=len(tok), hidden_size=hidden_size, intermediate_size=2 * hidden_size,
+                         num_hidden_layers=2, num_attention_heads=heads, num_key_value_heads=max(1, heads // 2),
+                         max_position_embeddings=256 if hidden_size > 32 else 128,
                          pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, bos_token_id=tok.bos_token_id,
                          architectures=["LlamaForCausalLM"])
     LlamaForCausalLM(config).save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+def engine_model(path: Path) -> Path:
+    """A tiny model vLLM's CPU backend also runs (head size 64): for end-to-end runs that only need the parts to
+    work together."""
+    return tiny_model(path, hidden_size=128, heads=2)
 
 
 def experiences(tasks: int, n: int, response: int, vocab: int, seed: int = 0) -> list:

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from support.cli import convert
-from support.corpus import run_time_env
-from support.paths import WILD, needs_wild
+from support.corpus import CONVERTS, run_time_env
+from support.paths import needs_wild
 from trinity_ref import reference
 
 pytestmark = needs_wild
@@ -54,7 +52,6 @@ SHOWS = {
         d["code"] for d in diags},
 }
 
-CONVERTS = "converts"
 # script (relative to WILD) -> CONVERTS, or (the first error's code, its reason class)
 EXPECTED = {
     "00ffcc__count-R1/main_grpo.sh": CONVERTS,
@@ -138,36 +135,17 @@ EXPECTED = {
 CONVERTED_AT_LEAST = 60
 
 
-def _repo(script: Path) -> Path:
-    return WILD / script.relative_to(WILD).parts[0]
-
-
 @pytest.fixture(scope="module")
-def wild(tmp_path_factory) -> dict:
-    """Every wild script converted once: rows (script, outcome, reason) and the configs written."""
-    out = tmp_path_factory.mktemp("wild")
-    rows, converted, tracebacks = {}, [], []
-    for i, script in enumerate(sorted(WILD.rglob("*.sh"))):
-        name = str(script.relative_to(WILD))
-        # from the script's repository root, as its README says to run it
-        run = convert(script.relative_to(_repo(script)), out=out / f"{i:03d}", cwd=_repo(script), status=None)
-        code, diags, text, configs = run.returncode, run.diagnostics, run.stderr, run.configs
-        if "Traceback" in text or any(d["code"] == "RFTC002" for d in diags):
-            tracebacks.append(f"{name}: {text[-600:]}")
-        errors = run.errors()
-        if code == 0:
-            rows[name] = (CONVERTS, "", diags)
-            converted.append((name, configs))
-        else:
-            first = errors[0] if errors else {"code": f"exit {code}", "message": text[:200]}
-            rows[name] = (first["code"], first["message"], diags)
+def wild(wild_run) -> dict:
+    """Every wild script converted once (support.corpus.convert_wild), with the table of outcomes printed."""
+    rows, converted = wild_run["rows"], wild_run["converted"]
     print(f"\nwild corpus: {len(rows)} scripts, {len(converted)} convert")
     for name, (outcome, message, _) in rows.items():
         expected = EXPECTED.get(name)
         reason = "" if outcome == CONVERTS else expected[1] if isinstance(expected, tuple) else "UNCLASSIFIED"
         print(f"  {name:90} {outcome:9} {reason}" + (f"\n  {'':90} {'':9} {message[:150]}" if message else ""))
     print("by reason:", dict(Counter(v[1] if isinstance(v, tuple) else v for v in EXPECTED.values())))
-    return {"rows": rows, "converted": converted, "tracebacks": tracebacks}
+    return wild_run
 
 
 def test_every_script_has_its_expected_outcome_and_reason(wild):

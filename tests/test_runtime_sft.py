@@ -161,9 +161,6 @@ def test_a_later_stage_model_is_not_checked_but_the_first_is(tmp_path):
     (lambda st: st["buffer"].pop("trainer_input"), ("RFTC506", "stages.0.buffer", "needs buffer.trainer_input")),
     (lambda st: st["buffer"].pop("train_batch_size"), ("RFTC505", "stages.0.buffer.train_batch_size",
                                                        "without buffer.train_batch_size")),
-    (lambda st: st["buffer"]["trainer_input"]["experience_buffer"]["format"].update(
-        enable_concatenated_multi_turn=True), ("RFTC505", "stages.0.buffer.trainer_input.experience_buffer.format."
-                                               "enable_concatenated_multi_turn", "enable_concatenated_multi_turn")),
     (lambda st: st["buffer"]["trainer_input"]["experience_buffer"].update(
         data_selector={"selector_type": "difficulty_based"}),
      ("RFTC505", "stages.0.buffer.trainer_input.experience_buffer.data_selector.selector_type", "difficulty_based")),
@@ -206,7 +203,8 @@ out = []
 for fmt, row in req["cases"]:
     fmt = dict(fmt, prompt_type=PromptType(fmt["prompt_type"]))
     exp = SFTFormatter(req["model"], FormatConfig(**fmt)).format(row)
-    out.append([exp.tokens.tolist(), int(exp.prompt_length)])
+    mask = exp.action_mask.tolist() if fmt.get("enable_concatenated_multi_turn") else None
+    out.append([exp.tokens.tolist(), int(exp.prompt_length), mask])
 print(json.dumps(out))
 '''
 
@@ -228,12 +226,24 @@ def test_formatting_matches_trinitys_sft_formatter():
         ({"prompt_type": "plaintext", "system_prompt_key": "sys"}, {"sys": "S", "prompt": "p", "response": "r"}),
         ({"prompt_type": "messages", "messages_key": "messages"}, {"messages": chat}),
         ({"prompt_type": "messages"}, {"message": json.dumps(chat[:2])}),  # Trinity's default key, a JSON string
+        ({"prompt_type": "messages", "messages_key": "messages", "enable_concatenated_multi_turn": True},
+         {"messages": chat}),  # every assistant turn learned
+        ({"prompt_type": "messages", "messages_key": "messages", "enable_concatenated_multi_turn": True},
+         {"messages": [{"role": "system", "content": "Be brief."}, *chat, {"role": "user", "content": "3 + 3?"},
+                       {"role": "assistant", "content": "6"}]}),
     ]
     done = subprocess.run([str(reference.PYTHON), "-c", TRINITY_FORMATTER], capture_output=True, text=True,
                           input=json.dumps({"model": str(MODEL), "cases": cases}), timeout=600,
                           env=dict(os.environ, HF_HUB_OFFLINE="1"))
     assert done.returncode == 0, done.stderr[-2000:]
     tok = AutoTokenizer.from_pretrained(MODEL)
-    for (fmt, row), (tokens, prompt_length) in zip(cases, json.loads(done.stdout)):
-        prompt, response = sft.tokenize(tok, sft.messages(row, FormatConfig(**fmt)))
+    for (fmt, row), (tokens, prompt_length, mask) in zip(cases, json.loads(done.stdout)):
+        msgs = sft.messages(row, FormatConfig(**fmt))
+        if mask is None:
+            prompt, response = sft.tokenize(tok, msgs)
+        else:
+            prompt, response, ours = sft.tokenize_every_turn(tok, msgs)
+            assert ours == mask, fmt
+            learned = tok.decode([t for t, m in zip(response, ours) if m])
+            assert learned == "".join(f"{m['content']}<|im_end|>\n" for m in msgs if m["role"] == "assistant")
         assert (prompt + response, len(prompt)) == (tokens, prompt_length), fmt

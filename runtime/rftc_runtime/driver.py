@@ -113,11 +113,11 @@ def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_sta
 
         engines = settings.engine_num if plan.gpus else 1
         explorer = ExplorerPool([ray.remote(Explorer).options(**_actor_options(
-            plan.explorer_cpus, settings.tensor_parallel_size if plan.gpus else 0, plan.threads,
+            plan.explorer_cpus, plan.explorer_tp if plan.gpus else 0, plan.threads,
             f"explorer_{i}")).remote(
             settings.model_path, max_model_len=settings.max_model_len, dtype=plan.dtype, seed=settings.seed + i,
             enforce_eager=settings.enforce_eager or plan.gpus == 0,
-            tensor_parallel_size=settings.tensor_parallel_size,
+            tensor_parallel_size=plan.explorer_tp,
             gpu_memory_utilization=settings.gpu_memory_utilization,
             max_prompt_tokens=settings.max_prompt_tokens, threads=plan.threads) for i in range(engines)])
     trainer = _Guarded(Trainer(settings, plan, plan.total_train_steps), "trainer worker")
@@ -126,8 +126,7 @@ def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_sta
     if explorer is not None:
         _call(ray, "explorer actor", explorer.is_alive())
         watch = _Watch(ray, explorer.actors)
-        sync = WeightSync(plan.sync_method, trainer, explorer, settings.checkpoint_job_dir,
-                          settings.tensor_parallel_size)
+        sync = WeightSync(plan.sync_method, trainer, explorer, settings.checkpoint_job_dir, plan.explorer_tp)
         with _guard("trainer worker"):
             sync.setup(len(explorer.actors))
     monitor = Monitor(settings.checkpoint_job_dir, total_steps, settings.monitor_type, stream, live, terminal)

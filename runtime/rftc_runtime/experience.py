@@ -15,3 +15,4 @@ class Experience:
     reward: float
     truncated: bool = False
     info: dict = field(default_factory=dict)
+    action_mask: list[int] | None = None  # which response tokens the loss covers (None: all of them)

@@ -107,6 +107,8 @@ class Explorer:
         metrics = {
             "rollout/reward_mean": sum(rs) / max(1, len(rs)),
             "rollout/reward_max": max(rs) if rs else 0.0,
+            "rollout/reward_min": min(rs) if rs else 0.0,
+            "rollout/reward_calls": len(rs),
             "rollout/response_len_mean": tokens / max(1, len(exps)),
             "rollout/tokens": tokens,
             **{f"rollout/{kind}": n for kind, n in counts.items()},

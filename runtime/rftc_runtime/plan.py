@@ -51,6 +51,7 @@ class Plan:
     total_train_steps: int
     sync_method: str
     dtype: str  # the rollout engine's dtype
+    explorer_tp: int = 1  # each engine's tensor parallel size: the config's on GPUs, 1 on a CPU (one process)
     device: str = "cpu"  # where the trainer's engines run: cuda or cpu
     trainer_ranks: int = 1  # processes (one per GPU) in the trainer's worker group
     trainer_nodes: list = field(default_factory=lambda: [1])  # the ranks on each node (veRL's process_on_nodes)
@@ -349,10 +350,6 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
         errors.append(("RFTC505", f"this runtime cannot run an SFT dataset with data_selector "
                        f"{selector} ({', '.join(SFT_SELECTORS)} only)", "use one of those data selectors",
                        f"{where}.data_selector.selector_type"))
-    if s.sft_data is not None and s.sft_data.format.enable_concatenated_multi_turn:
-        errors.append(("RFTC505", "this runtime cannot run SFT with format.enable_concatenated_multi_turn (the "
-                       "loss on every assistant turn)", "train on the last assistant message: set it to false",
-                       f"{where}.format.enable_concatenated_multi_turn"))
     # Trinity's file reader drops the last partial batch; buffer.total_steps overrides the epochs.
     steps = s.explore_total_steps
     if steps is None and rows is not None and s.experiences_per_step:
@@ -365,6 +362,10 @@ def _sft_plan(s, errors: list) -> tuple[int | None, int]:
 def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) -> tuple[str, int | None]:
     """Problems of the explorer's side (sync, taskset, reward function); (the sync method used, usable rows)."""
     sync_method = s.sync_method
+    if not gpus and s.tensor_parallel_size > 1:
+        infos.append(("RFTC509", f"tensor_parallel_size {s.tensor_parallel_size} shards the engine over GPUs; on a CPU "
+                      "the engine runs unsharded in the explorer's process", "", "explorer.rollout_model."
+                      "tensor_parallel_size"))
     if not gpus and sync_method == "nccl":
         infos.append(("RFTC509", "sync_method nccl needs GPUs; weights go through Ray's object store (memory) on "
                       "CPU", "set synchronizer.sync_method: memory (or checkpoint)", "synchronizer.sync_method"))
@@ -429,7 +430,7 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
     if ops:
         names = ", ".join(o.name for o in ops)
         errors.append(("RFTC505", f"this runtime cannot run experience operators ({names}): it trains every "
-                       "explored experience", "run the config with Trinity-RFT itself (`trinity run --config ...`)",
+                       "explored experience", "`rftc run --engine trinity` runs it on Trinity-RFT itself",
                        "data_processor.experience_pipeline.operators"))
     sft = s.algorithm.algorithm_type == "sft"
     if not sft and s.mode not in ("both", "colocate"):
@@ -478,7 +479,8 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
                 trainer_gpus=trainer_gpus, experiences_per_explore_step=per_explore,
                 experiences_per_step=per_step, micro_batch_size=micro, taskset_rows=rows,
                 total_explore_steps=explore_steps, total_train_steps=train_steps, sync_method=sync_method,
-                dtype=dtype, device="cuda" if gpus else "cpu", trainer_ranks=ranks,
+                dtype=dtype, explorer_tp=s.tensor_parallel_size if gpus else 1, device="cuda" if gpus else "cpu",
+                trainer_ranks=ranks,
                 trainer_nodes=[per_node] * max(1, ranks // per_node), strategy=strategy,
                 # on a GPU veRL's mixed precision computes in bfloat16; on a CPU the rollout's dtype (no native
                 # bfloat16 makes it float32: emulated bfloat16 was about 2x slower)

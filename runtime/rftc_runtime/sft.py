@@ -89,3 +89,26 @@ def tokenize(tokenizer, msgs: list[dict]) -> tuple[list[int], list[int]]:
                              "use a model whose chat template renders turns independently")
     return prompt, full[len(prompt):]
 
+
+
+def tokenize_every_turn(tokenizer, msgs: list[dict]) -> tuple[list[int], list[int], list[int]]:
+    """(prompt ids, response ids, loss mask over the response) of a conversation whose every assistant turn is
+    learned (format.enable_concatenated_multi_turn), as Trinity's tokenize_and_mask_messages_default computes it:
+    each assistant message's tokens are those its rendering adds to the rendering before it with the generation
+    prompt; a template with <think> learns only the turns after the last user message; the prompt ends where the
+    first learned token is."""
+    def ids(messages: list[dict], generation: bool) -> list[int]:
+        return list(tokenizer.apply_chat_template(messages, add_generation_prompt=generation, tokenize=True,
+                                                  return_dict=False)) if messages else []
+
+    full = ids(msgs, False)
+    mask = [0] * len(full)
+    start = 0
+    if "<think>" in (tokenizer.chat_template or ""):
+        start = max((i for i, m in enumerate(msgs) if m["role"] == "user"), default=0)
+    for i in range(start, len(msgs)):
+        if msgs[i]["role"] == "assistant":
+            before, through = ids(msgs[:i], True), ids(msgs[:i + 1], False)
+            mask[len(before):len(through)] = [1] * (len(through) - len(before))
+    first = mask.index(1) if 1 in mask else len(full)
+    return full[:first], full[first:], mask[first:]

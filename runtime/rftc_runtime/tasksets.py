@@ -48,16 +48,42 @@ def _read_file(path: Path) -> list[dict]:
     return data if isinstance(data, list) else data.get("data", [])
 
 
-def read_rows(path: str, split: str = "train", subset: str | None = None) -> list[dict]:
+def _files(path: str, split: str, subset: str | None) -> list[Path]:
     p = Path(path).expanduser()
     if p.is_dir():
-        rows: list[dict] = []
-        for f in _split_files(p, split, subset):
-            rows.extend(_read_file(f))
-        return rows
+        return _split_files(p, split, subset)
     if not p.is_file():
         raise FileNotFoundError(f"taskset {path} does not exist")
-    return _read_file(p)
+    return [p]
+
+
+def read_rows(path: str, split: str = "train", subset: str | None = None) -> list[dict]:
+    return [row for f in _files(path, split, subset) for row in _read_file(f)]
+
+
+def first_rows(path: str, split: str, subset: str | None, n: int) -> list[dict]:
+    """The first ``n`` rows, reading no more of a parquet or jsonl file than they take."""
+    rows: list[dict] = []
+    for f in _files(path, split, subset):
+        if f.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            for batch in pq.ParquetFile(f).iter_batches(batch_size=n):
+                rows.extend(batch.to_pylist())
+                if len(rows) >= n:
+                    break
+        elif f.suffix == ".jsonl":
+            with f.open(encoding="utf-8") as lines:
+                for line in lines:
+                    if len(rows) >= n:
+                        break
+                    if line.strip():
+                        rows.append(json.loads(line))
+        else:
+            rows.extend(_read_file(f))
+        if len(rows) >= n:
+            break
+    return rows[:n]
 
 
 def lookup(row: dict, key: str):

@@ -220,9 +220,13 @@ class Trainer:
         self.wait_for_save()
         t0 = time.perf_counter()
         exps = []
+        every_turn = self.s.sft_data.format.enable_concatenated_multi_turn
         for i, msgs in enumerate(conversations):
-            prompt, response = sft.tokenize(self.tokenizer, msgs)
-            exps.append(Experience(i, i, prompt, response, [0.0] * len(response), 0.0))
+            if every_turn:
+                prompt, response, mask = sft.tokenize_every_turn(self.tokenizer, msgs)
+            else:
+                (prompt, response), mask = sft.tokenize(self.tokenizer, msgs), None
+            exps.append(Experience(i, i, prompt, response, [0.0] * len(response), 0.0, action_mask=mask))
         data = collate(exps, self.pad_id)
         batch = engine_batch(data, (), temperature=1.0, global_batch_size=len(exps), update_lr_scheduler=True)
         batch["loss_mask"] = sft_loss_mask(data, batch)

@@ -1,6 +1,6 @@
-"""The veRL corpus converted once per test session (the fixtures corpus_run and corpus_trinity in
-tests/conftest.py), for tests/test_convert_corpus.py and tests/test_convert_equivalence.py: each launch's outcome,
-and Trinity-RFT 0.6.0's verdict on every config written with exit 0."""
+"""The corpora converted once per test session (the fixtures corpus_run, corpus_trinity and wild_run in
+tests/conftest.py), for tests/test_convert_corpus.py, test_convert_equivalence.py, test_convert_wild.py and
+test_runtime_census.py: each launch's outcome, and Trinity-RFT 0.6.0's verdict on every config written with exit 0."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from support.cli import convert
-from support.paths import CORPUS
+from support.paths import CORPUS, WILD
 from trinity_ref import reference
 
 
@@ -54,6 +54,36 @@ def convert_corpus(out: Path) -> dict:
     for k, v in sorted(codes.items()):
         print(f"  {k:28} {v}")
     return {"outcomes": outcomes, "bad": bad, "launches": launches, "converted": converted}
+
+
+CONVERTS = "converts"
+
+
+def wild_repo(script: Path) -> Path:
+    """The repository of a script of the users' corpus: where its README says to run it from."""
+    return WILD / script.relative_to(WILD).parts[0]
+
+
+def convert_wild(out: Path) -> dict:
+    """Every script of the users' corpus converted from its repository's root, so a launch composes the config of
+    the veRL it imports: rows {script: (outcome, first error's message, diagnostics)}, the configs written with
+    exit 0 (`converted`: (script, configs)), and the output of any traceback."""
+    rows, converted, tracebacks = {}, [], []
+    for i, script in enumerate(sorted(WILD.rglob("*.sh"))):
+        name = str(script.relative_to(WILD))
+        run = convert(script.relative_to(wild_repo(script)), out=out / f"{i:03d}", cwd=wild_repo(script),
+                      status=None)
+        code, diags, text, configs = run.returncode, run.diagnostics, run.stderr, run.configs
+        if "Traceback" in text or any(d["code"] == "RFTC002" for d in diags):
+            tracebacks.append(f"{name}: {text[-600:]}")
+        errors = run.errors()
+        if code == 0:
+            rows[name] = (CONVERTS, "", diags)
+            converted.append((name, configs))
+        else:
+            first = errors[0] if errors else {"code": f"exit {code}", "message": text[:200]}
+            rows[name] = (first["code"], first["message"], diags)
+    return {"rows": rows, "converted": converted, "tracebacks": tracebacks}
 
 
 ENV_REF = re.compile(r"\$\{oc\.env:([^,}]+)")
