@@ -25,9 +25,10 @@ from support.paths import GOLDEN, ROOT
 SUBSTITUTED = {"model", "reference_model", "critic_model", "chat_template", "data", "max_samples",
                "responses_per_step", "experiences_per_update", "examples_per_step", "ahead", "total_steps",
                "lr_horizon", "max_prompt_length", "max_response_length", "context_length", "max_length",
-               "critic_steps", "auxiliary_models"}
+               "critic_steps", "auxiliary_models", "group_refill"}
 # and where a Megatron trainer runs on veRL's FSDP engine: what Megatron's optimizer and seeds do differently
-ENGINE = {"optimizer", "trainer_seed", "min_lr_ratio", "lr_cycles", "lora", "betas", "eps", "critic_optimizer"}
+ENGINE = {"optimizer", "trainer_seed", "min_lr_ratio", "lr_cycles", "lora", "betas", "eps", "critic_optimizer",
+          "precision", "moe_routing", "frozen_modules", "mtp"}
 CONFIGS = sorted(p for p in [*(GOLDEN / "convert").rglob("*.yaml"), *(GOLDEN / "check" / "valid").glob("*.yaml")]
                  if p.read_text().strip() and "recipe" not in p.parts and api.check(str(p)).ok)
 
