@@ -212,7 +212,7 @@ def test_a_corpus_launch_with_its_reward_file_and_data_not_here(tmp_path, engine
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "generated, columns prompt, answer, data_source, reward_model.ground_truth, extra_info" in done.stdout
     calls = log.read_text().split()  # the trained responses' and the evaluations' (not in the count)
-    assert "./reward_function.py:char_count_reward_function scored the 144 trained response(s), 0 raised; values " \
+    assert "reward_function.py:char_count_reward_function scored the 144 trained response(s), 0 raised; values " \
            "seen 0.25 to 0.25" in done.stdout and len(calls) >= 144
     assert all(c.isdigit() for c in calls)  # the generated ground truths reached the user's function
 

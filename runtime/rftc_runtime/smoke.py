@@ -297,8 +297,9 @@ def reward_of(settings) -> str:
     """The training taskset's reward function, in words."""
     ts = settings.taskset
     crf = (ts.workflow_args or {}).get("custom_reward_function") or {}
-    if crf.get("path"):
-        return f"{crf['path']}:{crf.get('name') or 'compute_score'}"
+    if crf.get("path"):  # pinned to an absolute path when the config loaded (rftc_runtime.settings)
+        path = os.path.relpath(crf["path"]) if crf["path"].startswith(os.getcwd() + os.sep) else crf["path"]
+        return f"{path}:{crf.get('name') or 'compute_score'}"
     return ts.default_reward_fn_type or f"the default of workflow {ts.default_workflow_type}"
 
 
