@@ -116,7 +116,18 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
          Base("sft_engine", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
              "optim.lr_scheduler_type=cosine", "data.use_dynamic_bsz=False", "engine.full_determinism=True")),
          Base("sft_engine-dynamic", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + (
-             "data.use_dynamic_bsz=True", "data.max_token_len_per_gpu=8192")))
+             "data.use_dynamic_bsz=True", "data.max_token_len_per_gpu=8192")),
+         *(Base(mode, MAIN, "ppo_trainer", COMMON + ("algorithm.adv_estimator=grpo", "custom_reward_function.path="
+                                                     "reward.py", f"{A}.policy_loss.loss_mode={mode}"))
+           for mode in ("clip_cov", "kl_cov", "dro")),
+         # Megatron's schedules: wsd and cosine, warming up from lr_warmup_init
+         Base("megatron-schedule", MAIN, "ppo_megatron_trainer", COMMON + PPO + (
+             f"{A}.optim.lr_decay_style=wsd", f"{A}.optim.lr_warmup_steps_ratio=0.1", "critic.optim.lr_decay_style=wsd",
+             "critic.optim.lr_warmup_steps_ratio=0.1")),
+         Base("megatron-cosine", MAIN, "ppo_megatron_trainer", COMMON + PPO + (
+             "critic.optim.lr_decay_style=cosine", "critic.optim.lr_warmup_steps_ratio=0.1")),
+         # verl 0.7's engine workers in place of the legacy ones
+         Base("engine-ppo", MAIN, "ppo_trainer", COMMON + PPO + ("trainer.use_legacy_worker_impl=disable",)))
 # another valid value of an enumerated key (by its last name)
 ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-mean": "seq-mean-token-mean",
                                                                       "*": "token-mean"},
@@ -305,11 +316,18 @@ def _bases(version: str):
     bases = [b for b in BASES if b.config in configs and
              (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
              (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config)) and
-             (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config))]
+             (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config)) and
+             (b.name not in LOSS_MODE_BASES or f"{A}.policy_loss.{LOSS_MODE_BASES[b.name]}" in
+              schema.leaf_paths(version, b.config)) and
+             (b.name != "engine-ppo" or "trainer.use_legacy_worker_impl" in schema.leaf_paths(version, b.config))]
     grpo, seeds = BASES[0], BASES[2]
     default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
     return bases + [replace(b, name=f"{b.name}-{c}", choice=c) for b in (grpo, seeds)
                     for c in s.choices(grpo.config) if c != default]
+
+
+# the base launches of veRL's own policy losses, and a key of each loss's (the releases that have it)
+LOSS_MODE_BASES = {"clip_cov": "clip_cov_ratio", "kl_cov": "kl_cov_ratio", "dro": "dro_beta"}
 
 
 def _can_hold(when: str, version: str) -> bool:
@@ -335,6 +353,8 @@ def _can_hold(when: str, version: str) -> bool:
         return semantics.resolve(version, snapshot=False).value("context_key") != "unread"
     if when == "truncates":  # before 0.3.0 the dataset leaves every over-long prompt out
         return semantics.resolve(version, snapshot=False).value("prompt_filter") == "read"
+    if when == "legacy_sft":  # fsdp_sft_trainer's config, gone from 0.7.1
+        return "sft" in names
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     return True
@@ -566,6 +586,7 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
                                                      type(grpo.synchronizer.sync_style)("explorer_driven"))
     configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
     configs["SFT, a task pipeline"] = _with_task_pipeline(sft)
+    configs["GRPO, the mix algorithm (its sample strategy)"] = _changed(grpo, "algorithm.algorithm_type", "mix")
     for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}

@@ -30,9 +30,6 @@ NOT_COMPARED = {
     "run_qwen2-7b_rm.sh": {"explorer.auxiliary_models.0.model_path"},  # the reward model, served as Trinity's
     "cases/algo_dapo_clip_higher.sh": {"data_processor.experience_pipeline.operators.0.name",  # the group filter
                                        "data_processor.experience_pipeline.operators.0.args"},
-    "cases/algo_gae_ppo.sh": {"algorithm.advantage_fn_args"},  # gamma and lam, also compared by the model
-    "cases/algo_gpg.sh": {"algorithm.advantage_fn_args"},  # the estimator, also compared by the model
-    "cases/algo_reinforce_plus_plus_baseline.sh": {"algorithm.advantage_fn_args"},  # likewise
     "cases/gpu_single_colocate.sh": {"mode"},  # one GPU: explorer and trainer colocated
     "cases/verl_0_5_keys.sh": {"actor_rollout_ref.actor.fsdp_config.model_dtype"},  # the script's own
     "async/fully_async_4_4.sh": {"async_training.partial_rollout"},  # the script's own (off: Trinity has none)

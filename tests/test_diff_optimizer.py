@@ -124,11 +124,12 @@ def _with(**sections) -> dict:
     (dict(trainer={"trainer_config": {"actor_rollout_ref": {"actor": {"optim": {"grad_clip": 0.5}}}}}),
      {"clip_grad"}),  # veRL's optimizer config takes the deprecated name over clip_grad
     (dict(trainer={"grad_clip": 0.5}), set()),  # the actor's grad_clip: no worker of verl 0.8 reads it
-    # a starting adapter, the advantage's other arguments and the pipeline's other operators are not in the model:
-    # RFTC605 compares their fields key by key (--format json lists them under their NOT_IN_MODEL names)
+    # a starting adapter and the pipeline's other operators are not in the model: RFTC605 compares their fields
+    # key by key (--format json lists them under their NOT_IN_MODEL names)
     (dict(model={**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}), {"lora", "lora_args"}),
+    # the arguments given replace grpo's default ones: its epsilon stays the constructor's (advantage_args)
     (dict(algorithm={**TRINITY["algorithm"], "advantage_fn_args": {"std_cal_level": "batch"}}),
-     {"norm_adv_by_std", "advantage_args"}),
+     {"norm_adv_by_std"}),
     (dict(data_processor={"experience_pipeline": {"operators": [
         {"name": "rftc.trinity.verl_operators.VerlFilterGroups", "args": {"metric": "acc"}}]}}),
      {"dynamic_sampling", "experience_pipeline"}),

@@ -509,3 +509,19 @@ def test_whether_the_engine_workers_keep_the_reference_in_a_lora_actor(release):
     main = "".join(source(release, p) or "" for p in ("verl/trainer/main_ppo.py", "verl/trainer/main_ppo_v0.py"))
     fused = "need_reference_policy(config) and not ref_in_actor" in main
     assert _sem(release).value("engine_ref_in_actor") is fused
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_number_of_the_first_trainer_step(release):
+    """RayPPOTrainer.fit numbers its steps from global_steps = 0, adding 1 before the loop where the release does (0.2
+    on), after each step otherwise: the first step's number, which trainer.critic_warmup is compared with."""
+    require(release)
+    fit = function(source(release, "verl/trainer/ppo/ray_trainer.py"), "fit", "RayPPOTrainer")
+    loop = next(n for n in ast.walk(fit) if isinstance(n, ast.For) and "dataloader" in ast.unparse(n.iter))
+
+    def counts(n) -> bool:
+        return isinstance(n, (ast.Assign, ast.AugAssign)) and ast.unparse(
+            n.targets[0] if isinstance(n, ast.Assign) else n.target).endswith("global_steps") and n.lineno < loop.lineno
+    first = run(statements(fit, counts), {"self": types.SimpleNamespace()})
+    step = first.get("global_steps", getattr(first.get("self"), "global_steps", None))
+    assert step == _sem(release).value("first_trainer_step")

@@ -189,6 +189,69 @@ def _reads_context(get, release: str) -> bool:
     return reads_context(get, _semantics(release)[1])
 
 
+def _scale_factor(role: str):
+    """The release's ``role`` ("actor", "critic") aggregates its loss by seq-mean-token-sum-norm and its worker reads
+    loss_scale_factor (the engine workers' losses: rftc.semantics.loss)."""
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.seeds import runs_engine
+
+        section = A if role == "actor" else C
+        if role == "critic" and get("algorithm.adv_estimator") != "gae":
+            return False
+        _, sem = _semantics(release)
+        return get(f"{section}.loss_agg_mode") == "seq-mean-token-sum-norm" and \
+            get(f"{A}.policy_loss.loss_mode") != "sapo" and runs_engine(get, sem, role)
+    return holds
+
+
+def _loss_mode(mode: str):
+    """The actor trains veRL's ``mode`` policy loss (not bypass mode's)."""
+    return lambda get, release: get(f"{A}.policy_loss.loss_mode") == mode and not get(f"{RC}.bypass_mode")
+
+
+def _schedule(role: str, what: str):
+    """The release's ``role`` ("actor", "critic", "sft") schedules where its optim section's setting ``what`` reads
+    (rftc.mapping.schedule.schedule_args): "engine_cosine" (the FSDP engine's cosine schedule), "megatron_warmup"
+    (Megatron's, warming up), "megatron_wsd" (Megatron's wsd decay), "megatron_horizon" (Megatron's, where the
+    schedule needs a horizon), "megatron_decay" (Megatron's), "megatron_cosine" (Megatron's cosine), "torchtitan",
+    "veomni" (those engines')."""
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.schedule import SECTIONS, schedule_name, verl_engine, warms_up
+
+        if role == "critic" and get("algorithm.adv_estimator") != "gae":
+            return False
+        if role == "sft" and get(LEGACY_SFT) is not None:
+            return False
+        _, sem = _semantics(release)
+        engine = verl_engine(get, sem, role)
+        optim = SECTIONS[role][0]
+
+        def o(k):
+            return get(f"{optim}.{k}")
+        sched = schedule_name(o)
+        if what == "engine_cosine":
+            return engine == "fsdp engine" and sched == "cosine"
+        if what in ("torchtitan", "veomni"):
+            return engine == what
+        steps = o("lr_warmup_steps")
+        horizon = sched != "constant" or (bool(o("lr_warmup_steps_ratio")) and not (isinstance(steps, int)
+                                                                                   and steps > 0))
+        return engine == "megatron" and {"megatron_warmup": warms_up(o), "megatron_wsd": sched == "wsd",
+                                         "megatron_horizon": horizon, "megatron_decay": True,
+                                         "megatron_cosine": sched == "cosine"}[what]
+    return holds
+
+
+SCHEDULE_TEXT = {"engine_cosine": "the FSDP engine's, with a cosine schedule (it reads zero_indexed_step)",
+                 "megatron_warmup": "Megatron's, warming up (from lr_warmup_init)",
+                 "megatron_wsd": "Megatron's, with the wsd schedule",
+                 "megatron_horizon": "Megatron's, with a schedule that needs a horizon (it decays over "
+                                     "lr_decay_steps)",
+                 "megatron_decay": "Megatron's (it decays over lr_decay_steps)",
+                 "megatron_cosine": "Megatron's, with a cosine schedule (it decays to min_lr)",
+                 "torchtitan": "torchtitan's", "veomni": "veomni's"}
+
+
 def _truncates(get, release: str) -> bool:
     _, sem = _semantics(release)
     return sem.value("prompt_filter") == "read" and not get("data.filter_overlong_prompts")
@@ -217,8 +280,13 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode)",
                   lambda get, release: not get(f"{RC}.bypass_mode")),
     "bypass": ("the rollout's log-probs are the old ones (rollout_correction.bypass_mode)", _true(f"{RC}.bypass_mode")),
-    "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm",
-                       _is(f"{A}.loss_agg_mode", "seq-mean-token-sum-norm")),
+    "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm and the actor's worker reads "
+                       "loss_scale_factor (the engine workers, verl 0.7.0 on)", _scale_factor("actor")),
+    "critic_token_sum_norm": ("a critic is trained, its loss aggregates by seq-mean-token-sum-norm and its worker "
+                              "reads loss_scale_factor (the engine critic, verl 0.9.0 on)", _scale_factor("critic")),
+    "clip_cov": ("the policy loss is veRL's clip_cov", _loss_mode("clip_cov")),
+    "kl_cov": ("the policy loss is veRL's kl_cov", _loss_mode("kl_cov")),
+    "dro": ("the policy loss is veRL's dro", _loss_mode("dro")),
     "pf_ppo": ("preference-feedback PPO is on", _true("algorithm.use_pf_ppo")),
     "group_filter_trainer": ("the trainer filters groups: main_ppo's v1 trainers from 0.9.0 (and the DAPO recipe's, "
                              "whose config no bundled release composes)", _group_filters),
@@ -245,6 +313,13 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "critic_cosine": ("a critic is trained with FSDP's cosine schedule", lambda get, release:
                       get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") not in MCORE and "cosine" in (
                           get(f"{C}.optim.lr_scheduler_type"), get(f"{C}.optim.warmup_style"))),
+    **{f"{prefix}{what}": (f"{whose} {SCHEDULE_TEXT[what]}", _schedule(role, what)) for role, prefix, whose, whats in (
+        ("actor", "", "the actor's optimizer is", ("engine_cosine", "megatron_warmup", "megatron_wsd",
+                                                   "megatron_horizon", "torchtitan", "veomni")),
+        ("critic", "critic_", "a critic is trained and its optimizer is", (
+            "engine_cosine", "megatron_warmup", "megatron_wsd", "megatron_decay", "megatron_cosine", "torchtitan",
+            "veomni")),
+        ("sft", "sft_", "the engine SFT trainer's optimizer is", ("engine_cosine",))) for what in whats},
     "fsdp_optim": ("the actor's optimizer is FSDP's (Megatron's takes no betas)",
                    lambda get, release: get(f"{A}.strategy") not in MCORE),
     "fsdp_lora": ("the actor is FSDP's (the Megatron workers read model.lora.*)",
@@ -364,18 +439,13 @@ WHEN: dict[str, tuple[str, Callable]] = {
 # training, and tests/test_classification.py holds every name a row feeds to the model or this list (which only
 # shrinks: a name the model computes fails there).
 NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
-    ("advantage_args", "the arguments the advantage function is built with"),
-    ("algorithm", "what Trinity's algorithm adds to its functions' defaults (its sample strategy, its schema)"),
     ("auxiliary_data", "the auxiliary experience buffers the trainer reads beside the rollouts"),
     ("auxiliary_models", "the auxiliary models workflows query (judges, tools) and how they generate"),
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
     ("code_sandbox", "the code-execution sandbox the reward runs responses in (its memory limit decides which fail)"),
     ("critic_lora", "the LoRA adapter the critic trains (rank, alpha, targets)"),
-    ("critic_loss_agg_mode", "how the critic's loss aggregates tokens and scales"),
     ("critic_model_config", "the critic's own model settings (its config overrides, config file and chat template)"),
-    ("critic_schedule_args", "the critic optimizer's engine-specific schedule and state settings"),
-    ("critic_warmup", "the steps the critic trains before the actor starts"),
     ("data_generation", "a generator that writes training rows while the run trains (data.datagen)"),
     ("data_seed", "the seed the experience buffer's rows are drawn with"),
     ("data_source", "where the experience buffer's rows are stored and which subset is read"),
@@ -390,12 +460,8 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("group_refill", "how a trainer that filters groups refills the batch (prompts a round, rounds, rounds in flight)"),
     ("hybrid_rollout", "veRL's v1 hybrid rollout, which switches the trainer's GPUs to generation"),
     ("lora_args", "the LoRA adapter's other settings (excluded modules, a starting adapter)"),
-    ("loss_normalization", "how the loss is normalised over data-parallel ranks' tokens"),
-    ("loss_scale", "the factor the policy loss is scaled by"),
-    ("lr_schedule_args", "the learning-rate schedule's other arguments"),
     ("media_columns", "the image, video or audio columns a prompt's media come from"),
     ("megatron_lora", "Megatron's LoRA adapter (rank, alpha, targets)"),
-    ("microbatch_loss_scale", "how each micro-batch's loss is scaled before accumulation"),
     ("mode", "what Trinity runs (explorer and trainer together, or one of them)"),
     ("model_config", "the model's own configuration overrides (such as RoPE scaling)"),
     ("moe_routing", "MoE routing replay (the trainer reuses the rollout's expert routing)"),
@@ -405,7 +471,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("over_sampling", "rollouts over-sampled and cut short, so a batch is the first to finish"),
     ("partial_rollout", "rollouts interrupted at a weight update and resumed with the new weights"),
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
-    ("policy_loss_args", "the policy loss's other arguments"),
     ("precision", "the precision the model trains and its optimizer state are kept in"),
     ("reference_model_path", "a reference model of its own instead of the actor's initial weights"),
     ("replay_buffer", "replaying earlier experiences from a buffer"),

@@ -61,7 +61,7 @@ SFT_RULES: list[Rule] = [
     Rule("data.custom_cls.*", "none", "", "a custom dataset class becomes a Trinity task pipeline or formatter",
          feeds="dataset_class"),
     Rule("data.balance_dp_token", "none", "", "Trinity's trainer does not balance tokens across ranks",
-         feeds="loss_normalization"),
+         feeds="loss_agg_mode", when="legacy_sft"),  # the engine SFT trainer's config has it, unread
     Rule("data.ignore_input_ids_mismatch", "implied", "", "Trinity renders the whole conversation at once",
          inert=UNREAD),
     *[Rule(f"data.{k}", "handled", "", n, **c) for k, n, c in [
@@ -136,8 +136,8 @@ SFT_RULES: list[Rule] = [
     Rule("optim.override_optimizer_config.*", "pass", f"{A}.optim.override_optimizer_config.*", feeds="optimizer"),
     Rule("optim.total_training_steps", "implied", "", "Trinity sets it from trainer.total_steps", inert=FOLLOWS),
     Rule("optim.*", "none", "", "Trinity 0.6 sets the optimizer from algorithm.optimizer only", feeds="optimizer"),
-    Rule("optim.zero_indexed_step", "none", "", "Trinity 0.6 sets the optimizer from algorithm.optimizer only",
-         feeds="lr_schedule_args"),
+    Rule("optim.zero_indexed_step", "rule", "loss.map_loss", "trainer_config's actor optim zero_indexed_step",
+         feeds="lr_schedule_args", when="sft_engine_cosine"),
     # ---- steps and checkpoints (rftc/mapping/sft.py)
     *[Rule(f"trainer.{k}", "rule", "sft.map_sft_steps", n, **c) for k, n, c in [
         ("total_epochs", "buffer.total_epochs", to("total_epochs")),

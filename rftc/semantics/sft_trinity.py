@@ -16,6 +16,7 @@ from rftc.mapping.lora import NONE, lora as peft_lora
 from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.loss import trinity_schedule
 from rftc.semantics.seeds import trinity_seed
 from rftc.semantics.sft_verl import KEPT_WHOLE, template_text
 from rftc.trinity import workers
@@ -111,6 +112,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         loss_tokens=of(_loss_tokens(fmt), f"{EB}.format") if fmt is not None else Value(None),
         model=of(data_path(val("model.model_path")), "model.model_path"),
         trainer_seed=trinity_seed(v, val, critic=False),
+        lr_schedule_args=trinity_schedule(val, of, sched),
     )
 
 

@@ -10,12 +10,14 @@ from rftc.mapping.models import SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
 from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.loss import verl_schedule
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.seeds import verl_sft_seed
 from rftc.verl.effective import EffectiveConfig
 
 FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
+BALANCED_MICRO = "token mean of each micro-batch over every rank's tokens, averaged"  # with data.balance_dp_token
 TOKENIZERS = "the tokenizer's"
 THINKING = "data.apply_chat_template_kwargs.enable_thinking"
 KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the rows it trains are whole
@@ -46,8 +48,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
     return SftRun(
         examples_per_step=r.v("data.train_batch_size"),
         micro_batch=_micro(r, legacy),
-        loss_agg_mode=Value(FIXED_MICRO if legacy else "token-mean", "fsdp_sft_trainer" if legacy else
-                            f"verl {eff.release} sft_trainer"),
+        loss_agg_mode=_loss_agg(r) if legacy else Value("token-mean", f"verl {eff.release} sft_trainer"),
         total_epochs=r.v("trainer.total_epochs"),
         total_steps=_total(r, tts, end),
         lr=r.v("optim.lr"),
@@ -68,7 +69,18 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         loss_tokens=_loss_tokens(r, get, legacy),
         model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
         trainer_seed=verl_sft_seed(get, r.where, legacy),
+        lr_schedule_args=verl_schedule(r, None, "sft", sched=sched),
     )
+
+
+def _loss_agg(r: Reader) -> Value:
+    """fsdp_sft_trainer's loss: each micro-batch's token sum over the tokens of its rank's micro-batch, or, with
+    data.balance_dp_token, over every rank's (all-reduced, x the data-parallel size, which the gradient's average
+    over ranks undoes), divided by the micro-batches (fsdp_sft_trainer.py _compute_loss_and_backward; the engine
+    SFT trainer's config has the key, unread)."""
+    balanced = bool(r.get("data.balance_dp_token"))
+    return r.of(BALANCED_MICRO if balanced else FIXED_MICRO, "data.balance_dp_token",
+                formula="fsdp_sft_trainer")
 
 
 def _data_end(r: Reader, tbs, epochs, total_steps, rows, cwd) -> Value:

@@ -15,10 +15,12 @@ from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.data import WHOLE
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
+from rftc.mapping.schedule import schedule_args, warms_up
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
+from rftc.semantics.loss import trinity_fields as loss_fields, view as loss_view
 from rftc.semantics.seeds import seed_view, trinity_seed
 from rftc.semantics.sft_trinity import from_trinity_sft, sft_view
 from rftc.semantics.trinity_inputs import TASKSETS, inputs, per_taskset, view_inputs
@@ -35,9 +37,11 @@ TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",), 
 OPERATORS = "data_processor.experience_pipeline.operators"
 # the actor optim keys the model reads, and the algorithm.optimizer field Trinity writes each from
 OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "grad_clip", "min_lr_ratio", "min_lr", "num_cycles",
-              "override_optimizer_config")
+              "override_optimizer_config", "zero_indexed_step", "lr_warmup_init", "lr_decay_steps",
+              "lr_wsd_decay_style", "lr_wsd_decay_steps")
 CRITIC_OPTIM_KEYS = ("clip_grad", "grad_clip", "betas", "weight_decay", "lr_scheduler_type", "warmup_style",
-                     "lr_decay_style", "lr_warmup_steps_ratio")
+                     "lr_decay_style", "lr_warmup_steps_ratio", "lr_warmup_steps", "min_lr", "zero_indexed_step",
+                     "lr_warmup_init", "lr_decay_steps", "lr_wsd_decay_style", "lr_wsd_decay_steps")
 OPTIM_FIELDS = {"optimizer": "optimizer_type", "betas": "betas", "clip_grad": "clip_grad",
                 "min_lr_ratio": "min_lr_ratio", "min_lr": "min_lr_ratio"}
 VERL_KEYS = {  # verl.* key of Trinity's veRL config -> the Trinity field it comes from (trinity-0.6.md §3.2)
@@ -105,6 +109,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     view_inputs(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
+    loss_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -248,8 +253,10 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
     sched_key = next((k for k in ("verl.actor.optim.lr_scheduler_type", "verl.actor.optim.lr_decay_style")
                       if val(k) is not None), "verl.actor.optim.lr_scheduler_type")
     sched = val(sched_key, "constant")
-    horizon_key = next((k for k in ("verl.actor.optim.total_training_steps", "verl.actor.optim.lr_decay_steps")
-                        if val(k) is not None), None)
+    megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
+    # Megatron's scheduler decays over lr_decay_steps (Trinity's: trainer.total_steps unless trainer_config sets it)
+    horizon_key = next((k for k in ("verl.actor.optim.lr_decay_steps", "verl.actor.optim.total_training_steps")
+                        [0 if megatron else 1:] if val(k) is not None), None)
     horizon = val(horizon_key) if horizon_key else None
     total = val("buffer.total_steps")
     fixed, pace = val("synchronizer.sync_style") == "fixed", f"{val('synchronizer.sync_style')} (the explorer's pace)"
@@ -338,6 +345,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
         reward=of(per_taskset(val(TASKSETS, []), _reward), f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
+        **loss_fields(v, val, of, adv=adv, adv_args=adv_args, loss=loss, args=args, epochs=epochs, sched=sched),
     )
 
 
@@ -394,9 +402,17 @@ def _critic_optimizer(v: Mapping[str, Value], val, of) -> Value:
     clip = next(k for k in (f"{c}.grad_clip", f"{c}.clip_grad") if val(k) is not None or k.endswith("clip_grad"))
     sched = next((f"{c}.{k}" for k in SCHEDULERS if val(f"{c}.{k}") is not None), None)
     keys = [f"{c}.{k}" for k in ("optimizer", "betas", "weight_decay", "lr_warmup_steps_ratio", "lr_warmup_steps")]
-    return of(critic_optimizer(lambda k: override if k == "override_optimizer_config" else val(f"{c}.{k}"),
-                               megatron=megatron, clip=val(clip), sched=val(sched) if sched else "constant"),
-              clip, *keys, *(k for k in v if k.startswith(over)), *([sched] if sched else []))
+
+    def get(k):
+        return override if k == "override_optimizer_config" else val("verl.critic.optim.lr") if k == "lr" \
+            else val(f"{c}.{k}")
+    name = val(sched) if sched else "constant"
+    schedule, schedule_keys = schedule_args(get, "megatron" if megatron else "fsdp engine", str(name).lower(),
+                                            warms_up(get), decay=True,
+                                            total=val("verl.actor.optim.total_training_steps"))
+    return of(critic_optimizer(get, megatron=megatron, clip=val(clip), sched=name, schedule=schedule),
+              clip, *keys, *(k for k in v if k.startswith(over)), *([sched] if sched else []),
+              *(f"{c}.{k}" for k in schedule_keys))
 
 
 def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[str, Value]:
