@@ -282,3 +282,38 @@ def test_an_sft_launch(tmp_path, release, module, base, changed, quantities):
     done = rftc("diff", *sides, "--verl-version", release, "--format", "json", "--dataset-size", "100")
     assert done.returncode in (0, 1), done.stderr
     assert {d["quantity"] for d in json.loads(done.stdout)["differences"]} == quantities
+
+
+MEGATRON_SFT = ("engine=megatron", "optim=megatron", "model.path=/m")
+SCHEDULE = ("optim.lr_decay_style=cosine", "optim.min_lr=1e-4", "optim.lr_warmup_steps_ratio=0.1",
+            "optim.lr_decay_steps=5", "optim.lr_warmup_init=1e-5")
+
+
+def _sft_conversion(tmp_path, *overrides: str) -> tuple[str, set[str]]:
+    """The conversion's diagnostics of an engine SFT launch of verl 0.9.1, and the quantities `rftc diff` of the
+    launch and it reports."""
+    script = launch(tmp_path, *SFT, *overrides, module="verl.trainer.sft_trainer")
+    out = tmp_path / "out.yaml"
+    done = rftc("convert", script, "--verl-version", "0.9.1", "--format", "concise", "-o", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    diff = rftc("diff", script, out, "--verl-version", "0.9.1", "--dataset-size", "1000", "--format", "json",
+                cwd=tmp_path)
+    assert diff.returncode in (0, 1), diff.stderr
+    return done.stderr, {d["quantity"] for d in json.loads(diff.stdout)["differences"]}
+
+
+def test_an_sft_launch_on_megatron_schedules_as_its_conversion(tmp_path):
+    """optim=megatron's schedule (lr_decay_style, min_lr, lr_warmup_init, lr_decay_steps) goes to Trinity's
+    Megatron optimizer settings, and every setting the option brings is accounted for without a warning."""
+    stderr, quantities = _sft_conversion(tmp_path, *MEGATRON_SFT, *SCHEDULE)
+    assert "optim." not in stderr, stderr
+    assert not {"lr_scheduler", "min_lr_ratio", "warmup_ratio", "lr_horizon", "lr_schedule_args"} & quantities
+
+
+def test_the_megatron_optimizer_settings_trinity_lacks_are_one_warning(tmp_path):
+    stderr, _ = _sft_conversion(tmp_path, *MEGATRON_SFT, "optim.optimizer=muon",
+                                "optim.use_precision_aware_optimizer=True")
+    warned = [line for line in stderr.splitlines() if "optim." in line]
+    assert len(warned) == 1 and "RFTC300" in warned[0], stderr
+    assert "optim.muon_momentum=0.95" in warned[0] and "optim.use_precision_aware_optimizer=true" in warned[0]
+    assert "optim.exp_avg_dtype" not in warned[0]  # fp32, as verl 0.8's optimizer keeps it

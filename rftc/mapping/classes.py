@@ -301,7 +301,7 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "megatron_unit": ("Megatron's actor counts mini-batches in other units than FSDP's", _megatron_unit),
     "cosine": ("the lr schedule is cosine", lambda get, release: "cosine" in (
         get(f"{A}.optim.lr_scheduler_type"), get(f"{A}.optim.warmup_style"), get(f"{A}.optim.lr_decay_style"),
-        get("optim.lr_scheduler"), get("optim.lr_scheduler_type"))),
+        get("optim.lr_scheduler"), get("optim.lr_scheduler_type"), get("optim.lr_decay_style"))),
     "scheduler_type_unset": ("the schedule is read from warmup_style (lr_scheduler_type unset)",
                              _unset(f"{A}.optim.lr_scheduler_type")),
     "muon": ("the optimizer is muon", _is(f"{A}.optim.optimizer", "muon")),
@@ -368,6 +368,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "unseeded_sft": ("the engine SFT trainer's engine seeds nothing (not Megatron's, full_determinism off): "
                      "Megatron's would", lambda get, release: get(LEGACY_SFT) is None
                      and get("engine.strategy") not in MCORE and get("engine.full_determinism") is not True),
+    "sft_precision_aware": ("the engine SFT trainer's Megatron optimizer is precision-aware (it keeps the dtypes of "
+                            "its states)", _true("optim.use_precision_aware_optimizer")),
     "determinism_sft": ("the engine SFT trainer's engine is not Megatron's", lambda get, release:
                         get(LEGACY_SFT) is None and get("engine.strategy") not in MCORE),
     # reward

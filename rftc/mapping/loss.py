@@ -8,7 +8,7 @@ from rftc.mapping.draft import Draft
 import math
 
 from rftc.mapping.models import engine_worker, strategy
-from rftc.mapping.schedule import warms_up
+from rftc.mapping.schedule import MCORE_OPTIM, warms_up
 
 A, C, T = "actor_rollout_ref.actor", "critic", "trainer"
 TC = "trainer.trainer_config"
@@ -27,16 +27,61 @@ def map_loss(d: Draft, b: Batch | None, critic: bool) -> None:
     megatron = strategy(d) == "megatron"
     for role, section, on in (("actor", A, True), ("critic", C, critic)):
         if on:
-            _schedule(d, role, section, si, megatron)
+            _schedule(d, role, f"{section}.optim", si, megatron)
     _sum_norm(d, critic)
 
 
 def map_sft_loss(d: Draft) -> None:
-    """The engine SFT trainer's zero_indexed_step (its FSDP engine's cosine schedule reads it) into trainer_config's
-    actor optim, which Trinity's SFT trainer reads."""
-    key = "optim.zero_indexed_step"
-    if d.user(key):
-        d.set(f"{TC}.actor_rollout_ref.actor.optim.zero_indexed_step", d.val(key), key)
+    """The engine SFT trainer's schedule settings into trainer_config's actor optim, which Trinity's SFT trainer
+    reads: its FSDP engine's zero_indexed_step, or Megatron's (optim=megatron) warmup start and decay steps (one
+    Trinity step a veRL step); the other settings optim=megatron brings are implied where they train as Trinity's
+    verl 0.8 Megatron optimizer does, the rest named in one RFTC300."""
+    megatron = d.val("optim._target_") == MCORE_OPTIM
+    _schedule(d, "sft", "optim", 1, megatron)
+    if megatron:
+        _megatron_optim(d)
+
+
+# the settings of veRL's Megatron optimizer config (optim=megatron) that verl 0.8's, which Trinity runs, lacks,
+# with the value it trains as (verl/workers/config/optimizer.py McoreOptimizerConfig): fp32 optimizer states, the
+# distributed optimizer unchanged
+VERL_08_MEGATRON = {"use_precision_aware_optimizer": False, "main_grads_dtype": "fp32", "exp_avg_dtype": "fp32",
+                    "exp_avg_sq_dtype": "fp32", "use_layer_wise_distributed_optimizer": False}
+# the optim=megatron settings _megatron_optim accounts for (and muon_*), as rftc.mapping.sft_rules classifies them
+MEGATRON_SFT_KEYS = ("weight_decay_incr_style", "use_checkpoint_opt_param_scheduler", "lr_wsd_decay_style",
+                     "lr_wsd_decay_steps", "override_optimizer_config", *VERL_08_MEGATRON)
+
+
+def _megatron_optim(d: Draft) -> None:
+    """The optim=megatron settings no other rule maps: a constant weight decay's style (start and end are
+    weight_decay: the style changes nothing), wsd's steps and style (read only by the wsd schedule), Muon's (read
+    only by the muon optimizer), the checkpoint's scheduler (resuming), an empty override; verl 0.9's
+    settings verl 0.8 lacks where they keep its behaviour (VERL_08_MEGATRON). What is left (Muon's settings with
+    muon, a precision-aware optimizer, ...) has no Trinity-RFT 0.6 equivalent: one RFTC300 names every key."""
+    inert = {"weight_decay_incr_style": "the scheduler starts and ends weight decay at weight_decay: the style "
+                                        "changes nothing",
+             "use_checkpoint_opt_param_scheduler": "read when resuming from a checkpoint"}
+    rest = []
+    for key in d.user_keys_under("optim"):
+        sub = key[len("optim."):]
+        if d.done(key) or not (sub in MEGATRON_SFT_KEYS or sub.startswith("muon_")):
+            continue  # mapped by this module, rftc.mapping.sft or the rule table
+        if sub in inert:
+            d.implied(key, inert[sub])
+        elif sub.startswith("lr_wsd_") and d.val("optim.lr_decay_style") != "wsd":
+            d.implied(key, "read only by the wsd schedule")
+        elif sub.startswith("muon_") and d.val("optim.optimizer") != "muon":
+            d.implied(key, "read only by the muon optimizer")
+        elif sub in VERL_08_MEGATRON and d.val(key) == VERL_08_MEGATRON[sub]:
+            d.implied(key, f"verl 0.8's Megatron optimizer, which Trinity-RFT 0.6 runs, trains as {d.fmt_value(key)}")
+        elif sub == "override_optimizer_config" and not d.val(key):
+            d.implied(key, "empty")  # its entries pass through (rftc.mapping.sft_rules)
+        else:
+            rest.append(key)
+    if rest:
+        d.report("RFTC300", f"{len(rest)} settings of veRL's Megatron optimizer have no Trinity-RFT 0.6 equivalent "
+                 "(verl 0.8's Megatron optimizer config, which Trinity runs, has no such field): "
+                 + ", ".join(f"{k}={d.fmt_value(k)}" for k in rest), rest[0], extra_keys=rest[1:])
 
 
 def _warmup(d: Draft, si: int | None) -> None:
@@ -54,22 +99,30 @@ def _warmup(d: Draft, si: int | None) -> None:
               "from Trinity's first step, 1)")
 
 
-def _schedule(d: Draft, role: str, section: str, si: int | None, megatron: bool) -> None:
-    o, to = f"{section}.optim", f"{TC}.{'actor_rollout_ref.actor' if role == 'actor' else 'critic'}.optim"
+def _schedule(d: Draft, role: str, o: str, si: int | None, megatron: bool) -> None:
+    """The schedule settings of ``role``'s optim section ``o`` ("actor", "critic"; "sft": the engine SFT trainer's,
+    whose steps are Trinity's, ``si`` 1)."""
+    to = f"{TC}.{'critic' if role == 'critic' else 'actor_rollout_ref.actor'}.optim"
     key = f"{o}.zero_indexed_step"
     if d.user(key):
-        if engine_worker(d.val, d.sem, role):
+        if role == "sft" or engine_worker(d.val, d.sem, role):
             d.set(f"{to}.zero_indexed_step", d.val(key), key)
         else:
             d.implied(key, f"not read by verl {d.sem.release}'s legacy FSDP {role} worker")
     if not megatron:
         return
-    for k in ("lr_decay_steps", "lr_wsd_decay_steps"):
-        steps = d.number(f"{o}.{k}", positive=True) if d.user(f"{o}.{k}") and d.val(f"{o}.{k}") is not None else None
+    for k, null in (("lr_decay_steps", "the run's horizon, as Trinity's"), ("lr_wsd_decay_steps", "none")):
+        key = f"{o}.{k}"
+        if not d.user(key):
+            continue
+        if d.val(key) is None:
+            d.implied(key, f"null: {null}")
+            continue
+        steps = d.number(key, positive=True)
         if steps is not None and si is not None:
-            d.set(f"{to}.{k}", steps * si, f"{o}.{k}", note=f"{steps}*{si} (veRL scheduler steps x trainer steps a "
-                                                            "veRL step)")
-    if role != "actor":
+            d.set(f"{to}.{k}", steps * si, key, note=f"{steps}*{si} (veRL scheduler steps x trainer steps a veRL step)"
+                  if si != 1 else "")
+    if role == "critic":
         return  # the critic's lr_warmup_init passes through: Trinity's default is veRL's, 0.0
     key = f"{o}.lr_warmup_init"
     init, lr = d.val(key, 0.0), d.val(f"{o}.lr")  # a release without the key warms up from 0 (schedule_args)

@@ -13,6 +13,8 @@ from rftc.mapping.models import MCORE, SCHEDULERS, engine_worker
 
 A, C, O = "actor_rollout_ref.actor", "critic", "actor_rollout_ref.actor.optim"
 NONE = "none"
+MCORE_OPTIM = "verl.workers.config.McoreOptimizerConfig"  # Megatron's optim section (the engine SFT trainer's
+# optim=megatron has no strategy key of its own)
 
 # a role's optim section and the section whose strategy decides its engine
 SECTIONS = {"actor": (O, A), "critic": (f"{C}.optim", C), "sft": ("optim", "engine")}
@@ -24,7 +26,7 @@ def verl_engine(get, sem, role: str) -> str:
     _build_lr_scheduler, which reads zero_indexed_step; the engine SFT trainer's) or the legacy workers'
     (fsdp_workers.py, fsdp_sft_trainer.py, which do not)."""
     strategy = get(f"{SECTIONS[role][1]}.strategy")
-    if strategy in MCORE:
+    if strategy in MCORE or get(f"{SECTIONS[role][0]}._target_") == MCORE_OPTIM:
         return "megatron"
     if strategy in ("torchtitan", "veomni"):
         return strategy

@@ -53,10 +53,11 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         total_steps=_total(r, tts, end),
         lr=r.v("optim.lr"),
         lr_scheduler=r.of(sched, sched_key) if sched_key else Value(sched, "fsdp_sft_trainer's default"),
-        min_lr_ratio=r.v("optim.min_lr_ratio", 0.0) if sched == "cosine" else Value(None),
+        min_lr_ratio=_min_lr_ratio(r) if sched == "cosine" else Value(None),
         warmup_steps=r.v("optim.lr_warmup_steps") if warmup_set else Value(None),
         warmup_ratio=r.of(ratio, rk) if rk else Value(0.0),
-        lr_horizon=(r.of(tts, "trainer.total_training_steps") if tts else end) if wants_horizon else Value(None),
+        lr_horizon=(_decay_steps(r) or (r.of(tts, "trainer.total_training_steps") if tts else end)) if wants_horizon
+        else Value(None),
         weight_decay=r.v("optim.weight_decay"),
         betas=r.of(list(r.get("optim.betas")) if r.get("optim.betas") is not None else None, "optim.betas"),
         clip_grad=r.v("optim.clip_grad"),
@@ -71,6 +72,21 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         trainer_seed=verl_sft_seed(get, r.where, legacy),
         lr_schedule_args=verl_schedule(r, None, "sft", sched=sched),
     )
+
+
+def _min_lr_ratio(r: Reader) -> Value:
+    """The cosine floor: optim.min_lr_ratio (0.0), Megatron's optim.min_lr / lr (optim=megatron)."""
+    floor, lr = r.get("optim.min_lr"), r.get("optim.lr")
+    if r.eff.has("optim.min_lr") and isinstance(floor, (int, float)) and isinstance(lr, (int, float)) and lr:
+        return r.of(floor / lr, "optim.min_lr", "optim.lr", formula="min_lr / lr")
+    return r.v("optim.min_lr_ratio", 0.0)
+
+
+def _decay_steps(r: Reader) -> Value | None:
+    """Megatron's scheduler decays over optim.lr_decay_steps where set (get_megatron_optimizer_param_scheduler)."""
+    steps = r.get("optim.lr_decay_steps")
+    return r.v("optim.lr_decay_steps") if isinstance(steps, int) and not isinstance(steps, bool) and steps > 0 \
+        else None
 
 
 def _loss_agg(r: Reader) -> Value:
