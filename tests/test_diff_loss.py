@@ -239,26 +239,32 @@ def test_a_launch_and_its_conversion_schedule_alike(tmp_path, release, overrides
 
 
 def test_off_on_both_sides(tmp_path):
-    """A GRPO launch and a GRPO config: no warmup, no critic, the vanilla loss's arguments, grpo's epsilon, no
-    algorithm additions, the FSDP engine's default schedule."""
+    """A GRPO launch and its conversion: no warmup, no critic, the vanilla loss's arguments (none) and Trinity's ppo
+    loss's switches off, grpo's epsilon on both sides, no algorithm additions, the FSDP engine's default schedule."""
     stderr, config, quantities = _convert_and_diff(tmp_path, "0.9.1")
-    out = tmp_path / "out.yaml"
-    found = report(tmp_path / "self", (), (), "--verl-version", "0.9.1")
-    assert not found
-    diff = rftc("diff", tmp_path / "run.sh", out, "--verl-version", "0.9.1", "--format", "json", cwd=tmp_path)
+    assert config["algorithm"]["algorithm_type"] == "grpo"
     assert not {"critic_warmup", "loss_scale", "critic_loss_agg_mode", "policy_loss_args", "advantage_args",
-                "algorithm", "lr_schedule_args"} & {d["quantity"] for d in json.loads(diff.stdout)["differences"]}
+                "algorithm", "lr_schedule_args"} & quantities
+    assert _values(tmp_path / "grpo", _algorithm(), _algorithm(algorithm_type="ppo"), "critic_loss_agg_mode",
+                   ext=".yaml") == (None, "token-mean")  # a critic's quantity: none without one
 
 
-def test_the_way_back_holds_the_actor_back_as_the_config(tmp_path):
-    """Trinity's critic_warmup 5 under trainer_sync_interval 2: veRL's 3 (2 veRL steps held back, from step 1)."""
-    config = tmp_path / "c.yaml"
-    config.write_text(yaml.safe_dump(_trainer(_with(synchronizer={"sync_interval": 2}), critic_warmup=5)))
+@pytest.mark.parametrize("config, written, quantity", [
+    # Trinity's 5 under trainer_sync_interval 2: 2 veRL steps held back, from step 1
+    (_trainer(_with(synchronizer={"sync_interval": 2}), critic_warmup=5), "trainer.critic_warmup=3",
+     "critic warmup"),
+    # Trinity's Megatron warmup starts from min_lr_ratio x lr (0.01 x 1e-6), veRL's from lr_warmup_init (0.0)
+    (_trainer(_algorithm(**WARMUP), "megatron"), "actor_rollout_ref.actor.optim.lr_warmup_init=1e-08",
+     "lr schedule arguments"),
+])
+def test_the_way_back_writes_what_the_config_trains(tmp_path, config, written, quantity):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(config))
     back = tmp_path / "back.sh"
-    done = rftc("convert", "--to", "verl", config, "--verl-version", "0.9.1", "-o", back, cwd=tmp_path)
+    done = rftc("convert", "--to", "verl", path, "--verl-version", "0.9.1", "-o", back, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "trainer.critic_warmup=3" in back.read_text()
-    assert "RFTC601" not in done.stderr or "critic warmup" not in done.stderr, done.stderr
+    assert f"'{written}'" in back.read_text()
+    assert f"cannot express the config's {quantity}" not in done.stderr, done.stderr
 
 
 SFT = ("data.train_files=/d/train.parquet", "data.train_batch_size=16", "data.micro_batch_size_per_gpu=2",
