@@ -164,7 +164,18 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
              "engine.strategy=megatron", "model.mtp.enable=True", "model.mtp.enable_train=True")),
          Base("sft_engine-qat", "verl.trainer.sft_trainer", "sft_trainer_engine", SFT + ("engine.qat.enable=True",)),
          Base("precision", MAIN, "ppo_trainer", COMMON + PRECISION),
-         Base("precision-megatron", MAIN, "ppo_megatron_trainer", COMMON + PRECISION))
+         Base("precision-megatron", MAIN, "ppo_megatron_trainer", COMMON + PRECISION),
+         *(Base(mode, MAIN, "ppo_trainer", COMMON + ("algorithm.adv_estimator=grpo", "custom_reward_function.path="
+                                                     "reward.py", f"{A}.policy_loss.loss_mode={mode}"))
+           for mode in ("clip_cov", "kl_cov", "dro")),
+         # Megatron's schedules: wsd and cosine, warming up from lr_warmup_init
+         Base("megatron-schedule", MAIN, "ppo_megatron_trainer", COMMON + PPO + (
+             f"{A}.optim.lr_decay_style=wsd", f"{A}.optim.lr_warmup_steps_ratio=0.1", "critic.optim.lr_decay_style=wsd",
+             "critic.optim.lr_warmup_steps_ratio=0.1")),
+         Base("megatron-cosine", MAIN, "ppo_megatron_trainer", COMMON + PPO + (
+             "critic.optim.lr_decay_style=cosine", "critic.optim.lr_warmup_steps_ratio=0.1")),
+         # verl 0.7's engine workers in place of the legacy ones
+         Base("engine-ppo", MAIN, "ppo_trainer", COMMON + PPO + ("trainer.use_legacy_worker_impl=disable",)))
 # another valid value of an enumerated key (by its last name)
 ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-mean": "seq-mean-token-mean",
                                                                       "*": "token-mean"},
@@ -358,11 +369,18 @@ def _bases(version: str):
              (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
              (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config)) and
              (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config)) and
-             (b.name != "multiturn" or f"{R}.multi_turn.enable" in schema.leaf_paths(version, b.config))]
+             (b.name != "multiturn" or f"{R}.multi_turn.enable" in schema.leaf_paths(version, b.config)) and
+             (b.name not in LOSS_MODE_BASES or f"{A}.policy_loss.{LOSS_MODE_BASES[b.name]}" in
+              schema.leaf_paths(version, b.config)) and
+             (b.name != "engine-ppo" or "trainer.use_legacy_worker_impl" in schema.leaf_paths(version, b.config))]
     grpo, seeds, precision = BASES[0], BASES[2], next(b for b in BASES if b.name == "precision")
     default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
     return bases + [replace(b, name=f"{b.name}-{c}", choice=c) for b in (grpo, seeds, precision)
                     for c in s.choices(grpo.config) if c != default]
+
+
+# the base launches of veRL's own policy losses, and a key of each loss's (the releases that have it)
+LOSS_MODE_BASES = {"clip_cov": "clip_cov_ratio", "kl_cov": "kl_cov_ratio", "dro": "dro_beta"}
 
 
 def _can_hold(when: str, version: str) -> bool:
@@ -411,6 +429,8 @@ def _can_hold(when: str, version: str) -> bool:
         return semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"
     if when.startswith("turbo_") or when == "megatron_sft":  # no base composes fsdp_turbo or the Megatron SFT engine
         return False
+    if when == "legacy_sft":  # fsdp_sft_trainer's config, gone from 0.7.1
+        return "sft" in names
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     engine_only = semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"  # no legacy workers
@@ -489,6 +509,7 @@ TRINITY_VALUES = {"algorithm.policy_loss_fn_args": {"clip_range_low": 0.1, "clip
                   "algorithm.kl_loss_fn_args": {"kl_coef": 0.5}, "algorithm.kl_penalty_fn_args": {"kl_coef": 0.5},
                   "algorithm.entropy_loss_fn_args": {"entropy_coef": 0.5},
                   "algorithm.advantage_fn_args": {"gamma": 0.5, "lam": 0.5, "epsilon": 0.5},
+                  "algorithm.sample_strategy_args": {"expert_data_ratio": 0.25, "max_staleness": 2},
                   **{f"buffer.explorer_input.{k}.workflow_args": {"custom_reward_function": {"path": "other.py"}}
                      for k in ("tasksets", "taskset")},
                   "trainer.trainer_config": {"actor_rollout_ref": {"actor": {"ppo_epochs": 3}},
@@ -681,6 +702,7 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
         True)
     configs["GRPO, Megatron"] = _changed(grpo, "trainer.trainer_strategy", "megatron")
     configs["SFT, a LoRA adapter"] = _changed(sft, "model.lora_configs.path", "/adapters/sft")
+    configs["GRPO, the mix algorithm (its sample strategy)"] = _changed(grpo, "algorithm.algorithm_type", "mix")
     for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}

@@ -28,9 +28,6 @@ PAIRS = sorted(p for p in DIFF.iterdir() if p.is_dir())
 # script's own key, or a Trinity field the conversion writes for a key the model compares on the veRL side
 NOT_COMPARED = {
     "run_qwen2-7b_rm.sh": {"explorer.auxiliary_models.0.model_path"},  # the reward model, served as Trinity's
-    "cases/algo_gae_ppo.sh": {"algorithm.advantage_fn_args"},  # gamma and lam, also compared by the model
-    "cases/algo_gpg.sh": {"algorithm.advantage_fn_args"},  # the estimator, also compared by the model
-    "cases/algo_reinforce_plus_plus_baseline.sh": {"algorithm.advantage_fn_args"},  # likewise
 }
 
 

@@ -45,7 +45,8 @@ ROUTER = "moe_config.freeze_moe_router"
     # a reference of its own: the legacy FSDP worker from 0.6.0 reads ref.model.path (no LoRA)
     ("0.6.1", KL, (*KL, f"{REF}.model={{path:/ref}}"), {"reference_model"}),
     ("0.7.1", KL, (*KL, f"+{REF}.model.path=/ref"), {"reference_model"}),
-    ("0.7.1", KL, (*KL, f"+{REF}.model.path=/ref", f"{M}.lora_rank=8"), {"lora"}),  # the actor is the reference
+    # the actor is the reference (without its adapter: the precision's reference part)
+    ("0.7.1", KL, (*KL, f"+{REF}.model.path=/ref", f"{M}.lora_rank=8"), {"lora", "precision"}),
     ("0.5.0", KL, (*KL, f"+{REF}.model.path=/ref"), set()),
     ("0.9.1", KL, (*KL, f"+{REF}.model.path=/ref"), set()),
     # load_weight: read by the legacy Megatron workers only
@@ -222,8 +223,9 @@ SFT = ("data.train_files=/d/train.parquet", "data.train_batch_size=16", "data.mi
     (("model.hf_config_path=/cfg",), {"model_config"}),
     (("model.tokenizer_path=/tok",), {"chat_template"}),
     (("model.lora_rank=8", "model.lora_adapter_path=/adapter"), {"lora"}),
-    # (a Megatron engine always seeds, the FSDP one under full_determinism only)
-    (("engine.strategy=megatron", "model.mtp.enable=True", "model.mtp.enable_train=True"), {"mtp", "trainer_seed"}),
+    # (a Megatron engine always seeds, the FSDP one under full_determinism only, and computes in megatron.dtype)
+    (("engine.strategy=megatron", "model.mtp.enable=True", "model.mtp.enable_train=True"),
+     {"mtp", "trainer_seed", "precision"}),
     (("model.mtp.enable=True", "model.mtp.enable_train=True"), set()),  # the FSDP engine trains no MTP layers
 ])
 def test_one_override_of_the_engine_sft_trainer_is_its_quantity(tmp_path, changed, quantities):

@@ -125,11 +125,11 @@ def _with(**sections) -> dict:
      {"clip_grad"}),  # veRL's optimizer config takes the deprecated name over clip_grad
     (dict(trainer={"grad_clip": 0.5}), set()),  # the actor's grad_clip: no worker of verl 0.8 reads it
     # a starting adapter is the LoRA trained, and with LoRA the reference is the actor without its adapter (the
-    # precision's reference); the advantage's other arguments are not in the model: RFTC605 compares their fields key
-    # by key (--format json lists them under their NOT_IN_MODEL names); a group filter refills its batch
+    # precision's reference); a group filter refills its batch
     (dict(model={**TRINITY["model"], "lora_configs": [{"lora_rank": 8, "path": "/a"}]}), {"lora", "precision"}),
+    # the arguments given replace grpo's default ones: its epsilon stays the constructor's (advantage_args)
     (dict(algorithm={**TRINITY["algorithm"], "advantage_fn_args": {"std_cal_level": "batch"}}),
-     {"norm_adv_by_std", "advantage_args"}),
+     {"norm_adv_by_std"}),
     (dict(data_processor={"experience_pipeline": {"operators": [
         {"name": "rftc.trinity.verl_operators.VerlFilterGroups", "args": {"metric": "acc"}}]}}),
      {"dynamic_sampling", "group_refill"}),

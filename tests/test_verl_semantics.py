@@ -576,6 +576,8 @@ def test_which_rollout_modes_the_release_runs(release):
     expected = (("async",) if "Only 'async' mode is supported" in config
                 else ("sync", "async") if 'rollout.mode == "async"' in trainer else ("sync",))
     assert _sem(release).value("rollout_modes") == expected
+
+
 # -- precision (rftc.mapping.precision) ---------------------------------------------------------------------------
 
 LEGACY_FSDP = ("verl/trainer/ppo/workers/fsdp_workers.py", "verl/workers/fsdp_workers.py")
@@ -634,3 +636,19 @@ def test_what_fsdp_sft_trainer_loads_the_weights_in(release):
     reads = 'self.config.model.fsdp_config.get("model_dtype", "fp32")' in trainer
     assert reads or "torch_dtype=torch.float32" in trainer
     assert _sem(release).value("sft_model_dtype") == ("read" if reads else "fp32")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_number_of_the_first_trainer_step(release):
+    """RayPPOTrainer.fit numbers its steps from global_steps = 0, adding 1 before the loop where the release does (0.2
+    on), after each step otherwise: the first step's number, which trainer.critic_warmup is compared with."""
+    require(release)
+    fit = function(source(release, "verl/trainer/ppo/ray_trainer.py"), "fit", "RayPPOTrainer")
+    loop = next(n for n in ast.walk(fit) if isinstance(n, ast.For) and "dataloader" in ast.unparse(n.iter))
+
+    def counts(n) -> bool:
+        return isinstance(n, (ast.Assign, ast.AugAssign)) and ast.unparse(
+            n.targets[0] if isinstance(n, ast.Assign) else n.target).endswith("global_steps") and n.lineno < loop.lineno
+    first = run(statements(fit, counts), {"self": types.SimpleNamespace()})
+    step = first.get("global_steps", getattr(first.get("self"), "global_steps", None))
+    assert step == _sem(release).value("first_trainer_step")

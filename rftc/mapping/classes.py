@@ -445,6 +445,67 @@ def _replays_rollout(get, release: str) -> bool:
     kl = bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)
     roles = ["actor"] + ["ref"] * kl + ["critic"] * (get("algorithm.adv_estimator") == "gae")
     return any((key := _keys().replay_key(get, sem, role, kl=kl)) is not None and get(key) == "R3" for role in roles)
+def _scale_factor(role: str):
+    """The release's ``role`` ("actor", "critic") aggregates its loss by seq-mean-token-sum-norm and its worker reads
+    loss_scale_factor (the engine workers' losses: rftc.semantics.loss)."""
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.seeds import runs_engine
+
+        section = A if role == "actor" else C
+        if role == "critic" and get("algorithm.adv_estimator") != "gae":
+            return False
+        _, sem = _semantics(release)
+        return get(f"{section}.loss_agg_mode") == "seq-mean-token-sum-norm" and \
+            get(f"{A}.policy_loss.loss_mode") != "sapo" and runs_engine(get, sem, role)
+    return holds
+
+
+def _loss_mode(mode: str):
+    """The actor trains veRL's ``mode`` policy loss (not bypass mode's)."""
+    return lambda get, release: get(f"{A}.policy_loss.loss_mode") == mode and not get(f"{RC}.bypass_mode")
+
+
+def _schedule(role: str, what: str):
+    """The release's ``role`` ("actor", "critic", "sft") schedules where its optim section's setting ``what`` reads
+    (rftc.mapping.schedule.schedule_args): "engine_cosine" (the FSDP engine's cosine schedule), "megatron_warmup"
+    (Megatron's, warming up), "megatron_wsd" (Megatron's wsd decay), "megatron_horizon" (Megatron's, where the
+    schedule needs a horizon), "megatron_decay" (Megatron's), "megatron_cosine" (Megatron's cosine), "torchtitan",
+    "veomni" (those engines')."""
+    def holds(get, release: str) -> bool:
+        from rftc.mapping.schedule import SECTIONS, schedule_name, verl_engine, warms_up
+
+        if role == "critic" and get("algorithm.adv_estimator") != "gae":
+            return False
+        if role == "sft" and get(LEGACY_SFT) is not None:
+            return False
+        _, sem = _semantics(release)
+        engine = verl_engine(get, sem, role)
+        optim = SECTIONS[role][0]
+
+        def o(k):
+            return get(f"{optim}.{k}")
+        sched = schedule_name(o)
+        if what == "engine_cosine":
+            return engine == "fsdp engine" and sched == "cosine"
+        if what in ("torchtitan", "veomni"):
+            return engine == what
+        steps = o("lr_warmup_steps")
+        horizon = sched != "constant" or (bool(o("lr_warmup_steps_ratio")) and not (isinstance(steps, int)
+                                                                                   and steps > 0))
+        return engine == "megatron" and {"megatron_warmup": warms_up(o), "megatron_wsd": sched == "wsd",
+                                         "megatron_horizon": horizon, "megatron_decay": True,
+                                         "megatron_cosine": sched == "cosine"}[what]
+    return holds
+
+
+SCHEDULE_TEXT = {"engine_cosine": "the FSDP engine's, with a cosine schedule (it reads zero_indexed_step)",
+                 "megatron_warmup": "Megatron's, warming up (from lr_warmup_init)",
+                 "megatron_wsd": "Megatron's, with the wsd schedule",
+                 "megatron_horizon": "Megatron's, with a schedule that needs a horizon (it decays over "
+                                     "lr_decay_steps)",
+                 "megatron_decay": "Megatron's (it decays over lr_decay_steps)",
+                 "megatron_cosine": "Megatron's, with a cosine schedule (it decays to min_lr)",
+                 "torchtitan": "torchtitan's", "veomni": "veomni's"}
 
 
 def _truncates(get, release: str) -> bool:
@@ -480,8 +541,13 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode, or verl 0.6.1's without "
                   "use_policy_gradient)", lambda get, release: not _replaced(get, release)),
     "bypass": ("the rollout's log-probs are the old ones (rollout_correction.bypass_mode)", _true(f"{RC}.bypass_mode")),
-    "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm",
-                       _is(f"{A}.loss_agg_mode", "seq-mean-token-sum-norm")),
+    "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm and the actor's worker reads "
+                       "loss_scale_factor (the engine workers, verl 0.7.0 on)", _scale_factor("actor")),
+    "critic_token_sum_norm": ("a critic is trained, its loss aggregates by seq-mean-token-sum-norm and its worker "
+                              "reads loss_scale_factor (the engine critic, verl 0.9.0 on)", _scale_factor("critic")),
+    "clip_cov": ("the policy loss is veRL's clip_cov", _loss_mode("clip_cov")),
+    "kl_cov": ("the policy loss is veRL's kl_cov", _loss_mode("kl_cov")),
+    "dro": ("the policy loss is veRL's dro", _loss_mode("dro")),
     "pf_ppo": ("preference-feedback PPO is on", _true("algorithm.use_pf_ppo")),
     "group_filter_trainer": ("the trainer filters groups: main_ppo's v1 trainers from 0.9.0 (and the DAPO recipe's, "
                              "whose config no bundled release composes)", _group_filters),
@@ -501,7 +567,7 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "megatron_unit": ("Megatron's actor counts mini-batches in other units than FSDP's", _megatron_unit),
     "cosine": ("the lr schedule is cosine", lambda get, release: "cosine" in (
         get(f"{A}.optim.lr_scheduler_type"), get(f"{A}.optim.warmup_style"), get(f"{A}.optim.lr_decay_style"),
-        get("optim.lr_scheduler"), get("optim.lr_scheduler_type"))),
+        get("optim.lr_scheduler"), get("optim.lr_scheduler_type"), get("optim.lr_decay_style"))),
     "scheduler_type_unset": ("the schedule is read from warmup_style (lr_scheduler_type unset)",
                              _unset(f"{A}.optim.lr_scheduler_type")),
     "muon": ("the optimizer is muon", _is(f"{A}.optim.optimizer", "muon")),
@@ -513,6 +579,13 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "critic_cosine": ("a critic is trained with FSDP's cosine schedule", lambda get, release:
                       get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") not in MCORE and "cosine" in (
                           get(f"{C}.optim.lr_scheduler_type"), get(f"{C}.optim.warmup_style"))),
+    **{f"{prefix}{what}": (f"{whose} {SCHEDULE_TEXT[what]}", _schedule(role, what)) for role, prefix, whose, whats in (
+        ("actor", "", "the actor's optimizer is", ("engine_cosine", "megatron_warmup", "megatron_wsd",
+                                                   "megatron_horizon", "torchtitan", "veomni")),
+        ("critic", "critic_", "a critic is trained and its optimizer is", (
+            "engine_cosine", "megatron_warmup", "megatron_wsd", "megatron_decay", "megatron_cosine", "torchtitan",
+            "veomni")),
+        ("sft", "sft_", "the engine SFT trainer's optimizer is", ("engine_cosine",))) for what in whats},
     "fsdp_optim": ("the actor's optimizer is FSDP's (Megatron's takes no betas)",
                    lambda get, release: get(f"{A}.strategy") not in MCORE),
     "fsdp_lora": ("the actor is FSDP's (the Megatron workers read model.lora.*)",
@@ -600,6 +673,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "unseeded_sft": ("the engine SFT trainer's engine seeds nothing (not Megatron's, full_determinism off): "
                      "Megatron's would", lambda get, release: get(LEGACY_SFT) is None
                      and get("engine.strategy") not in MCORE and get("engine.full_determinism") is not True),
+    "sft_precision_aware": ("the engine SFT trainer's Megatron optimizer is precision-aware (it keeps the dtypes of "
+                            "its states)", _true("optim.use_precision_aware_optimizer")),
     "determinism_sft": ("the engine SFT trainer's engine is not Megatron's", lambda get, release:
                         get(LEGACY_SFT) is None and get("engine.strategy") not in MCORE),
     # what the roles train and the rollout generates in (rftc.mapping.precision)
@@ -778,28 +853,18 @@ WHEN: dict[str, tuple[str, Callable]] = {
 # training, and tests/test_classification.py holds every name a row feeds to the model or this list (which only
 # shrinks: a name the model computes fails there).
 NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
-    ("advantage_args", "the arguments the advantage function is built with"),
-    ("algorithm", "what Trinity's algorithm adds to its functions' defaults (its sample strategy, its schema)"),
     ("auxiliary_models", "the auxiliary models workflows query (judges, tools) and how they generate"),
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
-    ("critic_loss_agg_mode", "how the critic's loss aggregates tokens and scales"),
-    ("critic_schedule_args", "the critic optimizer's engine-specific schedule and state settings"),
-    ("critic_warmup", "the steps the critic trains before the actor starts"),
     ("data_generation", "a generator that writes training rows while the run trains (data.datagen)"),
     ("data_seed", "the seed the experience buffer's rows are drawn with"),
     ("data_source", "where the experience buffer's rows are stored and which subset is read"),
     ("dataset_class", "the dataset class that reads and formats the rows"),
     ("distillation", "on-policy distillation from a teacher model (its models, sampling and loss)"),
     ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
-    ("loss_normalization", "how the loss is normalised over data-parallel ranks' tokens"),
-    ("loss_scale", "the factor the policy loss is scaled by"),
-    ("lr_schedule_args", "the learning-rate schedule's other arguments"),
     ("media_columns", "the image, video or audio columns a prompt's media come from"),
-    ("microbatch_loss_scale", "how each micro-batch's loss is scaled before accumulation"),
     ("multimodal_processing", "how images and videos are processed into tokens"),
     ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
-    ("policy_loss_args", "the policy loss's other arguments"),
     ("selector_args", "the experience selector's arguments"),
     ("taskset_max_tokens", "the response length a taskset's rollouts are cut at"),
     ("thinking", "the chat template's thinking switch"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.mapping import (algorithm, batch, data, gpu, micro, minibatch, models, offpolicy, precision, rewards, sampling,
-                          seeds, sft, steps, sync, trainer)
+from rftc.mapping import (algorithm, batch, data, gpu, loss, micro, minibatch, models, offpolicy, precision, rewards,
+                          sampling, seeds, sft, steps, sync, trainer)
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
@@ -37,6 +37,7 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
         sft.map_sft(d)
         precision.map_sft_precision(d, legacy=sft.legacy(d))
         trainer.map_trainer(d)
+        loss.map_sft_loss(d)
         apply_rules(d, SFT_RULES)
         return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)
     trainer.map_trainer(d)
@@ -60,6 +61,7 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     models.ref_micro_batch(d, ref=algo in REF_ALGORITHMS)
     if b is not None:
         steps.map_steps(d, b)
+    loss.map_loss(d, b, critic)
     sync.map_sync(d, loop.loop.name)
     offpolicy.map_schedule(d, loop, d.get("buffer.batch_size"), b.sync_interval if b else None)
     aux = rewards.map_rewards(d, scored)

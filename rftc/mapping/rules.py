@@ -248,7 +248,7 @@ RULES: list[Rule] = [
         (f"{D}.max_prompt_length", "model.max_prompt_tokens (+ model.max_model_len)",
          to("max_prompt_length context_length")),
         (f"{D}.max_response_length", "model.max_response_tokens (+ model.max_model_len)",
-         to("max_response_length context_length")),
+         to("max_response_length context_length loss_scale")),
         (f"{R}.max_model_len", "model.max_model_len", to("context_length", "reads_context")),
         (f"{D}.filter_overlong_prompts", "model.enable_prompt_truncation (Trinity's default is true)",
          to("overlong_prompts prompt_truncation")),
@@ -384,7 +384,22 @@ RULES: list[Rule] = [
                    ("use_precision_aware_optimizer", to("precision", "aware_actor")),
                    ("use_checkpoint_opt_param_scheduler", no(CADENCE)),
                    ("use_layer_wise_distributed_optimizer", no(PLACEMENT)), ("min_lr", to("min_lr_ratio", "cosine")),
-                   ("lr_min", to("lr_schedule_args")), ("min_lr_factor", to("lr_schedule_args"))]],
+                   ("lr_min", to("lr_schedule_args", "veomni")),
+                   ("min_lr_factor", to("lr_schedule_args", "torchtitan")),
+                   ("lr_start", to("lr_schedule_args", "veomni")), ("lr_decay_ratio", to("lr_schedule_args", "veomni")),
+                   ("decay_type", to("lr_schedule_args", "torchtitan")),
+                   ("lr_wsd_decay_style", to("lr_schedule_args", "megatron_wsd")),
+                   ("lr_wsd_decay_steps", to("lr_schedule_args", "megatron_wsd")),
+                   # Megatron's scheduler starts and ends weight decay at weight_decay: the style changes nothing
+                   ("weight_decay_incr_style", no(UNREAD))]],
+    # the schedule settings Trinity's trainer_config carries (rftc/mapping/loss.py)
+    *[Rule(f"{A}.optim.{k}", "rule", "loss.map_loss", n, **c) for k, n, c in [
+        ("lr_warmup_init", "trainer_config's actor optim lr_warmup_init (Megatron; Trinity's default is min_lr_ratio "
+         "x lr)", to("lr_schedule_args", "megatron_warmup")),
+        ("lr_decay_steps", "trainer_config's actor optim lr_decay_steps x sync_interval (Megatron)",
+         to("lr_horizon", "megatron_horizon")),
+        ("zero_indexed_step", "trainer_config's actor optim zero_indexed_step where the release's actor reads it",
+         to("lr_schedule_args", "engine_cosine"))]],
     Rule(f"{A}.use_dynamic_bsz", "rule", "models.map_models", "trainer.use_dynamic_bsz (veRL false, Trinity true)",
          inert=BATCHING),
     Rule(f"{A}.ppo_max_token_len_per_gpu", "map", "trainer.max_token_len_per_gpu", inert=BATCHING),
@@ -399,7 +414,8 @@ RULES: list[Rule] = [
     Rule(f"{A}.shuffle", "pass", feeds="minibatch_order", when="actor_shuffle"),
     Rule(f"{A}.data_loader_seed", "pass", feeds="minibatch_order", when="actor_seed"),
     Rule(f"{A}.use_torch_compile", "pass", inert=KERNELS),
-    Rule(f"{A}.loss_scale_factor", "pass", feeds="loss_scale", when="token_sum_norm"),
+    Rule(f"{A}.loss_scale_factor", "none", "", "Trinity's policy loss divides a seq-mean-token-sum-norm loss by the "
+         "longest response of each batch", feeds="loss_scale", when="token_sum_norm"),
     Rule(f"{A}.calculate_entropy", "pass", inert=NAMES),
     Rule(f"{A}.entropy_from_logits_with_chunking", "pass", inert=MEMORY),
     Rule(f"{A}.entropy_checkpointing", "pass", inert=MEMORY),
@@ -441,6 +457,10 @@ RULES: list[Rule] = [
         *_other_engines(ACTOR_SEED),
         *_other_replay("actor"),
         ("veomni.*", no(PLACEMENT)),
+        *((f"policy_loss.{k}", to("policy_loss_args", "clip_cov")) for k in ("clip_cov_ratio", "clip_cov_lb",
+                                                                              "clip_cov_ub")),
+        *((f"policy_loss.{k}", to("policy_loss_args", "kl_cov")) for k in ("kl_cov_ratio", "ppo_kl_coef")),
+        ("policy_loss.dro_beta", to("policy_loss_args", "dro")),
     ]],
     # ---- reference policy
     Rule("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", "pass", inert=BATCHING),
@@ -610,12 +630,21 @@ RULES: list[Rule] = [
            "trainer_config.critic.optim.clip_grad where the release's critic clips at it", feeds="critic_optimizer",
            when=w) for k, w in (("clip_grad", "critic_optim_clip"), ("grad_clip", "critic"))],
     Rule(f"{C}.optim.*", "pass", feeds="critic_optimizer", when="critic"),
-    # the engine-specific schedule and state settings of the critic's optimizer (Megatron's, torchtitan's, veomni's)
-    *[Rule(f"{C}.optim.{k}", "pass", feeds=q, when="critic") for k, q in [
-        *((k, "critic_schedule_args") for k in (
-            "lr_decay_steps", "lr_warmup_init", "lr_wsd_decay_style", "lr_wsd_decay_steps", "min_lr",
-            "weight_decay_incr_style", "zero_indexed_step", "decay_type", "lr_min", "lr_start", "lr_decay_ratio",
-            "min_lr_factor", "name", "eps"))]],
+    # the engine-specific schedule and state settings of the critic's optimizer (Megatron's, torchtitan's, veomni's:
+    # rftc.semantics.loss.schedule_args)
+    *[Rule(f"{C}.optim.{k}", "pass", feeds=q, when=w) for k, q, w in [
+        *((k, "critic_optimizer", "critic_megatron_warmup") for k in ("lr_warmup_init",)),
+        *((k, "critic_optimizer", "critic_megatron_cosine") for k in ("min_lr",)),
+        *((k, "critic_optimizer", "critic_torchtitan") for k in ("decay_type", "min_lr_factor", "eps")),
+        *((k, "critic_optimizer", "critic_veomni") for k in ("lr_min", "lr_start", "lr_decay_ratio")),
+        ("name", "critic_optimizer", "critic"), ("lr_wsd_decay_style", "critic_optimizer", "critic_megatron_wsd")]],
+    *[Rule(f"{C}.optim.{k}", "rule", "loss.map_loss", n, feeds="critic_optimizer", when=w) for k, n, w in [
+        ("lr_decay_steps", "trainer_config.critic.optim.lr_decay_steps x sync_interval", "critic_megatron_decay"),
+        ("lr_wsd_decay_steps", "trainer_config.critic.optim.lr_wsd_decay_steps x sync_interval",
+         "critic_megatron_wsd"),
+        ("zero_indexed_step", "trainer_config.critic.optim.zero_indexed_step where the release's critic reads it",
+         "critic_engine_cosine")]],
+    Rule(f"{C}.optim.weight_decay_incr_style", "pass", inert=UNREAD),  # start_wd = end_wd: the style changes nothing
     # Megatron's precision-aware optimizer (0.9.0 on), which verl 0.8.0's optimizer config (Trinity's) does not have
     *[Rule(f"{C}.optim.{k}", "none", "", f"verl {TRINITY_VERL}'s Megatron optimizer config, which Trinity-RFT 0.6 "
            "builds, has no precision-aware settings", **c) for k, c in [
@@ -639,7 +668,9 @@ RULES: list[Rule] = [
     Rule(f"{C}.loss_agg_mode", "rule", "models.map_models",
          "trainer.trainer_config.critic.loss_agg_mode unless token-mean (Trinity's critic default)",
          feeds="critic_loss_agg_mode", when="critic"),
-    Rule(f"{C}.loss_scale_factor", "none", "", NOT_CONVERTED, feeds="critic_loss_agg_mode", when="critic"),
+    Rule(f"{C}.loss_scale_factor", "none", "", "Trinity's critic (verl 0.8's) divides a seq-mean-token-sum-norm "
+         "value loss by the longest response of each batch", feeds="critic_loss_agg_mode",
+         when="critic_token_sum_norm"),
     Rule(f"{C}.checkpoint.*", "pass", inert=CADENCE),
     Rule(f"{C}.megatron.*", "rule", "models.map_megatron", "passed through under megatron", inert=PLACEMENT),
     *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, role="critic", seed=CRITIC_SEED),
@@ -743,13 +774,14 @@ RULES: list[Rule] = [
         ("default_local_dir", "checkpoint_root_dir (Trinity appends <project>/<name>)", no(CADENCE)),
         ("resume_mode", "continue_from_checkpoint", no(CADENCE)),
         ("resume_from_path", "no equivalent: Trinity resumes from the latest checkpoint in the job dir", no(CADENCE)),
-        ("critic_warmup", "trainer.critic_warmup", to("critic_warmup", "critic")),
         ("balance_batch", "trainer.balance_batch", no(BATCHING)),
         ("max_actor_ckpt_to_keep", "trainer.max_checkpoints_to_keep", no(CADENCE)),
         ("max_critic_ckpt_to_keep", "trainer.max_checkpoints_to_keep", no(CADENCE)),
         ("val_only", "mode: bench", to("mode", "reads_val_only")),
         ("device", "cuda is implied", no(PLACEMENT)),
     ]],
+    Rule(f"{T}.critic_warmup", "rule", "loss.map_loss", "trainer.critic_warmup = (critic_warmup - the release's first "
+         "step) x sync_interval + 1 (Trinity's first step is 1)", feeds="critic_warmup"),
     *[Rule(f"{T}.{k}", "handled", "", n, **c) for k, n, c in [
         ("log_val_generations", "logging", no(NAMES)), ("log_train_generations", "logging", no(NAMES)),
         ("rollout_data_dir", "rollout dumps (Trinity keeps experiences in its buffer)", no(NAMES)),

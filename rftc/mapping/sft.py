@@ -31,7 +31,7 @@ def legacy(d: Draft) -> bool:
     return d.cfg.has(LEGACY)
 
 
-SCHEDULE_KEYS = ("optim.lr_scheduler", "optim.warmup_style", "optim.lr_scheduler_type")
+SCHEDULE_KEYS = ("optim.lr_scheduler", "optim.warmup_style", "optim.lr_scheduler_type", "optim.lr_decay_style")
 RATIO_KEYS = ("optim.lr_warmup_steps_ratio", "optim.warmup_steps_ratio")  # the latter before verl 0.6.1
 
 
@@ -287,8 +287,9 @@ def _megatron_engine(d: Draft) -> None:
 
 def map_sft_schedule(d: Draft) -> None:
     """algorithm.optimizer: lr_scheduler_type (fsdp_sft_trainer: optim.lr_scheduler, cosine by default; the
-    engine trainer: the deprecated optim.warmup_style where set, else lr_scheduler_type), min_lr_ratio for
-    cosine (veRL 0.0, Trinity 0.01), the warmup ratio the release reads (lr_warmup_steps_ratio, or
+    engine trainer: the deprecated optim.warmup_style where set, else lr_scheduler_type; Megatron's optimizer
+    (optim=megatron): lr_decay_style), min_lr_ratio for cosine (veRL 0.0, Trinity 0.01; Megatron's: min_lr / lr),
+    the warmup ratio the release reads (lr_warmup_steps_ratio, or
     warmup_steps_ratio before verl 0.6.1) and lr_warmup_steps."""
     keys = schedule_keys(lambda k: d.val(k) if d.cfg.has(k) else None, legacy(d))
     if legacy(d):
@@ -306,11 +307,15 @@ def map_sft_schedule(d: Draft) -> None:
               note="" if key and d.user(key) else "veRL default")
     for other in keys[1:]:
         d.implied(other, f"same schedule as {key}")
-    mk = "optim.min_lr_ratio"
+    mk = "optim.min_lr_ratio" if not d.cfg.has("optim.min_lr") else "optim.min_lr"  # Megatron's: an lr, not a ratio
     if sched == "cosine":
         m = d.val(mk) if d.cfg.has(mk) else None
+        lr = d.val("optim.lr")
+        if mk == "optim.min_lr" and m is not None and isinstance(lr, (int, float)) and lr:
+            m = m / lr
         d.set("algorithm.optimizer.min_lr_ratio", 0.0 if m is None else m, *([mk] if d.cfg.has(mk) else []),
-              note="" if d.user(mk) else "veRL's cosine decays to 0 (Trinity's default is 0.01)")
+              note=("min_lr / lr" if mk == "optim.min_lr" else "") if d.user(mk) else
+              "veRL's cosine decays to 0 (Trinity's default is 0.01)")
     elif d.user(mk):
         d.implied(mk, "only used by a cosine schedule")
     ratio = ratio_key(d.cfg.has)

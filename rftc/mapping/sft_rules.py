@@ -61,7 +61,7 @@ SFT_RULES: list[Rule] = [
     Rule("data.custom_cls.*", "none", "", "a custom dataset class becomes a Trinity task pipeline or formatter",
          feeds="dataset_class"),
     Rule("data.balance_dp_token", "none", "", "Trinity's trainer does not balance tokens across ranks",
-         feeds="loss_normalization"),
+         feeds="loss_agg_mode", when="legacy_sft"),  # the engine SFT trainer's config has it, unread
     Rule("data.ignore_input_ids_mismatch", "implied", "", "Trinity renders the whole conversation at once",
          inert=UNREAD),
     *[Rule(f"data.{k}", "handled", "", n, **c) for k, n, c in [
@@ -148,8 +148,30 @@ SFT_RULES: list[Rule] = [
     Rule("optim.override_optimizer_config.*", "pass", f"{A}.optim.override_optimizer_config.*", feeds="optimizer"),
     Rule("optim.total_training_steps", "implied", "", "Trinity sets it from trainer.total_steps", inert=FOLLOWS),
     Rule("optim.*", "none", "", "Trinity 0.6 sets the optimizer from algorithm.optimizer only", feeds="optimizer"),
-    Rule("optim.zero_indexed_step", "none", "", "Trinity 0.6 sets the optimizer from algorithm.optimizer only",
-         feeds="lr_schedule_args"),
+    Rule("optim.zero_indexed_step", "rule", "loss.map_sft_loss", "trainer_config's actor optim zero_indexed_step",
+         feeds="lr_schedule_args", when="sft_engine_cosine"),
+    # ---- Megatron's optimizer (optim=megatron: verl/workers/config/optimizer.py McoreOptimizerConfig)
+    Rule("optim.lr_decay_style", "rule", "sft.map_sft_schedule", "algorithm.optimizer.lr_scheduler_type",
+         feeds="lr_scheduler"),
+    Rule("optim.min_lr", "rule", "sft.map_sft_schedule", "algorithm.optimizer.min_lr_ratio = min_lr / lr",
+         feeds="min_lr_ratio", when="cosine"),
+    *[Rule(f"optim.{k}", "rule", "loss.map_sft_loss", n, **c) for k, n, c in [
+        ("lr_warmup_init", "trainer_config's actor optim lr_warmup_init (Trinity's default is min_lr_ratio x lr)",
+         to("lr_schedule_args")),
+        ("lr_decay_steps", "trainer_config's actor optim lr_decay_steps", to("lr_horizon")),
+        ("lr_wsd_decay_style", "read only by the wsd schedule, which Trinity has not", to("lr_schedule_args")),
+        ("lr_wsd_decay_steps", "read only by the wsd schedule, which Trinity has not", to("lr_schedule_args")),
+        ("weight_decay_incr_style", "start and end weight decay are weight_decay: the style changes nothing",
+         no(UNREAD)),
+        ("use_checkpoint_opt_param_scheduler", "read when resuming", no(CADENCE)),
+        ("override_optimizer_config", "its entries pass through", to("optimizer")),
+        ("muon_*", "no equivalent in verl 0.8, which Trinity runs (RFTC300, one for all)", to("optimizer")),
+        ("use_precision_aware_optimizer", "no equivalent in verl 0.8, which Trinity runs, unless off (RFTC300, one "
+         "for all)", to("precision")),
+        *((k, "no equivalent in verl 0.8, which Trinity runs, unless fp32 (RFTC300, one for all)",
+           to("precision", "sft_precision_aware")) for k in ("main_grads_dtype", "exp_avg_dtype", "exp_avg_sq_dtype")),
+        ("use_layer_wise_distributed_optimizer", "no equivalent in verl 0.8, which Trinity runs (RFTC300, one for "
+         "all)", no(PLACEMENT))]],
     # ---- steps and checkpoints (rftc/mapping/sft.py)
     *[Rule(f"trainer.{k}", "rule", "sft.map_sft_steps", n, **c) for k, n, c in [
         ("total_epochs", "buffer.total_epochs", to("total_epochs")),

@@ -31,8 +31,8 @@ def map_trainer(d: Draft) -> None:
     n_gpus_per_node (always written, so Trinity needs no Ray to validate); monitor.monitor_type = the first
     logger Trinity supports (console is always on); explorer.eval_on_startup = val_before_train;
     checkpoint_root_dir = default_local_dir without its trailing <project>/<name> (Trinity appends them),
-    ./checkpoints by default; continue_from_checkpoint = resume_mode != disable; trainer.critic_warmup,
-    trainer.balance_batch; trainer.max_checkpoints_to_keep = max_actor_ckpt_to_keep."""
+    ./checkpoints by default; continue_from_checkpoint = resume_mode != disable; trainer.balance_batch;
+    trainer.max_checkpoints_to_keep = max_actor_ckpt_to_keep (trainer.critic_warmup: rftc.mapping.loss)."""
     for verl, trinity in (("project_name", "project"), ("experiment_name", "name")):
         key = f"{T}.{verl}"
         v = d.val(key)
@@ -57,10 +57,9 @@ def map_trainer(d: Draft) -> None:
         v = d.flag(key)
         if v is not None:
             d.set("explorer.eval_on_startup", v, key)
-    for k in ("critic_warmup", "balance_batch"):
-        key = f"{T}.{k}"
-        if d.user(key):
-            d.set(f"trainer.{k}", d.val(key), key)
+    key = f"{T}.balance_batch"
+    if d.user(key):
+        d.set("trainer.balance_batch", d.val(key), key)
     keep = [k for k in (f"{T}.max_actor_ckpt_to_keep", f"{T}.max_critic_ckpt_to_keep") if d.user(k)]
     if keep:
         v = d.val(keep[0])

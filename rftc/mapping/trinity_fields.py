@@ -135,8 +135,9 @@ WHEN: dict[str, tuple[str, Callable]] = {
                     "never does)", lambda get: _storage(get, EB) in ("queue", "sql")),
     "replay": ("the trainer reads a queue with replay_buffer.enable (an SQL table replays without its settings)",
                lambda get: _replay_queue(get, EB)),
-    "strategy_args": ("the sample strategy reads its arguments (staleness_control, mix, a plugin's)",
-                      lambda get: _strategy(get) not in ("default", "warmup")),
+    "strategy_args": ("the sample strategy reads its arguments (staleness_control, mix with its auxiliary buffer, a "
+                      "plugin's)", lambda get: _strategy(get) not in ("default", "warmup") and not (
+                          _strategy(get) == "mix" and get("buffer.trainer_input.auxiliary_buffers") in (None, {}))),
     "mix": ("the sample strategy is mix (it reads an auxiliary buffer)", lambda get: _strategy(get) == "mix"),
     "mix_replay_read": ("the sample strategy is mix and its auxiliary buffer is a queue or an SQL table",
                         lambda get: _strategy(get) == "mix" and _storage(get, AUX) in ("queue", "sql")),
@@ -339,7 +340,7 @@ FIELDS: list[Field] = [
         ("advantage_fn", to("advantage", "rl")), ("advantage_fn_args", to("advantage_args", "rl")),
         ("kl_penalty_fn", to("kl_in_reward", "rl")), ("kl_penalty_fn_args", to("kl_in_reward_coef", "kl_in_reward")),
         ("policy_loss_fn", to("policy_loss", "rl")),
-        ("policy_loss_fn_args", to("clip_low clip_high clip_ratio_c sapo_tau", "rl")),
+        ("policy_loss_fn_args", to("clip_low clip_high clip_ratio_c sapo_tau policy_loss_args", "rl")),
         ("kl_loss_fn", to("kl_loss", "rl")), ("kl_loss_fn_args", to("kl_loss_coef", "kl_loss")),
         ("entropy_loss_fn", to("entropy_coef", "entropy_coef")), ("entropy_loss_fn_args", to("entropy_coef", "rl")),
         ("loss_agg_mode", to("loss_agg_mode")), ("enable_router_replay", to("moe_routing", "megatron")),
@@ -447,15 +448,16 @@ FIELDS: list[Field] = [
         ("grad_clip", no(UNREAD)),  # Trinity writes it to the critic's frozen grad_clip: no worker reads it
         ("use_dynamic_bsz", to("micro_batch", "sft")),
         ("use_remove_padding", no(KERNELS)), ("balance_batch", no(BATCHING)),
-        ("critic_warmup", to("critic_warmup", "critic")), ("max_token_len_per_gpu", to("micro_batch", "sft_dynamic")),
+        ("critic_warmup", to("critic_warmup", "rl")), ("max_token_len_per_gpu", to("micro_batch", "sft_dynamic")),
         ("ulysses_sequence_parallel_size", to("micro_batch", "sft_dynamic")),  # the token budget (RL: placement)
-        ("fix_actor_microbatch_loss_scale", to("microbatch_loss_scale")), ("param_offload", no(MEMORY)),
+        # read by the Tinker trainer only (verl 0.8's engine workers, which Trinity's verl trainer runs, do not)
+        ("fix_actor_microbatch_loss_scale", to("trainer_backend", "tinker")), ("param_offload", no(MEMORY)),
         ("optimizer_offload", no(MEMORY)), ("grad_offload", no(MEMORY)), ("offload_policy", no(MEMORY)),
         ("save_strategy", no(CADENCE)), ("max_checkpoints_to_keep", no(CADENCE)), ("megatron.*", no(PLACEMENT)),
         ("trust_remote_code", no(FOLLOWS)),
         # the veRL worker config Trinity merges: its keys are veRL's, classified by rftc.mapping.rules
-        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed precision",
-                              "rl")),
+        ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed precision "
+                              "critic_loss_agg_mode critic_optimizer lr_schedule_args", "rl")),
         # deprecated: Trinity 0.6 reads no file from it (its legacy verl < 0.8 path refuses it without trainer_config)
         ("trainer_config_path", no(UNREAD))]],
     # ---- synchronizer, monitor, service, log

@@ -13,6 +13,7 @@ from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
 from rftc.mapping.correction import LOGPROBS
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, ROLLOUT_SEED, clip_key, reads_sampling_key
 from rftc.mapping.precision import short_dtype
+from rftc.mapping.schedule import warms_up
 from rftc.mapping.sampling import V1_REWARD
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS
 from rftc.plugins.groups import SEQUENCE_METRICS
@@ -102,6 +103,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
             formula=f"explorer steps / explorer_sync_interval = {total}/{esi}")
     _optimizer(put, val, first, tsi)
     _loss(put, val)
+    _warmup_and_schedule(put, val, tsi, release, keys if megatron else None)
     if val("algorithm.bypass_old_logprobs", True) and BYPASS in keys and \
             LOSSES.get(val("algorithm.policy_loss_fn")) == "vanilla":
         # veRL's bypass mode replaces the loss with its own, which for the default loss_type ppo_clip (0.6.1:
@@ -187,6 +189,32 @@ def _loss(put, val) -> None:
     put("algorithm.lam", adv_args.get("lam"), "algorithm.advantage_fn_args")
     if val("algorithm.advantage_fn") == "ppo":
         put("critic.optim.lr", val("verl.critic.optim.lr"), "verl.critic.optim.lr")
+
+
+def _warmup_and_schedule(put, val, tsi: int, release: str, megatron_keys) -> None:
+    """trainer.critic_warmup: Trinity holds the actor back critic_warmup - 1 trainer steps, veRL critic_warmup -
+    its first step's number (rftc.semantics.loss), a veRL step being trainer_sync_interval trainer steps; a Megatron
+    optimizer's warmup start where it warms up (Trinity's default, min_lr_ratio x lr, is not veRL's 0), and the
+    decay steps trainer_config sets, in veRL's scheduler steps (one a veRL step); ``megatron_keys``: the release's
+    keys, for a Megatron trainer (None otherwise). Elsewhere RFTC601 reports the schedule veRL cannot express."""
+    w = val("trainer.critic_warmup", 0)
+    if w > 1:
+        first = resolve(release, snapshot=False).value("first_trainer_step")
+        put("trainer.critic_warmup", -(-(w - 1) // tsi) + first, "trainer.critic_warmup",
+            formula=f"(critic_warmup - 1) / trainer_sync_interval + verl {release}'s first step = "
+            f"({w}-1)/{tsi}+{first}")
+    if megatron_keys is None:
+        return
+    o = "verl.actor.optim"
+    if warms_up(lambda k: val(f"{o}.{k}")) and val(f"{o}.lr_warmup_init") and f"{O}.lr_warmup_init" in megatron_keys:
+        put(f"{O}.lr_warmup_init", val(f"{o}.lr_warmup_init"), f"{o}.lr_warmup_init",
+            formula="Trinity's Megatron warmup start, min_lr_ratio x lr")
+    for section, optim in ((O, o), ("critic.optim", "verl.critic.optim")):
+        steps = val(f"{optim}.lr_decay_steps")
+        if isinstance(steps, int) and steps != val(f"{o}.total_training_steps") and \
+                f"{section}.lr_decay_steps" in megatron_keys:
+            put(f"{section}.lr_decay_steps", max(steps // tsi, 1), f"{optim}.lr_decay_steps",
+                formula=f"trainer steps / trainer_sync_interval = {steps}/{tsi}")
 
 
 def _sampling(put, val) -> None:

@@ -286,6 +286,28 @@ class TrainingRun:
     rollout_precision: Value = _q("sampling", "rollout precision",
                                   "the rollout engine generates in another dtype or quantisation, so rollouts are "
                                   "sampled from a (slightly) different distribution than the trainer's")
+    # the loss's and the schedule's own settings (rftc.semantics.loss)
+    critic_warmup: Value = _q("steps and staleness", "critic warmup (actor optimizer steps skipped)",
+                              "the actor starts training after a different number of steps (the critic trains "
+                              "alone before it), so the first rollouts come from the initial policy for longer")
+    loss_scale: Value = _q("loss", "loss scale (seq-mean-token-sum-norm)",
+                           "the policy loss's token sums are divided by a different number, so its gradient's size "
+                           "differs")
+    critic_loss_agg_mode: Value = _q("loss", "critic loss aggregation",
+                                     "the value loss weighs tokens and sequences differently (or is scaled "
+                                     "differently), so the value model fits differently")
+    policy_loss_args: Value = _q("loss", "policy loss arguments",
+                                 "the policy loss is computed with different settings of its own (masks, "
+                                 "covariance clips, fallbacks)")
+    advantage_args: Value = _q("loss", "advantage arguments",
+                               "the advantages are computed with different settings of their function (such as the "
+                               "epsilon a group's std is offset by)")
+    algorithm: Value = _q("loss", "algorithm's own additions",
+                          "Trinity's algorithm type adds a sample strategy or a data schema of its own, so other "
+                          "experiences are trained or they are read differently")
+    lr_schedule_args: Value = _q("optimizer and schedule", "lr schedule arguments",
+                                 "the learning rate follows a different curve: the engine's own schedule settings "
+                                 "(warmup start, step indexing, decay shape) differ")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -342,6 +364,8 @@ class SftRun:
     precision: Value = _q("model", "training precision",
                           "the weights, gradients and optimizer state are kept, and the forward and backward computed, "
                           "in other dtypes (or fake-quantised): each step's update differs numerically")
+    # the schedule's own settings (rftc.semantics.loss)
+    lr_schedule_args: Value = _as_in_rl("lr_schedule_args")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

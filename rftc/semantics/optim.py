@@ -60,12 +60,16 @@ def _named(name: str, args: dict) -> str:
     return f"{name} ({', '.join(f'{k}={args[k]}' for k in shown)})" if shown else name
 
 
-def critic_optimizer(get, *, megatron: bool, clip, sched: str) -> tuple:
-    """(optimizer, clip, betas, eps, weight decay, schedule, warmup ratio, warmup steps, cosine floor and cycles) of
-    a critic's optim section; ``clip``: the value at the key its release clips at; ``sched``: its schedule."""
+def critic_optimizer(get, *, megatron: bool, clip, sched: str, schedule: str) -> tuple:
+    """(optimizer, clip, betas, eps, weight decay, schedule, warmup ratio, warmup steps, cosine floor and cycles,
+    the schedule's other settings) of a critic's optim section; ``clip``: the value at the key its release clips
+    at; ``sched``: its schedule; ``schedule``: its other settings (rftc.mapping.schedule.schedule_args). Megatron's
+    cosine decays to min_lr (a ratio of lr here) in one half-cycle."""
     name, betas, eps = optimizer(get, megatron=megatron)
     warmup = get("lr_warmup_steps")
-    cosine = (get("min_lr_ratio") or 0.0, 0.5 if get("num_cycles") is None else get("num_cycles")) \
-        if sched == "cosine" and not megatron else None
+    lr, floor = get("lr"), get("min_lr")
+    cosine = None if sched != "cosine" else (floor / lr if isinstance(floor, (int, float)) and lr else 0.0, 0.5) \
+        if megatron else (get("min_lr_ratio") or 0.0, 0.5 if get("num_cycles") is None else get("num_cycles"))
     return (name, clip, betas, eps, 0.01 if get("weight_decay") is None else get("weight_decay"), sched,
-            get("lr_warmup_steps_ratio") or 0.0, warmup if isinstance(warmup, int) and warmup > 0 else None, cosine)
+            get("lr_warmup_steps_ratio") or 0.0, warmup if isinstance(warmup, int) and warmup > 0 else None, cosine,
+            schedule)

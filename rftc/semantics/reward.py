@@ -72,8 +72,10 @@ TINKER = ("rank", "seed", "train_mlp", "train_attn", "train_unembed")
 
 
 def view(x, put, where) -> None:
-    """``view``'s keys of this module: the trainer type, the Tinker settings, the external model."""
+    """``view``'s keys of this module: the trainer type, the Tinker settings (and its micro-batch loss scale), the
+    external model."""
     put("trainer.trainer_type", x.trainer.trainer_type)
+    put("trainer.fix_actor_microbatch_loss_scale", x.trainer.fix_actor_microbatch_loss_scale)
     for k in ("enable", *TINKER):
         put(f"model.tinker.{k}", getattr(x.model.tinker, k))
     for k in ("enable", "model_name"):
@@ -101,14 +103,20 @@ def trinity_backend(val, of) -> dict[str, Value]:
     trainer_type is tinker, as the validator sets it for model.tinker.enable (trinity/trainer/trainer.py
     get_trainer_wrapper): TinkerTrainerWrapper trains a LoRA of model.tinker's rank, seed and modules."""
     tinker = val("trainer.trainer_type") == "tinker" or bool(val("model.tinker.enable"))
+    # the Tinker trainer sums a token-mean loss over micro-batches unscaled under fix_actor_microbatch_loss_scale,
+    # else divides each by their number (trinity/trainer/tinker/tinker_trainer.py)
+    fixed = tinker and bool(val("trainer.fix_actor_microbatch_loss_scale")) and val("algorithm.loss_agg_mode") == \
+        "token-mean"
     if tinker:
-        backend = "Tinker (LoRA " + ", ".join(f"{k} {val(f'model.tinker.{k}')}" for k in TINKER) + ")"
+        backend = "Tinker (LoRA " + ", ".join(f"{k} {val(f'model.tinker.{k}')}" for k in TINKER) + ")" + (
+            ", micro-batch losses summed unscaled" if fixed else "")
     elif val("trainer.trainer_type") == "verl":
         backend = VERL_BACKEND
     else:
         backend = f"trainer type {val('trainer.trainer_type')!r} (Trinity refuses it)"
     return dict(trainer_backend=of(backend, "trainer.trainer_type", "model.tinker.enable",
-                                   *(f"model.tinker.{k}" for k in TINKER if tinker)))
+                                   *(f"model.tinker.{k}" for k in TINKER if tinker),
+                                   *(["trainer.fix_actor_microbatch_loss_scale"] if fixed else [])))
 
 
 def _turns(t: dict) -> str:

@@ -17,6 +17,7 @@ from rftc.mapping.parquet import ParquetError, num_rows
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, trinity_sft_fields
 from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.loss import trinity_schedule
 from rftc.semantics.precision import trinity_sft_precision
 from rftc.semantics.reward import trinity_backend
 from rftc.semantics.seeds import trinity_seed
@@ -74,8 +75,13 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
     bound = [s for s in (val("trainer.total_steps"), val("buffer.total_steps")) if s]
     warmup, ratio = val("verl.actor.optim.lr_warmup_steps"), val("verl.actor.optim.lr_warmup_steps_ratio", 0.0)
     warmup_set = isinstance(warmup, int) and warmup > 0
-    sched = val("verl.actor.optim.lr_scheduler_type", "constant")
-    horizon = val("verl.actor.optim.total_training_steps")
+    megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
+    o = "verl.actor.optim"
+    # Megatron's optim section (lr_decay_style the schedule, as rftc.semantics.trinity reads it) decays to min_lr
+    # over lr_decay_steps
+    sched = val(f"{o}.lr_scheduler_type", "constant")
+    horizon_key = f"{o}.lr_decay_steps" if megatron and val(f"{o}.lr_decay_steps") else f"{o}.total_training_steps"
+    horizon = val(horizon_key)
     fmt = val(f"{EB}.format")
     loss = val("algorithm.policy_loss_fn_args", {}).get("loss_agg_mode", val("algorithm.loss_agg_mode"))
     lora = val("model.lora_configs") or []
@@ -91,11 +97,12 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         total_epochs=of(epochs, "buffer.total_epochs"),
         total_steps=_total(v, of, tbs, epochs, bound, _rows(path, split, dataset_rows, cwd)),
         lr=of(val("verl.actor.optim.lr"), "verl.actor.optim.lr"),
-        lr_scheduler=of(sched, "verl.actor.optim.lr_scheduler_type"),
-        min_lr_ratio=of(val(f"{OPT}.min_lr_ratio"), f"{OPT}.min_lr_ratio") if sched == "cosine" else Value(None),
+        lr_scheduler=of(sched, f"{o}.lr_scheduler_type"),
+        min_lr_ratio=(of(val(f"{o}.min_lr") / val(f"{o}.lr"), f"{o}.min_lr", formula="min_lr / lr") if megatron
+                      else of(val(f"{OPT}.min_lr_ratio"), f"{OPT}.min_lr_ratio")) if sched == "cosine" else Value(None),
         warmup_steps=of(warmup, "verl.actor.optim.lr_warmup_steps") if warmup_set else Value(None),
         warmup_ratio=of(ratio, "verl.actor.optim.lr_warmup_steps_ratio"),
-        lr_horizon=of("sys.maxsize" if horizon == sys.maxsize else horizon, "verl.actor.optim.total_training_steps")
+        lr_horizon=of("sys.maxsize" if horizon == sys.maxsize else horizon, horizon_key)
         if (ratio > 0 and not warmup_set) or sched != "constant" else Value(None),
         weight_decay=of(val("verl.actor.optim.weight_decay"), "verl.actor.optim.weight_decay"),
         betas=of(list(val(f"{OPT}.betas")), f"{OPT}.betas"),
@@ -120,6 +127,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         **trinity_sft_fields(v, val, of),
         **trinity_backend(val, of),
         precision=trinity_sft_precision(v, val),
+        lr_schedule_args=trinity_schedule(val, of, sched),
     )
 
 

@@ -10,6 +10,7 @@ from rftc.mapping.models import MCORE, SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
 from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.loss import verl_schedule
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, verl_sft_fields
 from rftc.semantics.precision import sft_precision_fields
@@ -20,6 +21,7 @@ from rftc.verl.effective import EffectiveConfig
 from rftc.verl.releases import semantics
 
 FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
+BALANCED_MICRO = "token mean of each micro-batch over every rank's tokens, averaged"  # with data.balance_dp_token
 TOKENIZERS = "the tokenizer's"
 THINKING = "data.apply_chat_template_kwargs.enable_thinking"
 KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the rows it trains are whole
@@ -50,16 +52,16 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
     return SftRun(
         examples_per_step=r.v("data.train_batch_size"),
         micro_batch=_micro(r, legacy),
-        loss_agg_mode=Value(FIXED_MICRO if legacy else "token-mean", "fsdp_sft_trainer" if legacy else
-                            f"verl {eff.release} sft_trainer"),
+        loss_agg_mode=_loss_agg(r) if legacy else Value("token-mean", f"verl {eff.release} sft_trainer"),
         total_epochs=r.v("trainer.total_epochs"),
         total_steps=_total(r, tts, end),
         lr=r.v("optim.lr"),
         lr_scheduler=r.of(sched, sched_key) if sched_key else Value(sched, "fsdp_sft_trainer's default"),
-        min_lr_ratio=r.v("optim.min_lr_ratio", 0.0) if sched == "cosine" else Value(None),
+        min_lr_ratio=_min_lr_ratio(r) if sched == "cosine" else Value(None),
         warmup_steps=r.v("optim.lr_warmup_steps") if warmup_set else Value(None),
         warmup_ratio=r.of(ratio, rk) if rk else Value(0.0),
-        lr_horizon=(r.of(tts, "trainer.total_training_steps") if tts else end) if wants_horizon else Value(None),
+        lr_horizon=(_decay_steps(r) or (r.of(tts, "trainer.total_training_steps") if tts else end)) if wants_horizon
+        else Value(None),
         weight_decay=r.v("optim.weight_decay"),
         betas=r.of(list(r.get("optim.betas")) if r.get("optim.betas") is not None else None, "optim.betas"),
         clip_grad=r.v("optim.clip_grad"),
@@ -75,7 +77,33 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         **verl_sft_fields(r, get),
         **verl_backend(eff.release),
         **sft_precision_fields(r, get, semantics.of(eff), legacy),
+        lr_schedule_args=verl_schedule(r, None, "sft", sched=sched),
     )
+
+
+def _min_lr_ratio(r: Reader) -> Value:
+    """The cosine floor: optim.min_lr_ratio (0.0), Megatron's optim.min_lr / lr (optim=megatron)."""
+    floor, lr = r.get("optim.min_lr"), r.get("optim.lr")
+    if r.eff.has("optim.min_lr") and isinstance(floor, (int, float)) and isinstance(lr, (int, float)) and lr:
+        return r.of(floor / lr, "optim.min_lr", "optim.lr", formula="min_lr / lr")
+    return r.v("optim.min_lr_ratio", 0.0)
+
+
+def _decay_steps(r: Reader) -> Value | None:
+    """Megatron's scheduler decays over optim.lr_decay_steps where set (get_megatron_optimizer_param_scheduler)."""
+    steps = r.get("optim.lr_decay_steps")
+    return r.v("optim.lr_decay_steps") if isinstance(steps, int) and not isinstance(steps, bool) and steps > 0 \
+        else None
+
+
+def _loss_agg(r: Reader) -> Value:
+    """fsdp_sft_trainer's loss: each micro-batch's token sum over the tokens of its rank's micro-batch, or, with
+    data.balance_dp_token, over every rank's (all-reduced, x the data-parallel size, which the gradient's average
+    over ranks undoes), divided by the micro-batches (fsdp_sft_trainer.py _compute_loss_and_backward; the engine
+    SFT trainer's config has the key, unread)."""
+    balanced = bool(r.get("data.balance_dp_token"))
+    return r.of(BALANCED_MICRO if balanced else FIXED_MICRO, "data.balance_dp_token",
+                formula="fsdp_sft_trainer")
 
 
 def _data_end(r: Reader, tbs, epochs, total_steps, rows, cwd) -> Value:

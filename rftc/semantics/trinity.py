@@ -16,6 +16,7 @@ from rftc.mapping.data import WHOLE
 from rftc.mapping.lora import megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.mapping.sampling import group_filter_operator
+from rftc.mapping.schedule import schedule_args, warms_up
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.buffer import buffer_view, explorer_pace, weight_version
 from rftc.semantics.buffer import trinity_fields as buffer_fields
@@ -24,6 +25,7 @@ from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import trinity_fields, trinity_lora, trinity_view
 from rftc.semantics.offpol import offpol_trinity, offpol_view
 from rftc.semantics.optim import critic_optimizer, optimizer
+from rftc.semantics.loss import trinity_fields as loss_fields, view as loss_view
 from rftc.semantics.precision import precision_view, trinity_precision_fields
 from rftc.semantics.reward import trinity_fields as reward_fields, view as reward_view
 from rftc.semantics.seeds import seed_view, trinity_seed
@@ -43,9 +45,11 @@ TRAINER_ADVANTAGES = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",), 
 OPERATORS = "data_processor.experience_pipeline.operators"
 # the actor optim keys the model reads, and the algorithm.optimizer field Trinity writes each from
 OPTIM_KEYS = ("optimizer", "optimizer_impl", "betas", "clip_grad", "grad_clip", "min_lr_ratio", "min_lr", "num_cycles",
-              "override_optimizer_config")
+              "override_optimizer_config", "zero_indexed_step", "lr_warmup_init", "lr_decay_steps",
+              "lr_wsd_decay_style", "lr_wsd_decay_steps")
 CRITIC_OPTIM_KEYS = ("clip_grad", "grad_clip", "betas", "weight_decay", "lr_scheduler_type", "warmup_style",
-                     "lr_decay_style", "lr_warmup_steps_ratio")
+                     "lr_decay_style", "lr_warmup_steps_ratio", "lr_warmup_steps", "min_lr", "zero_indexed_step",
+                     "lr_warmup_init", "lr_decay_steps", "lr_wsd_decay_style", "lr_wsd_decay_steps")
 OPTIM_FIELDS = {"optimizer": "optimizer_type", "betas": "betas", "clip_grad": "clip_grad",
                 "min_lr_ratio": "min_lr_ratio", "min_lr": "min_lr_ratio"}
 VERL_KEYS = {  # verl.* key of Trinity's veRL config -> the Trinity field it comes from (trinity-0.6.md §3.2)
@@ -118,6 +122,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     seed_view(x, put, where)
     offpol_view(x, put, where)
     precision_view(x, put, where)
+    loss_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -261,8 +266,10 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
     sched_key = next((k for k in ("verl.actor.optim.lr_scheduler_type", "verl.actor.optim.lr_decay_style")
                       if val(k) is not None), "verl.actor.optim.lr_scheduler_type")
     sched = val(sched_key, "constant")
-    horizon_key = next((k for k in ("verl.actor.optim.total_training_steps", "verl.actor.optim.lr_decay_steps")
-                        if val(k) is not None), None)
+    megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
+    # Megatron's scheduler decays over lr_decay_steps (Trinity's: trainer.total_steps unless trainer_config sets it)
+    horizon_key = next((k for k in ("verl.actor.optim.lr_decay_steps", "verl.actor.optim.total_training_steps")
+                        [0 if megatron else 1:] if val(k) is not None), None)
     horizon = val(horizon_key) if horizon_key else None
     total = val("buffer.total_steps")
     fixed, (pace, pace_keys) = val("synchronizer.sync_style") == "fixed", explorer_pace(val)
@@ -355,6 +362,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **trinity_fields(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
         **reward_fields(val, of, val(TASKSETS, [])),
         **buffer_fields(val, of),
+        **loss_fields(v, val, of, adv=adv, adv_args=adv_args, loss=loss, args=args, epochs=epochs, sched=sched),
     )
 
 
@@ -410,9 +418,17 @@ def _critic_optimizer(v: Mapping[str, Value], val, of) -> Value:
     clip = next(k for k in (f"{c}.grad_clip", f"{c}.clip_grad") if val(k) is not None or k.endswith("clip_grad"))
     sched = next((f"{c}.{k}" for k in SCHEDULERS if val(f"{c}.{k}") is not None), None)
     keys = [f"{c}.{k}" for k in ("optimizer", "betas", "weight_decay", "lr_warmup_steps_ratio", "lr_warmup_steps")]
-    return of(critic_optimizer(lambda k: override if k == "override_optimizer_config" else val(f"{c}.{k}"),
-                               megatron=megatron, clip=val(clip), sched=val(sched) if sched else "constant"),
-              clip, *keys, *(k for k in v if k.startswith(over)), *([sched] if sched else []))
+
+    def get(k):
+        return override if k == "override_optimizer_config" else val("verl.critic.optim.lr") if k == "lr" \
+            else val(f"{c}.{k}")
+    name = val(sched) if sched else "constant"
+    schedule, schedule_keys = schedule_args(get, "megatron" if megatron else "fsdp engine", str(name).lower(),
+                                            warms_up(get), decay=True,
+                                            total=val("verl.actor.optim.total_training_steps"))
+    return of(critic_optimizer(get, megatron=megatron, clip=val(clip), sched=name, schedule=schedule),
+              clip, *keys, *(k for k in v if k.startswith(over)), *([sched] if sched else []),
+              *(f"{c}.{k}" for k in schedule_keys))
 
 
 def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[str, Value]:

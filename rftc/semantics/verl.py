@@ -21,6 +21,7 @@ from rftc.semantics.model_settings import verl_fields, verl_lora
 from rftc.semantics.offpol import offpol_fields
 from rftc.semantics.precision import precision_fields
 from rftc.semantics.optim import critic_optimizer, optimizer
+from rftc.semantics.loss import verl_fields as loss_fields, verl_schedule_args
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.reward import verl_fields as reward_fields, verl_reward
 from rftc.semantics.seeds import verl_seed
@@ -154,7 +155,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         if loop.rollout_gpus else Value(None),
         logprob_source=r.of("rollout" if bypass else "actor", f"{RC}.bypass_mode"),
         **_optimizer_fields(r, sem, eff.release, sched),
-        critic_optimizer=_critic_optimizer(r, sem) if est == "gae" else Value(None),
+        critic_optimizer=_critic_optimizer(r, sem, si) if est == "gae" else Value(None),
         **_loss_and_sampling_fields(r, eff, sem, est, kl_reward),
         reward=verl_reward(r, sem, *reward_keys(r)[:3]),
         **reward_fields(r, sem, eff.release),
@@ -162,6 +163,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         **offpol_fields(r, sem, eff.release, loop),
         **verl_fields(r, sem, kl=kl_loss or kl_reward, critic=est == "gae"),
         **buffer_fields(r, sem, loop),
+        **loss_fields(r, sem, eff.release, est=est, mode=mode, sched=sched, si=si, epochs=epochs),
     )
 
 
@@ -205,9 +207,10 @@ def _critic_steps(r: Reader, sem, batch: int, n: int, k_sync: int) -> Value:
                 formula=f"ppo_mini_batch_size ({unit} under verl {r.eff.release}); mini-batches x ppo_epochs")
 
 
-def _critic_optimizer(r: Reader, sem) -> Value:
+def _critic_optimizer(r: Reader, sem, si: int) -> Value:
     """The critic's optimizer and schedule (rftc.semantics.optim), the clip at the key the release's critic
-    reads."""
+    reads, its engine's schedule settings (rftc.semantics.loss; its steps x ``si``, the mini-batches a trainer
+    step, as the actor's)."""
     c = "critic.optim"
     megatron = r.get("critic.strategy") in MCORE
     clip = clip_key(r.get, sem, megatron, "critic")
@@ -215,8 +218,12 @@ def _critic_optimizer(r: Reader, sem) -> Value:
     sched = r.get(sched_key) if sched_key else "constant"
     keys = [f"{c}.{k}" for k in ("optimizer", "optimizer_impl", "override_optimizer_config", "betas",
                                   "weight_decay", "lr_warmup_steps_ratio", "lr_warmup_steps") if r.eff.has(f"{c}.{k}")]
-    return r.of(critic_optimizer(lambda k: r.get(f"{c}.{k}"), megatron=megatron, clip=r.get(clip), sched=sched),
-                clip, *keys, *([sched_key] if sched_key else []))
+    schedule, schedule_keys, _ = verl_schedule_args(r, sem, "critic", sched=str(sched).lower(), decay=True,
+                                                    total=r.get("trainer.total_training_steps"), scale=si)
+    return r.of(critic_optimizer(lambda k: r.get(f"{c}.{k}"), megatron=megatron, clip=r.get(clip), sched=sched,
+                                 schedule=schedule),
+                clip, *keys, *([sched_key] if sched_key else []), *schedule_keys,
+                *([f"{c}.min_lr"] if megatron and sched == "cosine" else []))
 
 
 def _loss_and_sampling_fields(r: Reader, eff: EffectiveConfig, sem, est, kl_reward: bool) -> dict[str, Value]:
@@ -312,6 +319,10 @@ def _horizon(r: Reader, si: int, batch: int, bound: tuple, total_steps, rows, cw
     """The LR horizon in optimizer steps: the trainer steps ``bound`` (trainer.total_training_steps, or the fully
     async rollout's prompts // ``batch``), else the data loader's length x epochs."""
     total, key = bound
+    decay = r.get(f"{O}.lr_decay_steps")  # Megatron's scheduler decays over it where set, and warms up by a ratio
+    # of it (verl/utils/megatron/optimizer.py get_megatron_optimizer_param_scheduler)
+    if r.get(f"{A}.strategy") in MCORE and isinstance(decay, int) and decay > 0:
+        return r.of(decay * si, f"{O}.lr_decay_steps", formula="x optimizer steps per batch / ppo_epochs")
     if isinstance(total, int) and total > 0:
         return r.of(total * si, key, formula="x optimizer steps per batch / ppo_epochs")
     if total_steps:

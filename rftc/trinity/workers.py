@@ -4,6 +4,7 @@ defaults. ``rftc run`` builds its trainer's roles from these."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 from rftc.dotted import get
@@ -63,10 +64,12 @@ def actor_optim(cfg: TrinityConfig) -> dict:
              "weight_decay": o.weight_decay, "betas": list(o.betas), "clip_grad": o.clip_grad,
              "override_optimizer_config": None}
     if cfg.trainer.trainer_strategy.startswith("megatron"):
-        optim.update(optimizer=o.optimizer_type, min_lr=o.min_lr_ratio * o.lr, lr_decay_style=o.lr_scheduler_type)
+        optim.update(optimizer=o.optimizer_type, min_lr=o.min_lr_ratio * o.lr, lr_decay_style=o.lr_scheduler_type,
+                     lr_warmup_init=o.min_lr_ratio * o.lr, **_megatron_schedule(cfg))
     else:
         optim.update(optimizer=FSDP_OPTIMIZERS.get(o.optimizer_type, o.optimizer_type), optimizer_impl="torch.optim",
-                     min_lr_ratio=o.min_lr_ratio, lr_scheduler_type=o.lr_scheduler_type, num_cycles=0.5)
+                     min_lr_ratio=o.min_lr_ratio, lr_scheduler_type=o.lr_scheduler_type, num_cycles=0.5,
+                     zero_indexed_step=True)
     tc = cfg.trainer.trainer_config or {}
     arr = tc.get("actor_rollout_ref")
     actor = arr.get("actor") if isinstance(arr, dict) and "actor" in arr else tc.get("actor")
@@ -81,10 +84,21 @@ def critic_optim(cfg: TrinityConfig) -> dict:
     optim = {"lr": 1e-5, "lr_warmup_steps_ratio": 0.0, "lr_warmup_steps": -1, "weight_decay": 0.01,
              "betas": [0.9, 0.999], "clip_grad": 1.0}
     if not cfg.trainer.trainer_strategy.startswith("megatron"):
-        optim.update(optimizer="AdamW", min_lr_ratio=0.01, lr_scheduler_type="constant", num_cycles=0.5)
+        optim.update(optimizer="AdamW", min_lr_ratio=0.01, lr_scheduler_type="constant", num_cycles=0.5,
+                     zero_indexed_step=True)
+    else:
+        optim.update(optimizer="adam", lr_warmup_init=0.0, lr_decay_style="constant", min_lr=0.0,
+                     **_megatron_schedule(cfg))
     critic = (cfg.trainer.trainer_config or {}).get("critic")
     _merge(optim, (critic or {}).get("optim") or {} if isinstance(critic, dict) else {})
     return optim
+
+
+def _megatron_schedule(cfg: TrinityConfig) -> dict:
+    """The schedule settings config.py gives a Megatron optim section besides its warmup start and floor: the decay
+    over the run (trainer.total_steps, else sys.maxsize), wsd's exponential decay, a constant weight decay."""
+    return {"lr_decay_steps": cfg.trainer.total_steps or sys.maxsize, "weight_decay_incr_style": "constant",
+            "lr_wsd_decay_style": "exponential", "lr_wsd_decay_steps": None}
 
 
 def _merge(base: dict, over: dict) -> None:

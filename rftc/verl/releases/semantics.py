@@ -173,6 +173,10 @@ CHANGES: tuple[Change, ...] = (
            "(global_steps + 1) % test_freq == 0"),
     Change("test_freq_nonpositive", "0.2", "off", f"{TRAINER} RayPPOTrainer.fit: test_freq > 0 and "
            "global_steps % test_freq == 0"),
+    Change("first_trainer_step", FIRST, 0, f"{TRAINER} RayPPOTrainer.fit: global_steps = 0, the actor updated where "
+           "critic_warmup <= global_steps, global_steps += 1 after the step"),
+    Change("first_trainer_step", "0.2", 1, f"{TRAINER} RayPPOTrainer.fit: self.global_steps += 1 before the first "
+           "step (every later trainer loop alike)"),
     Change("critic_used", FIRST, "gae", f"{TRAINER} RayPPOTrainer.init_workers: a critic for adv_estimator gae"),
     Change("critic_used", "0.6.0", "enable_or_gae", "verl/trainer/ppo/utils.py need_critic: critic.enable, "
            "else adv_estimator gae"),
