@@ -139,6 +139,12 @@ CHANGES: tuple[Change, ...] = (
            "config.max_model_len = hf_config.max_position_embeddings"),
     Change("context_key", "0.7.1", "read", "verl/workers/rollout/vllm_rollout/vllm_async_server.py (and SGLang's): "
            "max_position_embeddings where config.max_model_len is None"),
+    # -- the temperature of on-policy distillation's teacher log-probs (distillation.*, from 0.8.0; rftc.mapping.distill)
+    Change("teacher_temperature", FIRST, None, "no on-policy distillation before 0.8.0"),
+    Change("teacher_temperature", "0.8.0", "refused", "verl/experimental/teacher_loop/teacher_manager.py "
+           "_get_teacher_sampling_params: raises NotImplementedError unless inference.temperature is 1.0"),
+    Change("teacher_temperature", "0.9.0", "ignored", "verl/experimental/teacher_loop/teacher_manager.py "
+           "_get_teacher_sampling_params: temperature 1.0 whatever inference.temperature says (a warning)"),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
