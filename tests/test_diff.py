@@ -27,7 +27,6 @@ PAIRS = sorted(p for p in DIFF.iterdir() if p.is_dir())
 # the settings of quantities the model does not compute yet (RFTC605) a golden script or its conversion sets: the
 # script's own key, or a Trinity field the conversion writes for a key the model compares on the veRL side
 NOT_COMPARED = {
-    "run_qwen2-7b_rm.sh": {"explorer.auxiliary_models.0.model_path"},  # the reward model, served as Trinity's
     "cases/algo_dapo_clip_higher.sh": {"data_processor.experience_pipeline.operators.0.name",  # the group filter
                                        "data_processor.experience_pipeline.operators.0.args"},
     "cases/algo_gae_ppo.sh": {"algorithm.advantage_fn_args"},  # gamma and lam, also compared by the model

@@ -189,6 +189,45 @@ def _reads_context(get, release: str) -> bool:
     return reads_context(get, _semantics(release)[1])
 
 
+DL = "distillation.distillation_loss"
+
+
+def _task_loss(get, release: str) -> bool:
+    """The task rewards' policy loss is trained: not veRL's on-policy distillation without task rewards, whose loss
+    is the distillation's alone (rftc.mapping.distill)."""
+    from rftc.mapping.distill import task_free
+
+    return not task_free(get)
+
+
+def _reward_read(get, release: str) -> bool:
+    """The reward changes what is trained: the task rewards' loss is trained, or a group filter keeps groups by it."""
+    return _task_loss(get, release) or (bool(get("algorithm.filter_groups.enable")) and _group_filters(get, release)
+                                        and (get(f"{R}.n") or 1) > 1)
+
+
+def _task(condition):
+    """``condition`` where the task rewards' policy loss is trained."""
+    return lambda get, release: _task_loss(get, release) and condition(get, release)
+
+
+def _read(condition):
+    """``condition`` where the reward is read."""
+    return lambda get, release: _reward_read(get, release) and condition(get, release)
+
+
+def _distill(condition):
+    """veRL's on-policy distillation is on, and ``condition``."""
+    return lambda get, release: get("distillation.enabled") is True and condition(get, release)
+
+
+def _one_teacher(get, release: str) -> bool:
+    """veRL's distillation reads the bundled teacher_model entry (no entry added beside it)."""
+    from rftc.mapping.distill import ONE, teachers
+
+    return set(teachers(get)) == {ONE}
+
+
 def _truncates(get, release: str) -> bool:
     _, sem = _semantics(release)
     return sem.value("prompt_filter") == "read" and not get("data.filter_overlong_prompts")
@@ -196,26 +235,35 @@ def _truncates(get, release: str) -> bool:
 
 WHEN: dict[str, tuple[str, Callable]] = {
     # loss and advantage
-    "kl_loss": ("the KL loss is on (actor.use_kl_loss)", _true(f"{A}.use_kl_loss")),
+    "kl_loss": ("the KL loss is on (actor.use_kl_loss) and the task rewards' loss is trained",
+                _task(_true(f"{A}.use_kl_loss"))),
     "kl": ("a reference model is read (a KL loss or KL in the reward)",
            lambda get, release: bool(get(f"{A}.use_kl_loss")) or _kl_in_reward(get, release)),
-    "kl_in_reward": ("KL is in the reward (algorithm.use_kl_in_reward; before 0.3.0.post1 without a KL loss)",
-                     _kl_in_reward),
-    "adaptive_kl": ("the KL controller is adaptive", _is("algorithm.kl_ctrl.type", "adaptive")),
+    "kl_in_reward": ("KL is in the reward (algorithm.use_kl_in_reward; before 0.3.0.post1 without a KL loss) and "
+                     "the task rewards' loss is trained", _task(_kl_in_reward)),
+    "adaptive_kl": ("the KL controller is adaptive and the task rewards' loss is trained",
+                    _task(_is("algorithm.kl_ctrl.type", "adaptive"))),
     "critic": ("a critic is trained (adv_estimator gae)", _is("algorithm.adv_estimator", "gae")),
     "critic_lora": ("the critic trains LoRA", lambda get, release: _positive(get, f"{C}.model.lora_rank")),
-    "discounted": ("the estimator discounts (gae, reinforce_plus_plus)",
-                   _is("algorithm.adv_estimator", "gae", "reinforce_plus_plus")),
-    "grpo": ("the estimator normalises groups (grpo)", _is("algorithm.adv_estimator", "grpo")),
-    "clip_ratio": ("the loss reads clip_ratio (clip_ratio_low/high unset)", _unset(f"{A}.clip_ratio_low")),
-    "clipped": ("the policy loss clips the ratio (not sapo, gpg)", lambda get, release: bool(
-        get(f"{RC}.bypass_mode")) or get(f"{A}.policy_loss.loss_mode") not in ("sapo", "gpg")),
-    "dual_clip": ("the policy loss is PPO's (its dual clip)", _dual_clip),
-    "sapo": ("the policy loss is sapo", _is(f"{A}.policy_loss.loss_mode", "sapo")),
-    "agg_read": ("the policy loss reads loss_agg_mode (sapo's is seq-mean-token-mean)", lambda get, release: bool(
-        get(f"{RC}.bypass_mode")) or get(f"{A}.policy_loss.loss_mode") != "sapo"),
-    "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode)",
-                  lambda get, release: not get(f"{RC}.bypass_mode")),
+    "discounted": ("the estimator discounts (gae, reinforce_plus_plus) and the task rewards' loss is trained",
+                   _task(_is("algorithm.adv_estimator", "gae", "reinforce_plus_plus"))),
+    "grpo": ("the estimator normalises groups (grpo) and the task rewards' loss is trained",
+             _task(_is("algorithm.adv_estimator", "grpo"))),
+    "clip_ratio": ("the loss reads clip_ratio (clip_ratio_low/high unset) and the task rewards' loss is trained",
+                   _task(_unset(f"{A}.clip_ratio_low"))),
+    "clipped": ("the policy loss clips the ratio (not sapo, gpg) and the task rewards' loss is trained",
+                _task(lambda get, release: bool(get(f"{RC}.bypass_mode"))
+                      or get(f"{A}.policy_loss.loss_mode") not in ("sapo", "gpg"))),
+    "dual_clip": ("the policy loss is PPO's (its dual clip) and the task rewards' loss is trained", _task(_dual_clip)),
+    "sapo": ("the policy loss is sapo and the task rewards' loss is trained",
+             _task(_is(f"{A}.policy_loss.loss_mode", "sapo"))),
+    "agg_read": ("the policy loss reads loss_agg_mode (sapo's is seq-mean-token-mean; veRL's distillation loss "
+                 "without task rewards reads it)", lambda get, release: not _task_loss(get, release) or bool(
+                     get(f"{RC}.bypass_mode")) or get(f"{A}.policy_loss.loss_mode") != "sapo"),
+    "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode) and the task rewards' loss is trained",
+                  _task(lambda get, release: not get(f"{RC}.bypass_mode"))),
+    "task_loss": ("the task rewards' policy loss is trained (not veRL's on-policy distillation without task "
+                  "rewards, which drops it with its advantage, KL and entropy terms)", _task_loss),
     "bypass": ("the rollout's log-probs are the old ones (rollout_correction.bypass_mode)", _true(f"{RC}.bypass_mode")),
     "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm",
                        _is(f"{A}.loss_agg_mode", "seq-mean-token-sum-norm")),
@@ -226,6 +274,20 @@ WHEN: dict[str, tuple[str, Callable]] = {
                       lambda get, release: bool(get("algorithm.filter_groups.enable"))
                       and _group_filters(get, release)),
     "distillation": ("on-policy distillation is on", _true("distillation.enabled")),
+    "one_teacher": ("on-policy distillation from the bundled teacher entry alone (teacher_model: entries added "
+                    "beside it replace it)", _distill(_one_teacher)),
+    "teachers": ("on-policy distillation from teacher entries added beside teacher_model, each row routed to one "
+                 "by distillation.teacher_key", _distill(lambda get, release: not _one_teacher(get, release))),
+    "distill_pg": ("on-policy distillation whose loss is the advantage of a policy-gradient loss "
+                   "(use_policy_gradient)", _distill(_true(f"{DL}.use_policy_gradient"))),
+    "distill_clip_ratio": ("on-policy distillation as a policy-gradient loss that reads the distillation's "
+                           "clip_ratio (its clip_ratio_low or clip_ratio_high null)",
+                           _distill(lambda get, release: bool(get(f"{DL}.use_policy_gradient")) and None in (
+                               get(f"{DL}.clip_ratio_low"), get(f"{DL}.clip_ratio_high")))),
+    "distill_topk": ("on-policy distillation by the teacher's top-k log-probs (loss_mode forward_kl_topk)",
+                     _distill(_is(f"{DL}.loss_mode", "forward_kl_topk"))),
+    "distill_task_rewards": ("on-policy distillation beside the task rewards' loss (use_task_rewards)",
+                             _distill(_true(f"{DL}.use_task_rewards"))),
     # model and optimizer
     "lora": ("LoRA is on (lora_rank > 0)", lambda get, release: _positive(get, f"{M}.lora_rank")),
     "megatron_lora": ("Megatron LoRA is on (model.lora.rank > 0, strategy megatron)", lambda get, release:
@@ -297,27 +359,30 @@ WHEN: dict[str, tuple[str, Callable]] = {
                         get(LEGACY_SFT) is None and get("engine.strategy") not in MCORE),
     # reward
     "reward_model": ("a reward model scores", lambda get, release: not _rule_reward(get, release)),
-    "rule_reward": ("no reward model scores (a reward function does)", _rule_reward),
+    # the conditions of the rows that feed the reward hold where the reward is read (not veRL's distillation
+    # without task rewards, unless a group filter keeps groups by it)
+    "rule_reward": ("no reward model scores (a reward function does), and the reward is read", _read(_rule_reward)),
     "legacy_reward_model": ("a reward model scores and the trainer migrates the legacy reward keys (not verl 0.9's "
-                            "main_ppo)", lambda get, release: not _rule_reward(get, release)
-                            and _legacy_reward(get, release)),
+                            "main_ppo), and the reward is read", _read(lambda get, release: not _rule_reward(
+                                get, release) and _legacy_reward(get, release))),
     "legacy_rule_reward": ("no reward model scores and the trainer migrates the legacy reward keys (not verl 0.9's "
-                           "main_ppo)", lambda get, release: _rule_reward(get, release)
-                           and _legacy_reward(get, release)),
+                           "main_ppo), and the reward is read", _read(lambda get, release: _rule_reward(get, release)
+                                                                      and _legacy_reward(get, release))),
     "legacy_custom_reward": ("custom_reward_function.path is set and the trainer migrates the legacy reward keys "
-                             "(not verl 0.9's main_ppo)", lambda get, release:
-                             bool(get("custom_reward_function.path")) and _legacy_reward(get, release)),
-    "reward_section_reward": ("a reward function scores and custom_reward_function.path, read first, is unset",
-                              lambda get, release: _rule_reward(get, release)
-                              and not get("custom_reward_function.path")),
+                             "(not verl 0.9's main_ppo), and the reward is read", _read(lambda get, release:
+                             bool(get("custom_reward_function.path")) and _legacy_reward(get, release))),
+    "reward_section_reward": ("a reward function scores and custom_reward_function.path, read first, is unset, and "
+                              "the reward is read", _read(lambda get, release: _rule_reward(get, release)
+                                                          and not get("custom_reward_function.path"))),
     "reward_custom_reward": ("a reward function scores, reward.custom_reward_function.path is set and no migrated "
-                             "legacy one wins over it",
-                             lambda get, release: _rule_reward(get, release)
-                             and bool(get("reward.custom_reward_function.path")) and not (
-                                 get("custom_reward_function.path") and _legacy_reward(get, release))),
+                             "legacy one wins over it, and the reward is read",
+                             _read(lambda get, release: _rule_reward(get, release)
+                                   and bool(get("reward.custom_reward_function.path")) and not (
+                                       get("custom_reward_function.path") and _legacy_reward(get, release)))),
     "reward_section_model": ("a reward model scores and no migrated legacy reward_model.model.path wins over "
-                             "reward.reward_model.model_path", lambda get, release: not _rule_reward(get, release)
-                             and not (get("reward_model.model.path") and _legacy_reward(get, release))),
+                             "reward.reward_model.model_path, and the reward is read",
+                             _read(lambda get, release: not _rule_reward(get, release)
+                                   and not (get("reward_model.model.path") and _legacy_reward(get, release)))),
     # data
     "sampler": ("a curriculum sampler orders the data (data.sampler.class_path)", _true("data.sampler.class_path")),
     "no_sampler": ("no curriculum sampler orders the data (data.sampler.class_path unset)",
@@ -367,7 +432,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("advantage_args", "the arguments the advantage function is built with"),
     ("algorithm", "what Trinity's algorithm adds to its functions' defaults (its sample strategy, its schema)"),
     ("auxiliary_data", "the auxiliary experience buffers the trainer reads beside the rollouts"),
-    ("auxiliary_models", "the auxiliary models workflows query (judges, tools) and how they generate"),
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
     ("code_sandbox", "the code-execution sandbox the reward runs responses in (its memory limit decides which fail)"),
@@ -380,7 +444,6 @@ NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
     ("data_seed", "the seed the experience buffer's rows are drawn with"),
     ("data_source", "where the experience buffer's rows are stored and which subset is read"),
     ("dataset_class", "the dataset class that reads and formats the rows"),
-    ("distillation", "on-policy distillation from a teacher model (its models, sampling and loss)"),
     ("experience_pipeline", "the operators that rewrite or filter experiences before training"),
     ("experience_selection", "how experiences are sampled from the buffer for each step"),
     ("explorer_ahead", "how many batches the explorer runs ahead of the trainer"),

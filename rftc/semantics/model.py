@@ -217,6 +217,15 @@ class TrainingRun:
     # a prompt over the length limit that is not left out
     prompt_truncation: Value = _q("data", "over-long prompt cut",
                                   "a prompt over the length limit is cut elsewhere, kept whole, or stops the run")
+    # on-policy distillation and the auxiliary models (rftc.semantics.distill)
+    teacher: Value = _q("model", "distillation teacher",
+                        "the student is pulled towards another model's log-probs, or ones computed otherwise")
+    distillation: Value = _q("loss", "distillation objective",
+                             "the loss pulls the student towards the teacher by another estimate, weight or clamp, "
+                             "from other student log-probs, beside or without the task rewards")
+    auxiliary_models: Value = _q("model", "auxiliary models (judges, tools)",
+                                 "the models the workflows query beside the policy differ or answer otherwise, so "
+                                 "the rewards or turns they produce differ")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

@@ -15,7 +15,9 @@ from rftc.mapping.algorithm import NO_DUAL_CLIP, NORM_READERS
 from rftc.mapping.data import WHOLE
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
+from rftc.mapping.trinity_fields import filters_by_reward
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
+from rftc.semantics.distill import distill_view, trinity_distilled, trinity_fields
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
@@ -105,6 +107,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     view_inputs(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
+    distill_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -261,7 +264,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
     clip = args.get("clip_range")
     low, high = args.get("clip_range_low"), args.get("clip_range_high")
     c = args.get("clip_ratio_c")
-    return TrainingRun(
+    return trinity_distilled(TrainingRun(
         responses_per_step=of(val("verl.actor.ppo_mini_batch_size"), "verl.actor.ppo_mini_batch_size",
                               formula="buffer.train_batch_size (experiences)"),
         steps_per_batch=of(tsi * epochs, "synchronizer.trainer_sync_interval", "verl.actor.ppo_epochs",
@@ -338,7 +341,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
         reward=of(per_taskset(val(TASKSETS, []), _reward), f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
-    )
+        **trinity_fields(v, val, of),
+    ), val, of)
 
 
 def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, Value]:
@@ -403,8 +407,7 @@ def _loss_and_sampling_fields(val, of, adv, adv_args: dict, kl_reward) -> dict[s
     """As rftc.semantics.verl's: Trinity's grpo advantage always divides by the std (of the group, or of the
     batch with std_cal_level batch); rftc's veRL advantage passes norm_adv_by_std_in_grpo to veRL's estimator."""
     kl_args = val("algorithm.kl_penalty_fn_args", {})
-    filters = [op for op in val(OPERATORS, []) if op["name"] == FILTER_GROUPS or "filter" in op["name"]
-               or op["name"] == "dapo_dynamic_sampling"]
+    filters = [op for op in val(OPERATORS, []) if filters_by_reward(op["name"])]
     t = val(f"{TS}.rollout_args.temperature", val("verl.rollout.temperature"))
     if adv == "grpo":
         norm = of(True if adv_args.get("std_cal_level", "group") == "group" else "batch std",

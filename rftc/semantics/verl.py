@@ -15,6 +15,7 @@ from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.minibatch import CriticSteps, verl_order
+from rftc.semantics.distill import verl_distilled, verl_fields
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.reader import Reader, train_rows
@@ -81,7 +82,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         total, total_key = loop.total_prompts // batch, TOTAL_PROMPTS
     agg_modes = sem.value("loss_agg_modes")
     wants_horizon = (ratio > 0 and not warmup_set) or sched != "constant"
-    return TrainingRun(
+    return verl_distilled(TrainingRun(
         responses_per_step=r.of(responses, *batch_keys, formula=f"ppo_mini_batch_size x n ({unit} under verl "
                                 f"{eff.release})" if unit == "prompts" else "ppo_mini_batch_size (responses)"),
         steps_per_batch=r.of(si * epochs * k_sync, *batch_keys, f"{A}.ppo_epochs",
@@ -156,7 +157,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         **_loss_and_sampling_fields(r, eff, sem, est, kl_reward, n),
         reward=_reward(r),
         **inputs(r, reference=kl_loss or kl_reward, critic=est == "gae"),
-    )
+        **verl_fields(r),
+    ), r)
 
 
 def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Value]:

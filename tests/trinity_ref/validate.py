@@ -91,6 +91,7 @@ DERIVED_FIELDS = [
     "buffer.explorer_input.tasksets",
     "data_processor.experience_pipeline.operators", "explorer.rollout_model.seed", "explorer.rollout_model.ignore_eos",
     "explorer.rollout_model.repetition_penalty", "explorer.rollout_model.min_response_tokens",
+    "explorer.auxiliary_models",
 ]
 
 
