@@ -13,6 +13,7 @@ import yaml
 
 from rftc.plugins import DISTILL_WORKFLOW
 from support.cli import launch, rftc
+from support.paths import GOLDEN
 from test_diff_optimizer import BASE, TRINITY, _with, report
 from test_diff_steps import _differences
 
@@ -171,3 +172,14 @@ def test_a_distillation_launch_and_its_conversion_train_alike(tmp_path, release)
     diff = rftc("diff", script, out, "--verl-version", release, "--format", "json", cwd=tmp_path)
     assert diff.returncode == 0, diff.stdout
 
+
+def test_the_way_back_writes_verls_distillation(tmp_path):
+    """The golden conversion goes back to a launch of veRL's distillation that trains as it does: no RFTC601."""
+    done = rftc("convert", "--to", "verl", GOLDEN / "convert" / "cases" / "algo_distill_k1.yaml", "--format",
+                "concise", "-o", tmp_path / "back.sh", cwd=tmp_path)
+    assert done.returncode == 0 and "RFTC601" not in done.stderr, done.stderr
+    text = (tmp_path / "back.sh").read_text()
+    for override in ("distillation.enabled=True", f"{L}.loss_mode=k1", f"{L}.use_task_rewards=False",
+                     f"{L}.clip_ratio_high=0.28", f"{T}.model_path=Qwen/Qwen2.5-7B-Instruct",
+                     "algorithm.adv_estimator=grpo"):
+        assert override in text, override
