@@ -38,7 +38,9 @@ GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_t
         "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
         f"{A}.optim.lr_scheduler_type=cosine | {A}.optim.warmup_style=cosine | {A}.optim.lr_decay_style=cosine", f"{R}.multi_turn.enable=True",
         "algorithm.filter_groups.enable=True",
-        f"{M}.lora.rank=8", "distillation.enabled=True", "reward_model.reward_loop_source=importlib",
+        f"{M}.lora.rank=8", "distillation.enabled=True", "distillation.distillation_loss.loss_mode=forward_kl_topk",
+        "+distillation.teacher_models.second.model_path=/models/second",
+        "+distillation.teacher_models.second.key=second", "reward_model.reward_loop_source=importlib",
         "reward_model.reward_loop_module_path=manager.py")
 PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
        "algorithm.use_kl_in_reward=True", "algorithm.kl_ctrl.type=adaptive",
@@ -87,6 +89,13 @@ V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_func
 SANDBOX = ("reward.sandbox_fusion.url=http://sandbox | reward_model.sandbox_fusion.url=http://sandbox",
            "reward_model.use_reward_loop=False", "reward_manager.source=importlib",
            "reward_manager.module.path=manager.py")
+# veRL's on-policy distillation without task rewards, one teacher (rftc.mapping.distill: what Trinity trains alike)
+DISTILL = ("algorithm.adv_estimator=grpo",
+           "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
+           "distillation.enabled=True", "distillation.teacher_models.teacher_model.model_path=/models/teacher",
+           "distillation.distillation_loss.loss_mode=k1", "distillation.distillation_loss.use_policy_gradient=True",
+           "distillation.distillation_loss.use_task_rewards=False",
+           "distillation.distillation_loss.clip_ratio_low=null")
 HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + (
     "algorithm.adv_estimator=grpo", "data.sampler.class_path=sampler.py", "data.filter_overlong_prompts=True",
     "trainer.val_only=True", *SANDBOX)
@@ -114,10 +123,18 @@ class Base:
 
     def launch(self, present: frozenset[str]) -> str:
         """The launch line: ``overrides`` whose keys the release has ("a=1 | b=1": the first of them)."""
-        overrides = [next((o for o in alts.split(" | ") if o.split("=", 1)[0] in present), None)
+        overrides = [next((o for o in alts.split(" | ") if _present(o.split("=", 1)[0], present)), None)
                      for alts in self.overrides]
         return " ".join([f"python3 -m {self.module} --config-name={self.config}",
                          *([f"model_engine={self.choice}"] if self.choice else []), *(o for o in overrides if o)])
+
+
+def _present(key: str, present: frozenset[str]) -> bool:
+    """A key of the release's config, or one added (+) to a section of it (a teacher entry beside teacher_model)."""
+    if key.startswith("+"):
+        section = key[1:].rsplit(".", 2)[0]
+        return any(p.startswith(f"{section}.") for p in present)
+    return key in present
 
 
 BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
@@ -175,7 +192,8 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
          Base("megatron-cosine", MAIN, "ppo_megatron_trainer", COMMON + PPO + (
              "critic.optim.lr_decay_style=cosine", "critic.optim.lr_warmup_steps_ratio=0.1")),
          # verl 0.7's engine workers in place of the legacy ones
-         Base("engine-ppo", MAIN, "ppo_trainer", COMMON + PPO + ("trainer.use_legacy_worker_impl=disable",)))
+         Base("engine-ppo", MAIN, "ppo_trainer", COMMON + PPO + ("trainer.use_legacy_worker_impl=disable",)),
+         Base("distill", MAIN, "ppo_trainer", COMMON + DISTILL))
 # another valid value of an enumerated key (by its last name)
 ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-mean": "seq-mean-token-mean",
                                                                       "*": "token-mean"},
@@ -366,6 +384,7 @@ def _bases(version: str):
     s = schema.load(version)
     configs = set(s.config_names())
     bases = [b for b in BASES if b.config in configs and
+             (b.name != "distill" or "distillation.enabled" in schema.leaf_paths(version, b.config)) and
              (not b.name.startswith("v1") or "trainer.use_v1" in schema.leaf_paths(version, b.config)) and
              (b.name != "sapo" or f"{A}.tau_pos" in schema.leaf_paths(version, b.config)) and
              (b.name != "megatron-muon" or f"{A}.optim.muon_momentum" in schema.leaf_paths(version, b.config)) and
@@ -503,14 +522,16 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
 TRINITY_BASES = ("convert/cases/algo_grpo_kl_loss.yaml", "convert/cases/algo_gae_ppo.yaml",
                  "convert/sft/gsm8k_qwen_05_peft.yaml", "convert/async/fully_async_4_4.yaml",
                  "convert/cases/rewards_reward_model.yaml", "convert/recipe/dapo_dynamic_sampling.yaml",
-                 "convert/cases/release_0_1_gae.yaml", "convert/sft/multiturn_qwen_05_sp2.yaml")
+                 "convert/cases/release_0_1_gae.yaml", "convert/sft/multiturn_qwen_05_sp2.yaml",
+                 "convert/cases/algo_distill_k1.yaml")
 # valid values of the dict-valued fields, merged into theirs (a key each reads)
 TRINITY_VALUES = {"algorithm.policy_loss_fn_args": {"clip_range_low": 0.1, "clip_range_high": 0.3, "clip_range": 0.25},
                   "algorithm.kl_loss_fn_args": {"kl_coef": 0.5}, "algorithm.kl_penalty_fn_args": {"kl_coef": 0.5},
                   "algorithm.entropy_loss_fn_args": {"entropy_coef": 0.5},
                   "algorithm.advantage_fn_args": {"gamma": 0.5, "lam": 0.5, "epsilon": 0.5},
                   "algorithm.sample_strategy_args": {"expert_data_ratio": 0.25, "max_staleness": 2},
-                  **{f"buffer.explorer_input.{k}.workflow_args": {"custom_reward_function": {"path": "other.py"}}
+                  **{f"buffer.explorer_input.{k}.workflow_args": {"custom_reward_function": {"path": "other.py"},
+                                                                   "temperature": 0.5}
                      for k in ("tasksets", "taskset")},
                   "trainer.trainer_config": {"actor_rollout_ref": {"actor": {"ppo_epochs": 3}},
                                              "critic": {"optim": {"lr": 0.5}}},
@@ -683,6 +704,7 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
     grpo, rm, sft = (configs[TRINITY_BASES[i]] for i in (0, 4, 2))
     configs["GRPO, every section"] = _every_section(grpo)
     configs["GRPO, Trinity's workflow"] = _trinity_workflow(grpo)
+    configs["GRPO, Trinity's workflow, every section"] = _trinity_workflow(configs["GRPO, every section"])
     configs["GRPO, Trinity's workflow, taskset"] = _deprecated_taskset(configs["GRPO, Trinity's workflow"])
     configs["GRPO, taskset"] = _deprecated_taskset(grpo)
     configs["reward model, taskset"] = _deprecated_taskset(rm)

@@ -42,6 +42,7 @@ import pytest
 
 from rftc.mapping.data import WHOLE
 from rftc.mapping.reward_loop import SINGLE_TURN
+from rftc.semantics.distill import PROMPT_ONLY
 from rftc.semantics.inputs import SHUFFLED
 from rftc.semantics.minibatch import EPOCH_BY_EPOCH
 from rftc.semantics.model import TrainingRun, Value, differences
@@ -113,8 +114,9 @@ def _order_kind(value) -> str | None:
 
 
 BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODEL),
-            # the reward model reads no data column; the workflow left to the user reads its format's
-            ("data columns", lambda v: "data source" not in str(v), REWARD_MODEL),
+            # the reward model reads no data column; the workflow left to the user reads its format's (a
+            # distillation without task rewards reads none either: its conversion's workflow reads the prompt alone)
+            ("data columns", lambda v: "data source" not in str(v) and PROMPT_ONLY not in str(v), REWARD_MODEL),
             ("data order", lambda v: str(v).startswith("sampler "), CURRICULUM),
             ("multi-turn rollouts (agent loop, tools)", lambda v: v != SINGLE_TURN, MULTI_TURN),
             ("over-long prompts", lambda v: "measured with the tools" in str(v), TOOL_LENGTHS),

@@ -27,7 +27,6 @@ PAIRS = sorted(p for p in DIFF.iterdir() if p.is_dir())
 # the settings of quantities the model does not compute yet (RFTC605) a golden script or its conversion sets: the
 # script's own key, or a Trinity field the conversion writes for a key the model compares on the veRL side
 NOT_COMPARED = {
-    "run_qwen2-7b_rm.sh": {"explorer.auxiliary_models.0.model_path"},  # the reward model, served as Trinity's
 }
 
 

@@ -223,24 +223,56 @@ def test_a_context_shorter_than_prompt_plus_response_is_what_vllm_runs():
 
 
 def test_on_policy_distillation_is_refused_naming_what_differs_from_trinitys():
-    on = ("distillation.enabled=True", "distillation.teacher_models.teacher_model.model_path=/models/teacher",
-          "actor_rollout_ref.rollout.n=1")
+    on = ("algorithm.adv_estimator=grpo", "distillation.enabled=True",
+          "distillation.teacher_models.teacher_model.model_path=/models/teacher", "actor_rollout_ref.rollout.n=1")
     m = convert(*on, "distillation.distillation_loss.loss_mode=k3",
                 "distillation.distillation_loss.use_policy_gradient=False",
                 "distillation.distillation_loss.use_task_rewards=True",
-                "distillation.distillation_loss.loss_max_clamp=10.0")
+                "distillation.distillation_loss.loss_max_clamp=10.0", "actor_rollout_ref.actor.ppo_epochs=2")
     (d,) = [d for d in m.diagnostics if d.code == "RFTC339"]
-    assert d.key == "distillation.enabled" and d.span.line == 1 and not m.ok
+    assert d.key == "distillation.enabled" and d.span.line == 2 and not m.ok
     assert "algorithm_type" not in m.config["algorithm"]
     for why in ("loss_mode k3 is not the reverse KL k1", "backpropagates the distillation loss itself",
-                "task rewards", "clamps (loss_max_clamp 10.0)"):
+                "task rewards", "clamps the distillation loss at +-10.0 (loss_max_clamp)", "2 epochs over each batch"):
         assert why in d.message, why
     assert "RFTC300" not in codes(m)  # the distillation keys are the refusal's
     m = convert(*on, "distillation.distillation_loss.loss_mode=k1",
                 "distillation.distillation_loss.use_policy_gradient=True",
-                "distillation.distillation_loss.use_task_rewards=False")
+                "distillation.distillation_loss.use_task_rewards=False",
+                "+distillation.teacher_models.second.model_path=/models/second",
+                "+distillation.teacher_models.second.key=math", "+distillation.teacher_models.third.key=code")
     (d,) = [d for d in m.diagnostics if d.code == "RFTC339"]
-    assert "objective is the same, but rftc does not write Trinity's teacher" in d.message and not m.ok
+    assert "routes rows to 2 teachers by their data_source" in d.message and not m.ok  # teacher_model is dropped
+
+
+# the teacher's inference section as veRL 0.9.1's distillation.yaml composes it (this module's configs are bare)
+TEACHER_DEFAULTS = tuple(f"distillation.teacher_models.teacher_model.inference.{k}" for k in (
+    "dtype=bfloat16", "tensor_model_parallel_size=2", "data_parallel_size=1", "gpu_memory_utilization=0.5",
+    "prompt_length=512", "response_length=1024", "temperature=1.0"))
+
+
+def test_on_policy_distillation_trinity_trains_alike_is_converted():
+    """k1 as the advantage without task rewards or clamps (the top-k loss's settings, and log_prob_min_clamp, are not
+    read by k1): Trinity's on_policy_distill with the teacher as the first auxiliary model, the actor's KL loss and
+    entropy dropped as veRL drops them."""
+    m = convert("algorithm.adv_estimator=grpo", "distillation.enabled=True",
+                "distillation.teacher_models.teacher_model.model_path=/models/teacher",
+                "distillation.distillation_loss.loss_mode=kl",
+                "distillation.distillation_loss.use_policy_gradient=True",
+                "distillation.distillation_loss.use_task_rewards=False",
+                "distillation.distillation_loss.log_prob_min_clamp=-10.0", "distillation.distillation_loss.topk=64",
+                "distillation.nnodes=1", "distillation.n_gpus_per_node=2", *TEACHER_DEFAULTS,
+                "actor_rollout_ref.actor.use_kl_loss=True", "actor_rollout_ref.actor.entropy_coeff=0.01")
+    assert m.ok, [str(d) for d in m.diagnostics]
+    a = m.config["algorithm"]
+    assert a["algorithm_type"] == "on_policy_distill" and a["advantage_fn_args"] == {"kl_coef": 1.0}
+    assert a["kl_loss_fn"] == a["entropy_loss_fn"] == a["kl_penalty_fn"] == "none"
+    assert a["bypass_old_logprobs"] is False  # the trainer's old log-probs: the policy each step trains
+    (teacher,) = m.config["explorer"]["auxiliary_models"]
+    assert teacher["model_path"] == "/models/teacher" and teacher["enable_prompt_truncation"] is False
+    assert teacher["engine_num"] == 1 and teacher["tensor_parallel_size"] == 2  # veRL's default teacher TP
+    assert teacher["max_model_len"] == 512 + 1024 + 1 and teacher["dtype"] == "bfloat16"
+    assert not {"RFTC300", "RFTC301"} & set(codes(m))
 
 
 def test_dynamic_bsz_and_remove_padding_conflict():

@@ -75,3 +75,28 @@ def test_dapo_recipe_dynamic_sampling_keeps_groups_whose_metric_varies(tmp_path,
     same = reference.harness("workflow.py", str(out), "Answer: 72", "Answer: 72", "Answer: 72", cwd=tmp_path)
     assert mixed["rewards"] == [1.0, -1.0, 1.0] and [m["acc"] for m in mixed["metrics"]] == [1.0, 0.0, 1.0]
     assert mixed["kept"] == 3 and same["kept"] == 0
+
+
+DISTILL = ("distillation.enabled=True", "distillation.nnodes=1", "distillation.n_gpus_per_node=1",
+           "distillation.teacher_models.teacher_model.model_path=/models/teacher",
+           "distillation.teacher_models.teacher_model.inference.tensor_model_parallel_size=1",
+           "distillation.distillation_loss.loss_mode=k1", "distillation.distillation_loss.use_policy_gradient=True",
+           "distillation.distillation_loss.use_task_rewards=False")
+
+
+def test_on_policy_distillation_asks_the_teacher_about_veRLs_chat_messages(tmp_path):
+    """veRL's agent loop samples the student from the prompt column's chat messages and asks the teacher for the
+    log-prob of each token of prompt + response at temperature 1.0 (teacher_manager); the converted config's
+    workflow (Trinity's on_policy_distill_workflow on veRL's chat) sends the same chat, asks the first auxiliary
+    model at 1.0, keeps the response's part of the teacher's log-probs for the on_policy_distill advantage, and
+    rewards nothing."""
+    _data(tmp_path, "openai/gsm8k")
+    got = _convert_and_run(tmp_path, *DISTILL)
+    assert got["workflow"] == "rftc.plugins.distill_workflow.VerlDistillWorkflow"
+    assert got["messages"] == PROMPT
+    assert got["temperatures"] == [[1.0] * len(RESPONSES)]
+    assert got["rewards"] == [0.0] * len(RESPONSES)
+    # the canned sequences are 3 prompt tokens and 1 + a word per response token; the teacher's log-prob of token
+    # i is -i/100, so the response's tokens 3.. have -3/100 on
+    for logprobs, response in zip(got["teacher_logprobs"], RESPONSES):
+        assert logprobs == pytest.approx([-i / 100 for i in range(3, 4 + len(response.split()))])

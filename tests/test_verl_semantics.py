@@ -515,6 +515,20 @@ def test_whether_the_rollout_gives_the_engine_max_model_len(release):
 
 
 @pytest.mark.parametrize("release", RELEASES)
+def test_the_temperature_of_the_distillation_teachers_log_probs(release):
+    """veRL 0.8.0 asks the teacher for prompt log-probs at inference.temperature and refuses another than 1.0;
+    0.9 asks at 1.0 whatever it says; before 0.8.0 there is no teacher."""
+    require(release)
+    src = source(release, "verl/experimental/teacher_loop/teacher_manager.py")
+    fn = function(src, "_get_teacher_sampling_params") if src else None
+    text = ast.unparse(fn) if fn is not None else ""
+    refused = "raise NotImplementedError" in text
+    fixed = "'temperature': 1.0" in text
+    assert _sem(release).value("teacher_temperature") == (
+        "refused" if refused else "ignored" if fixed else None), text[:200]
+
+
+@pytest.mark.parametrize("release", RELEASES)
 def test_whether_the_engine_workers_keep_the_reference_in_a_lora_actor(release):
     """From 0.7.1 main_ppo (0.9's main_ppo_v0) gives the engine ActorRolloutRefWorker a reference engine only where
     no LoRA keeps the reference in the actor; before, wherever a KL is used (rftc.mapping.seeds)."""

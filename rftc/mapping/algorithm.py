@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rftc.mapping.correction import bypass_loss, map_correction
+from rftc.mapping.distill import map_distillation
 from rftc.mapping.draft import Draft
 from rftc.verl.releases import semantics
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN, VERL_ESTIMATORS
@@ -115,10 +116,16 @@ def map_algorithm(d: Draft) -> str | None:
     policy_loss_fn_args = {clip_range_low, clip_range_high, clip_ratio_c, loss_agg_mode};
     loss_agg_mode = actor.loss_agg_mode; ppo_epochs -> trainer_config (actor and critic);
     bypass_old_logprobs = rollout_correction.bypass_mode (always written: Trinity's default is true).
-    Returns the algorithm_type (None after RFTC304, or RFTC339 for veRL's on-policy distillation)."""
+    veRL's on-policy distillation is rftc.mapping.distill's (on_policy_distill, or RFTC339).
+    Returns the algorithm_type (None after RFTC304 or RFTC339)."""
     if d.flag("distillation.enabled"):
-        _distillation(d)
-        return None
+        algo = map_distillation(d)
+        if algo is not None:
+            d.set("algorithm.policy_loss_fn_args.loss_agg_mode", _loss_agg(d), f"{A}.loss_agg_mode",
+                  note="veRL's distillation loss aggregates as the actor's")
+            _old_logprobs(d)
+            _ppo_epochs(d, algo)
+        return algo
     key = "algorithm.adv_estimator"
     est = str(d.val(key))
     if fork_gigpo(est, d.val):
@@ -203,31 +210,6 @@ def _advantage_args(d: Draft, adv: str, est: str) -> None:
     elif d.user(key):
         d.implied(key, "the grpo advantage normalises by std, as veRL's default" if est in NORM_READERS
                   else f"not read by veRL's {est} estimator")
-
-
-def _distillation(d: Draft) -> None:
-    """veRL 0.9's on-policy distillation (RFTC339). Trinity-RFT 0.6's on_policy_distill takes kl_coef x (teacher -
-    student log-prob) of each sampled token as its advantage under a PPO loss, without task rewards or clamps
-    (OnPolicyDistillAdvantage), the teacher's log-probs computed by its distillation workflow from an auxiliary
-    model: veRL's use_policy_gradient with loss_mode k1, no task rewards and no clamps. What differs is named."""
-    loss = "distillation.distillation_loss"
-    mode, pg = d.val(f"{loss}.loss_mode"), d.flag(f"{loss}.use_policy_gradient")
-    tasks = d.flag(f"{loss}.use_task_rewards")
-    clamps = [f"{k} {d.val(f'{loss}.{k}')}" for k in ("loss_max_clamp", "log_prob_min_clamp")
-              if d.val(f"{loss}.{k}") is not None]
-    differs = ([f"its loss_mode {mode} is not the reverse KL k1 of the sampled token"] if mode != "k1" else []) + (
-        ["it backpropagates the distillation loss itself (use_policy_gradient false), where Trinity's is the "
-         "advantage of a policy-gradient loss"] if not pg else []) + (
-        ["it adds the policy loss of the task rewards (use_task_rewards)"] if tasks else []) + (
-        [f"it clamps ({', '.join(clamps)}), Trinity's does not"] if clamps else [])
-    why = (f"this launch's differs: {'; '.join(differs)}" if differs else "this launch's objective is the same, "
-           "but rftc does not write Trinity's teacher (an explorer auxiliary model) and distillation workflow")
-    d.report("RFTC339", "distillation.enabled=True trains the student on a teacher's log-probs (veRL's on-policy "
-             "distillation); Trinity-RFT 0.6's on_policy_distill takes teacher minus student log-prob of each "
-             f"sampled token as the advantage of a PPO loss, with no task rewards and no clamps: {why}",
-             "distillation.enabled", extra_keys=d.user_keys_under("distillation"),
-             hint="write the Trinity config by hand with algorithm_type on_policy_distill, the teacher in "
-             "explorer.auxiliary_models and the on_policy_distill_workflow, or train it in veRL")
 
 
 def _gigpo(d: Draft) -> None:
@@ -329,7 +311,9 @@ def _entropy(d: Draft) -> None:
         d.set("algorithm.entropy_loss_fn_args.entropy_coef", int(v) if isinstance(d.val(key), int) else v, key)
 
 
-def _policy_loss(d: Draft, loss_fn: str) -> None:
+def _loss_agg(d: Draft) -> str:
+    """The actor's loss_agg_mode (algorithm.loss_agg_mode where the launch sets it); token-mean before verl 0.4.0,
+    whose loss is a token mean whatever is set, and for a mode Trinity lacks (RFTC305)."""
     agg_key = f"{A}.loss_agg_mode"
     agg = str(d.val(agg_key))
     if len(d.sem.value("loss_agg_modes")) == 1:  # before verl 0.4.0 the loss is a token mean, whatever is set
@@ -341,6 +325,12 @@ def _policy_loss(d: Draft, loss_fn: str) -> None:
         agg = "token-mean"
     elif d.user(agg_key):
         d.set("algorithm.loss_agg_mode", agg, agg_key)
+    return agg
+
+
+def _policy_loss(d: Draft, loss_fn: str) -> None:
+    agg_key = f"{A}.loss_agg_mode"
+    agg = _loss_agg(d)
     clip_keys = [f"{A}.clip_ratio", f"{A}.clip_ratio_low", f"{A}.clip_ratio_high", f"{A}.clip_ratio_c"]
     sapo_keys = [f"{A}.tau_pos", f"{A}.tau_neg"]
     args_at = "algorithm.policy_loss_fn_args"

@@ -508,6 +508,45 @@ SCHEDULE_TEXT = {"engine_cosine": "the FSDP engine's, with a cosine schedule (it
                  "torchtitan": "torchtitan's", "veomni": "veomni's"}
 
 
+DL = "distillation.distillation_loss"
+
+
+def _task_loss(get, release: str) -> bool:
+    """The task rewards' policy loss is trained: not veRL's on-policy distillation without task rewards, whose loss
+    is the distillation's alone (rftc.mapping.distill)."""
+    from rftc.mapping.distill import task_free
+
+    return not task_free(get)
+
+
+def _reward_read(get, release: str) -> bool:
+    """The reward changes what is trained: the task rewards' loss is trained, or a group filter keeps groups by it."""
+    return _task_loss(get, release) or (bool(get("algorithm.filter_groups.enable")) and _group_filters(get, release)
+                                        and (get(f"{R}.n") or 1) > 1)
+
+
+def _task(condition):
+    """``condition`` where the task rewards' policy loss is trained."""
+    return lambda get, release: _task_loss(get, release) and condition(get, release)
+
+
+def _read(condition):
+    """``condition`` where the reward is read."""
+    return lambda get, release: _reward_read(get, release) and condition(get, release)
+
+
+def _distill(condition):
+    """veRL's on-policy distillation is on, and ``condition``."""
+    return lambda get, release: get("distillation.enabled") is True and condition(get, release)
+
+
+def _one_teacher(get, release: str) -> bool:
+    """veRL's distillation reads the bundled teacher_model entry (no entry added beside it)."""
+    from rftc.mapping.distill import ONE, teachers
+
+    return set(teachers(get)) == {ONE}
+
+
 def _truncates(get, release: str) -> bool:
     _, sem = _semantics(release)
     return sem.value("prompt_filter") == "read" and not get("data.filter_overlong_prompts")
@@ -515,10 +554,12 @@ def _truncates(get, release: str) -> bool:
 
 WHEN: dict[str, tuple[str, Callable]] = {
     # loss and advantage
-    "kl_loss": ("the KL loss is on (actor.use_kl_loss)", _true(f"{A}.use_kl_loss")),
-    "kl_in_reward": ("KL is in the reward (algorithm.use_kl_in_reward; before 0.3.0.post1 without a KL loss)",
-                     _kl_in_reward),
-    "adaptive_kl": ("the KL controller is adaptive", _is("algorithm.kl_ctrl.type", "adaptive")),
+    "kl_loss": ("the KL loss is on (actor.use_kl_loss) and the task rewards' loss is trained",
+                _task(_true(f"{A}.use_kl_loss"))),
+    "kl_in_reward": ("KL is in the reward (algorithm.use_kl_in_reward; before 0.3.0.post1 without a KL loss) and "
+                     "the task rewards' loss is trained", _task(_kl_in_reward)),
+    "adaptive_kl": ("the KL controller is adaptive and the task rewards' loss is trained",
+                    _task(_is("algorithm.kl_ctrl.type", "adaptive"))),
     "critic": ("a critic is trained (adv_estimator gae)", _is("algorithm.adv_estimator", "gae")),
     "critic_fsdp": ("a critic is trained on FSDP (a Megatron critic reads critic.model.lora.*)",
                     lambda get, release: get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") not in MCORE),
@@ -528,18 +569,26 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "critic_megatron_lora": ("a Megatron critic is trained with LoRA (critic.model.lora.rank > 0)", lambda get, release:
                              get("algorithm.adv_estimator") == "gae" and get(f"{C}.strategy") in MCORE
                              and _positive(get, f"{C}.model.lora.rank")),
-    "discounted": ("the estimator discounts (gae, reinforce_plus_plus)",
-                   _is("algorithm.adv_estimator", "gae", "reinforce_plus_plus")),
-    "grpo": ("the estimator normalises groups (grpo)", _is("algorithm.adv_estimator", "grpo")),
-    "clip_ratio": ("the loss reads clip_ratio (clip_ratio_low/high unset)", _unset(f"{A}.clip_ratio_low")),
-    "clipped": ("the policy loss clips the ratio (not sapo, gpg)", lambda get, release: _replaced(get, release)
-                or get(f"{A}.policy_loss.loss_mode") not in ("sapo", "gpg")),
-    "dual_clip": ("the policy loss is PPO's (its dual clip)", _dual_clip),
-    "sapo": ("the policy loss is sapo", _is(f"{A}.policy_loss.loss_mode", "sapo")),
-    "agg_read": ("the policy loss reads loss_agg_mode (sapo's is seq-mean-token-mean)", lambda get, release:
-                 _replaced(get, release) or get(f"{A}.policy_loss.loss_mode") != "sapo"),
+    "discounted": ("the estimator discounts (gae, reinforce_plus_plus) and the task rewards' loss is trained",
+                   _task(_is("algorithm.adv_estimator", "gae", "reinforce_plus_plus"))),
+    "grpo": ("the estimator normalises groups (grpo) and the task rewards' loss is trained",
+             _task(_is("algorithm.adv_estimator", "grpo"))),
+    "clip_ratio": ("the loss reads clip_ratio (clip_ratio_low/high unset) and the task rewards' loss is trained",
+                   _task(_unset(f"{A}.clip_ratio_low"))),
+    "clipped": ("the policy loss clips the ratio (not sapo, gpg) and the task rewards' loss is trained",
+                _task(lambda get, release: _replaced(get, release)
+                      or get(f"{A}.policy_loss.loss_mode") not in ("sapo", "gpg"))),
+    "dual_clip": ("the policy loss is PPO's (its dual clip) and the task rewards' loss is trained", _task(_dual_clip)),
+    "sapo": ("the policy loss is sapo and the task rewards' loss is trained",
+             _task(_is(f"{A}.policy_loss.loss_mode", "sapo"))),
+    "agg_read": ("the policy loss reads loss_agg_mode (sapo's is seq-mean-token-mean; veRL's distillation loss "
+                 "without task rewards reads it)", lambda get, release: not _task_loss(get, release)
+                 or _replaced(get, release) or get(f"{A}.policy_loss.loss_mode") != "sapo"),
     "no_bypass": ("the loss is the actor's (no rollout_correction.bypass_mode, or verl 0.6.1's without "
-                  "use_policy_gradient)", lambda get, release: not _replaced(get, release)),
+                  "use_policy_gradient) and the task rewards' loss is trained",
+                  _task(lambda get, release: not _replaced(get, release))),
+    "task_loss": ("the task rewards' policy loss is trained (not veRL's on-policy distillation without task "
+                  "rewards, which drops it with its advantage, KL and entropy terms)", _task_loss),
     "bypass": ("the rollout's log-probs are the old ones (rollout_correction.bypass_mode)", _true(f"{RC}.bypass_mode")),
     "token_sum_norm": ("the loss aggregates by seq-mean-token-sum-norm and the actor's worker reads "
                        "loss_scale_factor (the engine workers, verl 0.7.0 on)", _scale_factor("actor")),
@@ -561,6 +610,20 @@ WHEN: dict[str, tuple[str, Callable]] = {
                     and get("reward_model.overlong_buffer.enable") is not None),
     "v1_sync_filter": ("main_ppo's v1 sync trainer filters groups (algorithm.filter_groups.enable, "
                        "trainer.v1.trainer_mode sync)", _v1_sync_filters),
+    "one_teacher": ("on-policy distillation from the bundled teacher entry alone (teacher_model: entries added "
+                    "beside it replace it)", _distill(_one_teacher)),
+    "teachers": ("on-policy distillation from teacher entries added beside teacher_model, each row routed to one "
+                 "by distillation.teacher_key", _distill(lambda get, release: not _one_teacher(get, release))),
+    "distill_pg": ("on-policy distillation whose loss is the advantage of a policy-gradient loss "
+                   "(use_policy_gradient)", _distill(_true(f"{DL}.use_policy_gradient"))),
+    "distill_clip_ratio": ("on-policy distillation as a policy-gradient loss that reads the distillation's "
+                           "clip_ratio (its clip_ratio_low or clip_ratio_high null)",
+                           _distill(lambda get, release: bool(get(f"{DL}.use_policy_gradient")) and None in (
+                               get(f"{DL}.clip_ratio_low"), get(f"{DL}.clip_ratio_high")))),
+    "distill_topk": ("on-policy distillation by the teacher's top-k log-probs (loss_mode forward_kl_topk)",
+                     _distill(_is(f"{DL}.loss_mode", "forward_kl_topk"))),
+    "distill_task_rewards": ("on-policy distillation beside the task rewards' loss (use_task_rewards)",
+                             _distill(_true(f"{DL}.use_task_rewards"))),
     # model and optimizer
     "megatron_lora": ("Megatron LoRA is on (model.lora.rank > 0, strategy megatron)", lambda get, release:
                       _positive(get, f"{M}.lora.rank") and get(f"{A}.strategy") in MCORE),
@@ -680,27 +743,30 @@ WHEN: dict[str, tuple[str, Callable]] = {
     # what the roles train and the rollout generates in (rftc.mapping.precision)
     **PRECISION_WHEN,
     # reward
-    "rule_reward": ("no reward model scores (a reward function does)", _rule_reward),
+    # the conditions of the rows that feed the reward hold where the reward is read (not veRL's distillation
+    # without task rewards, unless a group filter keeps groups by it)
+    "rule_reward": ("no reward model scores (a reward function does), and the reward is read", _read(_rule_reward)),
     "legacy_reward_model": ("a reward model scores and the trainer migrates the legacy reward keys (not verl 0.9's "
-                            "main_ppo)", lambda get, release: not _rule_reward(get, release)
-                            and _legacy_reward(get, release)),
+                            "main_ppo), and the reward is read", _read(lambda get, release: not _rule_reward(
+                                get, release) and _legacy_reward(get, release))),
     "legacy_rule_reward": ("no reward model scores and the trainer migrates the legacy reward keys (not verl 0.9's "
-                           "main_ppo)", lambda get, release: _rule_reward(get, release)
-                           and _legacy_reward(get, release)),
+                           "main_ppo), and the reward is read", _read(lambda get, release: _rule_reward(get, release)
+                                                                      and _legacy_reward(get, release))),
     "legacy_custom_reward": ("custom_reward_function.path is set and the trainer migrates the legacy reward keys "
-                             "(not verl 0.9's main_ppo)", lambda get, release:
-                             bool(get("custom_reward_function.path")) and _legacy_reward(get, release)),
-    "reward_section_reward": ("a reward function scores and custom_reward_function.path, read first, is unset",
-                              lambda get, release: _rule_reward(get, release)
-                              and not get("custom_reward_function.path")),
+                             "(not verl 0.9's main_ppo), and the reward is read", _read(lambda get, release:
+                             bool(get("custom_reward_function.path")) and _legacy_reward(get, release))),
+    "reward_section_reward": ("a reward function scores and custom_reward_function.path, read first, is unset, and "
+                              "the reward is read", _read(lambda get, release: _rule_reward(get, release)
+                                                          and not get("custom_reward_function.path"))),
     "reward_custom_reward": ("a reward function scores, reward.custom_reward_function.path is set and no migrated "
-                             "legacy one wins over it",
-                             lambda get, release: _rule_reward(get, release)
-                             and bool(get("reward.custom_reward_function.path")) and not (
-                                 get("custom_reward_function.path") and _legacy_reward(get, release))),
+                             "legacy one wins over it, and the reward is read",
+                             _read(lambda get, release: _rule_reward(get, release)
+                                   and bool(get("reward.custom_reward_function.path")) and not (
+                                       get("custom_reward_function.path") and _legacy_reward(get, release)))),
     "reward_section_model": ("a reward model scores and no migrated legacy reward_model.model.path wins over "
-                             "reward.reward_model.model_path", lambda get, release: not _rule_reward(get, release)
-                             and not (get("reward_model.model.path") and _legacy_reward(get, release))),
+                             "reward.reward_model.model_path, and the reward is read",
+                             _read(lambda get, release: not _rule_reward(get, release)
+                                   and not (get("reward_model.model.path") and _legacy_reward(get, release)))),
     "legacy_manager_name": ("a reward function scores under the manager reward_model.reward_manager names (to 0.6.x; "
                             "0.7.0's reward loop from the registry; from 0.7.1 where migrated)",
                             _legacy_manager_name),
@@ -848,19 +914,25 @@ WHEN: dict[str, tuple[str, Callable]] = {
                       and bool(get("model.mtp.enable")) and bool(get("model.mtp.enable_train"))),
 }
 
+# the reward path's own conditions (the release's manager, sandbox and reward model: rftc.mapping.reward_loop) hold
+# where the reward is read (not veRL's on-policy distillation without task rewards: rftc.mapping.distill)
+WHEN.update({name: (f"{text}, and the reward is read", _read(holds)) for name, (text, holds) in WHEN.items() if name in (
+    "legacy_manager_name", "loop_manager", "loop_importlib", "loop_class", "trainer_manager", "trainer_importlib",
+    "section_manager", "section_importlib", "reward_loop_switch", "trainer_sandbox", "trainer_sandbox_on",
+    "section_sandbox", "section_sandbox_on", "legacy_sandbox", "legacy_sandbox_on", "rm_worker_tokenizer", "rm_worker",
+    "rm_worker_template", "rm_engine_legacy", "rm_engine_legacy_context", "rm_engine", "rm_vllm")})
+
 # The quantities rows feed that the semantic model (rftc.semantics.model) does not compute yet, each with what it
 # changes: `rftc diff` compares the keys that feed them value by value (RFTC605) instead of reading them as the same
 # training, and tests/test_classification.py holds every name a row feeds to the model or this list (which only
 # shrinks: a name the model computes fails there).
 NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
-    ("auxiliary_models", "the auxiliary models workflows query (judges, tools) and how they generate"),
     ("chat_template_file", "the chat template file the rows are rendered with"),
     ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
     ("data_generation", "a generator that writes training rows while the run trains (data.datagen)"),
     ("data_seed", "the seed the experience buffer's rows are drawn with"),
     ("data_source", "where the experience buffer's rows are stored and which subset is read"),
     ("dataset_class", "the dataset class that reads and formats the rows"),
-    ("distillation", "on-policy distillation from a teacher model (its models, sampling and loss)"),
     ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
     ("media_columns", "the image, video or audio columns a prompt's media come from"),
     ("multimodal_processing", "how images and videos are processed into tokens"),

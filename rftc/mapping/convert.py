@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.mapping import (algorithm, batch, data, gpu, loss, micro, minibatch, models, offpolicy, precision, rewards,
-                          sampling, seeds, sft, steps, sync, trainer)
+from rftc.mapping import (algorithm, batch, data, distill, gpu, loss, micro, minibatch, models, offpolicy, precision,
+                          rewards, sampling, seeds, sft, steps, sync, trainer)
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
@@ -51,6 +51,9 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
         for k in d.user_keys_under("critic"):
             d.implied(k, f"no critic: the {algo or 'chosen'} algorithm does not train one (veRL ignores it too)")
     scored = data.map_data(d, rule_reward=not rewards.reward_model(d))
+    teacher = None
+    if algo == "on_policy_distill":  # the training tasksets run the distillation workflow, the teacher beside
+        teacher, scored = distill.map_teacher(d, scored)
     models.map_models(d, critic=critic)
     if b is not None:
         minibatch.map_order(d, b, critic)
@@ -67,7 +70,8 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     aux = rewards.map_rewards(d, scored)
     if b is not None:
         gpu.map_gpus(d, experiences=b.experiences, aux=aux, critic=critic, ref=(algo in REF_ALGORITHMS),
-                     megatron=models.strategy(d) == "megatron", rollout=offpolicy.rollout_gpus(d, loop))
+                     megatron=models.strategy(d) == "megatron", rollout=offpolicy.rollout_gpus(d, loop),
+                     teacher=teacher)
     apply_rules(d)
     return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)
 

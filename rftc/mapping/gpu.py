@@ -205,11 +205,15 @@ def _rollout_fit(gpus: int, e: int, aux: int, rollout_gpus: int | None) -> int |
 
 
 def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: bool, ref: bool,
-             megatron: bool, rollout: tuple[int, str] | None = None) -> None:
+             megatron: bool, rollout: tuple[int, str] | None = None,
+             teacher: tuple[int, int, str] | None = None) -> None:
     """Write explorer.rollout_model.engine_num / tensor_parallel_size and each auxiliary model's engine_num
     (``aux`` = [(GPUs per engine, veRL key)]), or mode colocate for one GPU; RFTC306 when no split is valid.
     ``rollout``: (GPUs, section) of a veRL rollout that runs beside the trainer's (veRL's off-policy trainers,
-    counted by the section's nnodes x n_gpus_per_node): the explorer gets exactly those, and the cluster both."""
+    counted by the section's nnodes x n_gpus_per_node): the explorer gets exactly those, and the cluster both.
+    ``teacher``: (GPUs, engines, veRL key) of on-policy distillation's teacher, on a pool of its own beside the
+    trainer's (distillation.nnodes x n_gpus_per_node): auxiliary_models[0] gets those engines, the cluster the
+    pool's GPUs too, and the split is of the rest."""
     nodes = d.number("trainer.nnodes", positive=True)
     gpn = d.number("trainer.n_gpus_per_node", positive=True)
     tp_key = ROLLOUT_TP
@@ -229,6 +233,19 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
                   "rollout's GPUs on whole nodes (RFTC340)")
         total += gpus
         d.set("cluster.node_num", total // gpn, *keys, note=f"{nodes} for the trainer + the rollout's {gpus} GPUs")
+    beside = 0  # the teacher's GPUs, on nodes of their own
+    if teacher:
+        beside, engines, tkey = teacher
+        keys = ("trainer.nnodes", "trainer.n_gpus_per_node", "distillation.nnodes", "distillation.n_gpus_per_node")
+        if beside % gpn:  # nodes of a size both the trainer's and the teacher's GPUs fill (Trinity's are uniform)
+            gpn = gcd(gpn, beside)
+            nodes = total // gpn
+            d.set("cluster.gpu_per_node", gpn, *keys, note="gcd of the trainer's and the teacher's GPUs a node")
+        d.set("cluster.node_num", (total + beside) // gpn, *keys,
+              note=f"{total // gpn} for veRL's trainer and rollout + {beside // gpn} for the teacher's {beside} GPUs")
+        d.set("explorer.auxiliary_models[0].engine_num", engines, tkey, "distillation.nnodes",
+              "distillation.n_gpus_per_node", note=f"veRL's teacher replicas: {beside} GPUs / {beside // engines} "
+              "an engine")
     sizes = [(total, f"trainer.nnodes x trainer.n_gpus_per_node = {nodes} x {gpn}",
               "trainer.nnodes" if nodes > gpn else "trainer.n_gpus_per_node"),
              (tp * dp * pp, f"one rollout engine (tensor x data x pipeline parallel {tp} x {dp} x {pp})", tp_key)]
@@ -243,7 +260,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
             sp *= d.number(f"{A}.megatron.{k}", positive=True, allow_none=True) or 1  # absent before 0.4.0
     else:
         sp = d.number(f"{A}.ulysses_sequence_parallel_size", positive=True) or 1
-    if total == 1:
+    if total == 1 and not teacher:
         _colocate(d, tp, dp * pp, aux, sp)
         return
     micro: list[tuple[str, int]] = []
@@ -300,14 +317,15 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
                  (tp_key if d.user(tp_key) else None),
                  hint="pass --explorer-gpus N to size the explorer, or lower the rollout tensor parallel size to "
                  f"fit in {total} GPUs", settles=False)
-        d.set("cluster.node_num", nodes + added, "trainer.nnodes",
-              note=f"{nodes} for the trainer + {added} for the explorer (RFTC317)")
+        d.set("cluster.node_num", nodes + added + beside // gpn, "trainer.nnodes",
+              note=f"{nodes} for the trainer + {added} for the explorer (RFTC317)" + (
+                  f" + {beside // gpn} for the teacher" if beside else ""))
         total += extra
     if adapt:
         _fit_micro(d, w, split.trainer)
     rollout = split.rollout_engines * w.engine_gpus
     summary = (f"GPU split: rollout {rollout}" + "".join(f" + aux {split.aux_engines * a}" for a in w.aux_gpus)
-               + f" + trainer {split.trainer} = {total}")
+               + f" + trainer {split.trainer} = {total}" + (f", the teacher's {beside} beside" if beside else ""))
     assumed_tp = (tp_key,) if tp_key in d.assumed else ()  # the engine count rests on it: its comment says so
     d.set("explorer.rollout_model.engine_num", split.rollout_engines, "trainer.n_gpus_per_node", "trainer.nnodes",
           *assumed_tp, note=summary + why_forced)

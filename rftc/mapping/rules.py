@@ -165,12 +165,13 @@ RULES: list[Rule] = [
          "algorithm.optimizer.lr_warmup_steps, x sync_interval", feeds="warmup_steps"),
     # ---- algorithm (rftc/mapping/algorithm.py)
     *[Rule(k, "rule", "algorithm.map_algorithm", n, **c) for k, n, c in [
-        ("algorithm.adv_estimator", "algorithm.advantage_fn and algorithm.algorithm_type", to("advantage")),
+        ("algorithm.adv_estimator", "algorithm.advantage_fn and algorithm.algorithm_type",
+         to("advantage", "task_loss")),
         ("algorithm.gamma", "algorithm.advantage_fn_args.gamma (ppo, reinforceplusplus)", to("gamma", "discounted")),
         ("algorithm.lam", "algorithm.advantage_fn_args.lam (ppo)", to("lam", "critic")),
         ("algorithm.norm_adv_by_std_in_grpo", "no Trinity 0.6 equivalent for False (RFTC305)",
          to("norm_adv_by_std", "grpo")),
-        ("algorithm.use_kl_in_reward", "algorithm.kl_penalty_fn (none when False)", to("kl_in_reward")),
+        ("algorithm.use_kl_in_reward", "algorithm.kl_penalty_fn (none when False)", to("kl_in_reward", "task_loss")),
         ("algorithm.kl_penalty", "algorithm.kl_penalty_fn", to("kl_in_reward", "kl_in_reward")),
         ("algorithm.kl_ctrl.*", "algorithm.kl_penalty_fn_args (kl_coef, adaptive, target_kl, horizon)",
          to("kl_in_reward_coef", "kl_in_reward")),
@@ -178,10 +179,11 @@ RULES: list[Rule] = [
         ("algorithm.kl_ctrl.horizon", "algorithm.kl_penalty_fn_args.horizon", to("kl_in_reward_ctrl", "adaptive_kl")),
         ("algorithm.kl_ctrl.target_kl", "algorithm.kl_penalty_fn_args.target_kl",
          to("kl_in_reward_ctrl", "adaptive_kl")),
-        (f"{A}.use_kl_loss", "algorithm.kl_loss_fn (none when False: Trinity's default is k2)", to("kl_loss")),
+        (f"{A}.use_kl_loss", "algorithm.kl_loss_fn (none when False: Trinity's default is k2)",
+         to("kl_loss", "task_loss")),
         (f"{A}.kl_loss_type", "algorithm.kl_loss_fn", to("kl_loss", "kl_loss")),
         (f"{A}.kl_loss_coef", "algorithm.kl_loss_fn_args.kl_coef", to("kl_loss_coef", "kl_loss")),
-        (f"{A}.entropy_coeff", "algorithm.entropy_loss_fn_args.entropy_coef", to("entropy_coef")),
+        (f"{A}.entropy_coeff", "algorithm.entropy_loss_fn_args.entropy_coef", to("entropy_coef", "task_loss")),
         (f"{A}.clip_ratio", "algorithm.policy_loss_fn_args.clip_range_low/high",
          to("clip_low clip_high", "clip_ratio")),
         (f"{A}.clip_ratio_low", "algorithm.policy_loss_fn_args.clip_range_low", to("clip_low", "clipped")),
@@ -841,16 +843,50 @@ RULES: list[Rule] = [
     Rule("ray_init.*", "handled", "", "Ray is started outside Trinity (ray start --head)", inert=PROCESSES),
     Rule("transfer_queue.*", "handled", "", "veRL's data transfer layer; Trinity has its buffer", inert=PROCESSES),
     Rule("model_engine", "rule", "models.map_models", "trainer.trainer_strategy (megatron)", inert=PLACEMENT),
-    Rule("distillation.*", "none", "", "on-policy distillation is Trinity's algorithm_type on_policy_distill with a "
-         "teacher in explorer.auxiliary_models", feeds="distillation", when="distillation"),
-    *[Rule(f"distillation.{k}", "none", "", "on-policy distillation is Trinity's algorithm_type on_policy_distill "
-           "with a teacher in explorer.auxiliary_models", **c) for k, c in [
-        ("nnodes", no(PLACEMENT)), ("n_gpus_per_node", no(PLACEMENT)),
-        ("teacher_models.teacher_model.inference.*", no(KERNELS)),
-        *[(f"teacher_models.teacher_model.inference.{k}", to("distillation", "distillation")) for k in
-          ("temperature", "max_model_len", "prompt_length", "response_length", "dtype")]]],
-    Rule("distillation.enabled", "none", "", "on-policy distillation is Trinity's algorithm_type on_policy_distill "
-         "with a teacher in explorer.auxiliary_models", feeds="distillation"),
+    # ---- on-policy distillation (rftc/mapping/distill.py): Trinity's on_policy_distill where veRL's trains alike
+    Rule("distillation.*", "rule", "distill.map_distillation", "the teacher entries added beside teacher_model",
+         feeds="teacher", when="teachers"),
+    *[Rule(f"distillation.{k}", "rule", "distill.map_distillation", n, **c) for k, n, c in [
+        ("enabled", "algorithm.algorithm_type on_policy_distill (RFTC339 where veRL's differs)",
+         to("teacher distillation")),
+        ("_target_", "", no(CLASS)), ("teacher_key", "RFTC339 for several teachers", to("teacher", "teachers")),
+        ("nnodes", "explorer.auxiliary_models[0].engine_num, cluster.node_num (the teacher's GPUs)", no(PLACEMENT)),
+        ("n_gpus_per_node", "explorer.auxiliary_models[0].engine_num, cluster (the teacher's GPUs)", no(PLACEMENT)),
+        ("distillation_loss.*", "algorithm.algorithm_type (RFTC339 where it differs)",
+         to("distillation", "distillation")),
+        ("distillation_loss._target_", "", no(CLASS)),
+        ("distillation_loss.topk", "RFTC339 (the top-k loss)", to("distillation", "distill_topk")),
+        ("distillation_loss.log_prob_min_clamp", "RFTC339 (the top-k loss)", to("distillation", "distill_topk")),
+        # the top-k loss's chunking: "only affects memory, not numerics" (fsdp/losses.py _chunked_topk_log_probs)
+        ("distillation_loss.use_chunked_topk", "", no(KERNELS)),
+        ("distillation_loss.chunked_topk_chunk_size", "", no(KERNELS)),
+        ("distillation_loss.distillation_loss_coef", "RFTC339 (with task rewards)",
+         to("distillation", "distill_task_rewards")),
+        ("distillation_loss.policy_loss_mode", "algorithm.policy_loss_fn ppo (vanilla)",
+         to("distillation policy_loss", "distill_pg")),
+        ("distillation_loss.clip_ratio", "algorithm.policy_loss_fn_args.clip_range_low/high where low/high are null",
+         to("distillation clip_low clip_high", "distill_clip_ratio")),
+        ("distillation_loss.clip_ratio_low", "algorithm.policy_loss_fn_args.clip_range_low",
+         to("distillation clip_low", "distill_pg")),
+        ("distillation_loss.clip_ratio_high", "algorithm.policy_loss_fn_args.clip_range_high",
+         to("distillation clip_high", "distill_pg")),
+        ("teacher_models.teacher_model.*", "explorer.auxiliary_models[0] (the teacher's inference engine)",
+         no(KERNELS)),
+        ("teacher_models.teacher_model.model_path", "explorer.auxiliary_models[0].model_path",
+         to("teacher", "one_teacher")),
+        ("teacher_models.teacher_model.inference.dtype", "explorer.auxiliary_models[0].dtype",
+         to("teacher", "one_teacher")),
+        ("teacher_models.teacher_model._target_", "", no(CLASS)),
+        ("teacher_models.teacher_model.inference._target_", "", no(CLASS)),
+        # one teacher is keyed "default" whatever it says; with several, teacher_model is dropped
+        ("teacher_models.teacher_model.key", "", no(UNREAD)),
+        ("teacher_models.teacher_model.num_replicas", "explorer.auxiliary_models[0].engine_num", no(PLACEMENT)),
+        # 0.9 asks the teacher at temperature 1.0 whatever it says; 0.8.0 stops at start unless it is 1.0
+        ("teacher_models.teacher_model.inference.temperature", "workflow_args.temperature 1.0", no(UNREAD)),
+        # the teacher's window: it is given prompt and response whole, and a run that trains fits them in it
+        # (validate_and_prepare_for_distillation refuses a max_model_len below prompt + response + 1)
+        *[(f"teacher_models.teacher_model.inference.{k}", "explorer.auxiliary_models[0].max_model_len", no(MEMORY))
+          for k in ("max_model_len", "prompt_length", "response_length")]]],
     Rule("skip.*", "none", "", NOT_CONVERTED, inert=DEBUG),
 ]
 

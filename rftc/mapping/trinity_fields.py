@@ -15,7 +15,7 @@ from typing import Callable
 from rftc.mapping.classes import (BATCHING, CADENCE, DEBUG, FOLLOWS, KERNELS, MEMORY, NAMES, PLACEMENT, PROCESSES,
                                   PROFILING, UNREAD, no, to)
 from rftc.mapping.sampling import group_filter_operator
-from rftc.plugins import WORKFLOW
+from rftc.plugins import DISTILL_WORKFLOWS, WORKFLOW
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,52 @@ def _ts_unset(key: str):
     return lambda get: bool(get(TS) or get("buffer.explorer_input.taskset")) and _taskset_value(get, key) is None
 
 
+def _distilling(get) -> bool:
+    """The trainer's advantage reads a workflow's teacher log-probs (on_policy_distill, jsd), and no experience
+    operator filters by reward: no reward enters what is trained (rftc.semantics.distill)."""
+    ops = get("data_processor.experience_pipeline.operators") or []
+    return _teacher_advantage(get) and not any(group_filter_operator(op.name) for op in ops)
+
+
 def _other_workflow(get) -> bool:
-    return _taskset_value(get, "default_workflow_type") != WORKFLOW
+    return _taskset_value(get, "default_workflow_type") != WORKFLOW and not _distilling(get)
+
+
+def queries_auxiliary(workflow: str | None, column: str | None) -> bool:
+    """Whether a taskset's workflow may query the auxiliary models as judges or tools: Trinity's Workflow hands
+    every workflow a client of each, and a row's own workflow (the ``column`` format.workflow_key names) may be
+    any; rftc's reward workflow queries none, a distillation workflow the first for log-probs only (the teacher),
+    and a taskset without a workflow runs none."""
+    return bool(column) or workflow not in (None, WORKFLOW, *DISTILL_WORKFLOWS)
+
+
+def _judge(get) -> bool:
+    """The first auxiliary model is one the training taskset's workflow (its own, else explorer_input's default)
+    may query (a judge, a tool), not a distillation's teacher."""
+    workflow = _taskset_value(get, "default_workflow_type") or get("buffer.explorer_input.default_workflow_type")
+    return bool(get("explorer.auxiliary_models")) and not _teacher(get) and queries_auxiliary(
+        workflow, _taskset_value(get, "format.workflow_key"))
+
+
+def _teacher(get) -> bool:
+    """The first auxiliary model is the teacher whose log-probs a distillation advantage reads."""
+    return bool(get("explorer.auxiliary_models")) and _teacher_advantage(get)
+
+
+def _teacher_advantage(get) -> bool:
+    """The trainer's advantage reads a workflow's teacher log-probs (on_policy_distill, jsd)."""
+    from rftc.trinity.registry import TEACHER_ADVANTAGE_FNS
+
+    return _function(get, "advantage_fn") in TEACHER_ADVANTAGE_FNS
+
+
+def _function(get, field: str) -> str | None:
+    """The algorithm's ``field`` (advantage_fn, entropy_loss_fn, ...): the config's, else its algorithm's default
+    (Trinity's validator)."""
+    from rftc.trinity.registry import ALGORITHMS, GLOBAL_DEFAULTS
+
+    algo = ALGORITHMS.get(_algorithm(get))
+    return get(f"algorithm.{field}") or (algo.default(field) if algo else GLOBAL_DEFAULTS.get(field))
 
 
 def _selector_reads(get, key: str, selector: str = "data_selector") -> bool:
@@ -127,8 +171,11 @@ WHEN: dict[str, tuple[str, Callable]] = {
                      "the file's)", lambda get: _sft(get) and get(f"{EB}.storage_type") != "file"),
     "kl_loss": ("a KL loss (algorithm.kl_loss_fn not none)",
                 lambda get: get("algorithm.kl_loss_fn") not in (None, "none")),
-    "kl_in_reward": ("KL in the reward (algorithm.kl_penalty_fn not none)",
-                     lambda get: get("algorithm.kl_penalty_fn") not in (None, "none")),
+    "kl_in_reward": ("KL in the reward (algorithm.kl_penalty_fn not none) of an advantage that reads it (not a "
+                     "distillation's)", lambda get: get("algorithm.kl_penalty_fn") not in (None, "none")
+                     and not _teacher_advantage(get)),
+    "reward_advantage": ("an RL algorithm whose advantage reads the reward (not a distillation's)",
+                         lambda get: not _sft(get) and not _teacher_advantage(get)),
     "critic": ("a critic is trained (algorithm_type ppo)", lambda get: _algorithm(get) == "ppo"),
     "cosine": ("the lr schedule is cosine", lambda get: get("algorithm.optimizer.lr_scheduler_type") == "cosine"),
     "replay_read": ("the trainer reads a queue or an SQL table, which replay where replay_buffer.enable (a file "
@@ -155,7 +202,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "ts_reward_fn": ("the training taskset leaves default_reward_fn_type unset and its workflow reads it",
                      lambda get: _ts_unset("default_reward_fn_type")(get) and _other_workflow(get)),
     "other_workflow": ("the training taskset runs another workflow than rftc's veRL reward workflow (which reads "
-                       "of a taskset its workflow_args, format.prompt_key and system_prompt only)", _other_workflow),
+                       "of a taskset its workflow_args, format.prompt_key and system_prompt only), and its reward "
+                       "is read (no distillation advantage)", _other_workflow),
     "selector": ("the training taskset's rows are chosen by its data_selector (no deprecated task_selector replaces "
                  "it)", lambda get: _taskset_value(get, "task_selector") is None),
     **{f"selector_{k}": (f"the training taskset's data_selector reads {k}",
@@ -167,6 +215,8 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "task_pipeline": ("the task pipeline writes the training data (its output unset, or at the data's path): the "
                       "first training taskset (mode explore or both), an SFT run's experience buffer (mode train)",
                       _pipeline_writes),
+    "entropy_loss": ("an RL algorithm with an entropy loss (algorithm.entropy_loss_fn, or its algorithm's default, "
+                     "not none)", lambda get: not _sft(get) and _function(get, "entropy_loss_fn") != "none"),
     "entropy_coef": ("an entropy coefficient is set (algorithm.entropy_loss_fn_args)",
                      lambda get: bool((get("algorithm.entropy_loss_fn_args") or {}).get("entropy_coef"))),
     "fixed_sync": ("an RL run whose explorer and trainer sync every sync_interval steps (sync_style fixed)",
@@ -186,9 +236,18 @@ WHEN: dict[str, tuple[str, Callable]] = {
                        or _explorer_syncs(get)),
     "sft_shuffle": ("SFT rows are shuffled (data_selector shuffle)", lambda get: _sft(get) and get(
         f"{EB}.data_selector.selector_type") == "shuffle"),
-    "verl_workflow": ("the training taskset runs rftc's veRL reward workflow (its workflow_args name the reward; "
-                      "another workflow's are its own)",
-                      lambda get: _taskset_value(get, "default_workflow_type") == WORKFLOW),
+    "workflow_args": ("the training taskset runs rftc's veRL reward workflow, whose workflow_args name the reward "
+                      "where it is read (no distillation advantage), or a distillation workflow, whose "
+                      "workflow_args.temperature is the teacher's (another workflow's are its own)",
+                      lambda get: (_taskset_value(get, "default_workflow_type") == WORKFLOW and not _distilling(get))
+                      or (_teacher_advantage(get) and _taskset_value(get, "default_workflow_type")
+                          in DISTILL_WORKFLOWS)),
+    "judge": ("the first auxiliary model is one the training taskset's workflow may query (not rftc's reward or a "
+              "distillation workflow; not the teacher a distillation advantage reads)", _judge),
+    "auxiliary_read": ("the first auxiliary model is read: a workflow may query it, or it is the teacher a "
+                       "distillation advantage reads", lambda get: _judge(get) or _teacher(get)),
+    "judge_top_k": ("the first auxiliary model is one a workflow may query and leaves top_k unset (the model's)",
+                    lambda get: _judge(get) and get("explorer.auxiliary_models.top_k") is None),
     "beside": ("the explorer has GPUs of its own and runs ahead of the trainer", _beside),
     "horizon": ("the lr schedule needs a horizon (not constant, or warmup by ratio; SFT)",
                 lambda get: _sft(get) or get("algorithm.optimizer.lr_scheduler_type") != "constant"
@@ -311,8 +370,8 @@ def _inference(prefix: str, *, sampling: dict, placement: dict, own: dict | None
 
 # a training taskset's fields: what its rows are sampled and scored with (repeat_times follows algorithm.repeat_times)
 TRAINING_TASKSET = {
-    "reward": to("reward multi_turn", "rl"), "reward_fn": to("reward", "other_workflow"),
-    "workflow_args": to("reward", "verl_workflow"), "data": to("data", "rl"),
+    "reward": to("reward multi_turn teacher", "rl"), "reward_fn": to("reward", "other_workflow"),
+    "workflow_args": to("reward teacher", "workflow_args"), "data": to("data", "rl"),
     "reward_kwargs": to("reward_kwargs", "other_workflow"), "repeat_times": no(FOLLOWS),
     "temperature": to("temperature", "rl"), "top_p": to("top_p", "rl"), "top_k": to("top_k", "rl"),
     "max_response_length": to("taskset_max_tokens", "rl"), "data_order": to("data_order", "selector"),
@@ -338,11 +397,13 @@ FIELDS: list[Field] = [
         ("sample_strategy", to("experience_selection")),
         ("sample_strategy_args", to("experience_selection", "strategy_args")),
         ("advantage_fn", to("advantage", "rl")), ("advantage_fn_args", to("advantage_args", "rl")),
-        ("kl_penalty_fn", to("kl_in_reward", "rl")), ("kl_penalty_fn_args", to("kl_in_reward_coef", "kl_in_reward")),
+        ("kl_penalty_fn", to("kl_in_reward", "reward_advantage")),
+        ("kl_penalty_fn_args", to("kl_in_reward_coef", "kl_in_reward")),
         ("policy_loss_fn", to("policy_loss", "rl")),
         ("policy_loss_fn_args", to("clip_low clip_high clip_ratio_c sapo_tau policy_loss_args", "rl")),
         ("kl_loss_fn", to("kl_loss", "rl")), ("kl_loss_fn_args", to("kl_loss_coef", "kl_loss")),
-        ("entropy_loss_fn", to("entropy_coef", "entropy_coef")), ("entropy_loss_fn_args", to("entropy_coef", "rl")),
+        ("entropy_loss_fn", to("entropy_coef", "entropy_coef")),
+        ("entropy_loss_fn_args", to("entropy_coef", "entropy_loss")),
         ("loss_agg_mode", to("loss_agg_mode")), ("enable_router_replay", to("moe_routing", "megatron")),
         ("bypass_old_logprobs", to("logprob_source rollout_logprobs", "rl")),
         ("rollout_correction", no(UNREAD)),  # Trinity's trainer (verl >= 0.8) reads none of it: rftc.semantics.offpol
@@ -372,7 +433,8 @@ FIELDS: list[Field] = [
                                                                             to("critic_model", "critic")),
         ("custom_chat_template", to("chat_template")), ("chat_template_path", to("chat_template_file")),
         ("temperature", to("temperature", "ts_temperature")), ("top_p", to("top_p", "ts_top_p")),
-        ("top_k", no(UNREAD)),  # the taskset's rollout_args.top_k (-1 unless set) always wins
+        # the taskset's rollout_args.top_k (-1 unless set) always wins for the rollout; an auxiliary model takes it
+        ("top_k", to("auxiliary_models", "judge_top_k")),
         ("logprobs", no(NAMES)), ("max_model_len", to("context_length max_length")),
         ("max_prompt_tokens", to("max_prompt_length context_length", "rl")),
         ("max_response_tokens", to("max_response_length context_length", "rl")),
@@ -437,8 +499,14 @@ FIELDS: list[Field] = [
                      "rope_scaling": to("model_config", "rl"), "rope_theta": to("model_config", "rl"),
                      "chat_template": to("chat_template", "rl"), "enable_thinking": to("chat_template", "rl")}),
     Field(f"{RM}.engine_type", **to("rollout_logprobs", "rollout_logprobs")),  # vLLM's processed_logprobs or not
-    *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models"), placement=no(PLACEMENT)),
-    Field("explorer.auxiliary_models.model_path", **to("auxiliary_models")),
+    # a judge's fields decide what it answers; a distillation teacher's log-probs are its model's, in its dtype
+    # (the model's rope settings where it leaves its own unset), whatever it would sample with
+    *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models", "judge"), placement=no(PLACEMENT),
+                own={**{k: to("auxiliary_models teacher", "auxiliary_read") for k in (
+                    "model_path", "dtype", "rope_scaling", "rope_theta")},
+                     **{k: to("auxiliary_models", "judge") for k in (
+                         "temperature", "top_p", "top_k", "max_prompt_tokens", "max_response_tokens",
+                         "enable_prompt_truncation")}}),
     # ---- trainer
     *[Field(f"trainer.{k}", **c) for k, c in [
         ("name", no(NAMES)), ("trainer_type", to("trainer_backend", "no_tinker")),

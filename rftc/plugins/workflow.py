@@ -22,11 +22,7 @@ class VerlRewardWorkflow(SimpleWorkflow):
     def reset(self, task: Task):
         self.format_args = task.format_args
         self.raw_task = task.raw_task or {}
-        prompt = self.raw_task.get(task.format_args.prompt_key)
-        if prompt is None:
-            raise ValueError(f"the task has no prompt under {task.format_args.prompt_key!r} "
-                             f"(its keys: {', '.join(map(str, self.raw_task))})")
-        self.chat = chat_messages(prompt, task.format_args.system_prompt)
+        self.chat = task_chat(task)
         self.reward = VerlReward(task.workflow_args)
 
     def run(self) -> List[Experience]:
@@ -37,3 +33,14 @@ class VerlRewardWorkflow(SimpleWorkflow):
             response.metrics = {**(response.metrics or {}), **extra}
             response.eid.run = i + self.run_id_base
         return responses
+
+
+def task_chat(task: Task) -> list[dict]:
+    """The task's chat: its prompt column's messages (a string is one user message), the format's system prompt
+    first."""
+    raw = task.raw_task or {}
+    prompt = raw.get(task.format_args.prompt_key)
+    if prompt is None:
+        raise ValueError(f"the task has no prompt under {task.format_args.prompt_key!r} "
+                         f"(its keys: {', '.join(map(str, raw))})")
+    return chat_messages(prompt, task.format_args.system_prompt)

@@ -11,6 +11,7 @@ from rftc.dotted import get
 from rftc.mapping import lora
 from rftc.mapping.algorithm import ESTIMATORS, LOSS_MODES
 from rftc.mapping.correction import LOGPROBS
+from rftc.mapping.distill import INF, LOSS, TEACHER
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, ROLLOUT_SEED, clip_key, reads_sampling_key
 from rftc.mapping.precision import short_dtype
 from rftc.mapping.schedule import warms_up
@@ -24,6 +25,7 @@ from rftc.semantics.trinity import OPERATORS, TS
 from rftc.trinity.checks.trainer_config import ENGINE_BLOCKS, FROZEN, sections
 from rftc.trinity.derive import derive
 from rftc.trinity.expand import expand
+from rftc.trinity.registry import TEACHER_ADVANTAGE_FNS
 from rftc.trinity.schema import TrinityConfig
 from rftc.verl.overrides.apply import leaves
 from rftc.verl.releases.schema import leaf_paths
@@ -104,6 +106,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
     _optimizer(put, val, first, tsi)
     _loss(put, val)
     _warmup_and_schedule(put, val, tsi, release, keys if megatron else None)
+    _distillation(put, val, out, x)
     if val("algorithm.bypass_old_logprobs", True) and BYPASS in keys and \
             LOSSES.get(val("algorithm.policy_loss_fn")) == "vanilla":
         # veRL's bypass mode replaces the loss with its own, which for the default loss_type ppo_clip (0.6.1:
@@ -215,6 +218,50 @@ def _warmup_and_schedule(put, val, tsi: int, release: str, megatron_keys) -> Non
                 f"{section}.lr_decay_steps" in megatron_keys:
             put(f"{section}.lr_decay_steps", max(steps // tsi, 1), f"{optim}.lr_decay_steps",
                 formula=f"trainer steps / trainer_sync_interval = {steps}/{tsi}")
+
+
+def _distillation(put, val, out: dict, x: TrinityConfig) -> None:
+    """Trinity's on_policy_distill as veRL's on-policy distillation (rftc.mapping.distill): the reverse KL k1 as the
+    advantage of the vanilla PPO loss with the config's clip bounds (the distillation section's own), no task
+    rewards; the teacher is the first auxiliary model (its path, dtype, engine sizes and window, its engines' GPUs a
+    pool of their own), and any estimator but gae (which trains a critic) for the advantage the loss does not read.
+    What veRL cannot express (kl_coef other than 1, the student's log-prob from the rollout or a trainer step's
+    start, a teacher temperature other than 1) is RFTC601, from the semantic model."""
+    if val("algorithm.advantage_fn") not in TEACHER_ADVANTAGE_FNS:
+        return
+    fn = "algorithm.advantage_fn"
+    put("algorithm.adv_estimator", "grpo", fn, formula="the distillation loss reads no task advantage; grpo trains no "
+        "critic (veRL's default gae would)")
+    put("distillation.enabled", True, fn)
+    for k, value in (("loss_mode", "k1"), ("use_policy_gradient", True), ("use_task_rewards", False)):
+        put(f"{LOSS}.{k}", value, fn, "algorithm.advantage_fn_args",
+            formula="kl_coef x (teacher - student log-prob) as the advantage, no task rewards")
+    for side in ("low", "high"):  # the distillation's policy loss clips with its own bounds, not the actor's
+        got = out.pop(f"{A}.clip_ratio_{side}", None)
+        if got is not None:
+            put(f"{LOSS}.clip_ratio_{side}", got.value, source=got.source)
+    for k in (f"{A}.clip_ratio_c", f"{A}.entropy_coeff", f"{A}.use_kl_loss", "algorithm.use_kl_in_reward"):
+        out.pop(k, None)  # not read without task rewards (the distillation section has no clip_ratio_c: 3.0)
+    teachers = x.explorer.auxiliary_models
+    if not teachers:
+        return
+    t, at = teachers[0], "explorer.auxiliary_models"
+    put(f"{TEACHER}.model_path", t.model_path, source=f"{at}.0.model_path")
+    put(f"{INF}.dtype", t.dtype, source=f"{at}.0.dtype")
+    for mine, theirs in (("tensor_model_parallel_size", "tensor_parallel_size"),
+                         ("data_parallel_size", "data_parallel_size"),
+                         ("pipeline_model_parallel_size", "pipeline_parallel_size")):
+        put(f"{INF}.{mine}", getattr(t, theirs), source=f"{at}.0.{theirs}")
+    put(f"{INF}.gpu_memory_utilization", t.gpu_memory_utilization, source=f"{at}.0.gpu_memory_utilization")
+    if t.max_model_len is not None:
+        put(f"{INF}.max_model_len", t.max_model_len, source=f"{at}.0.max_model_len")
+    gpus = t.engine_num * t.tensor_parallel_size * t.data_parallel_size * t.pipeline_parallel_size
+    per_node = x.cluster.gpu_per_node or gpus
+    nodes, per_node = (1, gpus) if gpus <= per_node or gpus % per_node else (gpus // per_node, per_node)
+    put("distillation.nnodes", nodes, source=f"{at}.0.engine_num, cluster.gpu_per_node",
+        formula=f"the teacher's {gpus} GPUs (engine_num x GPUs an engine), on nodes of {per_node}")
+    put("distillation.n_gpus_per_node", per_node, source=f"{at}.0.engine_num, cluster.gpu_per_node",
+        formula=f"the teacher's {gpus} GPUs (engine_num x GPUs an engine), on nodes of {per_node}")
 
 
 def _sampling(put, val) -> None:

@@ -41,7 +41,9 @@ LOSS_SWITCHES = {"ppo": {"enable_sequence_masking": ("delta_sequence_masking",),
 # estimator of rftc's veRL advantage: its gamma and lam are read by none of the estimators it runs)
 MODELLED_ADVANTAGE_ARGS = {"ppo": ("gamma", "lam"), "reinforceplusplus": ("gamma",), "grpo": ("std_cal_level",),
                            "gigpo": ("gamma", "omega", "fnorm"),
-                           ADVANTAGE_FN: ("estimator", "gamma", "lam", "norm_adv_by_std_in_grpo")}
+                           ADVANTAGE_FN: ("estimator", "gamma", "lam", "norm_adv_by_std_in_grpo"),
+                           # the distillation objective holds them (rftc.semantics.distill)
+                           "on_policy_distill": ("kl_coef",), "jsd": ("kl_coef", "lambda_coef", "temperature")}
 # veRL's estimators' own constants, under Trinity's argument names: compute_grpo_outcome_advantage (and its
 # vectorized form) divide by the group's std + epsilon=1e-6 (the trainer passes none); veRL-agent's gigpo
 # normalises with eps 1e-6; the others take none Trinity's namesakes have

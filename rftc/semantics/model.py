@@ -308,6 +308,15 @@ class TrainingRun:
     lr_schedule_args: Value = _q("optimizer and schedule", "lr schedule arguments",
                                  "the learning rate follows a different curve: the engine's own schedule settings "
                                  "(warmup start, step indexing, decay shape) differ")
+    # on-policy distillation and the auxiliary models (rftc.semantics.distill)
+    teacher: Value = _q("model", "distillation teacher",
+                        "the student is pulled towards another model's log-probs, or ones computed otherwise")
+    distillation: Value = _q("loss", "distillation objective",
+                             "the loss pulls the student towards the teacher by another estimate, weight or clamp, "
+                             "from other student log-probs, beside or without the task rewards")
+    auxiliary_models: Value = _q("model", "auxiliary models (judges, tools)",
+                                 "the models the workflows query beside the policy differ or answer otherwise, so "
+                                 "the rewards or turns they produce differ")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

@@ -8,7 +8,7 @@ an external model). What veRL's release reads for them: rftc.mapping.reward_loop
 from __future__ import annotations
 
 from rftc.mapping.reward_loop import SINGLE_TURN, manager, reward_model_settings, sandbox, verl_turns
-from rftc.plugins import WORKFLOW
+from rftc.plugins import DISTILL_WORKFLOW, WORKFLOW
 from rftc.semantics.inputs import launch_path
 from rftc.semantics.model import Value
 from rftc.trinity.registry import MULTI_TURN_WORKFLOWS, SINGLE_TURN_WORKFLOWS
@@ -125,7 +125,7 @@ def _turns(t: dict) -> str:
     workflow = t.get("default_workflow_type")
     if workflow is None:
         text = NO_WORKFLOW
-    elif workflow in SINGLE_TURN_WORKFLOWS or workflow == WORKFLOW:
+    elif workflow in SINGLE_TURN_WORKFLOWS or workflow in (WORKFLOW, DISTILL_WORKFLOW):  # rftc's chat once
         text = SINGLE_TURN
     elif workflow in MULTI_TURN_WORKFLOWS:
         text = f"multi-turn workflow {workflow}"

@@ -20,6 +20,8 @@ from rftc.mapping.schedule import schedule_args, warms_up
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
 from rftc.semantics.buffer import buffer_view, explorer_pace, weight_version
 from rftc.semantics.buffer import trinity_fields as buffer_fields
+from rftc.semantics.distill import distill_view, trinity_distilled
+from rftc.semantics.distill import trinity_fields as distill_fields
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import trinity_fields, trinity_lora, trinity_view
@@ -123,6 +125,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     offpol_view(x, put, where)
     precision_view(x, put, where)
     loss_view(x, put, where)
+    distill_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -281,7 +284,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
     clip = args.get("clip_range")
     low, high = args.get("clip_range_low"), args.get("clip_range_high")
     c = args.get("clip_ratio_c")
-    return TrainingRun(
+    return trinity_distilled(TrainingRun(
         responses_per_step=of(val("verl.actor.ppo_mini_batch_size"), "verl.actor.ppo_mini_batch_size",
                               formula="buffer.train_batch_size (experiences)"),
         steps_per_batch=of(tsi * epochs, "synchronizer.trainer_sync_interval", "verl.actor.ppo_epochs",
@@ -363,7 +366,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **reward_fields(val, of, val(TASKSETS, [])),
         **buffer_fields(val, of),
         **loss_fields(v, val, of, adv=adv, adv_args=adv_args, loss=loss, args=args, epochs=epochs, sched=sched),
-    )
+        **distill_fields(v, val, of),
+    ), val, of)
 
 
 def _optimizer_fields(v: Mapping[str, Value], val, of, sched: str) -> dict[str, Value]:

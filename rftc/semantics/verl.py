@@ -9,6 +9,7 @@ import math
 from rftc.mapping.algorithm import ESTIMATORS, GIGPO, KL, NO_DUAL_CLIP, NORM_READERS, fork_gigpo
 from rftc.mapping.correction import bypass_loss
 from rftc.mapping.data import PROMPT_CUTS, reads_context
+from rftc.mapping.distill import task_free
 from rftc.mapping.minibatch import minibatch_responses
 from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, reads_sampling_key
 from rftc.mapping.sampling import V1_REWARD, filtering_trainer
@@ -16,6 +17,8 @@ from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.buffer import verl_fields as buffer_fields
 from rftc.semantics.minibatch import CriticSteps, verl_order
+from rftc.semantics.distill import verl_distilled
+from rftc.semantics.distill import verl_fields as distill_fields
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import verl_fields, verl_lora
 from rftc.semantics.offpol import offpol_fields
@@ -82,7 +85,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         total, total_key = loop.total_prompts // batch, TOTAL_PROMPTS
     agg_modes = sem.value("loss_agg_modes")
     wants_horizon = (ratio > 0 and not warmup_set) or sched != "constant"
-    return TrainingRun(
+    return verl_distilled(TrainingRun(
         responses_per_step=r.of(responses, *batch_keys, formula=f"ppo_mini_batch_size x n ({unit} under verl "
                                 f"{eff.release})" if unit == "prompts" else "ppo_mini_batch_size (responses)"),
         steps_per_batch=r.of(si * epochs * k_sync, *batch_keys, f"{A}.ppo_epochs",
@@ -129,7 +132,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
                              formula=f"ppo_epochs passes over a trainer step's {si} mini-batches"),
         critic_steps=_critic_steps(r, sem, batch, n, k_sync) if est == "gae" else Value(None),
         trainer_seed=verl_seed(r.get, r.where, sem, critic=est == "gae", kl=kl_loss or kl_reward),
-        **precision_fields(r, sem, kl=kl_loss or kl_reward, critic=est == "gae"),
+        # a reference no loss reads (veRL's distillation without task rewards) trains nothing in its precision
+        **precision_fields(r, sem, kl=(kl_loss or kl_reward) and not task_free(r.get), critic=est == "gae"),
         n=r.v(f"{R}.n", 1),
         temperature=r.v(f"{R}.temperature", 1.0),
         top_p=r.v(f"{R}.top_p", 1.0),
@@ -164,7 +168,8 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         **verl_fields(r, sem, kl=kl_loss or kl_reward, critic=est == "gae"),
         **buffer_fields(r, sem, loop),
         **loss_fields(r, sem, eff.release, est=est, mode=mode, sched=sched, si=si, epochs=epochs),
-    )
+        **distill_fields(r),
+    ), r)
 
 
 def _optimizer_fields(r: Reader, sem, release: str, sched: str) -> dict[str, Value]:

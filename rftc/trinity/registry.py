@@ -97,6 +97,9 @@ ADVANTAGE_FNS: dict[str, dict] = {
     "clipb": {_EPS: 1e-6, "mu": 2.5},
     "clipv": {_EPS: 1e-6, "mu": 2.0, "max_frac": 1e-4},
 }
+# Advantages computed from the teacher log-probs a distillation workflow stores in each experience
+# (experience.teacher_logprobs), which read no reward.
+TEACHER_ADVANTAGE_FNS = ("on_policy_distill", "jsd")
 # Advantages normalised within a task's group of rollouts: one rollout per task makes every advantage 0.
 GROUP_ADVANTAGE_FNS = {"grpo", "grpo_verl", "step_wise_grpo", "gigpo", "rloo", "opmd", "opmd_verl", "asymre",
                        "asymre_verl", "rec"}

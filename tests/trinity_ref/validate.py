@@ -94,6 +94,7 @@ DERIVED_FIELDS = [
     "explorer.rollout_model.model_path", "explorer.rollout_model.max_model_len",
     "explorer.rollout_model.rope_scaling", "explorer.rollout_model.rope_theta", "explorer.rollout_model.chat_template",
     "explorer.rollout_model.enable_thinking", "model.rope_theta", "algorithm.enable_router_replay",
+    "explorer.auxiliary_models",
 ]
 
 

@@ -237,14 +237,19 @@ CODES = [
          "so the advantages are the episode's alone. Run the job with a workflow that writes both, each hash "
          "unique to its task.",
          "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=gigpo algorithm.gigpo.step_advantage_w=1.0"),
-    Code("RFTC339", "unsupported-distillation", E, "veRL's on-policy distillation has no Trinity-RFT 0.6 equivalent.",
-         "veRL 0.9 trains a student on a teacher model's log-probs (distillation.enabled): with its distillation "
-         "loss as a supervised loss or as a policy-gradient reward, with or without the task rewards, clamped. "
-         "Trinity-RFT 0.6's on_policy_distill algorithm is one of these: the reverse KL of each sampled token "
-         "(teacher minus student log-prob) as the advantage of a PPO loss, without task rewards or clamps, the "
-         "teacher an auxiliary model its distillation workflow queries. Converting the launch as another algorithm "
-         "would train something else, so nothing is written; the message names what differs. Write the Trinity "
-         "config by hand, or train the job in veRL.",
+    Code("RFTC339", "unsupported-distillation", E, "veRL's on-policy distillation trains otherwise than Trinity-RFT "
+         "0.6's on_policy_distill.",
+         "veRL 0.8 and 0.9 train a student on a teacher model's log-probs (distillation.enabled): the loss_mode "
+         "estimate from the trained policy's log-prob and the teacher's, backpropagated or as the advantage of a PPO "
+         "loss, with or without the task rewards' loss, clamped or not, from one teacher or several. Trinity-RFT "
+         "0.6's on_policy_distill is one of these: the reverse KL k1 of each sampled token (teacher minus student "
+         "log-prob) as the advantage of its ppo loss, without task rewards or clamps, the teacher the first "
+         "auxiliary model its distillation workflow asks. `rftc convert` writes it where the launch trains so "
+         "(loss_mode k1, use_policy_gradient, no use_task_rewards, no loss_max_clamp, one teacher, one epoch over "
+         "each batch and the trainer's own old log-probs, so that the student's log-prob in the advantage is the "
+         "policy each step trains, as veRL's is), and stops with this error naming each difference otherwise: "
+         "converting the launch as another algorithm would train something else. Train the job in veRL, or write "
+         "the Trinity config by hand.",
          "python3 -m verl.trainer.main_ppo distillation.enabled=True "
          "distillation.teacher_models.teacher_model.model_path=/models/teacher"),
     Code("RFTC343", "fork-keys-no-learning", E, "A fork's config has keys rftc cannot read, and the converted run "

@@ -160,6 +160,12 @@ CHANGES: tuple[Change, ...] = (
            "manager where config.actor_rollout_ref.rollout.mode == \"async\""),
     Change("rollout_modes", "0.7.0", ("async",), "verl/workers/config/rollout.py RolloutConfig.__post_init__: "
            "\"Only 'async' mode is supported\""),
+    # -- the temperature of on-policy distillation's teacher log-probs (distillation.*, from 0.8.0; rftc.mapping.distill)
+    Change("teacher_temperature", FIRST, None, "no on-policy distillation before 0.8.0"),
+    Change("teacher_temperature", "0.8.0", "refused", "verl/experimental/teacher_loop/teacher_manager.py "
+           "_get_teacher_sampling_params: raises NotImplementedError unless inference.temperature is 1.0"),
+    Change("teacher_temperature", "0.9.0", "ignored", "verl/experimental/teacher_loop/teacher_manager.py "
+           "_get_teacher_sampling_params: temperature 1.0 whatever inference.temperature says (a warning)"),
     # -- the trainer loop
     Change("val_before_train", FIRST, "always", f"{TRAINER} RayPPOTrainer.fit: validates before training "
            "whenever there is a validation reward function"),
