@@ -38,7 +38,7 @@ GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_t
         "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py",
         f"{A}.optim.lr_scheduler_type=cosine | {A}.optim.warmup_style=cosine | {A}.optim.lr_decay_style=cosine", f"{R}.multi_turn.enable=True",
         "algorithm.filter_groups.enable=True",
-        f"{M}.lora.rank=8", "distillation.enabled=True")
+        f"{M}.lora.rank=8", "distillation.enabled=True", "data.continuous_token.enable=True")
 PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
        "algorithm.use_kl_in_reward=True", "algorithm.kl_ctrl.type=adaptive",
        "reward.reward_model.enable=True | reward_model.enable=True",
@@ -47,7 +47,8 @@ PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "cr
        f"{A}.loss_agg_mode=seq-mean-token-sum-norm", f"{A}.clip_ratio_low=null", f"{A}.clip_ratio_high=null",
        f"{A}.optim.lr_scheduler_type=null", "critic.optim.override_optimizer_config={}",
        f"{A}.shuffle=True", "critic.shuffle=True", f"{A}.data_loader_seed=7", "critic.data_loader_seed=7",
-       "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine")
+       "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine",
+       "data.custom_cls.path=dataset.py", "data.custom_cls.name=RowsDataset", "data.datagen.path=generator.py")
 # a reference engine in the actor's worker that seeds it (the actor's does not), and a critic's engine that seeds
 SEEDS = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
          "critic.optim.override_optimizer_config={}", f"{A}.shuffle=True", "critic.shuffle=True",
@@ -65,7 +66,7 @@ LEGACY_CRF = ("custom_reward_function.path=reward.py",)
 SFT = ("data.train_files=train.parquet", "data.train_batch_size=16", "data.micro_batch_size_per_gpu=2",
        "trainer.total_training_steps=100", "model.partial_pretrain=Qwen/Qwen2.5-0.5B", "model.path=Qwen/Qwen2.5-0.5B",
        "model.lora_rank=8", "model.lora_alpha=16", "model.lora.rank=8", "trainer.nnodes=1",
-       "trainer.n_gpus_per_node=8")
+       "trainer.n_gpus_per_node=8", "data.custom_cls.path=dataset.py")
 V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py",
       "algorithm.filter_groups.enable=True")
 HF = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=hf") for o in COMMON) + (
@@ -128,6 +129,8 @@ ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-
          "loss_type": {"ppo_clip": "reinforce", "*": "ppo_clip"}, "reward_manager": {"naive": "dapo", "*": "naive"},
          "trainer_mode": {"sync": "colocate_async", "*": "sync"},
          "use_legacy_worker_impl": {"disable": "auto", "*": "disable"}, "type": {"fixed": "adaptive", "*": "fixed"}}
+# the engine SFT trainer's enable_thinking_default: its default, the string 'none', reads as true
+ENUMS["enable_thinking_default"] = {"none": False, "*": "none"}
 NUMERIC = ("size", "steps", "num", "len", "ratio", "coef", "threshold", "freq", "seed", "rank", "epoch", "alpha")
 
 
@@ -566,6 +569,8 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
                                                      type(grpo.synchronizer.sync_style)("explorer_driven"))
     configs["SFT, micro-batches by tokens"] = _changed(sft, "trainer.use_dynamic_bsz", True)
     configs["SFT, a task pipeline"] = _with_task_pipeline(sft)
+    configs["SFT, a difficulty-based selector"] = _changed(
+        sft, "buffer.trainer_input.experience_buffer.data_selector.selector_type", "difficulty_based")
     for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}

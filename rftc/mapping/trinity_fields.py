@@ -95,8 +95,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
                                _beyond_model),
     "fsdp_lora": ("a LoRA adapter trains (the actor is not Megatron's, which trains every weight instead)",
                   lambda get: get("trainer.trainer_strategy") != "megatron"),
-    "sft_not_file": ("SFT rows not read from a file (experience buffer storage_type not file; the model's data is "
-                     "the file's)", lambda get: _sft(get) and get(f"{EB}.storage_type") != "file"),
     "kl_loss": ("a KL loss (algorithm.kl_loss_fn not none)",
                 lambda get: get("algorithm.kl_loss_fn") not in (None, "none")),
     "kl_in_reward": ("KL in the reward (algorithm.kl_penalty_fn not none)",
@@ -134,8 +132,17 @@ WHEN: dict[str, tuple[str, Callable]] = {
                          lambda get: get("trainer.total_steps") is None),
     "not_fixed": ("the explorer and trainer sync by their own intervals (sync_style not fixed)",
                   lambda get: get("synchronizer.sync_style") != "fixed"),
-    "sft_shuffle": ("SFT rows are shuffled (data_selector shuffle)", lambda get: _sft(get) and get(
-        f"{EB}.data_selector.selector_type") == "shuffle"),
+    **{f"sft_selector_{k}": (f"the SFT experience buffer's data_selector reads {k}", lambda get, k=k: _sft(get) and (
+        get(f"{EB}.data_selector.selector_type") is not None and k in SELECTOR_FIELDS.get(
+            get(f"{EB}.data_selector.selector_type"), ("seed", "feature_keys", "kwargs")))) for k in
+       ("seed", "feature_keys", "kwargs")},
+    "thinking_inherited": ("the run's thinking switch is the model's: the rollout model's (RL) or the experience "
+                           "buffer's format (SFT) leaves enable_thinking unset, and Trinity's validator fills it in",
+                           lambda get: get(f"{EB}.format.enable_thinking") is None if _sft(get)
+                           else get(f"{RM}.enable_thinking") is None),
+    "template_file": ("the run's chat template is read from model.chat_template_path: model.custom_chat_template is "
+                      "unset (and an SFT run's format.chat_template)", lambda get: get("model.custom_chat_template")
+                      is None and not (_sft(get) and get(f"{EB}.format.chat_template") is not None)),
     "verl_workflow": ("the training taskset runs rftc's veRL reward workflow (its workflow_args name the reward; "
                       "another workflow's are its own)",
                       lambda get: _taskset_value(get, "default_workflow_type") == WORKFLOW),
@@ -178,6 +185,7 @@ def _taskset(prefix: str, *, data: dict, train: dict) -> list[Field]:
             ("format.*", train.get("data_columns", data)), ("format.prompt_key", train.get("prompt_key", data)),
             ("format.system_prompt", train.get("chat_template", data)),
             ("format.workflow_key", train.get("reward", data)), ("format.reward_fn_key", train.get("reward_fn", data)),
+            ("format.image_key", train.get("media", data)), ("format.video_key", train.get("media", data)),
             ("format.enable_concatenated_multi_turn", train.get("multi_turn", data))]],
     ]
 
@@ -201,7 +209,8 @@ def _buffer(prefix: str, *, data: dict, rows: tuple = ()) -> list[Field]:
 
 # the training data of an SFT run (the experience buffer): what selects and formats its rows, by the run's format
 SFT_BUFFER = (("data_selector.*", to("data_order", "sft")),
-              ("format.chat_template", to("chat_template", "sft")), ("format.enable_thinking", to("thinking", "sft")),
+              ("format.chat_template", to("chat_template", "sft")),
+              ("format.enable_thinking", to("chat_template", "sft")),
               ("format.prompt_type", to("loss_tokens", "sft")),
               ("format.prompt_key", to("loss_tokens", "sft_plaintext")),
               ("format.response_key", to("loss_tokens", "sft_plaintext")),
@@ -212,11 +221,10 @@ SFT_BUFFER = (("data_selector.*", to("data_order", "sft")),
               ("format.tools_key", to("data_columns", "sft_messages")),
               ("format.enable_concatenated_multi_turn", to("loss_tokens", "sft_messages")),
               ("format.image_key", to("data_columns", "sft")), ("format.video_key", to("data_columns", "sft")),
-              ("storage_type", to("data_source", "sft_not_file")), ("subset_name", to("data_source", "sft")),
+              ("storage_type", to("data", "sft")), ("subset_name", to("data", "sft")),
               ("data_selector.selector_type", to("data_order", "sft")),
-              ("data_selector.feature_keys", to("selector_args", "sft")),
-              ("data_selector.kwargs", to("selector_args", "sft")),
-              ("data_selector.seed", to("data_seed", "sft_shuffle")))
+              *((f"data_selector.{k}", to("data_order", f"sft_selector_{k}")) for k in ("seed", "feature_keys",
+                                                                                        "kwargs")))
 
 
 def _inference(prefix: str, *, sampling: dict, placement: dict, own: dict | None = None) -> list[Field]:
@@ -248,12 +256,13 @@ TRAINING_TASKSET = {
     "workflow_args": to("reward", "verl_workflow"), "data": to("data", "rl"),
     "reward_kwargs": to("reward_kwargs", "other_workflow"), "repeat_times": no(FOLLOWS),
     "temperature": to("temperature", "rl"), "top_p": to("top_p", "rl"), "top_k": to("top_k", "rl"),
-    "max_response_length": to("taskset_max_tokens", "rl"), "data_order": to("data_order", "selector"),
+    "max_response_length": to("max_response_length", "rl"), "data_order": to("data_order", "selector"),
     "task_selector": to("data_order", "rl"),
     **{f"data_selector_{k}": to("data_order", f"selector_{k}") for k in ("seed", "feature_keys", "kwargs")},
     **{f"task_selector_{k}": to("data_order", f"task_selector_{k}") for k in ("seed", "feature_keys", "kwargs")},
     "data_columns": to("data_columns", "other_workflow"), "prompt_key": to("data_columns", "rl"),
-    "chat_template": to("chat_template", "rl"), "multi_turn": to("multi_turn", "rl")}
+    "chat_template": to("chat_template", "rl"), "multi_turn": to("multi_turn", "rl"),
+    "media": to("data_columns media", "rl")}
 
 FIELDS: list[Field] = [
     # ---- the run
@@ -295,7 +304,7 @@ FIELDS: list[Field] = [
     *[Field(f"model.{k}", **c) for k, c in [
         ("model_path", to("model")), ("trust_remote_code", no(PROCESSES)), ("critic_model_path",
                                                                             to("critic_model", "critic")),
-        ("custom_chat_template", to("chat_template")), ("chat_template_path", to("chat_template_file")),
+        ("custom_chat_template", to("chat_template")), ("chat_template_path", to("chat_template", "template_file")),
         ("temperature", to("temperature", "ts_temperature")), ("top_p", to("top_p", "ts_top_p")),
         ("top_k", no(UNREAD)),  # the taskset's rollout_args.top_k (-1 unless set) always wins
         ("logprobs", no(NAMES)), ("max_model_len", to("context_length max_length")),
@@ -304,7 +313,8 @@ FIELDS: list[Field] = [
         ("min_response_tokens", to("min_response_length", "rl")),
         ("enable_prompt_truncation", to("overlong_prompts prompt_truncation", "rl")),
         ("repetition_penalty", to("repetition_penalty")),
-        ("enable_thinking", to("thinking")), ("fully_sharded_loras", no(KERNELS)), ("max_cpu_loras", no(MEMORY)),
+        ("enable_thinking", to("chat_template", "thinking_inherited")), ("fully_sharded_loras", no(KERNELS)),
+        ("max_cpu_loras", no(MEMORY)),
         ("rope_scaling", to("model_config")), ("rope_theta", to("model_config")),
         ("lora_configs.*", to("lora")), ("lora_configs.name", no(NAMES)),
         ("lora_configs.path", to("lora_args", "fsdp_lora")), ("lora_configs.base_model_name", no(FOLLOWS)),

@@ -39,7 +39,7 @@ GROUPS = ("model", "data", "reward", "optimizer and schedule", "loss", "sampling
 def _q(group: str, label: str, effect: str, *, both: bool = False):
     """``group``: one of GROUPS. ``both``: compared only where both runs have the quantity (the GPUs of a rollout
     that runs beside the trainer on GPUs of its own: a rollout on the trainer's GPUs, or one that alternates with it,
-    has none)."""
+    has none; the media of a Trinity workflow that reads none where the format names none)."""
     assert group in GROUPS, group
     return field(metadata={"group": group, "label": label, "effect": effect, "both": both})
 
@@ -217,6 +217,19 @@ class TrainingRun:
     # a prompt over the length limit that is not left out
     prompt_truncation: Value = _q("data", "over-long prompt cut",
                                   "a prompt over the length limit is cut elsewhere, kept whole, or stops the run")
+    # how the rows are read and rendered (rftc.semantics.data, data_trinity)
+    dataset_class: Value = _q("data", "custom dataset class",
+                              "the rows are read and formatted by other code (a class of the user's, a generator "
+                              "of rows)")
+    media: Value = _q("data", "prompt media (columns, processing)",
+                      "a prompt's images, videos or audio come from other columns or are processed differently",
+                      both=True)
+    tokenization: Value = _q("data", "turn tokenization",
+                             "turns become different tokens (the rollout's token stream kept, or each turn rendered "
+                             "again by the chat template)")
+    pf_ppo: Value = _q("loss", "preference-feedback PPO",
+                       "the batch is (or is not) resampled by reward before the update, so high-scoring responses "
+                       "weigh more")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -264,6 +277,8 @@ class SftRun:
                             "loss covers)")
     model: Value = _as_in_rl("model")
     trainer_seed: Value = _as_in_rl("trainer_seed")
+    # how the rows are read (rftc.semantics.data, data_trinity)
+    dataset_class: Value = _as_in_rl("dataset_class")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

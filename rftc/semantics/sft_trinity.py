@@ -14,10 +14,13 @@ from collections.abc import Mapping
 
 from rftc.mapping.lora import NONE, lora as peft_lora
 from rftc.mapping.parquet import ParquetError, num_rows
+from rftc.semantics.data import NO_CLASS
+from rftc.semantics.data_trinity import sft_data
 from rftc.semantics.model import SftRun, Value
-from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.inputs import data_path
 from rftc.semantics.seeds import trinity_seed
 from rftc.semantics.sft_verl import KEPT_WHOLE, template_text
+from rftc.semantics.trinity_inputs import _selector
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
 from rftc.trinity.schema import TrinityConfig
@@ -41,7 +44,6 @@ def sft_view(x: TrinityConfig, put, where) -> None:
     put(f"{EB}.path", eb.path if eb is not None else None)
     put(f"{EB}.split", eb.split if eb is not None else None)
     put(f"{EB}.format", eb.format if eb is not None else None, where(f"{EB}.format"))
-    put(f"{EB}.data_selector.selector_type", eb.data_selector.selector_type if eb is not None else None)
     for k in ("min_lr_ratio", "betas", "clip_grad"):
         put(f"{OPT}.{k}", getattr(o, k))
     put("trainer.use_dynamic_bsz", t.use_dynamic_bsz)
@@ -77,7 +79,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
     loss = val("algorithm.policy_loss_fn_args", {}).get("loss_agg_mode", val("algorithm.loss_agg_mode"))
     lora = val("model.lora_configs") or []
     path, split = val(f"{EB}.path"), val(f"{EB}.split", "train")
-    order = val(f"{EB}.data_selector.selector_type")
+    selector = val(f"{EB}.data_selector")
     return SftRun(
         examples_per_step=of(tbs, "buffer.train_batch_size"),
         micro_batch=of(f"dynamic, {val('trainer.max_token_len_per_gpu')} tokens", "trainer.use_dynamic_bsz",
@@ -101,16 +103,18 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         lora=of(peft_lora(*(getattr(lora[0], k) for k in ("lora_rank", "lora_alpha", "target_modules",
                                                            "exclude_modules"))) if lora else NONE,
                 "model.lora_configs"),
-        data=of(data_path(parquet_of(path, split)) + (f", written by Data-Juicer's task pipeline {val(PIPELINE)}"
-                                                        if val(PIPELINE) else "") if path else None,
-                f"{EB}.path", f"{EB}.split", PIPELINE),
-        data_order=of({"shuffle": SHUFFLED, "sequential": "in file order"}.get(order, order),
-                      f"{EB}.data_selector.selector_type"),
-        chat_template=of(template_text(fmt.chat_template or val("model.custom_chat_template"), fmt.enable_thinking),
+        data=of(sft_data(data_path(parquet_of(path, split)), data_path(path), val(f"{EB}.storage_type"),
+                         val(f"{EB}.subset_name"))
+                + (f", written by Data-Juicer's task pipeline {val(PIPELINE)}" if val(PIPELINE) else "")
+                if path else None, f"{EB}.path", f"{EB}.split", f"{EB}.storage_type", f"{EB}.subset_name", PIPELINE),
+        data_order=of(_selector(selector), f"{EB}.data_selector") if selector is not None else Value(None),
+        chat_template=of(template_text(fmt.chat_template or val("model.custom_chat_template"),
+                                       {"enable_thinking": fmt.enable_thinking}),
                          f"{EB}.format", "model.custom_chat_template") if fmt is not None else Value(None),
         loss_tokens=of(_loss_tokens(fmt), f"{EB}.format") if fmt is not None else Value(None),
         model=of(data_path(val("model.model_path")), "model.model_path"),
         trainer_seed=trinity_seed(v, val, critic=False),
+        dataset_class=Value(NO_CLASS, "Trinity's SFT formatter (no dataset class of the user's)"),
     )
 
 

@@ -9,22 +9,25 @@ from rftc.mapping.lora import lora
 from rftc.mapping.models import SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
-from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.data import chat_kwargs, dataset_class
+from rftc.semantics.inputs import SHUFFLED, Order, data_path
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.seeds import verl_sft_seed
 from rftc.verl.effective import EffectiveConfig
+from rftc.verl.releases import semantics
 
 FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
 TOKENIZERS = "the tokenizer's"
 THINKING = "data.apply_chat_template_kwargs.enable_thinking"
 KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the rows it trains are whole
+SAMPLER = "torch DistributedSampler"  # the SFT trainers' train_sampler: shuffle=True, its seed 0
 
 
 def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
                   cwd: str | None = None) -> SftRun:
     """``total_steps`` and ``dataset_rows`` stand for what the data files would say (rftc.semantics.verl)."""
-    r = Reader(eff)
+    r, sem = Reader(eff), semantics.of(eff)
     legacy = eff.has(LEGACY)
 
     def get(key: str):
@@ -63,11 +66,12 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         overlong_rows=_overlong(r),
         lora=_lora(r),
         data=_data(r),
-        data_order=Value(SHUFFLED, "veRL's SFT trainers: DistributedSampler(shuffle=True)"),
-        chat_template=_template(r, legacy),
+        data_order=Value(Order(SHUFFLED, SAMPLER, 0), "veRL's SFT trainers: DistributedSampler(shuffle=True)"),
+        chat_template=_template(r, sem, legacy, not single_turn(get, legacy)),
         loss_tokens=_loss_tokens(r, get, legacy),
         model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
         trainer_seed=verl_sft_seed(get, r.where, legacy),
+        dataset_class=dataset_class(r, sem, eff.release),
     )
 
 
@@ -133,14 +137,21 @@ def _column(key, nested) -> str:
     return f"{key}[{']['.join(map(str, nested))}]" if nested else str(key)
 
 
-def _template(r: Reader, legacy: bool) -> Value:
+def _template(r: Reader, sem, legacy: bool, multiturn: bool) -> Value:
     """The chat template the datasets render with: the engine trainer's model.custom_chat_template, else the
-    tokenizer's (fsdp_sft_trainer's datasets read none of the config's), and the thinking switch they pass."""
+    tokenizer's (fsdp_sft_trainer's datasets read none of the config's), and the arguments they pass it
+    (rftc.semantics.data.chat_kwargs: the engine trainer's enable_thinking_default over the thinking switch; in the
+    multi-turn dataset a row's own enable_thinking column, where the data has one, wins over both)."""
     custom = None if legacy else r.get("model.custom_chat_template")
-    return r.of(template_text(custom, r.get(THINKING)), *([] if legacy else ["model.custom_chat_template"]),
-                THINKING)
+    kwargs, keys = chat_kwargs(r, sem, sft_engine=not legacy)
+    return r.of(template_text(custom, kwargs), *([] if legacy else ["model.custom_chat_template"]), *keys,
+                formula="a row's enable_thinking column, where the data has one, wins" if multiturn else "")
 
 
-def template_text(custom: str | None, thinking) -> str:
-    return (f"custom: {custom!r}" if custom else TOKENIZERS) + \
-        (f", enable_thinking {thinking}" if thinking is not None else "")
+def template_text(custom: str | None, kwargs: dict | None = None) -> str:
+    """The template (a ``chat_template`` among the arguments is the one apply_chat_template renders with) and the
+    arguments it renders with, by name; an argument that is None reads as unset (Trinity passes enable_thinking=None
+    where it has none)."""
+    kwargs = {k: v for k, v in (kwargs or {}).items() if v is not None}
+    custom = kwargs.pop("chat_template", None) or custom
+    return (f"custom: {custom!r}" if custom else TOKENIZERS) + "".join(f", {k} {v}" for k, v in sorted(kwargs.items()))

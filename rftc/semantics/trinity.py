@@ -16,6 +16,7 @@ from rftc.mapping.data import WHOLE
 from rftc.mapping.lora import lora, megatron_lora
 from rftc.mapping.models import MEGATRON_OFFLOAD, MEGATRON_PARALLEL, SCHEDULERS
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS, GPG_LOSS_FN, WORKFLOW
+from rftc.semantics.data_trinity import trinity_data_fields, view_data
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
@@ -103,6 +104,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     put("verl.critic.ppo_epochs", critic.ppo_epochs, where("trainer.trainer_config.critic.ppo_epochs"))
     put("algorithm.algorithm_type", x.algorithm.algorithm_type)
     view_inputs(x, put, where)
+    view_data(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
@@ -260,6 +262,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
     beside = val("mode") == "both" and (offset > 0 or not fixed)
     clip = args.get("clip_range")
     low, high = args.get("clip_range_low"), args.get("clip_range_high")
+    cap = f"{TS}.rollout_args.max_tokens" if f"{TS}.rollout_args.max_tokens" in v else "model.max_response_tokens"
     c = args.get("clip_ratio_c")
     return TrainingRun(
         responses_per_step=of(val("verl.actor.ppo_mini_batch_size"), "verl.actor.ppo_mini_batch_size",
@@ -311,7 +314,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         top_p=of(val(f"{TS}.rollout_args.top_p", 1.0), f"{TS}.rollout_args.top_p"),
         top_k=of(val(f"{TS}.rollout_args.top_k", -1), f"{TS}.rollout_args.top_k"),
         max_prompt_length=of(val("model.max_prompt_tokens"), "model.max_prompt_tokens"),
-        max_response_length=of(val("model.max_response_tokens"), "model.max_response_tokens"),
+        # the workflow's sampling cap: the taskset's, model.max_response_tokens where unset (Trinity's validator)
+        max_response_length=of(val(cap), cap),
         # unset, Trinity's validator fills it in (rftc.trinity.derive)
         context_length=of(val("model.max_model_len"), "model.max_model_len",
                           formula="max_prompt_tokens + max_response_tokens"
@@ -338,6 +342,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **_loss_and_sampling_fields(val, of, adv, adv_args, kl_reward),
         reward=of(per_taskset(val(TASKSETS, []), _reward), f"{TS}.default_workflow_type", f"{TS}.workflow_args"),
         **inputs(v, val, of, reference=kl_reward != "none" or kl_loss != "none", critic=adv == "ppo"),
+        **trinity_data_fields(val, of),
     )
 
 

@@ -79,7 +79,8 @@ def inputs(v, val, of, *, reference: bool, critic: bool) -> dict[str, Value]:
         if reference else Value(None),
         critic_model=of(data_path(val("model.critic_model_path")), "model.critic_model_path") if critic
         else Value(None),
-        chat_template=of(template_text(val("model.custom_chat_template"), val("model.enable_thinking")) + (
+        chat_template=of(template_text(val("model.custom_chat_template"),
+                                       {"enable_thinking": val("model.enable_thinking")}) + (
             f", system prompt {system}" if system not in (None, "none") else ""),
                          "model.custom_chat_template", "model.enable_thinking", TASKSETS),
         data=_data(tasksets, val(PIPELINE), of),

@@ -14,6 +14,7 @@ from rftc.mapping.models import MCORE, SCHEDULERS, clip_key, greedy_rollout, rea
 from rftc.mapping.sampling import V1_REWARD, group_filter
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
+from rftc.semantics.data import verl_data_fields
 from rftc.semantics.minibatch import CriticSteps, verl_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.optim import critic_optimizer, optimizer
@@ -156,6 +157,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         **_loss_and_sampling_fields(r, eff, sem, est, kl_reward, n),
         reward=_reward(r),
         **inputs(r, reference=kl_loss or kl_reward, critic=est == "gae"),
+        **verl_data_fields(r, sem, eff.release),
     )
 
 
