@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rftc.api import (OVERRIDES, Options, Result, UsageError, check, first_launch, read, trainings,
                       verl_config)
@@ -29,7 +29,6 @@ class Side:
     run: object | None  # rftc.semantics.model.TrainingRun
     result: Result
     stage: str | None = None  # the stage compared, of a config with stages
-    settings: object | None = None  # rftc.semantics.unmodelled.Side: what it sets that the model does not compute
 
 
 @dataclass
@@ -39,7 +38,6 @@ class Diff:
     differences: list  # [(Quantity, Value of a, Value of b)] (rftc.semantics.model.differences)
     diagnostics: Diagnostics
     sources: dict[str, str]
-    unmodelled: list = field(default_factory=list)  # [rftc.semantics.unmodelled.Unmodelled], each an RFTC605
 
 
 TRINITY_SUFFIXES = (".yaml", ".yml", ".json")
@@ -65,17 +63,15 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
     ``overrides`` (path then ``OVERRIDES``) the main_ppo launch of that override text; run is None, with RFTC600
     among the result's diagnostics, when it describes none. Of a config with stages, the run of the stage named
     ``stage`` (or its 1-based position; UsageError for neither); without ``stage`` none (RFTC604)."""
-    from rftc.semantics.trinity import from_trinity, stage_document, stage_index, stage_view, view
-    from rftc.semantics.unmodelled import trinity_side, verl_side
+    from rftc.semantics.trinity import from_trinity, stage_index, stage_view, view
     from rftc.semantics.verl import from_verl
-    from rftc.trinity.expand import stage_configs
     from rftc.sources import read_text
     from rftc.trinity.document import parse
 
     options = options or Options()
     got = None if overrides is not None else read_text(path, Diagnostics())
     kind = kind_of(path, got[1] if got else None)
-    run = picked = settings = None
+    run = picked = None
     if kind == "trinity":
         result = check(path)
         cfg = result.config
@@ -92,8 +88,6 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
             run = from_trinity(view(cfg, doc) if index is None else stage_view(cfg, doc, index),
                                dataset_rows=options.dataset_size, cwd=os.path.dirname(os.path.abspath(path)))
             picked = names[index] if names else None
-            settings = trinity_side(cfg, doc, run) if index is None else \
-                trinity_side(stage_configs(cfg)[index][1], stage_document(doc, index), run)
     else:
         paths = [] if overrides is not None else [path]
         found = read(paths, options, overrides=overrides)
@@ -115,23 +109,21 @@ def training_run(path: str, options: Options | None = None, *, overrides: str | 
                                        f"computed, {why}", result.launch.span,
                                        hint="give the values with --env NAME=VALUE" if unknown else None)
                 return Side(path, kind, None, result)
-            settings = verl_side(result.verl, run)
     if run is None:
         what = "does not check" if kind == "trinity" else "has no training launch whose config composes"
         at = result.launch.span if result.launch is not None else Span(path, 1, 1, 1, 2)
         result.diagnostics.add("RFTC600", f"{path}: no training run to compare: it {what} (its diagnostics say why)",
                                at, hint=f"rftc {'check' if kind == 'trinity' else 'lint'} {path}")
-    return Side(path, kind, run, result, picked, settings)
+    return Side(path, kind, run, result, picked)
 
 
 def diff(a: str | None, b: str, options: Options | None = None, *, overrides: str | None = None,
          stage: str | None = None) -> Diff:
-    """What A and B train differently: the quantities of rftc.semantics whose values differ, and the settings of
-    quantities the model does not compute yet in which they differ (rftc.semantics.unmodelled, RFTC605). With
+    """What A and B train differently: the quantities of rftc.semantics whose values differ (every key of every
+    release and every Trinity field feeds one of them, or none: rftc.mapping.rules, trinity_fields). With
     ``overrides`` A is that override text's main_ppo launch (as `rftc convert --overrides`), ``a`` None. ``stage``
     picks the stage of a config with stages (``training_run``)."""
     from rftc.semantics.model import differences, kind
-    from rftc.semantics.unmodelled import unmodelled
 
     sides = [training_run(OVERRIDES, options, overrides=overrides) if overrides is not None else
              training_run(a, options, stage=stage), training_run(b, options, stage=stage)]
@@ -146,25 +138,7 @@ def diff(a: str | None, b: str, options: Options | None = None, *, overrides: st
         sides[1].run = None
     compared = all(s.run is not None for s in sides)
     found = differences(sides[0].run, sides[1].run) if compared else []
-    unset = unmodelled(sides[0].settings, sides[1].settings) if compared else []
-    for u in unset:
-        diags.add("RFTC605", _unmodelled_message(u, sides), u.setting.span or Span(sides[0].path, 1, 1),
-                  hint="compare the key by hand, or set it alike on both sides")
-    return Diff(sides[0], sides[1], found, diags, {**sides[0].result.sources, **sides[1].result.sources}, unset)
-
-
-def _unmodelled_message(u, sides: list[Side]) -> str:
-    """RFTC605's message: the key, both values (or the one side's, where the keys are of different kinds), and what
-    it changes."""
-    s = u.setting
-    what = f"{s.description} ({', '.join(s.quantities)})"
-    if u.a is not None and u.b is not None:
-        return (f"{s.key} differs: A {u.a} ({u.a.source}), B {u.b} ({u.b.source}): it decides {what}, which rftc "
-                "diff does not compare yet, so the runs may train differently")
-    side, other = (sides[0], sides[1]) if u.a is not None else (sides[1], sides[0])
-    return (f"{s.key} is {s.value} ({s.value.source}), not {side.settings.default} default: it decides {what}, "
-            f"which rftc diff does not compare yet, nor with {other.path}'s settings, so the runs may train "
-            "differently")
+    return Diff(sides[0], sides[1], found, diags, {**sides[0].result.sources, **sides[1].result.sources})
 
 
 @dataclass

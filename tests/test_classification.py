@@ -13,11 +13,10 @@ from dataclasses import dataclass, fields, replace
 import pytest
 
 from rftc import api
-from rftc.mapping.classes import CORRECTION_READS, INERT, NOT_IN_MODEL, WHEN
+from rftc.mapping.classes import CORRECTION_READS, INERT, WHEN
 from rftc.mapping.rules import RULES, find_rule
 from rftc.mapping.sft_rules import SFT_RULES
 from rftc.semantics.model import SftRun, TrainingRun
-from rftc.semantics.unmodelled import walk
 from rftc.semantics.verl import from_verl
 from rftc.verl.overrides.resolve import Resolver, has_interpolation
 from rftc.verl.releases import modes, schema, semantics
@@ -41,7 +40,7 @@ GRPO = ("algorithm.adv_estimator=grpo", f"{A}.use_kl_loss=True", f"{A}.kl_loss_t
         f"{M}.lora.rank=8", "distillation.enabled=True", "distillation.distillation_loss.loss_mode=forward_kl_topk",
         "+distillation.teacher_models.second.model_path=/models/second",
         "+distillation.teacher_models.second.key=second", "reward_model.reward_loop_source=importlib",
-        "reward_model.reward_loop_module_path=manager.py")
+        "reward_model.reward_loop_module_path=manager.py", "data.continuous_token.enable=True")
 PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
        "algorithm.use_kl_in_reward=True", "algorithm.kl_ctrl.type=adaptive",
        "reward.reward_model.enable=True | reward_model.enable=True",
@@ -52,7 +51,8 @@ PPO = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "cr
        f"{A}.shuffle=True", "critic.shuffle=True", f"{A}.data_loader_seed=7", "critic.data_loader_seed=7",
        "critic.optim.lr_scheduler_type=cosine | critic.optim.warmup_style=cosine", "critic.model.lora.rank=8",
        "reward.reward_model.rollout.name=vllm | reward_model.rollout.name=vllm",
-       "reward_model.model.input_tokenizer=tok")
+       "reward_model.model.input_tokenizer=tok",
+       "data.custom_cls.path=dataset.py", "data.custom_cls.name=RowsDataset", "data.datagen.path=generator.py")
 # a reference engine in the actor's worker that seeds it (the actor's does not), and a critic's engine that seeds
 SEEDS = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
          "critic.optim.override_optimizer_config={}", f"{A}.shuffle=True", "critic.shuffle=True",
@@ -82,7 +82,7 @@ LEGACY_CRF = ("custom_reward_function.path=reward.py",)
 SFT = ("data.train_files=train.parquet", "data.train_batch_size=16", "data.micro_batch_size_per_gpu=2",
        "trainer.total_training_steps=100", "model.partial_pretrain=Qwen/Qwen2.5-0.5B", "model.path=Qwen/Qwen2.5-0.5B",
        "model.lora_rank=8", "model.lora_alpha=16", "model.lora.rank=8", "trainer.nnodes=1",
-       "trainer.n_gpus_per_node=8")
+       "trainer.n_gpus_per_node=8", "data.custom_cls.path=dataset.py")
 V1 = ("algorithm.adv_estimator=grpo", "trainer.use_v1=True", "custom_reward_function.path=reward.py",
       "algorithm.filter_groups.enable=True")
 # default_compute_score in the sandbox (0.7.0: the trainer's function, whose manager is importlib's)
@@ -206,6 +206,8 @@ ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-
          "trainer_mode": {"sync": "colocate_async", "*": "sync"},
          "use_legacy_worker_impl": {"disable": "auto", "*": "disable"}, "type": {"fixed": "adaptive", "*": "fixed"},
          "max_off_policy_strategy": {"drop": "wait", "*": "drop"}, "mode": {"sync": "async", "*": "sync"}}
+# the engine SFT trainer's enable_thinking_default: its default, the string 'none', reads as true
+ENUMS["enable_thinking_default"] = {"none": False, "*": "none"}
 NUMERIC = ("size", "steps", "num", "len", "ratio", "coef", "threshold", "freq", "seed", "rank", "epoch", "alpha")
 # valid values of the dict-valued keys, merged into theirs (an entry each reads)
 DICT_VALUES = {"override_mcore_model_config": {"moe_config": {"freeze_moe_router": True}}}
@@ -255,20 +257,14 @@ def test_every_row_has_one_class():
 
 
 MODELLED = {f.name for kind in (TrainingRun, SftRun) for f in fields(kind)}
-UNMODELLED = dict(NOT_IN_MODEL)
 
-
-def test_every_quantity_a_row_feeds_is_modelled_or_declared_not_in_model():
-    """A name a row feeds is a quantity of the semantic model or one of NOT_IN_MODEL (rftc diff compares the keys
-    that feed those value by value); NOT_IN_MODEL only shrinks: a name the model computes, or that no row feeds, is
-    not in it."""
+def test_every_quantity_a_row_feeds_is_modelled():
+    """A name a row feeds is a quantity of the semantic model: rftc diff compares every setting that changes what
+    is trained through the model's quantities (a new release's key feeding a quantity the model lacks fails here)."""
     from rftc.mapping.trinity_fields import FIELDS
 
     fed = {q for row in [*RULES, *SFT_RULES, *FIELDS] for q in row.feeds.split()}
-    assert not sorted(fed - MODELLED - set(UNMODELLED)), "fed quantities neither modelled nor in NOT_IN_MODEL"
-    assert not sorted(set(UNMODELLED) & MODELLED), "NOT_IN_MODEL names the model now computes"
-    assert not sorted(set(UNMODELLED) - fed), "NOT_IN_MODEL names no row feeds"
-    assert len(UNMODELLED) == len(NOT_IN_MODEL) and all(UNMODELLED.values()), "one description per name"
+    assert not sorted(fed - MODELLED), "fed quantities the model does not have"
 
 
 def perturbed(key: str, value):
@@ -469,8 +465,8 @@ def _can_hold(when: str, version: str) -> bool:
 @pytest.mark.parametrize("version", schema.versions())
 def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
     """A key classified as feeding a quantity changes it (in a base where its condition holds); a key that does not
-    change what is trained changes no quantity. Keys that feed only quantities the model does not have yet
-    (NOT_IN_MODEL) are not perturbed; a quantity in neither the model nor NOT_IN_MODEL is listed on its own."""
+    change what is trained changes no quantity (a key feeds only quantities of its kind of run: an RL or an SFT
+    one); a quantity the model lacks is listed on its own."""
     start = time.perf_counter()
     wrong, lacking, checked, unchecked = [], {}, set(), {}
     for base in _bases(version):
@@ -487,7 +483,7 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
             feeds = row.feeds.split()
             absent = [q for q in feeds if q not in names]
             present = [q for q in feeds if q in names]
-            unknown = [q for q in absent if q not in MODELLED and q not in UNMODELLED]
+            unknown = [q for q in absent if q not in MODELLED]
             if unknown:
                 lacking.setdefault(key, set()).update(unknown)
             if row.feeds and not present:
@@ -512,7 +508,7 @@ def test_the_classification_holds_when_each_key_is_perturbed(version, tmp_path):
     if wrong:
         message.append(f"verl {version}: classification contradicted by the model:\n  " + "\n  ".join(wrong))
     if lacking:
-        message.append(f"verl {version}: keys feeding quantities neither the model nor NOT_IN_MODEL has:\n  " +
+        message.append(f"verl {version}: keys feeding quantities the model lacks:\n  " +
                        "\n  ".join(f"{k} -> {' '.join(sorted(q))}" for k, q in sorted(lacking.items())))
     assert not message, "\n".join(message) + f"\n({elapsed:.1f}s)"
 
@@ -673,6 +669,21 @@ def _changed(cfg, path: str, value):
     return cfg
 
 
+def walk(obj, parts):
+    """The object at ``parts`` below ``obj`` as the conditions read it (a list's first item, a dict's first entry);
+    None where there is none."""
+    for part in parts:
+        if part == "*":
+            obj = next(iter(obj.values()), None) if isinstance(obj, dict) else None
+        else:
+            obj = getattr(obj, part, None)
+            if isinstance(obj, list):
+                obj = obj[0] if obj else None
+        if obj is None:
+            return None
+    return obj
+
+
 def _holder(obj, path: str):
     """The object holding the field at ``path`` (a list's first item, a dict's first entry), and its name; None
     where the config has no such item."""
@@ -725,6 +736,8 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
     configs["GRPO, Megatron"] = _changed(grpo, "trainer.trainer_strategy", "megatron")
     configs["SFT, a LoRA adapter"] = _changed(sft, "model.lora_configs.path", "/adapters/sft")
     configs["GRPO, the mix algorithm (its sample strategy)"] = _changed(grpo, "algorithm.algorithm_type", "mix")
+    configs["SFT, a difficulty-based selector"] = _changed(
+        sft, "buffer.trainer_input.experience_buffer.data_selector.selector_type", "difficulty_based")
     for name, cfg in configs.items():
         base = from_trinity(view(cfg), dataset_rows=1000)
         names = {f.name for f in fields(type(base))}
@@ -739,7 +752,7 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
             absent = [q for q in feeds if q not in names]
             present = [q for q in feeds if q in names]
             holds = not row.when or TRINITY_WHEN[row.when][1](get)
-            unknown = [q for q in absent if q not in MODELLED and q not in UNMODELLED]
+            unknown = [q for q in absent if q not in MODELLED]
             if unknown:
                 lacking.setdefault(path, set()).update(unknown)
             if row.feeds and present and not holds:
@@ -773,6 +786,6 @@ def test_the_trinity_classification_holds_when_each_field_is_perturbed():
     if wrong:
         message.append("Trinity 0.6: classification contradicted by the model:\n  " + "\n  ".join(wrong))
     if lacking:
-        message.append("Trinity 0.6: fields feeding quantities neither the semantic model nor NOT_IN_MODEL has:\n  " +
+        message.append("Trinity 0.6: fields feeding quantities the semantic model lacks:\n  " +
                        "\n  ".join(f"{k} -> {' '.join(sorted(q))}" for k, q in sorted(lacking.items())))
     assert not message, "\n".join(message) + f"\n({elapsed:.1f}s)"

@@ -169,13 +169,15 @@ def _edited(tmp_path: Path, name: str, *edits: tuple[str, str]) -> Path:
 
 def test_what_the_trainer_cannot_express_is_reported_and_the_rest_comes_back(tmp_path):
     """A data order veRL's sampler does not have and a system prompt its datasets have no key for are RFTC601; the
-    thinking switch goes back as a chat-template argument and converts again to the same."""
+    thinking switch goes back as the engine trainer's enable_thinking_default (which replaces the chat-template
+    argument) and converts again to the same."""
     config = _edited(tmp_path, "vlm_qwen3_vl_2b.yaml", ("selector_type: shuffle", "selector_type: sequential"),
-                     ("        prompt_type: messages", "        prompt_type: messages\n        enable_thinking: false\n"
+                     ("        enable_thinking: true", "        enable_thinking: false"),
+                     ("        prompt_type: messages", "        prompt_type: messages\n"
                       "        system_prompt: You are helpful."))
     launch, back = _back(config, tmp_path, None, 833)
     assert _unexpressed(launch) == {"data order", "tokens with loss"}
-    assert "'+data.apply_chat_template_kwargs.enable_thinking=False'" in launch.text
+    assert "'data.enable_thinking_default=False'" in launch.text
     result = api.compile(str(back), api.Options(verl_version=launch.release, dataset_size=833))
     again = tmp_path / "again.yaml"
     again.write_text(result.yaml())

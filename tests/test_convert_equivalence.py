@@ -66,6 +66,13 @@ CURRICULUM = ("veRL's curriculum sampler (data.sampler.class_path) has no Trinit
               "warns, and the tasksets keep veRL's shuffle")
 MANAGER_KWARGS = ("reward-manager arguments the reward workflow does not take (another manager's, or the dapo "
                   "manager's where a reward model scores) have no Trinity-RFT 0.6 equivalent: RFTC300 warns")
+CUSTOM_DATASET = ("veRL reads the rows with a dataset class of the user's (data.custom_cls), which has no Trinity-RFT "
+                  "0.6 equivalent: RFTC300 warns, and Trinity's task reader reads them")
+TEXT_ONLY = ("veRL gives a multimodal model a row's media from the image and video columns the launch names "
+             "(data.image_key, video_key: the converted format names them too); rftc's veRL reward workflow gives the "
+             "model the prompt's text only: RFTC305 warns")
+TEMPLATE_ARGUMENTS = ("chat-template arguments other than the thinking switch (data.apply_chat_template_kwargs) have "
+                      "no Trinity-RFT 0.6 field: RFTC300 warns")
 # (quantity, a test of veRL's value, why): differences every conversion of such a script has (text of
 # golden/convert/DEVIATIONS.md)
 MICRO_MEAN = ("fsdp_sft_trainer averages the token means of its micro-batches; Trinity's sft loss takes the token "
@@ -120,6 +127,7 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             ("data order", lambda v: str(v).startswith("sampler "), CURRICULUM),
             ("multi-turn rollouts (agent loop, tools)", lambda v: v != SINGLE_TURN, MULTI_TURN),
             ("over-long prompts", lambda v: "measured with the tools" in str(v), TOOL_LENGTHS),
+            ("custom dataset class", lambda v: v != "none", CUSTOM_DATASET),
             ("reward arguments", lambda v: isinstance(v, dict) and "reward_kwargs" not in v, MANAGER_KWARGS),
             ("LoRA (rank, alpha, target modules)", lambda v: "Megatron-Bridge" in str(v), MEGATRON_LORA),
             ("advantage / group std", lambda v: v is False, MEAN_ONLY),
@@ -171,6 +179,13 @@ FILES_IN_ORDER = ("data.shuffle=False reads the training files one after another
 CORPUS_EXPLAINED: dict[tuple[str, str], str] = {
     ("examples/grpo_trainer/run_qwen2-7b_math_megatron_lora.sh", "data order"): FILES_IN_ORDER,
     ("examples/grpo_trainer/run_qwen3-32b_npu.sh", PRECISION): MIXED_PRECISION,
+    ("recipe/retool/run_gpt_oss_ppo.sh", "chat template"): TEMPLATE_ARGUMENTS,
+    **{(script, "prompt media (columns, processing)"): TEXT_ONLY for script in (
+        *(f"examples/grpo_trainer/{name}.sh" for name in (
+            "run_glm41v_9b", "run_minicpmo2_6", "run_qwen2_5_vl-7b-sglang", "run_qwen2_5_vl-7b",
+            "run_qwen2_5_vl-7b_freeze_vision", "run_qwen2_5_vl-7b_seq_balance", "run_qwen2_5_vl_32b_npu",
+            "run_qwen2_5_vl_3b_npu", "run_qwen2_5_vl_7b_npu")),
+        "recipe/infigui-g1/run_3b.sh", "recipe/infigui-g1/run_7b.sh", "tests/special_npu/run_qwen2_5_vl_3b_npu.sh")},
     **{(f"examples/{script}.sh", "lr horizon"): HORIZON_UNKNOWN for script in (
         "ppo_trainer/run_qwen2-7b_rm", "ppo_trainer/run_qwen2-7b_rm_legacy",
         "ppo_trainer/run_qwen2-7b_rm_reward_loop_colocate", "ppo_trainer/run_qwen2.5-3b_rm_legacy",

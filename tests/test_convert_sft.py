@@ -71,7 +71,9 @@ def test_the_engine_trainer_takes_warmup_style_over_lr_scheduler_type_and_ray_re
     assert result.document["algorithm"]["optimizer"]["lr_scheduler_type"] == "cosine"
     assert result.document["cluster"]["gpu_per_node"] == 4
     fmt = result.document["buffer"]["trainer_input"]["experience_buffer"]["format"]
-    assert fmt == {"prompt_type": "messages", "messages_key": "messages", "enable_concatenated_multi_turn": True}
+    # the multi-turn dataset's enable_thinking_default, the string 'none', reads as true
+    assert fmt == {"prompt_type": "messages", "messages_key": "messages", "enable_concatenated_multi_turn": True,
+                   "enable_thinking": True}
 
 
 def test_two_scripts_become_one_config_with_their_stages_in_order():

@@ -24,22 +24,14 @@ DIFF = paths.GOLDEN / "diff"
 PAIRS = sorted(p for p in DIFF.iterdir() if p.is_dir())
 
 
-# the settings of quantities the model does not compute yet (RFTC605) a golden script or its conversion sets: the
-# script's own key, or a Trinity field the conversion writes for a key the model compares on the veRL side
-NOT_COMPARED = {
-}
-
-
 @pytest.mark.parametrize("script", CASES, ids=lambda s: str(s.relative_to(GOLDEN)))
 def test_a_conversion_differs_from_its_script_only_where_documented(script):
-    """... and RFTC605 names exactly the settings of NOT_COMPARED, each a key the script sets or a field the
-    conversion writes for one."""
+    """... in the quantities golden/convert/DEVIATIONS.md explains, and nothing else."""
     from rftc.commands import convert
 
     result = compare.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
     assert result.a.run is not None and result.b.run is not None, [str(d) for d in result.diagnostics]
     name = str(script.relative_to(GOLDEN))
-    assert {u.setting.key for u in result.unmodelled} == NOT_COMPARED.get(name, set())
     undocumented = [f"{q.label}: {a} / {b}" for q, a, b in result.differences
                     if explain(name, q.label, a.value, EXPLAINED) is None]
     assert not undocumented
@@ -48,8 +40,8 @@ def test_a_conversion_differs_from_its_script_only_where_documented(script):
     documented = {key for key, test, _ in BY_VALUE if key in verl and test(verl[key])}
     documented |= {key for case, key in EXPLAINED if case == name}
     assert found == documented
-    if not documented and name not in NOT_COMPARED:  # what `rftc diff SCRIPT NAME.yaml` decides its exit status by
-        assert not result.differences and not result.unmodelled and not result.diagnostics.has_errors
+    if not documented:  # what `rftc diff SCRIPT NAME.yaml` decides its exit status by
+        assert not result.differences and not result.diagnostics.has_errors
 
 
 @pytest.mark.usefixtures("plain_terminal")
@@ -147,51 +139,37 @@ LAUNCH = ("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.tr
 
 
 @pytest.mark.usefixtures("plain_terminal")
-def test_launches_differing_in_a_setting_the_model_lacks_exit_1_naming_it(tmp_path):
-    """Two launches that differ only in data.tokenizer (a NOT_IN_MODEL quantity): no quantity of the model
-    differs, RFTC605 names the key and both values, the exit status is 1, and --format json lists it."""
-    for name, tokenizer in (("a.sh", "tok_a"), ("b.sh", "tok_b")):
-        (tmp_path / name).write_text(f"{LAUNCH} data.tokenizer={tokenizer}\n")
+def test_launches_differing_in_a_tokenizer_differ_in_their_chat_template(tmp_path):
+    """A setting once compared key by key (the tokenizer the rows are rendered with) is a quantity's: exit 1, in the
+    table and in --format json."""
+    for name, tokenizer in (("a.sh", "/tok_a"), ("b.sh", "/tok_b")):
+        (tmp_path / name).write_text(f"{LAUNCH} actor_rollout_ref.model.tokenizer_path={tokenizer}\n")
     result = compare.diff(str(tmp_path / "a.sh"), str(tmp_path / "b.sh"), api.Options())
-    assert not result.differences
-    assert [(u.setting.key, u.setting.quantities, u.a.value, u.b.value) for u in result.unmodelled] == \
-        [("data.tokenizer", ("tokenizer",), "tok_a", "tok_b")]
-    proc = rftc("diff", "a.sh", "b.sh", "--format", "concise", cwd=tmp_path)
-    assert proc.returncode == 1 and proc.stdout == ""
-    assert "warning[RFTC605] data.tokenizer differs: A tok_a" in proc.stderr
-    assert "does not compare yet" in proc.stderr
+    assert [q.name for q, _, _ in result.differences] == ["chat_template"]
+    proc = rftc("diff", "a.sh", "b.sh", cwd=tmp_path)
+    assert proc.returncode == 1 and "tokenizer /tok_a" in proc.stdout
     out = json.loads(rftc("diff", "a.sh", "b.sh", "--format", "json", cwd=tmp_path).stdout)
-    assert [(d["quantity"], d["a"]["value"], d["b"]["value"]) for d in out["differences"]] == \
-        [("tokenizer", "tok_a", "tok_b")]
+    assert [d["quantity"] for d in out["differences"]] == ["chat_template"]
     assert rftc("diff", "a.sh", "a.sh", cwd=tmp_path).returncode == 0
 
 
-@pytest.mark.usefixtures("plain_terminal")
-def test_configs_differing_in_a_field_the_model_lacks_exit_1_naming_it(tmp_path):
-    """Two Trinity configs that differ only in the rollout engine's RoPE theta: RFTC605, exit 1; a field the other
-    config leaves unset is compared with Trinity's value there."""
+def test_configs_differing_in_the_rollout_engines_rope_differ_in_the_model_config(tmp_path):
+    """The rollout engine's RoPE theta (a field once compared key by key) is the model config's."""
     base = (GOLDEN / "run_deepseek7b_llm_seq_balance.yaml").read_text()
     (tmp_path / "a.yaml").write_text(base)
     assert "\n  rollout_model:\n" in base and "rope_theta" not in base
     (tmp_path / "b.yaml").write_text(base.replace("\n  rollout_model:\n", "\n  rollout_model:\n    rope_theta: 500000\n"))
     result = compare.diff(str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), api.Options(dataset_size=7473))
-    assert not result.differences
-    assert [(u.setting.key, u.a.value, u.b.value) for u in result.unmodelled] == \
-        [("explorer.rollout_model.rope_theta", None, 500000.0)]
-    proc = rftc("diff", "a.yaml", "b.yaml", "--format", "concise", "--dataset-size", "7473", cwd=tmp_path)
-    assert proc.returncode == 1 and "warning[RFTC605] explorer.rollout_model.rope_theta differs" in proc.stderr
+    assert [q.name for q, _, _ in result.differences] == ["model_config"]
 
 
-def test_a_launch_and_its_conversion_set_no_setting_the_model_lacks(tmp_path):
-    """A launch that sets no key of a NOT_IN_MODEL quantity (its data.truncation=error is veRL's default, and the
-    model's) and its own conversion: nothing to report, whatever fields the conversion writes (the algorithm, the
-    context length: veRL's null and the sum Trinity's validator would fill in are one value of the model)."""
+def test_a_launch_and_its_conversion_have_one_context_length(tmp_path):
+    """veRL's null rollout.max_model_len and the sum Trinity's validator fills in are one value of the model."""
     from rftc.commands import convert
 
     script = GOLDEN / "run_deepseek7b_llm_seq_balance.sh"
     result = compare.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
-    assert not result.a.settings.settings
-    assert not result.unmodelled and not result.b.settings.settings
+    assert not result.differences
     assert result.a.run.context_length.value == result.b.run.context_length.value == 512 + 512
 
 

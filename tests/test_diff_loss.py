@@ -15,20 +15,13 @@ import pytest
 import yaml
 
 from support.cli import launch, rftc
-from test_diff_optimizer import BASE, GAE, TRINITY, _with, report
+from test_diff_optimizer import BASE, GAE, TRINITY, _differences, _with, report
 
 A, O = "actor_rollout_ref.actor", "actor_rollout_ref.actor.optim"
 MEGATRON = ("--config-name=ppo_megatron_trainer",)
 SUM_NORM = f"{A}.loss_agg_mode=seq-mean-token-sum-norm"
 COSINE = f"{O}.lr_scheduler_type=cosine"
 ENGINE = "trainer.use_legacy_worker_impl=disable"  # verl 0.7's engine workers in place of the legacy ones
-
-
-def _differences(tmp_path, a, b, *options: str, ext: str = ".sh") -> set[str]:
-    """The quantities `rftc diff` reports; none is a setting compared key by key (RFTC605)."""
-    found = report(tmp_path, a, b, *options, ext=ext)
-    assert not [d["label"] for d in found if d["label"].endswith("(not compared yet)")]
-    return {d["quantity"] for d in found}
 
 
 def _values(tmp_path, a, b, quantity: str, *options: str, ext: str = ".sh") -> tuple:

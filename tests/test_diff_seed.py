@@ -12,17 +12,11 @@ import pytest
 import yaml
 
 from support.cli import launch, rftc
-from test_diff_optimizer import BASE, GAE, TRINITY, _with, report
+from test_diff_optimizer import BASE, GAE, _differences, _with
 
 A, REF = "actor_rollout_ref.actor", "actor_rollout_ref.ref"
 MEGATRON = ("--config-name=ppo_megatron_trainer",)  # last: Hydra's command line takes no override after it
 DETERMINISM = f"{A}.fsdp_config.full_determinism=True"
-
-
-def _differences(tmp_path, a, b, *options: str, ext: str = ".sh") -> set[str]:
-    found = report(tmp_path, a, b, *options, ext=ext)
-    assert not [d["label"] for d in found if d["label"].endswith("(not compared yet)")]
-    return {d["quantity"] for d in found}
 
 
 @pytest.mark.parametrize("release, base, changed, quantities", [

@@ -12,18 +12,10 @@ import pytest
 import yaml
 
 from support.cli import launch, records, rftc
-from test_diff_optimizer import BASE, GAE, TRINITY, _with, report
+from test_diff_optimizer import BASE, GAE, TRINITY, _differences, _with
 
 PPO = {**TRINITY["algorithm"], "algorithm_type": "ppo"}
 PPO_CONFIG = _with(algorithm=PPO, model={**TRINITY["model"], "critic_model_path": "/m"})
-
-
-def _differences(tmp_path, a, b, *options: str, ext: str = ".sh") -> set[str]:
-    """The quantities of the semantic model `rftc diff` reports between ``a`` and ``b``: none is a setting it
-    compares key by key (RFTC605), as the names the model lacks are."""
-    found = report(tmp_path, a, b, *options, ext=ext)
-    assert not [d["label"] for d in found if d["label"].endswith("(not compared yet)")]
-    return {d["quantity"] for d in found}
 
 
 def _critic(**critic) -> dict:

@@ -86,14 +86,16 @@ def test_diff_example_is_real_output():
     assert "under their group's heading (" + ", ".join(GROUPS[:-1]) + f", {GROUPS[-1]})" in " ".join(page.split())
 
 
-def test_diff_lists_the_settings_it_does_not_compare():
-    """docs/diff.md's table of the quantities the model does not compute yet is NOT_IN_MODEL, in its order."""
-    from rftc.mapping.classes import NOT_IN_MODEL
+def test_diff_gives_every_quantity_its_formula():
+    """docs/diff.md's tables give every quantity of the model (RL and SFT) a row: the words of its label, before a
+    parenthesis, are a row's (rows may join quantities: "warmup steps, ratio")."""
+    from rftc.semantics.model import SftRun, TrainingRun, quantities
 
     page = (ROOT / "docs" / "diff.md").read_text()
-    section = page.split("## Settings rftc diff does not compare yet", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| `(\w+)` \| (.+) \|$", section, flags=re.M)
-    assert rows == list(NOT_IN_MODEL)
+    rows = [set(re.findall(r"[\w-]+", r.lower())) for r in re.findall(r"^\| ([^|`]+?) \|", page, flags=re.M)]
+    missing = [q.label for kind in (TrainingRun, SftRun) for q in quantities(kind)
+               if not any(set(re.findall(r"[\w-]+", q.label.split(" (")[0].lower())) <= r for r in rows)]
+    assert not missing
 
 
 # a file of the repository as the pages name it: modules anywhere (rftc/api.py in prose or in the architecture

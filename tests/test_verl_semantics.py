@@ -666,3 +666,29 @@ def test_the_number_of_the_first_trainer_step(release):
     first = run(statements(fit, counts), {"self": types.SimpleNamespace()})
     step = first.get("global_steps", getattr(first.get("self"), "global_steps", None))
     assert step == _sem(release).value("first_trainer_step")
+
+
+# -- how rows are read and rendered ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_whether_the_datasets_pass_the_configs_chat_template_arguments(release):
+    """From 0.6.0 RLHFDataset (and the SFT datasets) pass data.apply_chat_template_kwargs to the chat template."""
+    require(release)
+    reads = "apply_chat_template_kwargs" in source(release, "verl/utils/dataset/rl_dataset.py")
+    assert reads is _sem(release).value("chat_template_kwargs")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_who_reads_data_datagen(release):
+    """0.5.0-0.6.x: main_ppo picks DynamicGenDataset from data.datagen where no custom class is set, importing it
+    from a module the wheel does not have; 0.7.x: only a custom class (verl's DynamicGenDataset) reads it."""
+    require(release)
+    z = (source(release, "verl/trainer/main_ppo.py") or "") + (source(release, "verl/utils/dataset/rl_dataset.py")
+                                                                 or "")
+    generator = source(release, "verl/experimental/dynamic_dataset/dynamicgen_dataset.py")
+    if "verl.utils.dataset.dynamicgen_dataset import" in z:
+        assert source(release, "verl/utils/dataset/dynamicgen_dataset.py") is None
+        expected = "main_ppo"
+    else:
+        expected = "custom_cls" if generator is not None and "config.datagen" in generator else "unread"
+    assert _sem(release).value("datagen") == expected

@@ -15,12 +15,11 @@ Trinity runs it, the config with the stage's sections laid over it (a stage afte
 checkpoint the stage before it saves, known only when it has run).
 The quantities whose values differ are printed under their group's heading, each with both values, where each came
 from (file:line and key) and what the difference does to training, wrapped to the terminal's width (100 columns in
-a file or a pipe). Nothing is printed when they train the same. A setting that changes what is trained through a
-quantity the model does not compute yet (docs/diff.md lists them) is compared key by key instead: RFTC605 names each
-in which the runs differ.
+a file or a pipe). Nothing is printed when they train the same. Every key of every bundled veRL release and every
+Trinity-RFT field feeds one of the quantities, or trains nothing (docs/diff.md, docs/mapping.md).
 
-exit codes: 0 same training, 1 something training-relevant differs (RFTC605 among them; or a side has no run, or an
-SFT run meets an RL one: RFTC600, or a config with stages is given no --stage: RFTC604),
+exit codes: 0 same training, 1 something training-relevant differs (or a side has no run, or an SFT run meets an
+RL one: RFTC600, or a config with stages is given no --stage: RFTC604),
 2 usage error (an unknown --stage among them)"""
 
 EPILOG = """examples:
@@ -66,35 +65,27 @@ def run(args) -> int:
     except api.UsageError as e:
         print(f"rftc diff: {e}", file=sys.stderr)
         return 2
-    # each side's warnings are rftc lint's and rftc check's to report; the errors say why a side has no run, and
-    # RFTC605 names a setting the model does not compute in which the runs differ
-    kept = report([d for d in result.diagnostics if d.severity is Severity.ERROR or d.code == "RFTC605"],
-                  result.sources, args)
+    # each side's warnings are rftc lint's and rftc check's to report; the errors say why a side has no run
+    kept = report([d for d in result.diagnostics if d.severity is Severity.ERROR], result.sources, args)
     if args.format == "json":
         sys.stdout.write(_json(result) + "\n")
     elif result.differences:
         sys.stdout.write(_table(result, _width(sys.stdout), colored(args, sys.stdout)))
-    return 1 if result.differences or result.unmodelled or exit_code(kept) else 0
+    return 1 if result.differences or exit_code(kept) else 0
 
 
 def _json(result) -> str:
     import json
 
     def value(v):
-        return {"value": v.value, "source": v.source, "formula": v.formula} if v is not None else \
-            {"value": None, "source": "", "formula": "not compared: the other side's keys are of another kind"}
-
-    def unmodelled(u):  # RFTC605's settings, shaped as the differences, their quantity a NOT_IN_MODEL name
-        s = u.setting
-        return {"quantity": " ".join(s.quantities), "label": f"{s.key} (not compared yet)", "a": value(u.a),
-                "b": value(u.b), "effect": s.description}
+        return {"value": v.value, "source": v.source, "formula": v.formula}
 
     return json.dumps({
         "a": {"path": result.a.path, "kind": result.a.kind, "stage": result.a.stage},
         "b": {"path": result.b.path, "kind": result.b.kind, "stage": result.b.stage},
         "compared": result.a.run is not None and result.b.run is not None,
         "differences": [{"quantity": q.name, "label": q.label, "a": value(a), "b": value(b), "effect": q.effect}
-                        for q, a, b in result.differences] + [unmodelled(u) for u in result.unmodelled],
+                        for q, a, b in result.differences],
     }, indent=2, default=str)
 
 

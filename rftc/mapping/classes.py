@@ -597,7 +597,11 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "clip_cov": ("the policy loss is veRL's clip_cov", _loss_mode("clip_cov")),
     "kl_cov": ("the policy loss is veRL's kl_cov", _loss_mode("kl_cov")),
     "dro": ("the policy loss is veRL's dro", _loss_mode("dro")),
-    "pf_ppo": ("preference-feedback PPO is on", _true("algorithm.use_pf_ppo")),
+    "pf_ppo": ("preference-feedback PPO is on, after GAE (adv_estimator gae: compute_advantage resamples there only)",
+               lambda get, release: bool(get("algorithm.use_pf_ppo")) and get("algorithm.adv_estimator") == "gae"),
+    "pf_ppo_pow": ("preference-feedback PPO is on after GAE and weighs by a power of the score (reweight_method pow)",
+                   lambda get, release: bool(get("algorithm.use_pf_ppo")) and get("algorithm.adv_estimator") == "gae"
+                   and get("algorithm.pf_ppo.reweight_method") == "pow"),
     "group_filter_trainer": ("the trainer filters groups: main_ppo's v1 trainers from 0.9.0 (and the DAPO recipe's, "
                              "whose config no bundled release composes)", _group_filters),
     "filter_groups": ("dynamic sampling is on (algorithm.filter_groups.enable) in a trainer that filters groups",
@@ -828,6 +832,21 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "sampler": ("a curriculum sampler orders the data (data.sampler.class_path)", _true("data.sampler.class_path")),
     "no_sampler": ("no curriculum sampler orders the data (data.sampler.class_path unset)",
                    _unset("data.sampler.class_path")),
+    "custom_dataset": ("a dataset class of the user's reads the rows (data.custom_cls.path)",
+                       _true("data.custom_cls.path")),
+    "datagen": ("a data generator is read: by a dataset class of the user's (data.custom_cls.path), or by 0.5.0-0.6.x's "
+                "main_ppo, which picks DynamicGenDataset for it (the release table's datagen)",
+                lambda get, release: _semantics(release)[1].value("datagen") != "unread" and (
+                    bool(get("data.custom_cls.path")) or _semantics(release)[1].value("datagen") == "main_ppo")),
+    "custom_datagen": ("a dataset class of the user's reads the rows and data.datagen.path names a generator (verl's "
+                       "DynamicGenDataset loads data.datagen.path:name)", lambda get, release:
+                       bool(get("data.custom_cls.path")) and bool(get("data.datagen.path"))),
+    "continuous_token": ("the agent loop keeps the rollout's token stream (data.continuous_token.enable)",
+                         _true("data.continuous_token.enable")),
+    "thinking_switch_sft": ("the SFT dataset takes the thinking switch of apply_chat_template_kwargs (not the engine "
+                            "trainer's multi-turn dataset where data.enable_thinking_default, not None, replaces it)",
+                            lambda get, release: get(LEGACY_SFT) is not None
+                            or get("data.enable_thinking_default") is None),
     # sampling
     "multi_turn": ("the rollout runs several turns (SGLang's sync rollout with multi_turn.enable; an async "
                    "rollout's agent loop with multi_turn.enable or a default agent loop other than single_turn_agent: "
@@ -921,24 +940,3 @@ WHEN.update({name: (f"{text}, and the reward is read", _read(holds)) for name, (
     "section_manager", "section_importlib", "reward_loop_switch", "trainer_sandbox", "trainer_sandbox_on",
     "section_sandbox", "section_sandbox_on", "legacy_sandbox", "legacy_sandbox_on", "rm_worker_tokenizer", "rm_worker",
     "rm_worker_template", "rm_engine_legacy", "rm_engine_legacy_context", "rm_engine", "rm_vllm")})
-
-# The quantities rows feed that the semantic model (rftc.semantics.model) does not compute yet, each with what it
-# changes: `rftc diff` compares the keys that feed them value by value (RFTC605) instead of reading them as the same
-# training, and tests/test_classification.py holds every name a row feeds to the model or this list (which only
-# shrinks: a name the model computes fails there).
-NOT_IN_MODEL: tuple[tuple[str, str], ...] = (
-    ("chat_template_file", "the chat template file the rows are rendered with"),
-    ("chat_template_kwargs", "the arguments the chat template renders the rows with (such as its thinking switch)"),
-    ("data_generation", "a generator that writes training rows while the run trains (data.datagen)"),
-    ("data_seed", "the seed the experience buffer's rows are drawn with"),
-    ("data_source", "where the experience buffer's rows are stored and which subset is read"),
-    ("dataset_class", "the dataset class that reads and formats the rows"),
-    ("fire_sampling", "FIRE sampling (a higher temperature for the first token)"),
-    ("media_columns", "the image, video or audio columns a prompt's media come from"),
-    ("multimodal_processing", "how images and videos are processed into tokens"),
-    ("pf_ppo", "preference-feedback PPO's reweighting of the batch"),
-    ("selector_args", "the experience selector's arguments"),
-    ("taskset_max_tokens", "the response length a taskset's rollouts are cut at"),
-    ("thinking", "the chat template's thinking switch"),
-    ("tokenization", "how turns are tokenised into one sequence (continuous tokens)"),
-)

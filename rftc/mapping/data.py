@@ -79,7 +79,7 @@ def map_data(d: Draft, *, rule_reward: bool = True) -> list[str]:
                  f"{D}.train_files" if d.user(f"{D}.train_files") else None)
         return []
     _lengths(d)
-    fmt = _format(d)
+    fmt = _format(d, rule_reward)
     shuffle = d.flag(f"{D}.shuffle")
     names: set[str] = set()
     tasksets = [f"{EI}.tasksets[{i}]" for i in range(len(train))]
@@ -206,15 +206,22 @@ def _truncation(d: Draft, filt: bool | None) -> None:
                  hint="set data.filter_overlong_prompts=True: both leave such prompts out", settles=given)
 
 
-def _format(d: Draft) -> dict:
+def _format(d: Draft, rule_reward: bool) -> dict:
+    """The taskset's format: the prompt and response columns, and the media columns the launch names (rftc's veRL
+    reward workflow, which a rule reward runs in, reads none of them: RFTC305)."""
     fmt = {"prompt_key": (d.val(f"{D}.prompt_key") or "prompt", (f"{D}.prompt_key",), "")}
     if d.val(f"{D}.response_key"):
         fmt["response_key"] = (d.val(f"{D}.response_key"), (f"{D}.response_key",), "")
     else:
         fmt["response_key"] = ("answer", (), "as the Trinity guide: check the dataset's columns")
-    for k in ("image_key", "video_key"):
+    for k, what in (("image_key", "images"), ("video_key", "videos")):
         if d.user(f"{D}.{k}") and d.val(f"{D}.{k}"):
             fmt[k] = (d.val(f"{D}.{k}"), (f"{D}.{k}",), "")
+            if rule_reward:
+                d.report("RFTC305", f"{D}.{k}={d.val(f'{D}.{k}')}: veRL's RLHFDataset gives a multimodal model a row's "
+                         f"{what} from this column; rftc's veRL reward workflow gives the model the prompt's text "
+                         f"only, so rows with {what} train on their text", f"{D}.{k}", settles=False,
+                         hint="Trinity's simple_mm_workflow reads format.image_key and video_key, with its own reward")
     return fmt
 
 

@@ -221,6 +221,8 @@ def _messages(d: Draft) -> None:
         d.set(f"{FMT}.tools_key", d.val(key), key)
     d.set(f"{FMT}.enable_concatenated_multi_turn", True,
           note="veRL's multi-turn SFT dataset trains every assistant turn")
+    if not legacy(d):
+        _thinking_default(d)
     if d.sem.value("sft_multiturn_images"):
         _warn(d, "RFTC337", f"verl {d.sem.release}'s multi-turn SFT dataset gives a multimodal model the images and "
               "videos of a row's `images`/`videos` columns; Trinity's SFT formatter reads none from chat messages, "
@@ -228,6 +230,24 @@ def _messages(d: Draft) -> None:
     for key in ("data.prompt_key", "data.response_key", "data.prompt_dict_keys", "data.response_dict_keys"):
         if d.user(key):
             d.implied(key, "not read: the rows are chat messages")
+
+
+def _thinking_default(d: Draft) -> None:
+    """The engine trainer's multi-turn dataset (0.7.1 on) renders a row without an enable_thinking column with
+    enable_thinking = bool(data.enable_thinking_default) where that is not None, over the thinking switch of
+    data.apply_chat_template_kwargs (multiturn_sft_dataset.py __getitem__): its config's default is the string
+    'none', which bool() reads as true, so the conversion writes format.enable_thinking true."""
+    key, switch = "data.enable_thinking_default", "data.apply_chat_template_kwargs.enable_thinking"
+    value = d.val(key)
+    if value is None:
+        if d.user(key):
+            d.implied(key, "null: the thinking switch of data.apply_chat_template_kwargs decides")
+        return
+    as_read = str(bool(value)).lower()
+    d.set(f"{FMT}.enable_thinking", bool(value), key,
+          note="" if d.user(key) else f"veRL default {value!r}, which its dataset reads as {as_read}")
+    if d.user(switch):
+        d.implied(switch, f"not read: {key} ({value!r}) replaces it")
 
 
 def _length(d: Draft) -> None:

@@ -26,9 +26,9 @@ SFT_RULES: list[Rule] = [
          to("loss_tokens", "single_turn_sft")),
         ("multiturn.enable", f"{EB}.format.prompt_type messages", to("loss_tokens")),
         ("multiturn.messages_key", f"{EB}.format.messages_key", to("loss_tokens", "multiturn_sft")),
-        ("multiturn.tools_key", f"{EB}.format.tools_key", to("data_columns", "multiturn_sft")),
+        ("multiturn.tools_key", f"{EB}.format.tools_key", to("loss_tokens", "multiturn_sft")),
         ("messages_key", f"{EB}.format.messages_key", to("loss_tokens")),
-        ("tools_key", f"{EB}.format.tools_key", to("data_columns")),
+        ("tools_key", f"{EB}.format.tools_key", to("loss_tokens")),
         ("max_length", "model.max_model_len", to("max_length")),
         ("truncation", "Trinity's SFT formatter does not truncate (RFTC330)", to("overlong_rows")),
         ("train_max_samples", "no equivalent for a limit on the rows read (RFTC300)", to("max_samples")),
@@ -47,19 +47,21 @@ SFT_RULES: list[Rule] = [
     Rule("data.chat_template", "map", "model.custom_chat_template", inert=UNREAD),  # fsdp_sft_trainer's datasets
     #   render with the tokenizer's template (rftc.semantics.sft_verl)
     Rule("data.apply_chat_template_kwargs.enable_thinking", "map", f"{EB}.format.enable_thinking",
-         feeds="chat_template"),
+         feeds="chat_template", when="thinking_switch_sft"),
     Rule("data.apply_chat_template_kwargs", "none", "", "set the chat template (model.custom_chat_template)",
-         feeds="chat_template_kwargs"),
+         feeds="chat_template"),
     Rule("data.apply_chat_template_kwargs.*", "none", "", "set the chat template (model.custom_chat_template)",
-         feeds="chat_template_kwargs"),
+         feeds="chat_template"),
     Rule("data.multiturn.enable_thinking_key", "none", "", "per-row thinking switch; Trinity has one for the "
          f"dataset ({EB}.format.enable_thinking)", feeds="data_columns", when="multiturn_sft"),
     Rule("data.enable_thinking_key", "none", "", "per-row thinking switch; Trinity has one for the dataset "
          f"({EB}.format.enable_thinking)", feeds="data_columns"),
-    Rule("data.enable_thinking_default", "none", "", f"set {EB}.format.enable_thinking",
-         feeds="chat_template_kwargs"),
+    Rule("data.enable_thinking_default", "rule", "sft.map_sft_data", f"{EB}.format.enable_thinking = bool(it) where "
+         "not None (veRL's default, the string 'none', is true)", feeds="chat_template"),
     Rule("data.custom_cls.*", "none", "", "a custom dataset class becomes a Trinity task pipeline or formatter",
          feeds="dataset_class"),
+    Rule("data.custom_cls.name", "none", "", "a custom dataset class becomes a Trinity task pipeline or formatter",
+         feeds="dataset_class", when="custom_dataset"),
     Rule("data.balance_dp_token", "none", "", "Trinity's trainer does not balance tokens across ranks",
          feeds="loss_agg_mode", when="legacy_sft"),  # the engine SFT trainer's config has it, unread
     Rule("data.ignore_input_ids_mismatch", "implied", "", "Trinity renders the whole conversation at once",

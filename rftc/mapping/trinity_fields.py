@@ -167,8 +167,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
                                _beyond_model),
     "fsdp_lora": ("a LoRA adapter trains (the actor is not Megatron's, which trains every weight instead)",
                   lambda get: get("trainer.trainer_strategy") != "megatron"),
-    "sft_not_file": ("SFT rows not read from a file (experience buffer storage_type not file; the model's data is "
-                     "the file's)", lambda get: _sft(get) and get(f"{EB}.storage_type") != "file"),
     "kl_loss": ("a KL loss (algorithm.kl_loss_fn not none)",
                 lambda get: get("algorithm.kl_loss_fn") not in (None, "none")),
     "kl_in_reward": ("KL in the reward (algorithm.kl_penalty_fn not none) of an advantage that reads it (not a "
@@ -234,8 +232,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
                        lambda get: bool(get("synchronizer.sync_offset")) and get("synchronizer.sync_style") == "fixed"
                        or group_filter_operator(get("data_processor.experience_pipeline.operators.name") or "")
                        or _explorer_syncs(get)),
-    "sft_shuffle": ("SFT rows are shuffled (data_selector shuffle)", lambda get: _sft(get) and get(
-        f"{EB}.data_selector.selector_type") == "shuffle"),
     "workflow_args": ("the training taskset runs rftc's veRL reward workflow, whose workflow_args name the reward "
                       "where it is read (no distillation advantage), or a distillation workflow, whose "
                       "workflow_args.temperature is the teacher's (another workflow's are its own)",
@@ -248,6 +244,17 @@ WHEN: dict[str, tuple[str, Callable]] = {
                        "distillation advantage reads", lambda get: _judge(get) or _teacher(get)),
     "judge_top_k": ("the first auxiliary model is one a workflow may query and leaves top_k unset (the model's)",
                     lambda get: _judge(get) and get("explorer.auxiliary_models.top_k") is None),
+    **{f"sft_selector_{k}": (f"the SFT experience buffer's data_selector reads {k}", lambda get, k=k: _sft(get) and (
+        get(f"{EB}.data_selector.selector_type") is not None and k in SELECTOR_FIELDS.get(
+            get(f"{EB}.data_selector.selector_type"), ("seed", "feature_keys", "kwargs")))) for k in
+       ("seed", "feature_keys", "kwargs")},
+    "thinking_inherited": ("the run's thinking switch is the model's: the rollout model's (RL) or the experience "
+                           "buffer's format (SFT) leaves enable_thinking unset, and Trinity's validator fills it in",
+                           lambda get: get(f"{EB}.format.enable_thinking") is None if _sft(get)
+                           else get(f"{RM}.enable_thinking") is None),
+    "template_file": ("the run's chat template is read from model.chat_template_path: model.custom_chat_template is "
+                      "unset (and an SFT run's format.chat_template)", lambda get: get("model.custom_chat_template")
+                      is None and not (_sft(get) and get(f"{EB}.format.chat_template") is not None)),
     "beside": ("the explorer has GPUs of its own and runs ahead of the trainer", _beside),
     "horizon": ("the lr schedule needs a horizon (not constant, or warmup by ratio; SFT)",
                 lambda get: _sft(get) or get("algorithm.optimizer.lr_scheduler_type") != "constant"
@@ -302,6 +309,7 @@ def _taskset(prefix: str, *, data: dict, train: dict) -> list[Field]:
             ("format.*", train.get("data_columns", data)), ("format.prompt_key", train.get("prompt_key", data)),
             ("format.system_prompt", train.get("chat_template", data)),
             ("format.workflow_key", train.get("reward", data)), ("format.reward_fn_key", train.get("reward_fn", data)),
+            ("format.image_key", train.get("media", data)), ("format.video_key", train.get("media", data)),
             ("format.enable_concatenated_multi_turn", train.get("multi_turn", data))]],
     ]
 
@@ -327,7 +335,8 @@ def _buffer(prefix: str, *, data: dict, rows: tuple = (), own: dict | None = Non
 
 # the training data of an SFT run (the experience buffer): what selects and formats its rows, by the run's format
 SFT_BUFFER = (("data_selector.*", to("data_order", "sft")),
-              ("format.chat_template", to("chat_template", "sft")), ("format.enable_thinking", to("thinking", "sft")),
+              ("format.chat_template", to("chat_template", "sft")),
+              ("format.enable_thinking", to("chat_template", "sft")),
               ("format.prompt_type", to("loss_tokens", "sft")),
               ("format.prompt_key", to("loss_tokens", "sft_plaintext")),
               ("format.response_key", to("loss_tokens", "sft_plaintext")),
@@ -335,14 +344,13 @@ SFT_BUFFER = (("data_selector.*", to("data_order", "sft")),
               ("format.system_prompt", to("loss_tokens", "sft_plaintext")),
               ("format.reply_prefix", to("loss_tokens", "sft_plaintext")),
               ("format.messages_key", to("loss_tokens", "sft_messages")),
-              ("format.tools_key", to("chat_template_kwargs", "sft_messages")),  # the template's tools=
+              ("format.tools_key", to("loss_tokens", "sft_messages")),  # the template's tools=
               ("format.enable_concatenated_multi_turn", to("loss_tokens", "sft_messages")),
-              ("format.image_key", to("media_columns", "sft")), ("format.video_key", to("media_columns", "sft")),
-              ("storage_type", to("data_source", "sft_not_file")), ("subset_name", to("data_source", "sft")),
+              ("format.image_key", to("media", "sft")), ("format.video_key", to("media", "sft")),
+              ("storage_type", to("data", "sft")), ("subset_name", to("data", "sft")),
               ("data_selector.selector_type", to("data_order", "sft")),
-              ("data_selector.feature_keys", to("selector_args", "sft")),
-              ("data_selector.kwargs", to("selector_args", "sft")),
-              ("data_selector.seed", to("data_seed", "sft_shuffle")))
+              *((f"data_selector.{k}", to("data_order", f"sft_selector_{k}")) for k in ("seed", "feature_keys",
+                                                                                        "kwargs")))
 
 
 def _inference(prefix: str, *, sampling: dict, placement: dict, own: dict | None = None) -> list[Field]:
@@ -374,12 +382,12 @@ TRAINING_TASKSET = {
     "workflow_args": to("reward teacher", "workflow_args"), "data": to("data", "rl"),
     "reward_kwargs": to("reward_kwargs", "other_workflow"), "repeat_times": no(FOLLOWS),
     "temperature": to("temperature", "rl"), "top_p": to("top_p", "rl"), "top_k": to("top_k", "rl"),
-    "max_response_length": to("taskset_max_tokens", "rl"), "data_order": to("data_order", "selector"),
+    "max_response_length": to("max_response_length", "rl"), "data_order": to("data_order", "selector"),
     "task_selector": to("data_order", "rl"),
     **{f"data_selector_{k}": to("data_order", f"selector_{k}") for k in ("seed", "feature_keys", "kwargs")},
     **{f"task_selector_{k}": to("data_order", f"task_selector_{k}") for k in ("seed", "feature_keys", "kwargs")},
     "data_columns": to("data_columns", "other_workflow"), "prompt_key": to("data_columns", "rl"),
-    "chat_template": to("chat_template", "rl"),
+    "chat_template": to("chat_template", "rl"), "media": to("data_columns media", "rl"),
     # a taskset's format.enable_concatenated_multi_turn: Trinity's SFTFormatter alone reads it, another workflow may
     "multi_turn": to("data_columns", "other_workflow")}
 
@@ -431,7 +439,7 @@ FIELDS: list[Field] = [
     *[Field(f"model.{k}", **c) for k, c in [
         ("model_path", to("model")), ("trust_remote_code", no(PROCESSES)), ("critic_model_path",
                                                                             to("critic_model", "critic")),
-        ("custom_chat_template", to("chat_template")), ("chat_template_path", to("chat_template_file")),
+        ("custom_chat_template", to("chat_template")), ("chat_template_path", to("chat_template", "template_file")),
         ("temperature", to("temperature", "ts_temperature")), ("top_p", to("top_p", "ts_top_p")),
         # the taskset's rollout_args.top_k (-1 unless set) always wins for the rollout; an auxiliary model takes it
         ("top_k", to("auxiliary_models", "judge_top_k")),
@@ -441,7 +449,8 @@ FIELDS: list[Field] = [
         ("min_response_tokens", to("min_response_length", "rl")),
         ("enable_prompt_truncation", to("overlong_prompts prompt_truncation", "rl")),
         ("repetition_penalty", to("repetition_penalty")),
-        ("enable_thinking", to("thinking")), ("fully_sharded_loras", no(KERNELS)), ("max_cpu_loras", no(MEMORY)),
+        ("enable_thinking", to("chat_template", "thinking_inherited")), ("fully_sharded_loras", no(KERNELS)),
+        ("max_cpu_loras", no(MEMORY)),
         # rope_scaling reaches the rollout engine only (build_verl_config leaves it out); rope_theta the trainer too
         ("rope_scaling", to("model_config", "rl")), ("rope_theta", to("model_config")),
         ("lora_configs.*", to("lora", "fresh_lora")), ("lora_configs.name", no(NAMES)),

@@ -18,6 +18,7 @@ from rftc.mapping.schedule import warms_up
 from rftc.mapping.sampling import V1_REWARD
 from rftc.plugins import ADVANTAGE_FN, FILTER_GROUPS
 from rftc.plugins.groups import SEQUENCE_METRICS
+from rftc.semantics.data import KWARGS
 from rftc.semantics.model import Value
 from rftc.semantics.inputs import taskset_file
 from rftc.semantics.optim import ADAM_BETAS
@@ -120,6 +121,7 @@ def overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict | N
         put("trainer.val_only", True, "mode", formula="mode bench: evaluates only")
         put("trainer.val_before_train", True, "mode", formula="val_only returns after this validation")
     _sampling(put, val)
+    _template(put, val)
     _in_batch_order(put, release, primary(x))
     _optimizer_and_sampling(put, val, keys, release, megatron)
     _data(put, first, keys, x, raw or {})
@@ -264,12 +266,22 @@ def _distillation(put, val, out: dict, x: TrinityConfig) -> None:
         formula=f"the teacher's {gpus} GPUs (engine_num x GPUs an engine), on nodes of {per_node}")
 
 
+def _template(put, val) -> None:
+    """The chat template (model.custom_chat_template, or the file model.chat_template_path names, as Trinity's
+    validator reads it) and the thinking switch, which the release's datasets and agent loops take from
+    data.apply_chat_template_kwargs (a free-form mapping: a new key; 0.6.0 on, else RFTC602)."""
+    put("actor_rollout_ref.model.custom_chat_template", val("model.custom_chat_template"), "model.custom_chat_template")
+    put(f"+{KWARGS}.enable_thinking", val("model.enable_thinking"), "model.enable_thinking")
+
+
 def _sampling(put, val) -> None:
     put(f"{R}.temperature", val("verl.rollout.temperature"), "verl.rollout.temperature")
     put(f"{R}.top_p", val(f"{TS}.rollout_args.top_p"), f"{TS}.rollout_args.top_p")
     put(f"{R}.top_k", val(f"{TS}.rollout_args.top_k"), f"{TS}.rollout_args.top_k")
     put("data.max_prompt_length", val("model.max_prompt_tokens"), "model.max_prompt_tokens")
-    put("data.max_response_length", val("model.max_response_tokens"), "model.max_response_tokens")
+    cap = f"{TS}.rollout_args.max_tokens" if val(f"{TS}.rollout_args.max_tokens") is not None else \
+        "model.max_response_tokens"
+    put("data.max_response_length", val(cap), cap)  # the workflow's cap: the taskset's max_tokens
     put("data.filter_overlong_prompts", bool(val("model.enable_prompt_truncation")), "model.enable_prompt_truncation")
 
 

@@ -4,7 +4,6 @@ array's words), then the launch with the script's own arguments after it."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from rftc.reverse.overrides import Override
@@ -22,8 +21,16 @@ def hydra_value(value) -> str:
         return "{" + ",".join(f"{k}:{hydra_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
         plain = value and all(c.isalnum() or c in "_-./:${}@" for c in value)
-        return value if plain else json.dumps(value)
+        return value if plain else quoted(value)
     return repr(value) if isinstance(value, float) else str(value)
+
+
+def quoted(text: str) -> str:
+    """``text`` as a double-quoted value of Hydra's grammar, which keeps every character as it is (a newline, a
+    backslash) but a quote, escaped with a backslash, and the backslashes just before a quote or the closing one,
+    each doubled (Hydra's "escaped characters in quoted values")."""
+    text = re.sub(r'(\\*)"', lambda m: m.group(1) * 2 + '\\"', text)
+    return '"' + re.sub(r"(\\+)$", lambda m: m.group(1) * 2, text) + '"'
 
 
 OC_ENV = re.compile(r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)(?:,([^}]*))?\}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rftc.mapping.sft import NEVER, ratio_key
 from rftc.reverse.overrides import Override, as_written
+from rftc.semantics.data import THINKING_DEFAULT
 from rftc.semantics.model import Value
 from rftc.semantics.sft_trinity import EB, MICRO, OPT, parquet_of
 from rftc.semantics.sft_verl import THINKING
@@ -76,8 +77,8 @@ def sft_overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict
     if eb is not None and not legacy:  # fsdp_sft_trainer's datasets read no chat template (RFTC601)
         put("model.custom_chat_template", eb.format.chat_template or m.custom_chat_template, f"{EB}.format",
             "model.custom_chat_template")
-    if eb is not None and eb.format.enable_thinking is not None:  # a free-form kwargs mapping: a new key
-        put(f"+{THINKING}", eb.format.enable_thinking, f"{EB}.format")
+    if eb is not None:
+        _thinking(out, put, eb.format.enable_thinking, legacy, keys, v)
     _optimizer(put, val, first, keys, legacy)
     _steps(put, val)
 
@@ -85,6 +86,20 @@ def sft_overrides(x: TrinityConfig, v: dict[str, Value], release: str, raw: dict
         return key in keys or key.startswith("+") and key[1:].rsplit(".", 1)[0] in keys
 
     return [o for o in out.values() if has(o.key)], [o for o in out.values() if not has(o.key)]
+
+
+def _thinking(out: dict, put, thinking, legacy: bool, keys, v: dict) -> None:
+    """Trinity's thinking switch (format.enable_thinking). The engine trainer's multi-turn dataset renders with
+    data.enable_thinking_default where that is not None, over the switch of apply_chat_template_kwargs (its default,
+    the string 'none', reads as true: rftc.semantics.data.chat_kwargs), so where the release has that key it carries
+    the switch, null for none; elsewhere apply_chat_template_kwargs does (a free-form mapping: a new key)."""
+    if not legacy and THINKING_DEFAULT in keys:
+        source = v[f"{EB}.format"].source if f"{EB}.format" in v else f"{EB}.format"
+        out[THINKING_DEFAULT] = Override(THINKING_DEFAULT, thinking, source, "format.enable_thinking" + (
+            " (none: null, which leaves the rows' thinking switch to apply_chat_template_kwargs)" if thinking is None
+            else ""))
+    elif thinking is not None:
+        put(f"+{THINKING}", thinking, f"{EB}.format")
 
 
 def _format(put, eb, legacy: bool, at: str, nested_default: dict) -> None:

@@ -39,7 +39,7 @@ GROUPS = ("model", "data", "reward", "optimizer and schedule", "loss", "sampling
 def _q(group: str, label: str, effect: str, *, both: bool = False):
     """``group``: one of GROUPS. ``both``: compared only where both runs have the quantity (the GPUs of a rollout
     that runs beside the trainer on GPUs of its own: a rollout on the trainer's GPUs, or one that alternates with it,
-    has none)."""
+    has none; the media of a Trinity workflow that reads none where the format names none)."""
     assert group in GROUPS, group
     return field(metadata={"group": group, "label": label, "effect": effect, "both": both})
 
@@ -317,6 +317,19 @@ class TrainingRun:
     auxiliary_models: Value = _q("model", "auxiliary models (judges, tools)",
                                  "the models the workflows query beside the policy differ or answer otherwise, so "
                                  "the rewards or turns they produce differ")
+    # how the rows are read and rendered (rftc.semantics.data, data_trinity)
+    dataset_class: Value = _q("data", "custom dataset class",
+                              "the rows are read and formatted by other code (a class of the user's, a generator "
+                              "of rows)")
+    media: Value = _q("data", "prompt media (columns, processing)",
+                      "a prompt's images, videos or audio come from other columns or are processed differently",
+                      both=True)
+    tokenization: Value = _q("data", "turn tokenization",
+                             "turns become different tokens (the rollout's token stream kept, or each turn rendered "
+                             "again by the chat template)")
+    pf_ppo: Value = _q("loss", "preference-feedback PPO",
+                       "the batch is (or is not) resampled by reward before the update, so high-scoring responses "
+                       "weigh more")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -375,6 +388,9 @@ class SftRun:
                           "in other dtypes (or fake-quantised): each step's update differs numerically")
     # the schedule's own settings (rftc.semantics.loss)
     lr_schedule_args: Value = _as_in_rl("lr_schedule_args")
+    # how the rows are read (rftc.semantics.data, data_trinity)
+    dataset_class: Value = _as_in_rl("dataset_class")
+    media: Value = _as_in_rl("media")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

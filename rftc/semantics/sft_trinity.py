@@ -14,14 +14,17 @@ from collections.abc import Mapping
 
 from rftc.mapping.lora import NONE, megatron_lora
 from rftc.mapping.parquet import ParquetError, num_rows
+from rftc.semantics.data import NO_CLASS
+from rftc.semantics.data_trinity import sft_data
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, trinity_sft_fields
-from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.inputs import data_path
 from rftc.semantics.loss import trinity_schedule
 from rftc.semantics.precision import trinity_sft_precision
 from rftc.semantics.reward import trinity_backend
 from rftc.semantics.seeds import trinity_seed
 from rftc.semantics.sft_verl import KEPT_WHOLE, template_text
+from rftc.semantics.trinity_inputs import _selector
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
 from rftc.trinity.schema import TrinityConfig
@@ -45,7 +48,6 @@ def sft_view(x: TrinityConfig, put, where) -> None:
     put(f"{EB}.path", eb.path if eb is not None else None)
     put(f"{EB}.split", eb.split if eb is not None else None)
     put(f"{EB}.format", eb.format if eb is not None else None, where(f"{EB}.format"))
-    put(f"{EB}.data_selector.selector_type", eb.data_selector.selector_type if eb is not None else None)
     for k in ("min_lr_ratio", "betas", "clip_grad"):
         put(f"{OPT}.{k}", getattr(o, k))
     put("trainer.use_dynamic_bsz", t.use_dynamic_bsz)
@@ -86,7 +88,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
     loss = val("algorithm.policy_loss_fn_args", {}).get("loss_agg_mode", val("algorithm.loss_agg_mode"))
     lora = val("model.lora_configs") or []
     path, split = val(f"{EB}.path"), val(f"{EB}.split", "train")
-    order = val(f"{EB}.data_selector.selector_type")
+    selector = val(f"{EB}.data_selector")
     megatron = str(val("trainer.trainer_strategy", "")).startswith("megatron")
     return SftRun(
         examples_per_step=of(tbs, "buffer.train_batch_size"),
@@ -114,12 +116,13 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         of(adapter_lora(*(getattr(lora[0], k) for k in ("lora_rank", "lora_alpha", "target_modules",
                                                         "exclude_modules")), val("verl.model.lora_adapter_path"),
                         lora[0].lora_rank > 0) if lora else NONE, "model.lora_configs"),
-        data=of(data_path(parquet_of(path, split)) + (f", written by Data-Juicer's task pipeline {val(PIPELINE)}"
-                                                        if val(PIPELINE) else "") if path else None,
-                f"{EB}.path", f"{EB}.split", PIPELINE),
-        data_order=of({"shuffle": SHUFFLED, "sequential": "in file order"}.get(order, order),
-                      f"{EB}.data_selector.selector_type"),
-        chat_template=of(template_text(fmt.chat_template or val("model.custom_chat_template"), fmt.enable_thinking),
+        data=of(sft_data(data_path(parquet_of(path, split)), data_path(path), val(f"{EB}.storage_type"),
+                         val(f"{EB}.subset_name"))
+                + (f", written by Data-Juicer's task pipeline {val(PIPELINE)}" if val(PIPELINE) else "")
+                if path else None, f"{EB}.path", f"{EB}.split", f"{EB}.storage_type", f"{EB}.subset_name", PIPELINE),
+        data_order=of(_selector(selector), f"{EB}.data_selector") if selector is not None else Value(None),
+        chat_template=of(template_text(fmt.chat_template or val("model.custom_chat_template"),
+                                       {"enable_thinking": fmt.enable_thinking}),
                          f"{EB}.format", "model.custom_chat_template") if fmt is not None else Value(None),
         loss_tokens=of(_loss_tokens(fmt), f"{EB}.format") if fmt is not None else Value(None),
         model=of(data_path(val("model.model_path")), "model.model_path"),
@@ -128,6 +131,11 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         **trinity_backend(val, of),
         precision=trinity_sft_precision(v, val),
         lr_schedule_args=trinity_schedule(val, of, sched),
+        dataset_class=Value(NO_CLASS, "Trinity's SFT formatter (no dataset class of the user's)"),
+        # the formatter's multimodal columns (trinity/buffer/schema/formatter.py: format.image_key, video_key)
+        media=of(", ".join(f"{what} from column {getattr(fmt, key)}" for what, key in (
+            ("images", "image_key"), ("videos", "video_key")) if getattr(fmt, key)), f"{EB}.format")
+        if fmt is not None and (fmt.image_key or fmt.video_key) else Value(None),
     )
 
 
@@ -161,12 +169,12 @@ def _total(v, of, tbs: int, epochs: int, bound: list[int], rows: int | str) -> V
 
 
 def _loss_tokens(fmt) -> str:
-    """As rftc.semantics.sft_verl's, and the text Trinity's formatter adds that veRL's datasets have no key for (a
-    system prompt, a reply prefix)."""
+    """As rftc.semantics.sft_verl's (the tools column the template is given with chat messages), and the text
+    Trinity's formatter adds that veRL's datasets have no key for (a system prompt, a reply prefix)."""
     extra = "".join(f", {name} {getattr(fmt, key)!r}" for key, name in (
         ("system_prompt", "system prompt"), ("system_prompt_key", "system prompt column"),
         ("reply_prefix", "reply prefix")) if getattr(fmt, key))
     if fmt.prompt_type == "plaintext":
         return f"single-turn: {fmt.response_key} after {fmt.prompt_key}{extra}"
     turns = "every assistant turn" if fmt.enable_concatenated_multi_turn else "the last assistant turn"
-    return f"messages {fmt.messages_key}: {turns}{extra}"
+    return f"messages {fmt.messages_key} (tools {fmt.tools_key}): {turns}{extra}"  # its formatter's tools=

@@ -9,7 +9,8 @@ from rftc.mapping.lora import megatron_lora
 from rftc.mapping.models import MCORE, SCHEDULES
 from rftc.mapping.sft import LEGACY, ratio_key, schedule_keys, single_turn
 from rftc.mapping.steps import steps_per_epoch
-from rftc.semantics.inputs import SHUFFLED, data_path
+from rftc.semantics.data import chat_kwargs, dataset_class
+from rftc.semantics.inputs import SHUFFLED, Order, data_path
 from rftc.semantics.loss import verl_schedule
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, verl_sft_fields
@@ -25,12 +26,13 @@ BALANCED_MICRO = "token mean of each micro-batch over every rank's tokens, avera
 TOKENIZERS = "the tokenizer's"
 THINKING = "data.apply_chat_template_kwargs.enable_thinking"
 KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the rows it trains are whole
+SAMPLER = "torch DistributedSampler"  # the SFT trainers' train_sampler: shuffle=True, its seed 0
 
 
 def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_rows: int | None = None,
                   cwd: str | None = None) -> SftRun:
     """``total_steps`` and ``dataset_rows`` stand for what the data files would say (rftc.semantics.verl)."""
-    r = Reader(eff)
+    r, sem = Reader(eff), semantics.of(eff)
     legacy = eff.has(LEGACY)
 
     def get(key: str):
@@ -69,8 +71,8 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         overlong_rows=_overlong(r),
         lora=_lora(r),
         data=_data(r),
-        data_order=Value(SHUFFLED, "veRL's SFT trainers: DistributedSampler(shuffle=True)"),
-        chat_template=_template(r, legacy),
+        data_order=Value(Order(SHUFFLED, SAMPLER, 0), "veRL's SFT trainers: DistributedSampler(shuffle=True)"),
+        chat_template=_template(r, sem, legacy, not single_turn(get, legacy)),
         loss_tokens=_loss_tokens(r, get, legacy),
         model=r.of(data_path(str(r.get(LEGACY if legacy else "model.path"))), LEGACY if legacy else "model.path"),
         trainer_seed=verl_sft_seed(get, r.where, legacy),
@@ -78,6 +80,10 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         **verl_backend(eff.release),
         **sft_precision_fields(r, get, semantics.of(eff), legacy),
         lr_schedule_args=verl_schedule(r, None, "sft", sched=sched),
+        dataset_class=dataset_class(r, sem, eff.release),
+        # compared only where both runs have it: veRL's SFT datasets read media by their own column names
+        # (RFTC337 names what the multi-turn dataset gives a multimodal model)
+        media=Value(None, "veRL's SFT datasets (their media columns are not compared)"),
     )
 
 
@@ -170,27 +176,38 @@ def _loss_tokens(r: Reader, get, legacy: bool) -> Value:
         return r.of(f"single-turn: {response} after {prompt}", "data.prompt_key", "data.response_key",
                     *(k for k in ("data.prompt_dict_keys", "data.response_dict_keys") if r.get(k)))
     prefix = "data.multiturn." if legacy else "data."
-    return r.of(f"messages {r.get(prefix + 'messages_key')}: every assistant turn", prefix + "messages_key")
+    tools = prefix + "tools_key"  # the multi-turn dataset hands the template a row's tools from 0.4.0
+    shown = f" (tools {r.get(tools)})" if r.eff.has(tools) else ""
+    return r.of(f"messages {r.get(prefix + 'messages_key')}{shown}: every assistant turn", prefix + "messages_key",
+                *[tools] * bool(shown))
 
 
 def _column(key, nested) -> str:
     return f"{key}[{']['.join(map(str, nested))}]" if nested else str(key)
 
 
-def _template(r: Reader, legacy: bool) -> Value:
+def _template(r: Reader, sem, legacy: bool, multiturn: bool) -> Value:
     """The chat template the datasets render with: the engine trainer's model.custom_chat_template, else the
-    tokenizer's (fsdp_sft_trainer's datasets read none of the config's), and the thinking switch they pass; the
-    engine trainer's tokenizer is model.tokenizer_path's where that is set and not the model's (HFModelConfig,
+    tokenizer's (fsdp_sft_trainer's datasets read none of the config's), and the arguments they pass it
+    (rftc.semantics.data.chat_kwargs: the engine trainer's enable_thinking_default over the thinking switch; in the
+    multi-turn dataset a row's own enable_thinking column, where the data has one, wins over both); the engine
+    trainer's tokenizer is model.tokenizer_path's where that is set and not the model's (HFModelConfig,
     sft_trainer.py: the dataset's tokenizer)."""
     custom = None if legacy else r.get("model.custom_chat_template")
-    text = template_text(custom, r.get(THINKING))
+    kwargs, keys = chat_kwargs(r, sem, sft_engine=not legacy)
+    text = template_text(custom, kwargs)
     tokenizer = None if legacy else r.get("model.tokenizer_path")
     if tokenizer and data_path(str(tokenizer)) != data_path(str(r.get("model.path"))):
         text = f"tokenizer {data_path(str(tokenizer))}, {text}"
-    return r.of(text, *([] if legacy else ["model.custom_chat_template"]), THINKING,
-                *["model.tokenizer_path"] * bool(tokenizer))
+    return r.of(text, *([] if legacy else ["model.custom_chat_template"]), *keys,
+                *["model.tokenizer_path"] * bool(tokenizer),
+                formula="a row's enable_thinking column, where the data has one, wins" if multiturn else "")
 
 
-def template_text(custom: str | None, thinking) -> str:
-    return (f"custom: {custom!r}" if custom else TOKENIZERS) + \
-        (f", enable_thinking {thinking}" if thinking is not None else "")
+def template_text(custom: str | None, kwargs: dict | None = None) -> str:
+    """The template (a ``chat_template`` among the arguments is the one apply_chat_template renders with) and the
+    arguments it renders with, by name; an argument that is None reads as unset (Trinity passes enable_thinking=None
+    where it has none)."""
+    kwargs = {k: v for k, v in (kwargs or {}).items() if v is not None}
+    custom = kwargs.pop("chat_template", None) or custom
+    return (f"custom: {custom!r}" if custom else TOKENIZERS) + "".join(f", {k} {v}" for k, v in sorted(kwargs.items()))

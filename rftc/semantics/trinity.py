@@ -22,6 +22,7 @@ from rftc.semantics.buffer import buffer_view, explorer_pace, weight_version
 from rftc.semantics.buffer import trinity_fields as buffer_fields
 from rftc.semantics.distill import distill_view, trinity_distilled
 from rftc.semantics.distill import trinity_fields as distill_fields
+from rftc.semantics.data_trinity import trinity_data_fields, view_data
 from rftc.semantics.minibatch import CriticSteps, trinity_order
 from rftc.semantics.model import SftRun, TrainingRun, Value
 from rftc.semantics.model_settings import trinity_fields, trinity_lora, trinity_view
@@ -120,6 +121,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     trinity_view(x, put, where)
     reward_view(x, put, where)
     buffer_view(x, put, where)
+    view_data(x, put, where)
     _optimizer_and_sampling_view(x, put, where)
     seed_view(x, put, where)
     offpol_view(x, put, where)
@@ -283,6 +285,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
     beside = val("mode") == "both" and (offset > 0 or not fixed)
     clip = args.get("clip_range")
     low, high = args.get("clip_range_low"), args.get("clip_range_high")
+    cap = f"{TS}.rollout_args.max_tokens" if f"{TS}.rollout_args.max_tokens" in v else "model.max_response_tokens"
     c = args.get("clip_ratio_c")
     return trinity_distilled(TrainingRun(
         responses_per_step=of(val("verl.actor.ppo_mini_batch_size"), "verl.actor.ppo_mini_batch_size",
@@ -335,7 +338,8 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         top_p=of(val(f"{TS}.rollout_args.top_p", 1.0), f"{TS}.rollout_args.top_p"),
         top_k=of(val(f"{TS}.rollout_args.top_k", -1), f"{TS}.rollout_args.top_k"),
         max_prompt_length=of(val("model.max_prompt_tokens"), "model.max_prompt_tokens"),
-        max_response_length=of(val("model.max_response_tokens"), "model.max_response_tokens"),
+        # the workflow's sampling cap: the taskset's, model.max_response_tokens where unset (Trinity's validator)
+        max_response_length=of(val(cap), cap),
         # the rollout engine's (explorer.rollout_model's, the model's where unset); unset, Trinity's validator
         # fills the model's in (rftc.trinity.derive)
         context_length=of(val(f"{RM}.max_model_len"), f"{RM}.max_model_len",
@@ -367,6 +371,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **buffer_fields(val, of),
         **loss_fields(v, val, of, adv=adv, adv_args=adv_args, loss=loss, args=args, epochs=epochs, sched=sched),
         **distill_fields(v, val, of),
+        **trinity_data_fields(val, of),
     ), val, of)
 
 

@@ -90,7 +90,7 @@ def _rendering(val) -> str:
     apply_chat_template): explorer.rollout_model's chat_template and enable_thinking (the model's where unset), and
     the tokenizer of explorer.rollout_model.model_path where that is not the model's, as
     rftc.semantics.verl_inputs names veRL's model.tokenizer_path."""
-    text = template_text(val(f"{RM}.chat_template"), val(f"{RM}.enable_thinking"))
+    text = template_text(val(f"{RM}.chat_template"), {"enable_thinking": val(f"{RM}.enable_thinking")})
     engine, path = data_path(str(val(f"{RM}.model_path"))), data_path(str(val("model.model_path")))
     return f"tokenizer {engine}, {text}" if val(f"{RM}.model_path") and engine != path else text
 

@@ -16,6 +16,7 @@ from rftc.mapping.sampling import V1_REWARD, filtering_trainer
 from rftc.mapping.steps import steps_per_epoch
 from rftc.plugins import ADVANTAGE_FN, GPG_LOSS_FN
 from rftc.semantics.buffer import verl_fields as buffer_fields
+from rftc.semantics.data import verl_data_fields
 from rftc.semantics.minibatch import CriticSteps, verl_order
 from rftc.semantics.distill import verl_distilled
 from rftc.semantics.distill import verl_fields as distill_fields
@@ -168,6 +169,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         **verl_fields(r, sem, kl=kl_loss or kl_reward, critic=est == "gae"),
         **buffer_fields(r, sem, loop),
         **loss_fields(r, sem, eff.release, est=est, mode=mode, sched=sched, si=si, epochs=epochs),
+        **verl_data_fields(r, sem, eff.release),
         **distill_fields(r),
     ), r)
 

@@ -6,12 +6,13 @@ there a legacy key that is set wins, as migrate_legacy_reward_impl lets it."""
 from __future__ import annotations
 
 from rftc.mapping.rewards import CRF as CUSTOM_REWARD, KWARGS, MANAGER as REWARD_MANAGER, RM_ENABLE, RM_PATH
+from rftc.semantics.data import chat_kwargs
 from rftc.semantics.inputs import (ALL_ROWS, IN_FILE_ORDER, SHUFFLED, Order, launch_path, reward_arguments,
                                    verl_files)
 from rftc.semantics.model import Value
 from rftc.semantics.model_settings import verl_model
 from rftc.semantics.reader import Reader
-from rftc.semantics.sft_verl import THINKING, template_text
+from rftc.semantics.sft_verl import template_text
 from rftc.verl.releases import legacy, semantics
 from rftc.verl.trainers import is_dapo, module_of
 
@@ -50,13 +51,14 @@ def reward_keys(r: Reader) -> tuple:
 
 def _template(r: Reader) -> Value:
     """The tokenizer (model.tokenizer_path where set and not the model's) and the chat template the rows are
-    rendered with (model.custom_chat_template), with the thinking switch."""
+    rendered with (model.custom_chat_template), with the arguments the release's datasets and agent loops render
+    it with (rftc.semantics.data.chat_kwargs: the thinking switch and any other)."""
     tokenizer, custom = r.get(f"{M}.tokenizer_path"), r.get(f"{M}.custom_chat_template")
-    text = template_text(custom, r.get(THINKING))
+    kwargs, keys = chat_kwargs(r, semantics.of(r.eff))
+    text = template_text(custom, kwargs)
     if tokenizer and launch_path(str(tokenizer)) != launch_path(str(r.get(f"{M}.path"))):
         text = f"tokenizer {launch_path(str(tokenizer))}, {text}"
-    return r.of(text, *(k for k in (f"{M}.tokenizer_path", f"{M}.custom_chat_template", THINKING)
-                        if r.eff.has(k)))
+    return r.of(text, *(k for k in (f"{M}.tokenizer_path", f"{M}.custom_chat_template") if r.eff.has(k)), *keys)
 
 
 def _columns(r: Reader, keys) -> Value:

@@ -20,8 +20,9 @@ def expand(cfg: TrinityConfig) -> TrinityConfig:
     """A copy of ``cfg`` with what Trinity's validator fills in: the length window, the algorithm's functions and
     the arguments each is built with (rftc.trinity.registry.arguments), experiences per trainer step, the sync
     method and intervals, the evaluation interval, the critic's model, the deprecated warmup_style and
-    task_selector read as their replacements, and every taskset completed from explorer_input and the model
-    (name, workflow, reward, sampling, repeat_times, batch size)."""
+    task_selector read as their replacements, every taskset completed from explorer_input and the model
+    (name, workflow, reward, sampling, repeat_times, batch size), and the experience buffer's format from the
+    model's chat template and thinking switch (BufferConfigValidator._check_trainer_input)."""
     d = derive(cfg)
     x = cfg.model_copy(deep=True)
     m = x.model
@@ -54,6 +55,11 @@ def expand(cfg: TrinityConfig) -> TrinityConfig:
     ei.taskset = None
     ei.tasksets = [_taskset(t, i, x, is_eval=False) for i, t in enumerate(train)]
     ei.eval_tasksets = [_taskset(t, i, x, is_eval=True) for i, t in enumerate(ei.eval_tasksets)]
+    eb = x.buffer.trainer_input.experience_buffer
+    if eb is not None:  # the experience buffer's formatter renders with the model's template and switch where unset
+        f = eb.format
+        f.chat_template = m.custom_chat_template if f.chat_template is None else f.chat_template
+        f.enable_thinking = m.enable_thinking if f.enable_thinking is None else f.enable_thinking
     return x
 
 

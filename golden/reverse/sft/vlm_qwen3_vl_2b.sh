@@ -8,9 +8,9 @@ overrides=(
     "data.train_files=${HOME}/data/pokemon-gpt4o-captions/train.parquet"
     # vlm_qwen3_vl_2b.yaml:30 buffer.train_batch_size
     'data.train_batch_size=96'
-    # vlm_qwen3_vl_2b.yaml:48 trainer.use_dynamic_bsz
+    # vlm_qwen3_vl_2b.yaml:49 trainer.use_dynamic_bsz
     'data.use_dynamic_bsz=True'
-    # vlm_qwen3_vl_2b.yaml:49 trainer.max_token_len_per_gpu
+    # vlm_qwen3_vl_2b.yaml:50 trainer.max_token_len_per_gpu
     'data.max_token_len_per_gpu=65536'
     # vlm_qwen3_vl_2b.yaml:24 model.max_model_len
     'data.max_length=2048'
@@ -20,12 +20,14 @@ overrides=(
     'data.tools_key=tools'
     # vlm_qwen3_vl_2b.yaml:23 model.model_path
     "model.path=${PWD}/model/Qwen3-VL-2B-Instruct"
-    # vlm_qwen3_vl_2b.yaml:45 trainer.trainer_strategy
+    # vlm_qwen3_vl_2b.yaml:46 trainer.trainer_strategy
     'engine.strategy=fsdp2'
-    # vlm_qwen3_vl_2b.yaml:50 trainer.ulysses_sequence_parallel_size
+    # vlm_qwen3_vl_2b.yaml:51 trainer.ulysses_sequence_parallel_size
     'engine.ulysses_sequence_parallel_size=2'
-    # vlm_qwen3_vl_2b.yaml:51 trainer.use_remove_padding
+    # vlm_qwen3_vl_2b.yaml:52 trainer.use_remove_padding
     'model.use_remove_padding=True'
+    # vlm_qwen3_vl_2b.yaml:38 buffer.trainer_input.experience_buffer.format: format.enable_thinking
+    'data.enable_thinking_default=True'
     # vlm_qwen3_vl_2b.yaml:13 algorithm.optimizer.lr
     'optim.lr=2e-05'
     # vlm_qwen3_vl_2b.yaml:20 algorithm.optimizer.weight_decay
@@ -42,11 +44,11 @@ overrides=(
     'optim.lr_warmup_steps_ratio=0.01'
     # vlm_qwen3_vl_2b.yaml:29 buffer.total_epochs
     'trainer.total_epochs=10'
-    # vlm_qwen3_vl_2b.yaml:46 trainer.total_steps
+    # vlm_qwen3_vl_2b.yaml:47 trainer.total_steps
     'trainer.total_training_steps=80'
-    # vlm_qwen3_vl_2b.yaml:47 trainer.save_interval
+    # vlm_qwen3_vl_2b.yaml:48 trainer.save_interval
     'trainer.save_freq=4000'
-    # vlm_qwen3_vl_2b.yaml:52 trainer.max_checkpoints_to_keep
+    # vlm_qwen3_vl_2b.yaml:53 trainer.max_checkpoints_to_keep
     'trainer.max_ckpt_to_keep=5'
     # vlm_qwen3_vl_2b.yaml:6 project
     'trainer.project_name=verl_sft_test'

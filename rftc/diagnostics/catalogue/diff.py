@@ -53,20 +53,6 @@ CODES.append(
          "the config's stages.",
          "rftc diff sft.sh sft_then_grpo.yaml", "cli"))
 CODES.append(
-    Code("RFTC605", "diff-not-compared", Severity.WARNING,
-         "The two runs differ in a setting that `rftc diff` does not compare yet.",
-         "The key classification (docs/diff.md) says this key changes what is trained, through a quantity the "
-         "semantic model does not compute yet (rftc.mapping.classes.NOT_IN_MODEL: the rollout engine's settings, "
-         "multi-turn rollouts, the tokenizer and more; docs/diff.md lists them). Rather than read the "
-         "runs as the same training, rftc diff compares such keys one by one: of two veRL launches or two Trinity "
-         "configs, each such key either side sets whose values differ (where its condition holds on both sides); "
-         "of a launch and a Trinity config, whose keys differ, each such key a side sets to other than its "
-         "release's (or Trinity's) default. The message names the key, the values and what the key decides. "
-         "The runs may train differently there: compare the setting by hand, or set it alike on both sides. Like a "
-         "difference of the model's quantities, it makes the exit status 1, and `--format json` lists it among "
-         "the differences (its quantity the NOT_IN_MODEL name).",
-         "rftc diff a.sh b.sh", "cli"))
-CODES.append(
     Code("RFTC610", "verl-world-size", Severity.WARNING,
          "The veRL launch trains on fewer GPUs than the Trinity config's trainer.",
          "`rftc convert --to verl` gives the launch the GPUs of Trinity's trainer (veRL colocates the rollout on "

@@ -299,6 +299,22 @@ CHANGES: tuple[Change, ...] = (
            "model.path"),
     Change("ref_model_key", "0.6.0", True, f"{FSDP_WORKERS} ActorRolloutRefWorker.init_model: ref.model.path where "
            "ref.model is set, else model.path (0.7's config has no ref.model; a launch may add it)"),
+    # -- how rows are read and rendered (rftc.semantics.data)
+    Change("chat_template_kwargs", FIRST, False, "verl/utils/dataset/rl_dataset.py RLHFDataset: "
+           "tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=False), no arguments of the "
+           "config's"),
+    Change("chat_template_kwargs", "0.6.0", True, "verl/utils/dataset/rl_dataset.py RLHFDataset.__init__: "
+           "config.get('apply_chat_template_kwargs', {}) passed to every apply_chat_template (the agent loops, "
+           "sft_dataset.py and multiturn_sft_dataset.py alike)", evidence=("data.apply_chat_template_kwargs",)),
+    Change("datagen", FIRST, "unread", "verl/trainer/main_ppo.py create_rl_dataset: data.custom_cls, else "
+           "RLHFDataset"),
+    Change("datagen", "0.5.0", "main_ppo", "verl/trainer/main_ppo.py create_rl_dataset: without data.custom_cls, "
+           "data.datagen.path picks verl.utils.dataset.dynamicgen_dataset.DynamicGenDataset, a module the wheel "
+           "lacks (its class is in verl/experimental/dynamic_dataset/): the run stops", evidence=("data.datagen.path",)),
+    Change("datagen", "0.7.0", "custom_cls", "verl/utils/dataset/rl_dataset.py get_dataset_class: data.custom_cls, "
+           "else RLHFDataset; only a custom class reads data.datagen (verl/experimental/dynamic_dataset/"
+           "dynamicgen_dataset.py DynamicGenDataset)"),
+    Change("datagen", "0.8.0", "unread", "no data.datagen (verl/experimental/dynamic_dataset/ is gone)"),
 )
 
 FACTS: dict[str, list[Change]] = {}
