@@ -36,7 +36,7 @@ def test_a_rollout_that_does_not_read_it(tmp_path, release, mode):
     base = (f"actor_rollout_ref.rollout.mode={mode}",)
     assert _differences(tmp_path / "a", base, (*base, f"{ML}=2048"), "--verl-version", release) == set()
     (tmp_path / "b").mkdir()
-    stderr, model, _ = _convert_and_diff(tmp_path / "b", release, *base, f"{ML}=800")
+    stderr, model, _ = _convert_and_diff(tmp_path / "b", release, *base, f"{ML}=800", part="model")
     assert model["max_model_len"] == 1024 and model["max_prompt_tokens"] == 512
     assert "RFTC305" not in stderr
 
@@ -59,7 +59,7 @@ def test_one_field_of_a_trinity_config_is_its_quantity(tmp_path, model, quantiti
     ("0.3.0.post1", (f"{ML}=4096",), 4096),
 ])
 def test_a_launch_and_its_conversion_have_one_context_length(tmp_path, release, overrides, written):
-    stderr, model, quantities = _convert_and_diff(tmp_path, release, *overrides)
+    stderr, model, quantities = _convert_and_diff(tmp_path, release, *overrides, part="model")
     assert model["max_model_len"] == written
     assert "max_model_len" not in stderr, stderr
     assert not {"context_length", "max_prompt_length"} & quantities
@@ -69,7 +69,7 @@ def test_a_context_below_prompt_and_response_is_warned_and_kept(tmp_path):
     """veRL's vLLM rollout ends a response where prompt and response reach max_model_len; Trinity takes the context
     and sets max_prompt_tokens to its difference with max_response_tokens: the conversion warns of the prompt
     length, and the context is the same."""
-    stderr, model, quantities = _convert_and_diff(tmp_path, "0.9.1", f"{ML}=800")
+    stderr, model, quantities = _convert_and_diff(tmp_path, "0.9.1", f"{ML}=800", part="model")
     assert model["max_model_len"] == 800 and "max_prompt_tokens" not in model
     assert "RFTC305" in stderr and f"{ML} (800) is less than" in stderr, stderr
     assert {"context_length", "max_prompt_length"} & quantities == {"max_prompt_length"}

@@ -16,6 +16,7 @@ import yaml
 
 from support.cli import launch, rftc
 from test_diff_optimizer import BASE, GAE, TRINITY, _differences, _with, report
+from test_diff_prompts import _convert_and_diff
 
 A, O = "actor_rollout_ref.actor", "actor_rollout_ref.actor.optim"
 MEGATRON = ("--config-name=ppo_megatron_trainer",)
@@ -178,18 +179,6 @@ def test_the_configs_own_sample_strategy_replaces_the_algorithms(tmp_path):
     a, b = _algorithm(algorithm_type="mix"), _algorithm(algorithm_type="mix", sample_strategy="default")
     assert _values(tmp_path, a, b, "algorithm", ext=".yaml") == ("mix: sample strategy mix", "none")
 
-
-def _convert_and_diff(tmp_path, release: str, *overrides: str) -> tuple[str, dict, set[str]]:
-    """The conversion's diagnostics, the config it writes, and the quantities `rftc diff` of the launch and it
-    reports."""
-    script = launch(tmp_path, *sorted((*BASE, *overrides), key=lambda w: not w.startswith("--")))
-    out = tmp_path / "out.yaml"
-    done = rftc("convert", script, "--verl-version", release, "--format", "concise", "-o", out, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    diff = rftc("diff", script, out, "--verl-version", release, "--format", "json", cwd=tmp_path)
-    assert diff.returncode in (0, 1), diff.stderr
-    return done.stderr, yaml.safe_load(out.read_text()), {d["quantity"] for d in json.loads(diff.stdout)[
-        "differences"]}
 
 
 def _actor_optim(config: dict) -> dict:

@@ -16,6 +16,7 @@ import yaml
 
 from support.cli import launch, rftc
 from test_diff_optimizer import BASE, GAE, TRINITY, _with
+from test_diff_prompts import _convert_and_diff
 from test_diff_steps import PPO_CONFIG, _differences
 
 A, M = "actor_rollout_ref.actor", "actor_rollout_ref.model"
@@ -108,18 +109,6 @@ def test_without_a_critic_its_model_settings_train_nothing(tmp_path):
     assert _differences(tmp_path, (), ("critic.model.lora_rank=8", "+critic.model.override_config.rope_theta=5"),
                         "--verl-version", "0.9.1") == set()
 
-
-def _convert_and_diff(tmp_path, release: str, *overrides: str) -> tuple[str, dict, set[str]]:
-    """The conversion's diagnostics, its config and the quantities `rftc diff` of the launch and it reports (Hydra's
-    options before the overrides)."""
-    script = launch(tmp_path, *sorted((*BASE, *overrides), key=lambda w: not w.startswith("--")))
-    out = tmp_path / "out.yaml"
-    done = rftc("convert", script, "--verl-version", release, "--format", "concise", "-o", out, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    diff = rftc("diff", script, out, "--verl-version", release, "--format", "json", cwd=tmp_path)
-    assert diff.returncode in (0, 1), diff.stderr
-    return (done.stderr, yaml.safe_load(out.read_text()),
-            {d["quantity"] for d in json.loads(diff.stdout)["differences"]})
 
 
 def _model(**fields) -> dict:

@@ -17,6 +17,7 @@ import yaml
 from rftc.verl.releases import semantics
 from support.cli import launch, rftc
 from test_diff_optimizer import BASE, TRINITY, _with
+from test_diff_prompts import _convert_and_diff
 from test_diff_steps import _differences
 from verl_wheel_code import require, source
 
@@ -171,18 +172,6 @@ def test_one_field_of_a_trinity_config_is_its_quantity(tmp_path, fields, quantit
     assert _differences(tmp_path, base, changed, ext=".yaml") == quantities
 
 
-def _convert_and_diff(tmp_path, release: str, *overrides: str) -> tuple[str, dict, set[str]]:
-    """The conversion's diagnostics, its algorithm section and the quantities `rftc diff` of the launch and it
-    reports."""
-    script = launch(tmp_path, *sorted((*BASE, *overrides), key=lambda w: not w.startswith("--")))
-    out = tmp_path / "out.yaml"
-    done = rftc("convert", script, "--verl-version", release, "--format", "concise", "-o", out, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    diff = rftc("diff", script, out, "--verl-version", release, "--format", "json", cwd=tmp_path)
-    assert diff.returncode in (0, 1), diff.stderr
-    return (done.stderr, yaml.safe_load(out.read_text())["algorithm"],
-            {d["quantity"] for d in json.loads(diff.stdout)["differences"]})
-
 
 OURS = {"rollout_correction", "rollout_logprobs", "staleness_filter", "partial_rollout", "over_sampling",
         "hybrid_rollout", "replay_sampler"}
@@ -203,7 +192,7 @@ OURS = {"rollout_correction", "rollout_logprobs", "staleness_filter", "partial_r
 ])
 def test_a_launch_and_its_conversion_agree_where_the_features_are_off_or_carried(tmp_path, release, overrides,
                                                                                   quantities):
-    stderr, algorithm, found = _convert_and_diff(tmp_path, release, *overrides)
+    stderr, algorithm, found = _convert_and_diff(tmp_path, release, *overrides, part="algorithm")
     assert not quantities & found, (found, stderr)
     assert "RFTC305" not in stderr, stderr
 
@@ -226,7 +215,7 @@ def test_a_launch_and_its_conversion_agree_where_the_features_are_off_or_carried
 ])
 def test_a_launch_and_its_conversion_differ_where_the_conversion_warns(tmp_path, release, overrides, quantity,
                                                                        warned):
-    stderr, algorithm, quantities = _convert_and_diff(tmp_path, release, *overrides)
+    stderr, algorithm, quantities = _convert_and_diff(tmp_path, release, *overrides, part="algorithm")
     assert quantity in quantities, (quantities, stderr)
     assert warned in stderr, stderr
 

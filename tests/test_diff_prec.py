@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 
 from support.cli import launch, rftc
 from test_diff_optimizer import BASE, GAE, TRINITY, _with
+from test_diff_prompts import _convert_and_diff
 from test_diff_seed import SFT
 from test_diff_steps import _differences
 
@@ -122,26 +122,12 @@ def test_one_field_of_a_trinity_config_is_its_quantity(tmp_path, a, b, quantitie
     assert _differences(tmp_path, a, b, ext=".yaml") == quantities
 
 
-def _convert_and_diff(tmp_path, release: str, *overrides: str, module: str = "verl.trainer.main_ppo",
-                      base: tuple = BASE) -> tuple[str, dict, set[str]]:
-    """The conversion's diagnostics, its trainer_config and the quantities `rftc diff` of the launch and it
-    reports."""
-    words = sorted((*base, *overrides), key=lambda w: not w.startswith("--"))
-    script = launch(tmp_path, *words, module=module)
-    out = tmp_path / "out.yaml"
-    done = rftc("convert", script, "--verl-version", release, "--format", "concise", "-o", out, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    diff = rftc("diff", script, out, "--verl-version", release, "--format", "json", cwd=tmp_path)
-    assert diff.returncode in (0, 1), diff.stderr
-    tc = (yaml.safe_load(out.read_text())["trainer"] or {}).get("trainer_config") or {}
-    return done.stderr, tc, {d["quantity"] for d in json.loads(diff.stdout)["differences"]}
-
 
 @pytest.mark.parametrize("release", ["0.2", "0.5.0", "0.6.1", "0.7.1", "0.9.1"])
 def test_off_on_both_sides(tmp_path, release):
     """veRL's defaults (with a reference and a critic) and a conversion that leaves Trinity's engine defaults: one
     precision, one rollout precision, nothing warned."""
-    stderr, _, quantities = _convert_and_diff(tmp_path, release, *KL, *GAE)
+    stderr, _, quantities = _convert_and_diff(tmp_path, release, *KL, *GAE, part="trainer.trainer_config")
     assert not {"precision", "rollout_precision"} & quantities
     assert "RFTC305" not in stderr or "precision" not in stderr
 
@@ -169,7 +155,7 @@ def _at(tc: dict, *path: str):
      ("actor_rollout_ref", "actor", "megatron", "qat", "ignore_patterns"), ["lm_head", "*mlp.gate"]),
 ])
 def test_a_launch_and_its_conversion_train_in_one_precision(tmp_path, release, overrides, section, written):
-    stderr, tc, quantities = _convert_and_diff(tmp_path, release, *overrides)
+    stderr, tc, quantities = _convert_and_diff(tmp_path, release, *overrides, part="trainer.trainer_config")
     assert _at(tc, *section) == written, tc
     assert "precision" not in quantities, stderr
 
@@ -177,7 +163,7 @@ def test_a_launch_and_its_conversion_train_in_one_precision(tmp_path, release, o
 def test_a_legacy_qat_section_the_worker_does_not_read_is_left_out(tmp_path):
     """0.7.1's legacy actor does not train with fsdp_config.qat (its rollout quantises with it, which Trinity's
     explorer does not: RFTC305); Trinity's engine would, so the conversion leaves it out."""
-    stderr, tc, quantities = _convert_and_diff(tmp_path, "0.7.1", *QAT)
+    stderr, tc, quantities = _convert_and_diff(tmp_path, "0.7.1", *QAT, part="trainer.trainer_config")
     assert _at(tc, "actor_rollout_ref", "actor", "fsdp_config", "qat", "enable") is None, tc
     assert "RFTC305" in stderr and "QAT-quantised weights" in stderr, stderr
     assert quantities & {"precision", "rollout_precision"} == {"rollout_precision"}
@@ -189,17 +175,18 @@ def test_a_legacy_qat_section_the_worker_does_not_read_is_left_out(tmp_path):
     ("0.9.1", (f"+{A}.fsdp_config.mixed_precision.reduce_dtype=bf16",), "bf16 gradient reduce"),
 ])
 def test_a_cast_trinity_cannot_write_is_warned(tmp_path, release, overrides, warned):
-    stderr, _, quantities = _convert_and_diff(tmp_path, release, *overrides)
+    stderr, _, quantities = _convert_and_diff(tmp_path, release, *overrides, part="trainer.trainer_config")
     assert "RFTC305" in stderr and warned in stderr, stderr
     assert "precision" in quantities
 
 
 def test_a_quantising_rollout_is_warned(tmp_path):
-    stderr, _, quantities = _convert_and_diff(tmp_path, "0.9.1", *QAT)
+    stderr, _, quantities = _convert_and_diff(tmp_path, "0.9.1", *QAT, part="trainer.trainer_config")
     assert "QAT-quantised weights" in stderr, stderr
     assert quantities & {"precision", "rollout_precision"} == {"rollout_precision"}
     (tmp_path / "fp8").mkdir()
-    stderr, _, quantities = _convert_and_diff(tmp_path / "fp8", "0.9.1", f"{R}.quantization=fp8")
+    stderr, _, quantities = _convert_and_diff(tmp_path / "fp8", "0.9.1", f"{R}.quantization=fp8",
+                                              part="trainer.trainer_config")
     assert "rollout.quantization has no Trinity-RFT 0.6 equivalent" in stderr, stderr
     assert "rollout_precision" in quantities
 

@@ -40,23 +40,25 @@ def test_one_field_of_a_trinity_config_is_its_quantity(tmp_path, model, quantiti
     assert _differences(tmp_path, TRINITY, changed, ext=".yaml") == quantities
 
 
-def _convert_and_diff(tmp_path, release: str, *overrides: str) -> tuple[str, dict, set[str]]:
-    """The conversion's diagnostics, its model section and the quantities `rftc diff` of the launch and it
-    reports."""
-    script = launch(tmp_path, *BASE, *overrides)
+def _convert_and_diff(tmp_path, release: str, *overrides: str, part: str = "",
+                      module: str = "verl.trainer.main_ppo", base: tuple = BASE) -> tuple[str, dict, set[str]]:
+    """The conversion's diagnostics, the config it writes (its section ``part``, dotted; {} where unset) and the
+    quantities `rftc diff` of the launch and it reports (Hydra's options before the overrides)."""
+    script = launch(tmp_path, *sorted((*base, *overrides), key=lambda w: not w.startswith("--")), module=module)
     out = tmp_path / "out.yaml"
     done = rftc("convert", script, "--verl-version", release, "--format", "concise", "-o", out, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     diff = rftc("diff", script, out, "--verl-version", release, "--format", "json", cwd=tmp_path)
     assert diff.returncode in (0, 1), diff.stderr
-    return (done.stderr, yaml.safe_load(out.read_text())["model"],
-            {d["quantity"] for d in json.loads(diff.stdout)["differences"]})
-
+    config = yaml.safe_load(out.read_text())
+    for key in filter(None, part.split(".")):
+        config = (config or {}).get(key) or {}
+    return done.stderr, config, {d["quantity"] for d in json.loads(diff.stdout)["differences"]}
 
 def test_a_launch_that_stops_at_over_long_prompts_trains_as_its_conversion(tmp_path):
     """veRL's default (truncation=error, no filter) stops at the first prompt over the limit, so the prompts a run
     that trains meets are whole, as Trinity without enable_prompt_truncation gives them to vLLM: no warning."""
-    stderr, model, quantities = _convert_and_diff(tmp_path, "0.9.1")
+    stderr, model, quantities = _convert_and_diff(tmp_path, "0.9.1", part="model")
     assert model["enable_prompt_truncation"] is False
     assert "truncation" not in stderr, stderr
     assert not {"overlong_prompts", "prompt_truncation"} & quantities
@@ -68,7 +70,7 @@ def test_a_launch_that_stops_at_over_long_prompts_trains_as_its_conversion(tmp_p
 ])
 def test_a_launch_that_keeps_over_long_prompts_and_its_conversion(tmp_path, release, overrides, warned):
     """Trinity cannot cut a prompt as veRL does, nor stop at it: the conversion warns, and the diff names it."""
-    stderr, model, quantities = _convert_and_diff(tmp_path, release, *overrides)
+    stderr, model, quantities = _convert_and_diff(tmp_path, release, *overrides, part="model")
     assert model["enable_prompt_truncation"] is False
     assert "RFTC305" in stderr and warned in stderr, stderr
     assert {"overlong_prompts", "prompt_truncation"} & quantities == {"prompt_truncation"}
@@ -77,7 +79,7 @@ def test_a_launch_that_keeps_over_long_prompts_and_its_conversion(tmp_path, rele
 @pytest.mark.parametrize("release, overrides", [("0.9.1", (f"{FILTER}=True", f"{CUT}=left")), ("0.2", ())])
 def test_a_launch_that_leaves_them_out_and_its_conversion_train_alike(tmp_path, release, overrides):
     """veRL's filter (0.2's dataset always filters) and Trinity's enable_prompt_truncation both leave them out."""
-    stderr, model, quantities = _convert_and_diff(tmp_path, release, *overrides)
+    stderr, model, quantities = _convert_and_diff(tmp_path, release, *overrides, part="model")
     assert model["enable_prompt_truncation"] is True
     assert "truncation" not in stderr, stderr
     assert not {"overlong_prompts", "prompt_truncation"} & quantities
