@@ -13,8 +13,10 @@ TC = "trainer.trainer_config."
 
 
 def _sizes(m) -> dict:
+    """The micro-batch sizes of the actor, rollout and reference sections the conversion writes."""
     arr = m.config["trainer"]["trainer_config"]["actor_rollout_ref"]
-    return {role: arr.get(role) for role in ("actor", "rollout", "ref")}
+    return {role: {k: v for k, v in (arr.get(role) or {}).items() if "micro_batch" in k} or arr.get(role)
+            for role in ("actor", "rollout", "ref")}
 
 
 def test_global_sizes_are_divided_by_the_world_over_sequence_parallelism():

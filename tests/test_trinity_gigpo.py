@@ -53,10 +53,10 @@ def test_the_forks_gigpo_converts_to_trinitys(tmp_path, mode, fnorm):
     assert w["severity"] == "warning" and "env_state_hash" in w["message"] and "step_reward" in w["message"]
     assert not [d for d in done.diagnostics if d["code"] in ("RFTC304", "RFTC327")]
 
-    # rftc diff compares the step weight and the normalisation: the converted config trains as the launch (its
-    # advantage_fn_args, as every estimator's, are also named as a setting whose other fields are not compared) ...
+    # rftc diff compares the step weight, the normalisation and the other arguments (epsilon): the converted config
+    # trains as the launch ...
     got = rftc("diff", script, done.configs[0], "--format", "json", cwd=script.parent)
-    assert [d["quantity"] for d in json.loads(got.stdout)["differences"]] == ["advantage_args"], got.stdout
+    assert json.loads(got.stdout)["differences"] == [], got.stdout
     # ... and a config with another weight or normalisation does not
     text = done.configs[0].read_text()
     other = tmp_path / "other.yaml"
