@@ -692,3 +692,58 @@ def test_who_reads_data_datagen(release):
     else:
         expected = "custom_cls" if generator is not None and "config.datagen" in generator else "unread"
     assert _sem(release).value("datagen") == expected
+
+
+# -- how a step's loss is made from its micro-batches (rftc.mapping.microloss) ----------------------------------
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_what_a_seq_mean_token_sum_norm_loss_divides(release):
+    """agg_loss's seq-mean-token-sum-norm on two responses of 1 and 3 tokens of loss 1, width 4: the token sum over
+    the width (4 / 4) to 0.7.0, the sequences' mean token sum over it ((1 + 3) / 2 / 4) from 0.7.1."""
+    require(release)
+    import torch
+
+    src = source(release, "verl/trainer/ppo/core_algos.py")
+    if function(src, "agg_loss") is None:  # before 0.4.0: token-mean only
+        assert _sem(release).value("loss_agg_modes") == ("token-mean",)
+        return
+    tf = source(release, "verl/utils/torch_functional.py")
+    verl_f = types.SimpleNamespace(**define(tf, ["masked_mean", "masked_sum"], {"torch": torch}))
+    ns = define(src, ["agg_loss"], {"torch": torch, "verl_F": verl_f, "Optional": None})
+    mask = torch.tensor([[1.0, 0, 0, 0], [1.0, 1.0, 1.0, 0]])
+    got = float(ns["agg_loss"](loss_mat=torch.ones_like(mask), loss_mask=mask, loss_agg_mode="seq-mean-token-sum-norm"))
+    assert got == pytest.approx({"token_sum": 4 / 4, "seq_mean": 4 / 2 / 4}[_sem(release).value("sum_norm")])
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_how_the_engine_scales_each_micro_batchs_loss(release):
+    """FSDPEngine.forward_backward_batch: 0.6.0 scales each micro-batch's loss by its rows over the rank's share of
+    the global batch (a row-weighted mean); from 0.6.1 it backpropagates the loss as returned (a sum over the
+    micro-batches), the losses normalising by the global batch where they do (batch_num_tokens, dp_size)."""
+    require(release)
+    engine = source(release, "verl/workers/engine/fsdp/transformer_impl.py")
+    if engine is None:
+        return  # no FSDP engine (before 0.6.0; 0.5.0's engine_impl.py trains no role of main_ppo's)
+    fwd = function(engine, "forward_backward_batch", "FSDPEngine")
+    text = ast.unparse(fwd)
+    weighted = "loss_scale_factor = local_micro_bsz / (global_bsz / self.get_data_parallel_size())" in text
+    assert _sem(release).value("engine_micro") == ("weighted" if weighted else "sum")
+    if not weighted:
+        assert "dp_size=self.get_data_parallel_size()" in text and "batch_num_tokens" in text
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_what_the_engine_losses_normalise_by(release):
+    """The engine's value_loss aggregates within the micro-batch until 0.9.0, which normalises it by the global
+    mini-batch; its sft_loss takes the micro-batch's token mean in 0.6.0, the global batch's tokens from 0.6.1."""
+    require(release)
+    _, losses = first_source(release, "verl/workers/utils/losses.py", "verl/workers/roles/utils/losses.py")
+    if losses is None:
+        return  # no engine losses (before 0.6.0)
+    value = ast.unparse(function(losses, "value_loss"))
+    call = next(n for n in ast.walk(ast.parse(value)) if isinstance(n, ast.Call)
+                and ast.unparse(n.func) == "compute_value_loss")
+    global_value = {"dp_size", "batch_num_tokens"} <= {k.arg for k in call.keywords}
+    assert _sem(release).value("engine_critic_loss") == ("global" if global_value else "local")
+    sft = ast.unparse(function(losses, "sft_loss"))
+    assert _sem(release).value("engine_sft_loss") == ("global" if "/ batch_num_tokens * dp_size" in sft else "local")

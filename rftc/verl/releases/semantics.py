@@ -94,6 +94,25 @@ CHANGES: tuple[Change, ...] = (
            "(0.5.0's engine clips at the critic's grad_clip too)"),
     Change("critic_clip", "0.8.0", "optim", "verl/workers/engine/fsdp/transformer_impl.py optimizer_step (the legacy "
            "critic is gone)"),
+    # -- how a step's loss is made from its micro-batches (rftc.mapping.microloss)
+    Change("sum_norm", FIRST, "token_sum", "verl/trainer/ppo/core_algos.py agg_loss: seq-mean-token-sum-norm is the "
+           "token sum over loss_mask.shape[-1] (0.4.0 on; no such mode before)"),
+    Change("sum_norm", "0.7.1", "seq_mean", "verl/trainer/ppo/core_algos.py agg_loss: seq-mean-token-sum-norm is the "
+           "sequences' mean token sum over loss_scale_factor (loss_mask.shape[-1] where null)"),
+    Change("engine_micro", FIRST, "weighted", "verl/workers/engine/fsdp/transformer_impl.py "
+           "FSDPEngine.forward_backward_batch: loss x local micro rows / (global batch / dp size) (0.6.0; no engine "
+           "trains before it)"),
+    Change("engine_micro", "0.6.1", "sum", "verl/workers/engine/fsdp/transformer_impl.py "
+           "FSDPEngine.forward_backward_batch: loss.backward() as the loss function returns it (Megatron's engine "
+           "multiplies by the micro-batches its schedule divides by)"),
+    Change("engine_critic_loss", FIRST, "local", "verl/workers/roles/utils/losses.py value_loss: compute_value_loss "
+           "aggregates within the micro-batch"),
+    Change("engine_critic_loss", "0.9.0", "global", "verl/workers/utils/losses.py value_loss: compute_value_loss over "
+           "the global mini-batch (dp_size, batch_num_tokens, global_batch_size)"),
+    Change("engine_sft_loss", FIRST, "local", "verl/workers/roles/utils/losses.py sft_loss: masked_mean within the "
+           "micro-batch (0.6.0)"),
+    Change("engine_sft_loss", "0.6.1", "global", "verl/workers/roles/utils/losses.py sft_loss: masked_sum / "
+           "batch_num_tokens x dp_size"),
     # -- whether the engine workers leave the reference out of the actor's worker where LoRA is on (rftc.mapping.seeds)
     Change("engine_ref_in_actor", FIRST, False, "verl/trainer/main_ppo.py TaskRunner.add_actor_rollout_worker: the "
            "engine ActorRolloutRefWorker builds the reference wherever use_kl_in_reward or use_kl_loss"),
