@@ -10,8 +10,8 @@ import inspect
 import sys
 from pathlib import Path
 
-from rftc.mapping import (algorithm, batch, data, distill, gpu, loss, micro, models, rewards, sft, stages, steps,
-                          sync, trainer, trinity_fields)
+from rftc.mapping import (algorithm, batch, data, distill, gpu, loss, micro, microloss, models, rewards, sft, stages,
+                          steps, sync, trainer, trinity_fields)
 from rftc.mapping.classes import WHEN
 from rftc.mapping.rules import RULES
 from rftc.mapping.sft_rules import SFT_RULES
@@ -23,9 +23,9 @@ ACTIONS = {"map": "mapped to", "pass": "passed through", "implied": "implied", "
            "none": "no equivalent (RFTC300)", "rule": "relational rule"}
 RELATIONAL = [batch.map_batch, steps.map_steps, sync.map_sync, algorithm.map_algorithm, data.map_data,
               models.map_models, models.map_megatron, micro.map_micro, rewards.map_rewards, trainer.map_trainer,
-              gpu.map_gpus, loss.map_loss, distill.map_distillation, distill.map_teacher]
+              gpu.map_gpus, loss.map_loss, distill.map_distillation, distill.map_teacher, microloss.map_microbatch]
 SFT_RELATIONAL = [sft.map_sft_cluster, sft.map_sft_batch, sft.map_sft_data, sft.map_sft_model, sft.map_sft_schedule,
-                  sft.map_sft_steps, loss.map_sft_loss]
+                  sft.map_sft_steps, loss.map_sft_loss, microloss.map_sft_microbatch]
 
 
 def _cell(text: str) -> str:

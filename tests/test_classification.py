@@ -107,6 +107,15 @@ CORRECTION = ("algorithm.adv_estimator=grpo", "custom_reward_function.path=rewar
 # verl 0.6.x's SGLang multi-turn rollout, which reads over_sample_rate
 SGLANG = tuple(o.replace(f"{R}.name=vllm", f"{R}.name=sglang") for o in COMMON) + (
     "algorithm.adv_estimator=grpo", "custom_reward_function.path=reward.py", f"{R}.multi_turn.enable=True")
+# the actor's and a critic's global micro-batch sizes in place of the per-GPU ones (rftc.mapping.microloss)
+GLOBAL_MICRO = tuple(o for o in COMMON if not o.startswith(f"{A}.ppo_micro_batch_size_per_gpu")) + (
+    f"{A}.ppo_micro_batch_size=16", "algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B",
+    "critic.ppo_micro_batch_size=16", "critic.optim.override_optimizer_config={}",
+    "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py")
+# token budgets for the actor and a critic (rftc.mapping.microloss)
+DYNAMIC = ("algorithm.adv_estimator=gae", "critic.model.path=Qwen/Qwen2.5-0.5B", "critic.ppo_micro_batch_size_per_gpu=2",
+           "critic.optim.override_optimizer_config={}", f"{A}.use_dynamic_bsz=True", "critic.use_dynamic_bsz=True",
+           "reward.custom_reward_function.path=reward.py | custom_reward_function.path=reward.py")
 # a Megatron actor that trains its MTP layers and replays the rollout's MoE routing (the legacy worker's key, the
 # engine's)
 MOE = (f"{M}.mtp.enable=True", f"{M}.mtp.enable_train=True", f"{A}.router_replay.mode=R3",
@@ -193,7 +202,12 @@ BASES = (Base("grpo", MAIN, "ppo_trainer", COMMON + GRPO),
              "critic.optim.lr_decay_style=cosine", "critic.optim.lr_warmup_steps_ratio=0.1")),
          # verl 0.7's engine workers in place of the legacy ones
          Base("engine-ppo", MAIN, "ppo_trainer", COMMON + PPO + ("trainer.use_legacy_worker_impl=disable",)),
-         Base("distill", MAIN, "ppo_trainer", COMMON + DISTILL))
+         Base("distill", MAIN, "ppo_trainer", COMMON + DISTILL),
+         # global micro-batch sizes, which the legacy workers divide by their data-parallel ranks (rftc.verl.micro)
+         *(Base(name, MAIN, config, GLOBAL_MICRO) for name, config in (
+             ("micro-global", "ppo_trainer"), ("micro-global-megatron", "ppo_megatron_trainer"))),
+         *(Base(name, MAIN, config, COMMON + DYNAMIC) for name, config in (
+             ("micro-dynamic", "ppo_trainer"), ("micro-dynamic-megatron", "ppo_megatron_trainer"))))
 # another valid value of an enumerated key (by its last name)
 ENUMS = {"adv_estimator": {"gae": "grpo", "*": "gae"}, "loss_agg_mode": {"token-mean": "seq-mean-token-mean",
                                                                       "*": "token-mean"},
@@ -387,13 +401,18 @@ def _bases(version: str):
              (b.name != "multiturn" or f"{R}.multi_turn.enable" in schema.leaf_paths(version, b.config)) and
              (b.name not in LOSS_MODE_BASES or f"{A}.policy_loss.{LOSS_MODE_BASES[b.name]}" in
               schema.leaf_paths(version, b.config)) and
-             (b.name != "engine-ppo" or "trainer.use_legacy_worker_impl" in schema.leaf_paths(version, b.config))]
+             (b.name != "engine-ppo" or "trainer.use_legacy_worker_impl" in schema.leaf_paths(version, b.config)) and
+             (not b.name.startswith("micro-global")
+              or semantics.resolve(version, snapshot=False).value("global_micro") == "divided")]
     grpo, seeds, precision = BASES[0], BASES[2], next(b for b in BASES if b.name == "precision")
     default = s.current_choices(grpo.config).get(schema.SWITCHABLE_GROUP)
     return bases + [replace(b, name=f"{b.name}-{c}", choice=c) for b in (grpo, seeds, precision)
                     for c in s.choices(grpo.config) if c != default]
 
 
+# the conditions of how a step's loss is made from its micro-batches (rftc.mapping.microloss)
+MICRO_WHEN = {f"{role}_{what}" for role in ("actor", "critic") for what in (
+    "micro_rows", "global_micro", "budget_switch", "budget", "fsdp_sp_ranks", "megatron_ranks", "engine_sp_ranks")}
 # the base launches of veRL's own policy losses, and a key of each loss's (the releases that have it)
 LOSS_MODE_BASES = {"clip_cov": "clip_cov_ratio", "kl_cov": "kl_cov_ratio", "dro": "dro_beta"}
 
@@ -406,8 +425,6 @@ def _can_hold(when: str, version: str) -> bool:
         return WHEN[when][1](lambda k: None, version)
     if when in ("v1", "v1_async", "colocate_async", "separate_async"):
         return "v1" in names
-    if when == "own_rollout_gpus":
-        return bool(names & {"v1-separate", "fully_async", "one_step_off"})
     if when in ("grad_clip", "critic_grad_clip"):  # from 0.8.0 only the engine workers, which clip at optim.*
         role = "actor" if when == "grad_clip" else "critic"
         return semantics.resolve(version, snapshot=False).value(f"{role}_clip") != "optim"
@@ -449,6 +466,16 @@ def _can_hold(when: str, version: str) -> bool:
     if when == "reads_ignore_eos":  # the agent loop of 0.7.x and 0.8.0 fixes the sampling parameters
         return semantics.resolve(version, snapshot=False).value("rollout_sampling_keys") != "fixed"
     engine_only = semantics.resolve(version, snapshot=False).value("actor_clip") == "optim"  # no legacy workers
+    if when in MICRO_WHEN:  # the engine actor normalises by the mini-batch, the engine critic from 0.9.0
+        sem = semantics.resolve(version, snapshot=False)
+        sums = sem.value("engine_micro") == "sum" and sem.value("engine_critic_loss") != "global"  # the engine critic
+        if when == "critic_engine_sp_ranks":
+            return sums and "engine-ppo" in names | ({"ppo"} if engine_only else set())
+        if "global_micro" in when or when.endswith("fsdp_sp_ranks") or when == "actor_megatron_ranks":
+            return sem.value("global_micro") == "divided"  # the legacy workers divide a global size
+        if when == "critic_megatron_ranks":
+            return sem.value("global_micro") == "divided" or (sums and engine_only)
+        return not engine_only or (when.startswith("critic_") and sums)
     if when.startswith("legacy_") or when == "own_reference":  # the legacy workers' keys (to 0.7.x)
         return not engine_only
     if when.startswith(("megatron_replay_", "megatron_frozen_")):  # the bases run Megatron's engine from 0.8.0

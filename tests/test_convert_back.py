@@ -30,7 +30,7 @@ from rftc.semantics.verl import from_verl
 from rftc.trinity.document import parse
 from support import paths
 from support.paths import CORPUS, WILD, needs_corpus, needs_wild
-from test_convert_equivalence import CASES, EXPLAINED, GOLDEN, _args, explain
+from test_convert_equivalence import CASES, EXPLAINED, GOLDEN, MICRO_LABEL, MICRO_WARNING, _args, explain
 
 TRINITY = [paths.GOLDEN / "convert" / "guide" / "grpo_example.yaml", paths.GOLDEN / "convert" / "guide" /
            "ppo_example.yaml", *sorted((paths.GOLDEN / "check" / "valid").glob("*.yaml"))]
@@ -46,6 +46,13 @@ def _model_of_config(path: Path):
 
 def _unexpressed(launch) -> set[str]:
     return {m.group(1) for d in launch.diagnostics if d.code == "RFTC601" for m in [UNEXPRESSED.search(d.message)]}
+
+
+def _warned_micro(diagnostics) -> set[str]:
+    """The micro-batch loss where a conversion warned that Trinity adds up micro-batches the launch does not (its
+    GPUs split anew between explorer and trainer change how many a trainer GPU takes: rftc.mapping.microloss)."""
+    return {MICRO_LABEL} if any(d.code in ("RFTC305", "RFTC331") and MICRO_WARNING in d.message
+                                for d in diagnostics) else set()
 
 
 def _back(config: Path, tmp_path: Path, release: str | None = None, dataset_size: int | None = None):
@@ -67,7 +74,8 @@ def test_trinity_to_verl_to_trinity(config, tmp_path):
     again = tmp_path / "again.yaml"
     again.write_text(result.yaml())
     found = {q.label for q, _, _ in differences(_model_of_config(config), _model_of_config(again))}
-    assert found <= _unexpressed(launch), f"lost without a report: {found - _unexpressed(launch)}"
+    reported = _unexpressed(launch) | _warned_micro(result.diagnostics)
+    assert found <= reported, f"lost without a report: {found - reported}"
 
 
 @pytest.mark.parametrize("script", CASES, ids=lambda s: str(s.relative_to(GOLDEN)))
@@ -251,7 +259,7 @@ def test_a_world_veRL_cannot_split_the_batch_over_is_reported(tmp_path):
     eff = _composed(launch, launch.release, tmp_path)
     assert eff.get("trainer.n_gpus_per_node", None) * eff.get("trainer.nnodes", None) == 2
     assert [d.code for d in launch.diagnostics if d.code == "RFTC610"] == ["RFTC610"]
-    assert not _unexpressed(launch)
+    assert _unexpressed(launch) == {MICRO_LABEL}  # Trinity adds up its token-budget micro-batches' losses
 
 
 @pytest.mark.parametrize("release", ["0.2", "0.4.1", "0.9.1"])

@@ -29,7 +29,7 @@ from support import paths
 from support.cli import rftc
 from support.paths import CORPUS, needs_corpus
 from test_convert_back import RELEASE, _unexpressed
-from test_convert_equivalence import _args, explain
+from test_convert_equivalence import MICRO_LABEL, _args, explain
 
 SFT = paths.GOLDEN / "convert" / "sft"
 SCRIPTS = sorted(SFT.glob("*.sh"))
@@ -168,15 +168,16 @@ def _edited(tmp_path: Path, name: str, *edits: tuple[str, str]) -> Path:
 
 
 def test_what_the_trainer_cannot_express_is_reported_and_the_rest_comes_back(tmp_path):
-    """A data order veRL's sampler does not have and a system prompt its datasets have no key for are RFTC601; the
-    thinking switch goes back as the engine trainer's enable_thinking_default (which replaces the chat-template
+    """A data order veRL's sampler does not have and a system prompt its datasets have no key for are RFTC601 (and the
+    micro-batch loss, which Trinity adds up where the engine trainer normalises by the step: tests/test_diff_micro.py);
+    the thinking switch goes back as the engine trainer's enable_thinking_default (which replaces the chat-template
     argument) and converts again to the same."""
     config = _edited(tmp_path, "vlm_qwen3_vl_2b.yaml", ("selector_type: shuffle", "selector_type: sequential"),
                      ("        enable_thinking: true", "        enable_thinking: false"),
                      ("        prompt_type: messages", "        prompt_type: messages\n"
                       "        system_prompt: You are helpful."))
     launch, back = _back(config, tmp_path, None, 833)
-    assert _unexpressed(launch) == {"data order", "tokens with loss"}
+    assert _unexpressed(launch) == {"data order", "tokens with loss", MICRO_LABEL}
     assert "'data.enable_thinking_default=False'" in launch.text
     result = api.compile(str(back), api.Options(verl_version=launch.release, dataset_size=833))
     again = tmp_path / "again.yaml"

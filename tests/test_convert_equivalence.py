@@ -46,7 +46,6 @@ from rftc.semantics.distill import PROMPT_ONLY
 from rftc.semantics.inputs import SHUFFLED
 from rftc.semantics.minibatch import EPOCH_BY_EPOCH
 from rftc.semantics.model import TrainingRun, Value, differences
-from rftc.semantics.sft_verl import FIXED_MICRO
 from rftc.semantics.trinity import from_trinity, view
 from rftc.semantics.verl import from_verl
 from rftc.trinity import registry
@@ -75,8 +74,10 @@ TEMPLATE_ARGUMENTS = ("chat-template arguments other than the thinking switch (d
                       "no Trinity-RFT 0.6 field: RFTC300 warns")
 # (quantity, a test of veRL's value, why): differences every conversion of such a script has (text of
 # golden/convert/DEVIATIONS.md)
-MICRO_MEAN = ("fsdp_sft_trainer averages the token means of its micro-batches; Trinity's sft loss takes the token "
-              "mean over the step: RFTC331 warns")
+MICRO_SUM = ("Trinity-RFT 0.6's trainer adds up its micro-batches' losses, each aggregated within its micro-batch "
+             "(verl 0.8's engine with TrinityPolicyLoss; veRL's value_loss for the critic), where veRL's engine workers "
+             "normalise by the mini-batch and its legacy workers and fsdp_sft_trainer average the micro-batches: "
+             "RFTC305 (RFTC331 for SFT) warns, naming the factor and the micro-batches a GPU")
 NESTED = "Trinity's SFT formatter reads a column's text, not a field nested in it: RFTC300 warns"
 MEAN_ONLY = ("Trinity-RFT 0.6's grpo advantage always divides by the group's standard deviation (veRL's "
              "norm_adv_by_std_in_grpo=False has no equivalent): RFTC305 warns")
@@ -135,7 +136,6 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             ("rollout precision", lambda v: str(v).startswith("the actor's FSDP module"), ACTOR_ROLLOUT),
             ("over-long prompt cut", lambda v: v not in (None, WHOLE), OVERLONG_CUT),
             ("reward", lambda v: str(v).endswith(" manager)"), MANAGER),
-            ("loss aggregation", lambda v: v == FIXED_MICRO, MICRO_MEAN),
             ("tokens with loss", lambda v: str(v).startswith("single-turn: ") and "[" in str(v), NESTED),
             *((label, lambda v: _order_kind(v) == SHUFFLED, SHUFFLED_MINIBATCHES)
               for label in ("mini-batch order", CRITIC_STEPS)),
@@ -144,6 +144,11 @@ BY_VALUE = [("reward", lambda v: str(v).startswith("reward model "), REWARD_MODE
             ("partial rollouts", lambda v: v != "none", PARTIAL),
             ("rollout correction", lambda v: v != "none", CORRECTION),
             ("group refill (dynamic sampling)", lambda v: v is not None, REFILL)]
+# (quantity, a test of veRL's and Trinity's values, why): differences the conversion warns of wherever they arise
+# (tests/test_diff_micro.py holds each golden conversion's warning to its difference)
+MICRO_LABEL = "micro-batch loss (a step's from its micro-batches)"
+MICRO_WARNING = "Trinity-RFT 0.6's trainer adds up the losses of"  # the conversion's RFTC305 (RFTC331 for SFT)
+BY_PAIR = [(MICRO_LABEL, lambda a, b: a != b, MICRO_SUM)]
 # (case, key) -> why the difference is intended: each reason is text of golden/convert/DEVIATIONS.md ("Equivalence").
 SYNC_OFFSET = ("--sync-offset 1 lets the explorer run one step ahead where veRL's synchronous trainer does not (the "
                "option's purpose: the guide's examples)")
@@ -157,10 +162,13 @@ EXPLAINED: dict[tuple[str, str], str] = {
 }
 
 
-def explain(name: str, key: str, verl_value, explained: dict) -> str | None:
-    """Why the conversion ``name`` differs from its script in ``key`` (veRL's value ``verl_value``), or None."""
+def explain(name: str, key: str, verl_value, explained: dict, trinity_value=None) -> str | None:
+    """Why the conversion ``name`` differs from its script in ``key`` (veRL's value ``verl_value``; Trinity's
+    ``trinity_value``, where the comparison is with the conversion), or None."""
     return explained.get((name, key)) or next(
-        (why for k, test, why in BY_VALUE if k == key and test(verl_value)), None)
+        (why for k, test, why in BY_VALUE if k == key and test(verl_value)), None) or next(
+        (why for k, test, why in BY_PAIR if k == key and trinity_value is not None and test(verl_value, trinity_value)),
+        None)
 DEVIATIONS = GOLDEN / "DEVIATIONS.md"
 
 HORIZON_UNKNOWN = ("the LR horizon needs the number of training rows, and the data files are not readable where "
@@ -304,7 +312,7 @@ def _compare(conversions, trinity: dict, explained: dict) -> dict:
         theirs = _trinity_side(record, config)
         for q, value, other in differences(mine, theirs):
             key = q.label
-            why = explain(name, key, value.value, explained)
+            why = explain(name, key, value.value, explained, other.value)
             rows.append((name, key, str(value), str(other), why or "UNEXPLAINED"))
             if why is None:
                 unexplained.append(f"{name}: {key}: veRL {value.value!r}, Trinity {other.value!r}")
@@ -328,7 +336,7 @@ def _report(result: dict, what: str, compared: int, capsys) -> None:
 def _assert_explained(result: dict, explained: dict) -> None:
     assert not result["broken"], "\n".join(result["broken"])
     documented = DEVIATIONS.read_text(encoding="utf-8")
-    reasons = [*explained.values(), *(why for _, _, why in BY_VALUE)]
+    reasons = [*explained.values(), *(why for _, _, why in BY_VALUE), *(why for _, _, why in BY_PAIR)]
     undocumented = sorted({why for why in reasons if why not in documented})
     assert not undocumented, "EXPLAINED reasons missing from golden/convert/DEVIATIONS.md:\n" + "\n".join(undocumented)
     assert not result["unexplained"], "unexplained differences:\n" + "\n".join(result["unexplained"])

@@ -18,7 +18,7 @@ from rftc import api, compare
 from support import paths
 from support.cli import launch, rftc
 from rftc.semantics.model import differences, quantities
-from test_convert_equivalence import BY_VALUE, CASES, EXPLAINED, GOLDEN, _args, explain
+from test_convert_equivalence import BY_PAIR, BY_VALUE, CASES, EXPLAINED, GOLDEN, MICRO_LABEL, _args, explain
 
 DIFF = paths.GOLDEN / "diff"
 PAIRS = sorted(p for p in DIFF.iterdir() if p.is_dir())
@@ -33,22 +33,27 @@ def test_a_conversion_differs_from_its_script_only_where_documented(script):
     assert result.a.run is not None and result.b.run is not None, [str(d) for d in result.diagnostics]
     name = str(script.relative_to(GOLDEN))
     undocumented = [f"{q.label}: {a} / {b}" for q, a, b in result.differences
-                    if explain(name, q.label, a.value, EXPLAINED) is None]
+                    if explain(name, q.label, a.value, EXPLAINED, b.value) is None]
     assert not undocumented
     found = {q.label for q, _, _ in result.differences}
     verl = {q.label: getattr(result.a.run, q.name).value for q in quantities()}
+    trinity = {q.label: getattr(result.b.run, q.name).value for q in quantities()}
     documented = {key for key, test, _ in BY_VALUE if key in verl and test(verl[key])}
+    documented |= {key for key, test, _ in BY_PAIR if key in verl and test(verl[key], trinity[key])}
     documented |= {key for case, key in EXPLAINED if case == name}
     assert found == documented
     if not documented:  # what `rftc diff SCRIPT NAME.yaml` decides its exit status by
         assert not result.differences and not result.diagnostics.has_errors
 
 
-@pytest.mark.usefixtures("plain_terminal")
-def test_diff_of_a_script_and_its_conversion_exits_0():
+def test_a_script_and_its_conversion_differ_only_in_what_the_conversion_warned_of():
+    """`rftc diff` of a script and its conversion exits 1 on the one difference the conversion warned of: Trinity adds
+    up its token-budget micro-batches' losses, veRL 0.9.1's engine normalises by the mini-batch (RFTC305)."""
     case = GOLDEN / "run_deepseek7b_llm_seq_balance.sh"
-    proc = rftc("diff", case.name, case.with_suffix(".yaml").name, cwd=case.parent)
-    assert (proc.returncode, proc.stdout) == (0, "")
+    proc = rftc("diff", case.name, case.with_suffix(".yaml").name, "--format", "json", cwd=case.parent)
+    assert proc.returncode == 1
+    assert [d["quantity"] for d in json.loads(proc.stdout)["differences"]] == ["microbatch_loss"]
+    assert "RFTC305" in case.with_suffix(".stderr").read_text()
 
 
 @pytest.mark.parametrize("case", PAIRS, ids=lambda p: p.name)
@@ -123,7 +128,7 @@ def test_json():
     out = json.loads(proc.stdout)
     assert proc.returncode == 1 and out["compared"]
     by_name = {d["quantity"]: d for d in out["differences"]}
-    assert set(by_name) == {"loss_agg_mode", "logprob_source"}
+    assert set(by_name) == {"loss_agg_mode", "logprob_source", "microbatch_loss"}
     agg = by_name["loss_agg_mode"]
     assert (agg["a"]["value"], agg["b"]["value"]) == ("seq-mean-token-mean", "token-mean")
     assert agg["a"]["source"] == "a.sh:9 actor_rollout_ref.actor.loss_agg_mode"
@@ -169,7 +174,7 @@ def test_a_launch_and_its_conversion_have_one_context_length(tmp_path):
 
     script = GOLDEN / "run_deepseek7b_llm_seq_balance.sh"
     result = compare.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
-    assert not result.differences
+    assert [q.name for q, _, _ in result.differences] == ["microbatch_loss"]  # RFTC305 of the conversion
     assert result.a.run.context_length.value == result.b.run.context_length.value == 512 + 512
 
 
@@ -194,16 +199,20 @@ def test_an_sft_conversion_differs_from_its_script_only_where_documented(script)
     result = compare.diff(str(script), str(script.with_suffix(".yaml")), convert.options(_args(script)))
     assert result.a.run is not None and result.b.run is not None, [str(d) for d in result.diagnostics]
     undocumented = [f"{q.label}: {a} / {b}" for q, a, b in result.differences
-                    if explain(script.name, q.label, a.value, {}) is None]
+                    if explain(script.name, q.label, a.value, {}, b.value) is None]
     assert not undocumented
 
 
 @pytest.mark.usefixtures("plain_terminal")
-def test_diff_of_an_sft_script_and_its_conversion_exits_0():
+def test_an_sft_script_and_its_conversion_differ_only_in_what_the_conversion_warned_of():
+    """The engine SFT trainer normalises by the step's tokens, Trinity adds up its token-budget micro-batches'
+    losses: the one difference, which the conversion warned of (RFTC331)."""
     sft = GOLDEN / "sft"
     proc = rftc("diff", "vlm_qwen3_vl_2b.sh", "vlm_qwen3_vl_2b.yaml", *paths.arguments(sft / "vlm_qwen3_vl_2b.args"),
-                cwd=sft)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+                "--format", "json", cwd=sft)
+    assert proc.returncode == 1 and proc.stderr == "[]\n"  # json: no diagnostics
+    assert [d["quantity"] for d in json.loads(proc.stdout)["differences"]] == ["microbatch_loss"]
+    assert "RFTC331" in (sft / "vlm_qwen3_vl_2b.stderr").read_text()
 
 
 @pytest.mark.usefixtures("plain_terminal")
@@ -219,21 +228,23 @@ def test_sft_against_rl_is_refused_with_a_reason():
 @pytest.mark.usefixtures("plain_terminal")
 def test_an_overrides_side(tmp_path):
     """--overrides TEXT is side A, as `rftc convert --overrides` reads it: the script's launch as override text
-    trains what its conversion trains; a config that differs exits 1 naming the quantity, A's source <overrides>."""
+    trains what its conversion trains but for the micro-batch loss it warned of; a config that differs exits 1
+    naming the quantity, A's source <overrides>."""
     case = GOLDEN / "run_deepseek7b_llm_seq_balance.sh"
     lines = case.read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if "verl.trainer.main_ppo" in line) + 1
     text = " ".join(line.strip().removesuffix("\\").removesuffix("$@").strip() for line in lines[start:]
                     if line.strip())
     config = case.with_suffix(".yaml")
-    proc = rftc("diff", "--overrides", text, config.name, cwd=case.parent)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    proc = rftc("diff", "--overrides", text, config.name, "--format", "json", cwd=case.parent)
+    assert proc.returncode == 1 and proc.stderr == "[]\n"  # json: no diagnostics
+    assert [d["quantity"] for d in json.loads(proc.stdout)["differences"]] == ["microbatch_loss"]
     other = tmp_path / "lr.yaml"
     other.write_text(config.read_text().replace("lr: 1e-06 ", "lr: 2e-06 ", 1))
     proc = rftc("diff", "--overrides", text, str(other), "--format", "json")
     out = json.loads(proc.stdout)
     assert proc.returncode == 1 and out["a"]["path"] == "<overrides>"
-    [lr] = out["differences"]
+    [lr] = [d for d in out["differences"] if d["quantity"] != "microbatch_loss"]
     assert (lr["quantity"], lr["a"]["value"], lr["b"]["value"]) == ("lr", 1e-06, 2e-06)
     assert lr["a"]["source"] == "<overrides>:1 actor_rollout_ref.actor.optim.lr"
     assert rftc("diff", "--overrides", text, "a.yaml", "b.yaml").returncode == 2
@@ -251,7 +262,7 @@ def test_a_config_with_stages_is_compared_stage_by_stage():
     stages, and a stage the config lacks is a usage error listing them."""
     for stage in ("algo_grpo_kl_loss", "2"):
         result = compare.diff(str(GRPO), str(PIPELINE / "expected.yaml"), stage=stage)
-        assert {q.label for q, _, _ in result.differences} == {"model", "reference model"}
+        assert {q.label for q, _, _ in result.differences} == {"model", "reference model", MICRO_LABEL}
         assert result.differences[0][2].value == "the last Hugging Face checkpoint of stage sft (known when it has run)"
     assert "RFTC334" in (PIPELINE / "expected.stderr").read_text()
     proc = rftc("diff", str(GRPO), "expected.yaml", "--format", "concise", cwd=PIPELINE)
@@ -271,8 +282,9 @@ def test_the_sft_stage_differs_from_its_launch_only_where_documented():
     result = compare.diff(str(PIPELINE / "sft.sh"), str(PIPELINE / "expected.yaml"),
                       api.Options(dataset_size=int(paths.arguments(PIPELINE / "args")[1])), stage="sft")
     assert result.b.stage == "sft" and not result.diagnostics.has_errors
-    documented = {"loss aggregation", "tokens with loss"}  # RFTC331 and RFTC300 of the conversion warn
-    assert {q.label for q, a, _ in result.differences if explain("sft.sh", q.label, a.value, {})} == documented
+    documented = {MICRO_LABEL, "tokens with loss"}
+    # RFTC331 and RFTC300 of the conversion warn
+    assert {q.label for q, a, b in result.differences if explain("sft.sh", q.label, a.value, {}, b.value)} == documented
     assert {q.label for q, _, _ in result.differences} == documented
     lines = (PIPELINE / "expected.yaml").read_text().splitlines()
     line = int(result.b.run.lr.source.split()[0].split(":")[1])

@@ -217,7 +217,9 @@ def test_the_engine_sft_trainer_and_its_conversion_render_with_the_same_thinking
     assert "chat_template" not in found
     back = rftc("convert", "--to", "verl", tmp_path / "out.yaml", "--verl-version", "0.9.1", "--format", "concise")
     assert back.returncode == 0, back.stderr
-    assert "'data.enable_thinking_default=True'" in back.stdout and "RFTC601" not in back.stderr
+    assert "'data.enable_thinking_default=True'" in back.stdout
+    # the one quantity veRL cannot express: Trinity adds up its micro-batches' losses (tests/test_diff_micro.py)
+    assert [w for w in back.stderr.splitlines() if "RFTC601" in w and "micro-batch loss" not in w] == [], back.stderr
 
 
 def test_a_trinity_sft_config_without_a_switch_goes_back_with_a_null_default(tmp_path):

@@ -48,7 +48,8 @@ def _values(tmp_path, a, b, quantity: str, *options: str, ext: str = ".sh") -> t
      {"loss_scale", "max_response_length", "context_length"}),
     # the critic's loss aggregation follows the actor's unless set; its seq-mean-token-sum-norm divisor from 0.9.0
     ("0.9.1", GAE, (*GAE, "critic.loss_agg_mode=seq-mean-token-mean"), {"critic_loss_agg_mode"}),
-    ("0.4.1", GAE, (*GAE, "critic.loss_agg_mode=seq-mean-token-mean"), {"critic_loss_agg_mode"}),
+    # (the legacy critic's mean of micro-batches' sequence means is the mini-batch's; of token means it is not)
+    ("0.4.1", GAE, (*GAE, "critic.loss_agg_mode=seq-mean-token-mean"), {"critic_loss_agg_mode", "microbatch_loss"}),
     ("0.9.1", GAE, (*GAE, f"{A}.loss_agg_mode=seq-mean-token-mean"), {"loss_agg_mode", "critic_loss_agg_mode"}),
     ("0.9.1", (*GAE, SUM_NORM), (*GAE, SUM_NORM, "critic.loss_scale_factor=4096"), {"critic_loss_agg_mode"}),
     ("0.9.1", (), ("critic.loss_agg_mode=seq-mean-token-mean",), set()),  # no critic
@@ -256,7 +257,7 @@ SFT = ("data.train_files=/d/train.parquet", "data.train_batch_size=16", "data.mi
 @pytest.mark.parametrize("release, module, base, changed, quantities", [
     # fsdp_sft_trainer normalises each micro-batch over every rank's tokens with data.balance_dp_token
     ("0.6.1", "verl.trainer.fsdp_sft_trainer", ("model.partial_pretrain=/m",),
-     ("model.partial_pretrain=/m", "data.balance_dp_token=True"), {"loss_agg_mode"}),
+     ("model.partial_pretrain=/m", "data.balance_dp_token=True"), {"microbatch_loss"}),
     ("0.9.1", "verl.trainer.sft_trainer", ("model.path=/m",), ("model.path=/m", "data.balance_dp_token=True"),
      set()),  # the engine trainer's config has it, unread
     ("0.9.1", "verl.trainer.sft_trainer", ("model.path=/m", "optim.lr_scheduler_type=cosine"),

@@ -133,8 +133,9 @@ def _taskset(**fields) -> dict:
 
 
 @pytest.mark.parametrize("base, changed, quantities", [
-    (WORKFLOW, _w(trainer={"trainer_type": "tinker"}), {"trainer_backend"}),
-    (WORKFLOW, _w(model={"tinker": {"enable": True}}), {"trainer_backend"}),
+    # (the Tinker trainer scales the micro-batches' losses its own way: its trainer backend says how)
+    (WORKFLOW, _w(trainer={"trainer_type": "tinker"}), {"trainer_backend", "microbatch_loss"}),
+    (WORKFLOW, _w(model={"tinker": {"enable": True}}), {"trainer_backend", "microbatch_loss"}),
     (WORKFLOW, _w(model={"tinker": {"rank": 32}}), set()),  # not on Tinker
     (_w(model={"tinker": {"enable": True}}), _w(model={"tinker": {"enable": True, "rank": 32}}), {"trainer_backend"}),
     (WORKFLOW, _w(trainer={"trainer_type": "verl"}), set()),  # the default, spelled out

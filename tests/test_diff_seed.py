@@ -25,7 +25,9 @@ DETERMINISM = f"{A}.fsdp_config.full_determinism=True"
     ("0.9.1", (DETERMINISM,), (DETERMINISM, f"{A}.fsdp_config.seed=7"), {"trainer_seed"}),
     ("0.9.1", (DETERMINISM,), (DETERMINISM, f"{A}.fsdp_config.seed=42"), set()),  # the default spelled out
     ("0.7.1", (), (DETERMINISM,), set()),  # the legacy FSDP workers seed nothing
-    ("0.7.1", (DETERMINISM,), (DETERMINISM, "trainer.use_legacy_worker_impl=disable"), {"trainer_seed"}),
+    # (the engine actor normalises by the mini-batch, where the legacy one averages its micro-batches' means)
+    ("0.7.1", (DETERMINISM,), (DETERMINISM, "trainer.use_legacy_worker_impl=disable"), {"trainer_seed",
+                                                                                       "microbatch_loss"}),
     # a reference built in the actor's worker seeds it where the actor's engine does not
     ("0.9.1", (f"{A}.use_kl_loss=True",), (f"{A}.use_kl_loss=True", f"{REF}.fsdp_config.full_determinism=True"),
      {"trainer_seed"}),

@@ -183,7 +183,7 @@ def test_single_gpu_is_colocate():
 def test_gpu_count_only_the_environment_knows_is_assumed_loudly():
     m = convert(*GUIDE_GRPO, "trainer.n_gpus_per_node=${oc.env:GPUS_PER_NODE}", "trainer.nnodes=${oc.env:NNODES}")
     assert m.ok and codes(m) == ["RFTC318", "RFTC318"]
-    nodes, gpn = m.diagnostics
+    nodes, gpn = (d for d in m.diagnostics if d.code == "RFTC318")
     assert "veRL's default 8" in gpn.message and gpn.span.line == len(GUIDE_GRPO) + 1
     assert gpn.hint == "pass --gpus-per-node N, or --env GPUS_PER_NODE=N, or --use-env"
     assert "veRL's default 1" in nodes.message and "--nodes N" in nodes.hint
@@ -205,7 +205,7 @@ def test_rollout_tensor_parallel_size_only_the_environment_knows_is_assumed_loud
     tp = "actor_rollout_ref.rollout.tensor_model_parallel_size"
     m = convert(*GUIDE_GRPO, f"{tp}=${{oc.env:ROLLOUT_TP_SIZE}}")
     assert m.ok and codes(m) == ["RFTC318"]
-    (d,) = m.diagnostics
+    (d,) = (d for d in m.diagnostics if d.code == "RFTC318")
     assert "veRL's default 2" in d.message and "rollout engines' size" in d.message
     assert d.hint == "pass --rollout-tp N, or --env ROLLOUT_TP_SIZE=N, or --use-env"
     assert m.config["explorer"]["rollout_model"]["tensor_parallel_size"] == 2

@@ -100,6 +100,16 @@ def _reads_val_only(get, release: str) -> bool:
     return sem.value("val_only") == "read" and get("async_training.require_batches") is None
 
 
+MICRO_ROLES = (("actor", "actor_", "the actor"), ("critic", "critic_", "a critic is trained and"))
+
+
+def _micro_reads(role: str, what: str):
+    """Whether ``role``'s step's loss reads ``what`` (rftc.mapping.microloss.verl_reads)."""
+    from rftc.mapping.microloss import verl_reads
+
+    return lambda get, release: verl_reads(get, release, role, what)
+
+
 def _rule_reward(get, release: str) -> bool:
     return not any(get(k) for k in RM_ON)
 
@@ -879,8 +889,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
                     _unset("async_training.require_batches")),
     "steps_bound": ("the run's length is trainer.total_training_steps (not the fully async rollout's)",
                     _unset("rollout.total_rollout_steps")),
-    "own_rollout_gpus": ("the rollout has GPUs of its own (the off-policy trainers, v1 separate_async)",
-                         lambda get, release: _positive(get, "rollout.nnodes") or _v1(get) == "separate_async"),
     "v1": ("main_ppo routes to veRL's v1 trainers (trainer.use_v1)", lambda get, release: _v1(get) is not None),
     "v1_async": ("one of veRL's v1 asynchronous trainer loops",
                  lambda get, release: _v1(get) in ("colocate_async", "separate_async")),
@@ -891,6 +899,30 @@ WHEN: dict[str, tuple[str, Callable]] = {
                        lambda get, release: _reads_val_only(get, release) and bool(get(f"{T}.val_before_train"))),
     "val_only": ("trainer.val_only is set where the trainer reads it (from verl 0.2; not the fully async trainer)",
                  lambda get, release: _reads_val_only(get, release) and bool(get(f"{T}.val_only"))),
+    # how a step's loss is made from its micro-batches (rftc.mapping.microloss)
+    **{f"{prefix}micro_rows": (f"{whose} trains fixed micro-batches of its per-GPU size whose rows decide its step's "
+                               "loss (the legacy workers' micro-batch token means, or token sums over the width "
+                               "before 0.7.1; a sum of micro-batches' losses)", _micro_reads(role, "micro"))
+       for role, prefix, whose in MICRO_ROLES},
+    **{f"{prefix}global_micro": (f"{whose} trains fixed micro-batches of a global size the release divides by its "
+                                 "data-parallel ranks, whose rows decide its step's loss",
+                                 _micro_reads(role, "global")) for role, prefix, whose in MICRO_ROLES},
+    **{f"{prefix}budget_switch": (f"use_dynamic_bsz changes how {whose} makes its step's loss (not the legacy FSDP "
+                                  "workers' sequence means, which weigh a token budget's micro-batches by rows)",
+                                  _micro_reads(role, "switch")) for role, prefix, whose in MICRO_ROLES},
+    **{f"{prefix}budget": (f"{whose} trains micro-batches of a token budget whose losses it does not normalise by the "
+                           "mini-batch", _micro_reads(role, "budget")) for role, prefix, whose in MICRO_ROLES},
+    **{f"{prefix}{what}_ranks": (f"{whose} makes its step's loss from its data-parallel ranks (a global micro-batch "
+                                 f"size divided by them; the engine critic of 0.6.1 to 0.8.0 adds up its "
+                                 f"micro-batches a GPU), counted with {how}", _micro_reads(role, what))
+       for role, prefix, whose in MICRO_ROLES for what, how in (
+           ("fsdp_sp", "its own Ulysses size (FSDP)"), ("megatron", "its Megatron sizes (TP x PP x CP)"),
+           ("engine_sp", "its FSDP engine's Ulysses size")) if role == "critic" or what != "engine_sp"},
+    "trainer_gpus_count": ("the rollout has GPUs of its own (the off-policy trainers, v1 separate_async), or a step's "
+                           "loss reads the data-parallel ranks (rftc.mapping.microloss)", lambda get, release:
+                           _positive(get, "rollout.nnodes") or _v1(get) == "separate_async"
+                           or _micro_reads("actor", "ranks")(get, release)
+                           or _micro_reads("critic", "ranks")(get, release)),
     # SFT trainers
     "legacy_sft": ("fsdp_sft_trainer's config", lambda get, release: get(LEGACY_SFT) is not None),
     "engine_sft": ("the engine SFT trainer's config", _unset(LEGACY_SFT)),

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rftc.diagnostics.collector import Diagnostics
-from rftc.mapping import (algorithm, batch, data, distill, gpu, loss, micro, minibatch, models, offpolicy, precision,
-                          rewards, sampling, seeds, sft, steps, sync, trainer)
+from rftc.mapping import (algorithm, batch, data, distill, gpu, loss, micro, microloss, minibatch, models, offpolicy,
+                          precision, rewards, sampling, seeds, sft, steps, sync, trainer)
 from rftc.mapping.draft import Draft, Entry, Options, Origin
 from rftc.mapping.order import ordered
 from rftc.mapping.rules import apply_rules
@@ -38,6 +38,7 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
         precision.map_sft_precision(d, legacy=sft.legacy(d))
         trainer.map_trainer(d)
         loss.map_sft_loss(d)
+        microloss.map_sft_microbatch(d, sft.legacy(d))
         apply_rules(d, SFT_RULES)
         return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)
     trainer.map_trainer(d)
@@ -69,9 +70,10 @@ def map_config(cfg: EffectiveConfig, options: Options | None = None) -> Mapped:
     offpolicy.map_schedule(d, loop, d.get("buffer.batch_size"), b.sync_interval if b else None)
     aux = rewards.map_rewards(d, scored)
     if b is not None:
-        gpu.map_gpus(d, experiences=b.experiences, aux=aux, critic=critic, ref=(algo in REF_ALGORITHMS),
-                     megatron=models.strategy(d) == "megatron", rollout=offpolicy.rollout_gpus(d, loop),
-                     teacher=teacher)
+        trainer_gpus = gpu.map_gpus(d, experiences=b.experiences, aux=aux, critic=critic,
+                                    ref=(algo in REF_ALGORITHMS), megatron=models.strategy(d) == "megatron",
+                                    rollout=offpolicy.rollout_gpus(d, loop), teacher=teacher)
+        microloss.map_microbatch(d, b.train_batch, critic, trainer_gpus)
     apply_rules(d)
     return Mapped(ordered(d.data), d.origins, d.ledger, d.diags, cfg)
 

@@ -206,9 +206,10 @@ def _rollout_fit(gpus: int, e: int, aux: int, rollout_gpus: int | None) -> int |
 
 def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: bool, ref: bool,
              megatron: bool, rollout: tuple[int, str] | None = None,
-             teacher: tuple[int, int, str] | None = None) -> None:
+             teacher: tuple[int, int, str] | None = None) -> int | None:
     """Write explorer.rollout_model.engine_num / tensor_parallel_size and each auxiliary model's engine_num
     (``aux`` = [(GPUs per engine, veRL key)]), or mode colocate for one GPU; RFTC306 when no split is valid.
+    Returns the trainer's GPUs (None where no split was written).
     ``rollout``: (GPUs, section) of a veRL rollout that runs beside the trainer's (veRL's off-policy trainers,
     counted by the section's nnodes x n_gpus_per_node): the explorer gets exactly those, and the cluster both.
     ``teacher``: (GPUs, engines, veRL key) of on-policy distillation's teacher, on a pool of its own beside the
@@ -221,7 +222,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     dp = d.number(f"{R}.data_parallel_size", positive=True) or 1
     pp = d.number(f"{R}.pipeline_model_parallel_size", positive=True) or 1
     if None in (nodes, gpn, tp):
-        return
+        return None
     total = nodes * gpn
     if rollout:
         gpus, section = rollout
@@ -251,7 +252,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
              (tp * dp * pp, f"one rollout engine (tensor x data x pipeline parallel {tp} x {dp} x {pp})", tp_key)]
     sizes += [(a, f"one engine of the auxiliary model {d.val(key)}", key) for a, key in aux]
     if any(_beyond_any_cluster(d, *size) for size in sizes):
-        return
+        return None
     d.set("explorer.rollout_model.tensor_parallel_size", tp, tp_key,
           note=d.given_by(tp_key) or ("" if d.user(tp_key) else "veRL default (Trinity's is 1)"))
     if megatron:
@@ -262,7 +263,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
         sp = d.number(f"{A}.ulysses_sequence_parallel_size", positive=True) or 1
     if total == 1 and not teacher:
         _colocate(d, tp, dp * pp, aux, sp)
-        return
+        return total
     micro: list[tuple[str, int]] = []
     if not d.flag(f"{A}.use_dynamic_bsz"):
         keys = [f"{A}.ppo_micro_batch_size_per_gpu", f"{R}.log_prob_micro_batch_size_per_gpu"]
@@ -279,7 +280,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
     if forced is not None and (forced <= 0 or forced % w.engine_gpus):
         d.report("RFTC306", f"--explorer-gpus {forced} is not a positive multiple of the {w.engine_gpus} GPUs one "
                  f"rollout engine needs (tensor x data x pipeline parallel)", tp_key if d.user(tp_key) else None)
-        return
+        return None
     split, reasons = solve(w, forced)
     # micro-batch sizes are memory and speed, not what is trained: a split that only they rule out is taken with
     # sizes that divide its share (RFTC319) rather than none, or extra nodes. Where the script's release cuts a
@@ -308,7 +309,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
             d.report("RFTC306", f"no valid split of {where}: {shown or 'too few GPUs'}; {why}",
                      "trainer.n_gpus_per_node" if d.user("trainer.n_gpus_per_node") else None, hint=hint,
                      extra_keys=(tp_key,) if d.user(tp_key) else ())
-            return
+            return None
         extra = added * gpn
         d.report("RFTC317", f"no split of {where} is valid ({shown}); the trainer keeps veRL's {total} GPUs and the "
                  f"explorer gets {extra} more ({added} more node{'s' if added > 1 else ''} of {gpn}): "
@@ -331,6 +332,7 @@ def map_gpus(d: Draft, *, experiences: int, aux: list[tuple[int, str]], critic: 
           *assumed_tp, note=summary + why_forced)
     for i, (_, key) in enumerate(aux):
         d.set(f"explorer.auxiliary_models[{i}].engine_num", split.aux_engines, key, note=summary)
+    return split.trainer
 
 
 def _beyond_any_cluster(d: Draft, gpus: int, what: str, key: str) -> bool:

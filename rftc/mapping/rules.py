@@ -30,6 +30,7 @@ from rftc.mapping.classes import (BATCHING, CADENCE, CLASS, DEBUG, FOLLOWS, KERN
 from rftc.mapping.correction import TRINITY_LOGPROBS
 from rftc.mapping.draft import Draft, not_a_count, whole
 from rftc.mapping.precision import TRINITY_VERL
+from rftc.verl.micro import MEGATRON_SIZES
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ RULES: list[Rule] = [
          "synchronizer.sync_interval = train_batch_size / ppo_mini_batch_size", feeds="steps_per_batch",
          when="train_batch"),
     Rule(f"{A}.ppo_mini_batch_size", "rule", "batch.map_batch", "buffer.batch_size; buffer.train_batch_size = mini x n",
-         feeds="responses_per_step"),
+         feeds="responses_per_step microbatch_loss"),
     Rule(f"{R}.n", "rule", "batch.map_batch", "algorithm.repeat_times", feeds="n"),
     Rule(f"{T}.total_epochs", "rule", "steps.map_steps", "buffer.total_epochs", feeds="total_epochs"),
     Rule(f"{T}.total_training_steps", "rule", "steps.map_steps",
@@ -413,16 +414,19 @@ RULES: list[Rule] = [
         ("zero_indexed_step", "trainer_config's actor optim zero_indexed_step where the release's actor reads it",
          to("lr_schedule_args", "engine_cosine"))]],
     Rule(f"{A}.use_dynamic_bsz", "rule", "models.map_models", "trainer.use_dynamic_bsz (veRL false, Trinity true)",
-         inert=BATCHING),
-    Rule(f"{A}.ppo_max_token_len_per_gpu", "map", "trainer.max_token_len_per_gpu", inert=BATCHING),
-    Rule(f"{A}.ulysses_sequence_parallel_size", "map", "trainer.ulysses_sequence_parallel_size", inert=PLACEMENT),
+         feeds="microbatch_loss", when="actor_budget_switch"),
+    Rule(f"{A}.ppo_max_token_len_per_gpu", "map", "trainer.max_token_len_per_gpu", feeds="microbatch_loss",
+         when="actor_budget"),
+    Rule(f"{A}.ulysses_sequence_parallel_size", "map", "trainer.ulysses_sequence_parallel_size",
+         feeds="microbatch_loss", when="actor_fsdp_sp_ranks"),
     Rule(f"{A}.grad_clip", "rule", "models.map_models",
          "algorithm.optimizer.clip_grad where the release's actor clips at it (the legacy FSDP actor)",
          feeds="clip_grad", when="grad_clip"),
     Rule(f"{A}.strategy", "rule", "models.map_models", "trainer.trainer_strategy", feeds="responses_per_step",
          when="megatron_unit"),
-    Rule(f"{A}.ppo_micro_batch_size_per_gpu", "pass", inert=BATCHING),
-    Rule(f"{A}.ppo_micro_batch_size", "rule", "micro.map_micro", MICRO, inert=BATCHING),
+    Rule(f"{A}.ppo_micro_batch_size_per_gpu", "pass", feeds="microbatch_loss", when="actor_micro_rows"),
+    Rule(f"{A}.ppo_micro_batch_size", "rule", "micro.map_micro", MICRO, feeds="microbatch_loss",
+         when="actor_global_micro"),
     Rule(f"{A}.shuffle", "pass", feeds="minibatch_order", when="actor_shuffle"),
     Rule(f"{A}.data_loader_seed", "pass", feeds="minibatch_order", when="actor_seed"),
     Rule(f"{A}.use_torch_compile", "pass", inert=KERNELS),
@@ -439,6 +443,10 @@ RULES: list[Rule] = [
     Rule(f"{A}.megatron.*", "rule", "models.map_megatron",
          "trainer.megatron.* (parallel sizes), trainer.*_offload, the rest passed through", inert=PLACEMENT),
     *_engine(f"{A}.megatron", "rule", "models.map_megatron", megatron=True, seed=ACTOR_SEED),
+    # the ranks a global micro-batch size is divided by (rftc.mapping.microloss)
+    *[Rule(f"{A}.megatron.{k}", "rule", "models.map_megatron",
+           "trainer.megatron.* (parallel sizes), trainer.*_offload, the rest passed through", feeds="microbatch_loss",
+           when="actor_megatron_ranks") for k in MEGATRON_SIZES],
     Rule(f"{A}.profiler.*", "handled", "", "profiling", inert=PROFILING),
     # 0.7.1's legacy FSDP actor trains with QAT from actor.qat (rftc/mapping/precision.py)
     *[Rule(f"{A}.qat.{k}", "rule", "precision.map_precision",
@@ -670,8 +678,9 @@ RULES: list[Rule] = [
     *[Rule(f"{C}.optim.{k}", "pass", inert=i) for k, i in [
         ("_target_", CLASS), ("total_training_steps", FOLLOWS), ("use_checkpoint_opt_param_scheduler", CADENCE),
         ("use_layer_wise_distributed_optimizer", PLACEMENT)]],
-    Rule(f"{C}.ppo_micro_batch_size_per_gpu", "pass", inert=BATCHING),
-    Rule(f"{C}.ppo_micro_batch_size", "rule", "micro.map_micro", MICRO, inert=BATCHING),
+    Rule(f"{C}.ppo_micro_batch_size_per_gpu", "pass", feeds="microbatch_loss", when="critic_micro_rows"),
+    Rule(f"{C}.ppo_micro_batch_size", "rule", "micro.map_micro", MICRO, feeds="microbatch_loss",
+         when="critic_global_micro"),
     Rule(f"{C}.forward_micro_batch_size", "rule", "micro.map_micro", MICRO, inert=BATCHING),
     Rule(f"{C}.forward_micro_batch_size_per_gpu", "pass", inert=BATCHING),
     Rule(f"{C}.cliprange_value", "pass", feeds="value_clip", when="critic"),
@@ -686,18 +695,25 @@ RULES: list[Rule] = [
          when="critic_token_sum_norm"),
     Rule(f"{C}.checkpoint.*", "pass", inert=CADENCE),
     Rule(f"{C}.megatron.*", "rule", "models.map_megatron", "passed through under megatron", inert=PLACEMENT),
+    # the critic's data-parallel ranks, where its step's loss reads them (rftc.mapping.microloss)
+    *[Rule(f"{C}.megatron.{k}", "rule", "models.map_megatron", "passed through under megatron",
+           feeds="microbatch_loss", when="critic_megatron_ranks") for k in MEGATRON_SIZES],
+    Rule(f"{C}.fsdp.ulysses_sequence_parallel_size", "pass", feeds="microbatch_loss", when="critic_engine_sp_ranks"),
+    Rule(f"{C}.model.fsdp_config.ulysses_sequence_parallel_size", "pass", f"{C}.fsdp.ulysses_sequence_parallel_size",
+         feeds="microbatch_loss", when="critic_engine_sp_ranks"),
     *_engine(f"{C}.megatron", "rule", "models.map_megatron", megatron=True, role="critic", seed=CRITIC_SEED),
     *[Rule(f"{C}.{k}", "rule", "models.map_models", n, **c) for k, n, c in [
         ("enable", "implied by algorithm.algorithm_type (ppo trains a critic)", no(FOLLOWS)),
         ("strategy", "follows trainer.trainer_strategy (the worker that reads critic.optim)",
          to("critic_optimizer trainer_seed", "critic")),
-        ("ppo_mini_batch_size", "follows buffer.train_batch_size", to("critic_steps", "critic")),
-        ("use_dynamic_bsz", "follows trainer.use_dynamic_bsz", no(BATCHING)),
-        ("ppo_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", no(BATCHING)),
+        ("ppo_mini_batch_size", "follows buffer.train_batch_size", to("critic_steps microbatch_loss", "critic")),
+        ("use_dynamic_bsz", "follows trainer.use_dynamic_bsz", to("microbatch_loss", "critic_budget_switch")),
+        ("ppo_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", to("microbatch_loss", "critic_budget")),
         ("forward_max_token_len_per_gpu", "follows trainer.max_token_len_per_gpu", no(BATCHING)),
         ("grad_clip", "trainer_config.critic.optim.clip_grad where the release's critic clips at it",
          to("critic_optimizer", "critic_grad_clip")),
-        ("ulysses_sequence_parallel_size", "follows trainer.ulysses_sequence_parallel_size", no(PLACEMENT)),
+        ("ulysses_sequence_parallel_size", "follows trainer.ulysses_sequence_parallel_size",
+         to("microbatch_loss", "critic_fsdp_sp_ranks")),
         ("rollout_n", "follows algorithm.repeat_times", no(FOLLOWS))]],
     Rule(f"{C}.profiler.*", "handled", "", "profiling", inert=PROFILING),
     *[Rule(f"{C}.{k}", "none", "", NOT_CONVERTED, **c) for k, c in [
@@ -780,8 +796,8 @@ RULES: list[Rule] = [
     # ---- trainer (rftc/mapping/trainer.py)
     *[Rule(f"{T}.{k}", "rule", "trainer.map_trainer", n, **c) for k, n, c in [
         ("project_name", "project", no(NAMES)), ("experiment_name", "name", no(NAMES)),
-        ("nnodes", "cluster.node_num", to("trainer_gpus", "own_rollout_gpus")),
-        ("n_gpus_per_node", "cluster.gpu_per_node", to("trainer_gpus", "own_rollout_gpus")),
+        ("nnodes", "cluster.node_num", to("trainer_gpus microbatch_loss", "trainer_gpus_count")),
+        ("n_gpus_per_node", "cluster.gpu_per_node", to("trainer_gpus microbatch_loss", "trainer_gpus_count")),
         ("logger", "monitor.monitor_type (the first Trinity supports)", no(NAMES)),
         ("val_before_train", "explorer.eval_on_startup", to("mode", "val_only")),
         ("default_local_dir", "checkpoint_root_dir (Trinity appends <project>/<name>)", no(CADENCE)),

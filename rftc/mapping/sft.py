@@ -111,8 +111,8 @@ def _assume_size(d: Draft, size: str, text: str, arg, tkey: str, verl: str) -> N
 def map_sft_batch(d: Draft) -> None:
     """buffer.train_batch_size = data.train_batch_size (samples per optimizer step in both);
     micro_batch_size_per_gpu -> the actor's ppo_micro_batch_size_per_gpu; trainer.use_dynamic_bsz =
-    data.use_dynamic_bsz (fsdp_sft_trainer has none: false) with max_token_len_per_gpu. fsdp_sft_trainer
-    averages each micro-batch's token mean over the micro-batches (RFTC331)."""
+    data.use_dynamic_bsz (fsdp_sft_trainer has none: false) with max_token_len_per_gpu. Trinity adds up the
+    micro-batches' losses where the trainer averages them or takes the step's (RFTC331: rftc.mapping.microloss)."""
     key = "data.train_batch_size"
     tbs = d.number(key, positive=True)
     if tbs is not None:
@@ -123,10 +123,6 @@ def map_sft_batch(d: Draft) -> None:
     if legacy(d):
         d.set("trainer.use_dynamic_bsz", False, note="fsdp_sft_trainer splits the batch into fixed micro-batches "
               "(Trinity's default is true)")
-        _warn(d, "RFTC331", "fsdp_sft_trainer weights each micro-batch of data.micro_batch_size_per_gpu rows "
-              "equally (the token mean of each, averaged); Trinity's sft loss takes the token mean over the "
-              "step's samples, so a row's weight differs where micro-batches hold different numbers of response "
-              "tokens", key)
         return
     dyn_key = "data.use_dynamic_bsz"
     dyn = d.flag(dyn_key)

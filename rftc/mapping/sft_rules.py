@@ -34,11 +34,12 @@ SFT_RULES: list[Rule] = [
         ("train_max_samples", "no equivalent for a limit on the rows read (RFTC300)", to("max_samples")),
     ]],
     *[Rule(f"data.{k}", "rule", "sft.map_sft_batch", n, **c) for k, n, c in [
-        ("train_batch_size", "buffer.train_batch_size", to("examples_per_step")),
+        ("train_batch_size", "buffer.train_batch_size", to("examples_per_step microbatch_loss")),
         ("micro_batch_size_per_gpu", f"trainer.trainer_config.{A}.ppo_micro_batch_size_per_gpu",
-         to("micro_batch", "static_bsz_sft")),
-        ("use_dynamic_bsz", "trainer.use_dynamic_bsz (veRL's fsdp_sft_trainer has none: false)", to("micro_batch")),
-        ("max_token_len_per_gpu", "trainer.max_token_len_per_gpu", to("micro_batch", "dynamic_bsz")),
+         to("micro_batch microbatch_loss", "static_bsz_sft")),
+        ("use_dynamic_bsz", "trainer.use_dynamic_bsz (veRL's fsdp_sft_trainer has none: false)",
+         to("micro_batch microbatch_loss")),
+        ("max_token_len_per_gpu", "trainer.max_token_len_per_gpu", to("micro_batch microbatch_loss", "dynamic_bsz")),
     ]],
     Rule("data.micro_batch_size", "implied", "", "deprecated: veRL reads micro_batch_size_per_gpu", inert=UNREAD),
     Rule("data.val_files", "none", "", "Trinity's SFT (mode train) has no validation set; evaluate the "
@@ -63,7 +64,7 @@ SFT_RULES: list[Rule] = [
     Rule("data.custom_cls.name", "none", "", "a custom dataset class becomes a Trinity task pipeline or formatter",
          feeds="dataset_class", when="custom_dataset"),
     Rule("data.balance_dp_token", "none", "", "Trinity's trainer does not balance tokens across ranks",
-         feeds="loss_agg_mode", when="legacy_sft"),  # the engine SFT trainer's config has it, unread
+         feeds="microbatch_loss", when="legacy_sft"),  # the engine SFT trainer's config has it, unread
     Rule("data.ignore_input_ids_mismatch", "implied", "", "Trinity renders the whole conversation at once",
          inert=UNREAD),
     *[Rule(f"data.{k}", "handled", "", n, **c) for k, n, c in [

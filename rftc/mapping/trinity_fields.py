@@ -152,6 +152,28 @@ def _replay_queue(get, prefix: str) -> bool:
     return _storage(get, prefix) == "queue" and bool(get(f"{prefix}.replay_buffer.enable"))
 
 
+def _micro_reads(get, *what: str) -> bool:
+    """Whether the step's loss on Trinity's verl trainer reads any of ``what`` ("micro", "ranks", "budget"), for the
+    actor (its policy loss's loss_agg_mode, Trinity's aggregate_loss) or a critic (trainer_config.critic's, verl
+    0.8's agg_loss): rftc.mapping.microloss; "switch": trainer.use_dynamic_bsz changes it."""
+    from rftc.mapping.microloss import SUM, reads, switches
+    from rftc.mapping.precision import TRINITY_VERL
+    from rftc.verl.releases.semantics import resolve
+
+    if get("model.tinker.enable") or get("trainer.trainer_type") == "tinker":
+        return False
+    args = get("algorithm.policy_loss_fn_args") or {}
+    modes = [(args.get("loss_agg_mode") or get("algorithm.loss_agg_mode") or _function(get, "loss_agg_mode")
+              or "token-mean", "token_sum")]
+    if _algorithm(get) == "ppo":
+        critic = ((get("trainer.trainer_config") or {}).get("critic") or {}).get("loss_agg_mode") or "token-mean"
+        modes.append((critic, resolve(TRINITY_VERL, snapshot=False).value("sum_norm")))
+    dynamic = bool(get("trainer.use_dynamic_bsz"))
+    if "switch" in what:
+        return any(switches(SUM, SUM, mode, sum_norm) for mode, sum_norm in modes)
+    return any(w in reads(SUM, mode, sum_norm, dynamic) for mode, sum_norm in modes for w in what)
+
+
 def _beside(get) -> bool:
     """The explorer runs on GPUs of its own, ahead of the trainer (rftc.semantics.trinity compares GPUs then)."""
     return get("mode") == "both" and (bool(get("synchronizer.sync_offset"))
@@ -255,7 +277,6 @@ WHEN: dict[str, tuple[str, Callable]] = {
     "template_file": ("the run's chat template is read from model.chat_template_path: model.custom_chat_template is "
                       "unset (and an SFT run's format.chat_template)", lambda get: get("model.custom_chat_template")
                       is None and not (_sft(get) and get(f"{EB}.format.chat_template") is not None)),
-    "beside": ("the explorer has GPUs of its own and runs ahead of the trainer", _beside),
     "horizon": ("the lr schedule needs a horizon (not constant, or warmup by ratio; SFT)",
                 lambda get: _sft(get) or get("algorithm.optimizer.lr_scheduler_type") != "constant"
                 or bool(get("algorithm.optimizer.lr_warmup_steps_ratio"))),
@@ -263,8 +284,27 @@ WHEN: dict[str, tuple[str, Callable]] = {
         f"{EB}.format.prompt_type") == "plaintext"),
     "sft_messages": ("SFT rows are chat messages", lambda get: _sft(get) and get(f"{EB}.format.prompt_type") ==
                      "messages"),
-    "sft_dynamic": ("SFT micro-batches by tokens (trainer.use_dynamic_bsz)", lambda get: _sft(get) and bool(
-        get("trainer.use_dynamic_bsz"))),
+    # how a step's loss is made from its micro-batches (rftc.mapping.microloss): Trinity's trainer adds them up
+    "micro_switch": ("trainer.use_dynamic_bsz changes the micro-batches a step's loss adds up (not a "
+                     "seq-mean-token-sum-norm policy loss alone, whose token sums add up alike; not on Tinker)",
+                     lambda get: _micro_reads(get, "switch")),
+    "micro_budget": ("micro-batches by tokens (trainer.use_dynamic_bsz) whose losses a step adds up (not on Tinker)",
+                     lambda get: _micro_reads(get, "budget")),
+    "micro_sp": ("an FSDP trainer's Ulysses size splits its GPUs into the data-parallel ranks a step's loss reads, "
+                 "or sets the token budget where trainer.max_token_len_per_gpu is unset (Trinity's validator)",
+                 lambda get: get("trainer.trainer_strategy") != "megatron" and (_micro_reads(get, "ranks") or (
+                     _micro_reads(get, "budget") and get("trainer.max_token_len_per_gpu") is None))),
+    "micro_megatron": ("a Megatron trainer whose step's loss reads its data-parallel ranks (GPUs / TP x PP x CP)",
+                       lambda get: get("trainer.trainer_strategy") == "megatron" and _micro_reads(get, "ranks")),
+    "trainer_gpus_read": ("the explorer has GPUs of its own and runs ahead of the trainer, or a step's loss reads the "
+                          "trainer's data-parallel ranks", lambda get: _beside(get) or _micro_reads(get, "ranks")),
+    "explorer_gpus_read": ("the explorer has GPUs of its own and runs ahead of the trainer, or (mode both, whose "
+                           "trainer takes the GPUs the explorer's engines leave) a step's loss reads the trainer's "
+                           "data-parallel ranks", lambda get: _beside(get) or (
+                               get("mode") == "both" and _micro_reads(get, "ranks"))),
+    "auxiliary_gpus_read": ("mode both, whose trainer takes the GPUs the explorer's engines leave, and a step's loss "
+                            "reads the trainer's data-parallel ranks", lambda get: get("mode") == "both"
+                            and _micro_reads(get, "ranks")),
     # off-policy rollouts (rftc.semantics.offpol)
     "rollout_logprobs": ("an RL trainer takes the rollout engine's log-probs as the old ones "
                          "(algorithm.bypass_old_logprobs)", lambda get: not _sft(get)
@@ -412,7 +452,7 @@ FIELDS: list[Field] = [
         ("kl_loss_fn", to("kl_loss", "rl")), ("kl_loss_fn_args", to("kl_loss_coef", "kl_loss")),
         ("entropy_loss_fn", to("entropy_coef", "entropy_coef")),
         ("entropy_loss_fn_args", to("entropy_coef", "entropy_loss")),
-        ("loss_agg_mode", to("loss_agg_mode")), ("enable_router_replay", to("moe_routing", "megatron")),
+        ("loss_agg_mode", to("loss_agg_mode microbatch_loss")), ("enable_router_replay", to("moe_routing", "megatron")),
         ("bypass_old_logprobs", to("logprob_source rollout_logprobs", "rl")),
         ("rollout_correction", no(UNREAD)),  # Trinity's trainer (verl >= 0.8) reads none of it: rftc.semantics.offpol
         ("optimizer.lr", to("lr")), ("optimizer.lr_warmup_steps", to("warmup_steps")),
@@ -465,12 +505,12 @@ FIELDS: list[Field] = [
     # ---- cluster: the explorer's GPUs against the trainer's
     Field("cluster.*", **no(FOLLOWS)),
     Field("cluster.ray_address", **no(PROCESSES)),
-    Field("cluster.node_num", **to("trainer_gpus", "beside")),
-    Field("cluster.gpu_per_node", **to("trainer_gpus", "beside")),
+    Field("cluster.node_num", **to("trainer_gpus microbatch_loss", "trainer_gpus_read")),
+    Field("cluster.gpu_per_node", **to("trainer_gpus microbatch_loss", "trainer_gpus_read")),
     # ---- buffer
     *[Field(f"buffer.{k}", **c) for k, c in [
         ("batch_size", to("ahead group_refill experiences_per_update", "explorer_batch")),
-        ("train_batch_size", to("responses_per_step examples_per_step")),
+        ("train_batch_size", to("responses_per_step examples_per_step microbatch_loss")),
         ("total_epochs", to("total_epochs")), ("total_steps", to("total_steps", "no_trainer_steps")),
         ("explorer_output", no(FOLLOWS)), ("tokenizer_path", no(FOLLOWS)), ("cache_dir", no(FOLLOWS)),
         ("explorer_input.default_workflow_type", to("reward multi_turn", "ts_workflow")),
@@ -500,7 +540,8 @@ FIELDS: list[Field] = [
         ("dynamic_timeout.warmup_min_steps", to("over_sampling", "dynamic_timeout")),
         ("runner_state_report_interval", no(NAMES))]],
     # the rollout engine's own copies of the model's settings (the validator fills an unset one from model.*)
-    *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus", "beside"),
+    *_inference(RM, sampling=to("rollout_engine", "rl"), placement=to("rollout_gpus microbatch_loss",
+                                                                      "explorer_gpus_read"),
                 own={"dtype": to("rollout_precision", "rl"), "seed": to("sampling_seed", "rl"),
                      "repetition_penalty": to("repetition_penalty", "rl"),
                      "min_response_tokens": to("min_response_length", "rl"), "ignore_eos": to("ignore_eos", "rl"),
@@ -510,7 +551,8 @@ FIELDS: list[Field] = [
     Field(f"{RM}.engine_type", **to("rollout_logprobs", "rollout_logprobs")),  # vLLM's processed_logprobs or not
     # a judge's fields decide what it answers; a distillation teacher's log-probs are its model's, in its dtype
     # (the model's rope settings where it leaves its own unset), whatever it would sample with
-    *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models", "judge"), placement=no(PLACEMENT),
+    *_inference("explorer.auxiliary_models", sampling=to("auxiliary_models", "judge"),
+                placement=to("microbatch_loss", "auxiliary_gpus_read"),
                 own={**{k: to("auxiliary_models teacher", "auxiliary_read") for k in (
                     "model_path", "dtype", "rope_scaling", "rope_theta")},
                      **{k: to("auxiliary_models", "judge") for k in (
@@ -523,18 +565,22 @@ FIELDS: list[Field] = [
         ("save_interval", no(CADENCE)), ("enable_preview", no(NAMES)), ("total_steps", to("lr_horizon", "horizon")),
         ("save_hf_checkpoint", no(CADENCE)),
         ("grad_clip", no(UNREAD)),  # Trinity writes it to the critic's frozen grad_clip: no worker reads it
-        ("use_dynamic_bsz", to("micro_batch", "sft")),
+        ("use_dynamic_bsz", to("micro_batch microbatch_loss", "micro_switch")),
         ("use_remove_padding", no(KERNELS)), ("balance_batch", no(BATCHING)),
-        ("critic_warmup", to("critic_warmup", "rl")), ("max_token_len_per_gpu", to("micro_batch", "sft_dynamic")),
-        ("ulysses_sequence_parallel_size", to("micro_batch", "sft_dynamic")),  # the token budget (RL: placement)
+        ("critic_warmup", to("critic_warmup", "rl")),
+        ("max_token_len_per_gpu", to("micro_batch microbatch_loss", "micro_budget")),
+        # the data-parallel ranks, and the token budget where max_token_len_per_gpu is unset
+        ("ulysses_sequence_parallel_size", to("micro_batch microbatch_loss", "micro_sp")),
         # read by the Tinker trainer only (verl 0.8's engine workers, which Trinity's verl trainer runs, do not)
         ("fix_actor_microbatch_loss_scale", to("trainer_backend", "tinker")), ("param_offload", no(MEMORY)),
         ("optimizer_offload", no(MEMORY)), ("grad_offload", no(MEMORY)), ("offload_policy", no(MEMORY)),
         ("save_strategy", no(CADENCE)), ("max_checkpoints_to_keep", no(CADENCE)), ("megatron.*", no(PLACEMENT)),
+        *((f"megatron.{k}", to("microbatch_loss", "micro_megatron")) for k in (
+            "tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size")),
         ("trust_remote_code", no(FOLLOWS)),
         # the veRL worker config Trinity merges: its keys are veRL's, classified by rftc.mapping.rules
         ("trainer_config", to("ppo_epochs critic_lr value_clip minibatch_order critic_steps trainer_seed precision "
-                              "critic_loss_agg_mode critic_optimizer lr_schedule_args", "rl")),
+                              "critic_loss_agg_mode critic_optimizer lr_schedule_args microbatch_loss", "rl")),
         # deprecated: Trinity 0.6 reads no file from it (its legacy verl < 0.8 path refuses it without trainer_config)
         ("trainer_config_path", no(UNREAD))]],
     # ---- synchronizer, monitor, service, log

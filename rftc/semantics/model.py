@@ -330,6 +330,11 @@ class TrainingRun:
     pf_ppo: Value = _q("loss", "preference-feedback PPO",
                        "the batch is (or is not) resampled by reward before the update, so high-scoring responses "
                        "weigh more")
+    # how a step's loss is made from its micro-batches (rftc.semantics.micro)
+    microbatch_loss: Value = _q("loss", "micro-batch loss (a step's from its micro-batches)",
+                                "the step's gradient is another multiple of the mini-batch's loss (it grows with the "
+                                "micro-batches a GPU where their losses are added up, so gradient clipping cuts it "
+                                "sooner), or tokens weigh within their micro-batch rather than the mini-batch")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]
@@ -391,6 +396,8 @@ class SftRun:
     # how the rows are read (rftc.semantics.data, data_trinity)
     dataset_class: Value = _as_in_rl("dataset_class")
     media: Value = _as_in_rl("media")
+    # how a step's loss is made from its micro-batches (rftc.semantics.micro)
+    microbatch_loss: Value = _as_in_rl("microbatch_loss")
 
     def items(self):
         return [(f, getattr(self, f.name)) for f in fields(self)]

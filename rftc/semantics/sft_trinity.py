@@ -20,6 +20,7 @@ from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, trinity_sft_fields
 from rftc.semantics.inputs import data_path
 from rftc.semantics.loss import trinity_schedule
+from rftc.semantics.micro import trinity_sft_fields as micro_fields
 from rftc.semantics.precision import trinity_sft_precision
 from rftc.semantics.reward import trinity_backend
 from rftc.semantics.seeds import trinity_seed
@@ -136,6 +137,7 @@ def from_trinity_sft(v: Mapping[str, Value], *, dataset_rows: int | None = None,
         media=of(", ".join(f"{what} from column {getattr(fmt, key)}" for what, key in (
             ("images", "image_key"), ("videos", "video_key")) if getattr(fmt, key)), f"{EB}.format")
         if fmt is not None and (fmt.image_key or fmt.video_key) else Value(None),
+        **micro_fields(val, of, loss_agg_mode=loss),
     )
 
 

@@ -12,6 +12,7 @@ from rftc.mapping.steps import steps_per_epoch
 from rftc.semantics.data import chat_kwargs, dataset_class
 from rftc.semantics.inputs import SHUFFLED, Order, data_path
 from rftc.semantics.loss import verl_schedule
+from rftc.semantics.micro import verl_sft_fields as micro_fields
 from rftc.semantics.model import SftRun, Value
 from rftc.semantics.model_settings import adapter_lora, verl_sft_fields
 from rftc.semantics.precision import sft_precision_fields
@@ -21,8 +22,6 @@ from rftc.semantics.seeds import verl_sft_seed
 from rftc.verl.effective import EffectiveConfig
 from rftc.verl.releases import semantics
 
-FIXED_MICRO = "token mean of each micro-batch, averaged"  # fsdp_sft_trainer's loss (rftc.mapping.sft, RFTC331)
-BALANCED_MICRO = "token mean of each micro-batch over every rank's tokens, averaged"  # with data.balance_dp_token
 TOKENIZERS = "the tokenizer's"
 THINKING = "data.apply_chat_template_kwargs.enable_thinking"
 KEPT_WHOLE = "kept whole"  # veRL's truncation=error stops at such a row: the rows it trains are whole
@@ -54,7 +53,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
     return SftRun(
         examples_per_step=r.v("data.train_batch_size"),
         micro_batch=_micro(r, legacy),
-        loss_agg_mode=_loss_agg(r) if legacy else Value("token-mean", f"verl {eff.release} sft_trainer"),
+        loss_agg_mode=Value("token-mean", f"verl {eff.release} {'fsdp_sft_trainer' if legacy else 'sft_trainer'}"),
         total_epochs=r.v("trainer.total_epochs"),
         total_steps=_total(r, tts, end),
         lr=r.v("optim.lr"),
@@ -84,6 +83,7 @@ def from_verl_sft(eff: EffectiveConfig, *, total_steps: int | None = None, datas
         # compared only where both runs have it: veRL's SFT datasets read media by their own column names
         # (RFTC337 names what the multi-turn dataset gives a multimodal model)
         media=Value(None, "veRL's SFT datasets (their media columns are not compared)"),
+        **micro_fields(r, sem, legacy),
     )
 
 
@@ -100,16 +100,6 @@ def _decay_steps(r: Reader) -> Value | None:
     steps = r.get("optim.lr_decay_steps")
     return r.v("optim.lr_decay_steps") if isinstance(steps, int) and not isinstance(steps, bool) and steps > 0 \
         else None
-
-
-def _loss_agg(r: Reader) -> Value:
-    """fsdp_sft_trainer's loss: each micro-batch's token sum over the tokens of its rank's micro-batch, or, with
-    data.balance_dp_token, over every rank's (all-reduced, x the data-parallel size, which the gradient's average
-    over ranks undoes), divided by the micro-batches (fsdp_sft_trainer.py _compute_loss_and_backward; the engine
-    SFT trainer's config has the key, unread)."""
-    balanced = bool(r.get("data.balance_dp_token"))
-    return r.of(BALANCED_MICRO if balanced else FIXED_MICRO, "data.balance_dp_token",
-                formula="fsdp_sft_trainer")
 
 
 def _data_end(r: Reader, tbs, epochs, total_steps, rows, cwd) -> Value:

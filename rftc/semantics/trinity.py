@@ -29,6 +29,7 @@ from rftc.semantics.model_settings import trinity_fields, trinity_lora, trinity_
 from rftc.semantics.offpol import offpol_trinity, offpol_view
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.loss import trinity_fields as loss_fields, view as loss_view
+from rftc.semantics.micro import trinity_fields as micro_fields, view as micro_view
 from rftc.semantics.precision import precision_view, trinity_precision_fields
 from rftc.semantics.reward import trinity_fields as reward_fields, view as reward_view
 from rftc.semantics.seeds import seed_view, trinity_seed
@@ -128,6 +129,7 @@ def view(cfg: TrinityConfig, doc: Document | None = None) -> dict[str, Value]:
     precision_view(x, put, where)
     loss_view(x, put, where)
     distill_view(x, put, where)
+    micro_view(x, put, where)
     if x.algorithm.algorithm_type == "sft":
         sft_view(x, put, where)
     for k in MEGATRON_PARALLEL:  # the parallel sizes Trinity gives a Megatron trainer's actor, reference and critic
@@ -372,6 +374,7 @@ def from_trinity(v: Mapping[str, Value], *, dataset_rows: int | None = None, cwd
         **loss_fields(v, val, of, adv=adv, adv_args=adv_args, loss=loss, args=args, epochs=epochs, sched=sched),
         **distill_fields(v, val, of),
         **trinity_data_fields(val, of),
+        **micro_fields(val, of, args=args, critic=adv == "ppo"),
     ), val, of)
 
 

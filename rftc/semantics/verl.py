@@ -26,6 +26,7 @@ from rftc.semantics.offpol import offpol_fields
 from rftc.semantics.precision import precision_fields
 from rftc.semantics.optim import critic_optimizer, optimizer
 from rftc.semantics.loss import verl_fields as loss_fields, verl_schedule_args
+from rftc.semantics.micro import verl_fields as micro_fields
 from rftc.semantics.reader import Reader, train_rows
 from rftc.semantics.reward import verl_fields as reward_fields, verl_reward
 from rftc.semantics.seeds import verl_seed
@@ -171,6 +172,7 @@ def from_verl(eff: EffectiveConfig, *, total_steps: int | None = None, dataset_r
         **loss_fields(r, sem, eff.release, est=est, mode=mode, sched=sched, si=si, epochs=epochs),
         **verl_data_fields(r, sem, eff.release),
         **distill_fields(r),
+        **micro_fields(r, sem, batch=batch, n=n, critic=est == "gae", loss_mode=mode),
     ), r)
 
 

@@ -117,7 +117,8 @@ def gpu_split(cfg: TrinityConfig, mode: str, nodes: int | None = None, gpus_per_
               ) -> GpuSplit | None:
     """Trinity's RayClusterConfigValidator: explorer GPUs = rollout engines (engine_num x TP x DP x PP) plus
     auxiliary models (none in train mode); the trainer gets total - explorer, on one node if that fits,
-    else on (trainer_gpu_num / gpu_per_node) whole nodes."""
+    else on (trainer_gpu_num / gpu_per_node) whole nodes; in colocate mode explorer and trainer share the one GPU
+    (the validator sets both counts to 1 and refuses another total)."""
     c = cfg.cluster
     from_options = False
     node_num, gpn = c.node_num or 0, c.gpu_per_node or 0
@@ -132,7 +133,7 @@ def gpu_split(cfg: TrinityConfig, mode: str, nodes: int | None = None, gpus_per_
         aux = sum(gpu_per_engine(m) * m.engine_num for m in ex.auxiliary_models)
     total = node_num * gpn
     explorer = rollout + aux
-    trainer = total - explorer
+    trainer = 1 if mode == "colocate" else total - explorer
     t_nodes = t_per_node = None
     if trainer > 0:
         if trainer <= gpn:

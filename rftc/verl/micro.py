@@ -34,17 +34,27 @@ def _int(v) -> int | None:
 def share(get: Callable[[str], Any], key: str) -> Share | None:
     """The per-GPU size the workers of a release that divides (global_micro: divided) make of the global ``key``,
     reading the launch's values through ``get``; None where a value is not a known positive integer."""
-    size, nodes, per_node = _int(get(key)), _int(get("trainer.nnodes")), _int(get("trainer.n_gpus_per_node"))
-    if None in (size, nodes, per_node):
+    size, dp = _int(get(key)), data_parallel(get, GLOBAL[key])
+    if size is None or dp is None:
         return None
-    section = GLOBAL[key]
+    ranks, how = dp
+    return Share(size // ranks, ranks, f"{size} / ({how}) = {size // ranks}")
+
+
+def data_parallel(get: Callable[[str], Any], section: str, sp_key: str | None = None) -> tuple[int, str] | None:
+    """(the data-parallel ranks of ``section``'s worker, how they are counted): the trainer's GPUs
+    (trainer.nnodes x n_gpus_per_node) over the Ulysses sequence-parallel size (``section``'s, or the key
+    ``sp_key`` an engine reads), or over TP x PP x CP for Megatron; None where the GPU counts are not known positive
+    integers."""
+    nodes, per_node = _int(get("trainer.nnodes")), _int(get("trainer.n_gpus_per_node"))
+    if None in (nodes, per_node):
+        return None
     world = nodes * per_node
     if get(f"{A}.strategy") == "megatron" or get("model_engine") == "megatron":
         sizes = [(k, _int(get(f"{section}.megatron.{k}")) or 1) for k in MEGATRON_SIZES]
         group = sizes[0][1] * sizes[1][1] * sizes[2][1]
         how = f"{world} GPUs / (TP {sizes[0][1]} x PP {sizes[1][1]} x CP {sizes[2][1]})"
     else:
-        group = _int(get(f"{section}.ulysses_sequence_parallel_size")) or 1
+        group = _int(get(sp_key or f"{section}.ulysses_sequence_parallel_size")) or 1
         how = f"{world} GPUs / SP {group}"
-    ranks = max(world // group, 1)
-    return Share(size // ranks, ranks, f"{size} / ({how}) = {size // ranks}")
+    return max(world // group, 1), how

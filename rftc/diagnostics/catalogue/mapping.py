@@ -186,12 +186,14 @@ CODES = [
          "rows train on more tokens than in veRL (and need more memory). Shorten or drop the long rows in the "
          "data, or accept the difference.",
          "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=/data/train.parquet data.truncation=right"),
-    Code("RFTC331", "sft-loss-per-micro-batch", W, "fsdp_sft_trainer weights micro-batches, Trinity weights tokens.",
-         "veRL's fsdp_sft_trainer takes the token mean of each micro-batch (data.micro_batch_size_per_gpu rows) "
-         "and averages the micro-batches; Trinity-RFT 0.6's sft loss (loss_agg_mode token-mean) takes the mean "
-         "over every response token of the step. The gradients agree when every micro-batch has as many "
-         "response tokens; otherwise a row's weight differs. veRL's engine SFT trainer (verl.trainer.sft_trainer) "
-         "takes the step's token mean, as Trinity does.",
+    Code("RFTC331", "sft-loss-per-micro-batch", W, "Trinity adds up the SFT micro-batches' losses.",
+         "Trinity-RFT 0.6's trainer (verl 0.8's engine with its own loss) takes each micro-batch's token mean and "
+         "adds the micro-batches up, so its step's gradient is the micro-batches a GPU times their mean. veRL's "
+         "fsdp_sft_trainer averages its micro-batches' token means (data.micro_batch_size_per_gpu rows each); its "
+         "engine SFT trainer (verl.trainer.sft_trainer) takes the token mean of the whole step from 0.6.1. The "
+         "warning names the micro-batches Trinity adds up: with gradient clipping a larger gradient is cut sooner, "
+         "and tokens weigh within their micro-batch. A micro-batch size of the rows a GPU takes a step makes it "
+         "one micro-batch a GPU, where memory allows.",
          "python3 -m verl.trainer.fsdp_sft_trainer data.train_files=/data/train.parquet"),
     Code("RFTC332", "sft-single-turn-template", W, "Single-turn SFT rows end with other tokens in Trinity.",
          "veRL's single-turn SFT dataset puts the prompt through the chat template as a user message and appends "
