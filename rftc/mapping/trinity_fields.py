@@ -483,9 +483,10 @@ FIELDS: list[Field] = [
         ("temperature", to("temperature", "ts_temperature")), ("top_p", to("top_p", "ts_top_p")),
         # the taskset's rollout_args.top_k (-1 unless set) always wins for the rollout; an auxiliary model takes it
         ("top_k", to("auxiliary_models", "judge_top_k")),
-        ("logprobs", no(NAMES)), ("max_model_len", to("context_length max_length")),
-        ("max_prompt_tokens", to("max_prompt_length context_length", "rl")),
-        ("max_response_tokens", to("max_response_length context_length", "rl")),
+        # the context sets the token budget where trainer.max_token_len_per_gpu is unset (micro-batch loss)
+        ("logprobs", no(NAMES)), ("max_model_len", to("context_length max_length microbatch_loss")),
+        ("max_prompt_tokens", to("max_prompt_length context_length microbatch_loss", "rl")),
+        ("max_response_tokens", to("max_response_length context_length microbatch_loss", "rl")),
         ("min_response_tokens", to("min_response_length", "rl")),
         ("enable_prompt_truncation", to("overlong_prompts prompt_truncation", "rl")),
         ("repetition_penalty", to("repetition_penalty")),
