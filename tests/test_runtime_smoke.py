@@ -21,11 +21,12 @@ from support.cli import rftc
 from runtime_support import model_dir
 from support.paths import GOLDEN, ROOT
 
-# what a smoke config may train differently: the model, the data and the sizes it substitutes
+# what a smoke config may train differently: the model, the data and the sizes it substitutes (and so the micro-batches
+# a step's loss is made of)
 SUBSTITUTED = {"model", "reference_model", "critic_model", "chat_template", "data", "max_samples",
                "responses_per_step", "experiences_per_update", "examples_per_step", "ahead", "total_steps",
                "lr_horizon", "max_prompt_length", "max_response_length", "context_length", "max_length",
-               "critic_steps", "auxiliary_models", "teacher", "group_refill"}
+               "critic_steps", "auxiliary_models", "teacher", "group_refill", "microbatch_loss"}
 # and where a Megatron trainer runs on veRL's FSDP engine: what Megatron's optimizer and seeds do differently
 ENGINE = {"optimizer", "trainer_seed", "min_lr_ratio", "lr_cycles", "lora", "betas", "eps", "critic_optimizer",
           "precision", "moe_routing", "frozen_modules", "mtp"}
