@@ -26,14 +26,14 @@ STEPS = 2
 BATCH = 2
 
 
-def _start(tmp_path: Path, name: str) -> subprocess.Popen:
+def _start(tmp_path: Path, name: str, steps: int = STEPS) -> subprocess.Popen:
     """The bundled example with few, small steps and a checkpoint every step, in its own session so that every
     process it starts (Ray's, the actors', vLLM's) can be found afterwards."""
     env = dict(os.environ, RFTC_CHECKPOINT_DIR=str(tmp_path / "ckpt"), RFTC_DATA_DIR=str(tmp_path / "data"),
                RFTC_MODEL_DIR=str(MODEL), HF_HUB_OFFLINE="1")
     overrides = [f"data.train_batch_size={BATCH}", f"actor_rollout_ref.actor.ppo_mini_batch_size={BATCH}",
                  "actor_rollout_ref.rollout.n=4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4",
-                 "data.max_response_length=4", f"trainer.total_training_steps={STEPS}", "trainer.save_freq=1"]
+                 "data.max_response_length=4", f"trainer.total_training_steps={steps}", "trainer.save_freq=1"]
     with open(tmp_path / f"{name}.out", "w") as out, open(tmp_path / f"{name}.err", "w") as err:
         return subprocess.Popen([sys.executable, "-m", "rftc", "run", "examples/arith_grpo.sh", "--no-live", "--",
                                  *overrides], cwd=ROOT, env=env, stdout=out, stderr=err, start_new_session=True)
@@ -145,7 +145,7 @@ def test_ctrl_c_stops_the_run_cleanly_and_keeps_the_last_checkpoint(tmp_path):
 
     write(tmp_path / "data")
     job = tmp_path / "ckpt" / "rftc-examples" / "arith_grpo"
-    run = _start(tmp_path, "run")
+    run = _start(tmp_path, "run", steps=20)  # the interrupt lands mid-run, not as the run ends
     try:
         _wait_for("checkpoint", (job / checkpoints.LATEST).is_file, run, timeout=300)
         os.killpg(run.pid, signal.SIGINT)  # what a terminal sends to the foreground process group on Ctrl-C

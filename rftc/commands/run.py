@@ -42,7 +42,9 @@ def add_arguments(p) -> None:
 
     p.add_argument("config", metavar="SCRIPT.sh|CONFIG.yaml", help="a veRL launch script or a Trinity-RFT config")
     p.add_argument("--dry-run", action="store_true", help="print the plan and stop; starts and imports nothing heavy")
-    p.add_argument("--address", metavar="ADDR", help="join the Ray cluster at ADDR (default: start a local one)")
+    p.add_argument("--address", metavar="ADDR", help="join the Ray cluster at ADDR (default: start a local one); "
+                   "with cluster.node_num > 1 the explorer and the trainer's ranks go to the nodes the config's "
+                   "split gives them (docs/runtime.md)")
     p.add_argument("--max-steps", type=int, metavar="N", help="stop after N trainer steps (smoke tests)")
     p.add_argument("--no-live", action="store_true", help="one plain line per step even on a terminal")
     p.add_argument("--engine", choices=("rftc", "trinity"), default="rftc",
@@ -127,7 +129,7 @@ def run(args) -> int:
         settings = Settings.of(loaded.config, source=args.config)
     if args.engine == "trinity":
         return _trinity(args, settings, loaded, diags, sources)
-    plan = make_plan(settings)
+    plan = make_plan(settings, address=args.address)
     if not any(code == "RFTC508" for code, *_ in plan.errors):
         # Trinity looks reward functions up in its own registry; this runtime resolved the name itself.
         diags[:] = [d for d in diags if d.code not in TRINITY_REGISTRY_ONLY]

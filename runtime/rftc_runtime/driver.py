@@ -53,13 +53,17 @@ def _init_ray(address: str | None, plan: Plan):
     return ray
 
 
-def _actor_options(cpus: int, gpus: int, threads: int, name: str) -> dict:
+def _actor_options(cpus: int, gpus: int, threads: int, name: str, node=None) -> dict:
     # Ray sets OMP_NUM_THREADS to an actor's CPU share; the explorer and the trainer take turns on the same
     # cores under on-policy schedules, so each may use them all.
     opts = {"num_cpus": cpus, "name": name, "max_concurrency": 1,
             "runtime_env": {"env_vars": {"OMP_NUM_THREADS": str(threads)}}}
     if gpus:
         opts["num_gpus"] = gpus
+    if node is not None:  # the node the placement gives it, and no other
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        opts["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node.id, soft=False)
     return opts
 
 
@@ -95,14 +99,21 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
         ray = _init_ray(address, plan)
         previous = signal.getsignal(signal.SIGTERM)
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        hosts: dict = {}  # on a cluster: actor id -> (what it is, its Node), for naming a lost one
         try:
-            return _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_start)
+            if address and (settings.node_num or 0) > 1:
+                plan = _cluster_plan(ray, settings, address, stream)
+            return _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_start, hosts)
+        except RuntimeFailure as failure:
+            if failure.code == "RFTC500":
+                raise _death(ray, settings, failure, hosts) from failure.__cause__
+            raise
         finally:
             signal.signal(signal.SIGTERM, previous)
             ray.shutdown()  # ends the explorer actor and the trainer's worker group with it
 
 
-def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_start) -> RunResult:
+def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_start, hosts) -> RunResult:
     from rftc_runtime.monitor import Monitor
     from rftc_runtime.trainer import Trainer
 
@@ -111,15 +122,14 @@ def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_sta
     if not sft:  # started first: the engines load while the trainer's workers start
         from rftc_runtime.explorer import Explorer, ExplorerPool
 
-        engines = settings.engine_num if plan.gpus else 1
         explorer = ExplorerPool([ray.remote(Explorer).options(**_actor_options(
             plan.explorer_cpus, plan.explorer_tp if plan.gpus else 0, plan.threads,
-            f"explorer_{i}")).remote(
+            f"explorer_{i}", plan.placement and plan.placement.explorers[i])).remote(
             settings.model_path, max_model_len=settings.max_model_len, dtype=plan.dtype, seed=settings.seed + i,
             enforce_eager=settings.enforce_eager or plan.gpus == 0,
             tensor_parallel_size=plan.explorer_tp,
             gpu_memory_utilization=settings.gpu_memory_utilization,
-            max_prompt_tokens=settings.max_prompt_tokens, threads=plan.threads) for i in range(engines)])
+            max_prompt_tokens=settings.max_prompt_tokens, threads=plan.threads) for i in range(plan.engines)])
     trainer = _Guarded(Trainer(settings, plan, plan.total_train_steps), "trainer worker")
     resumed = trainer.prepare()
     sync = None
@@ -129,6 +139,8 @@ def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_sta
         sync = WeightSync(plan.sync_method, trainer, explorer, settings.checkpoint_job_dir, plan.explorer_tp)
         with _guard("trainer worker"):
             sync.setup(len(explorer.actors))
+    if plan.placement is not None:
+        hosts.update(_placed(ray, trainer, explorer, plan, stream))
     monitor = Monitor(settings.checkpoint_job_dir, total_steps, settings.monitor_type, stream, live, terminal)
     try:
         if sft:
@@ -146,6 +158,93 @@ def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_sta
     result.metrics_path = str(monitor.path)
     result.seconds = time.perf_counter() - t_start
     return result
+
+
+def _cluster_plan(ray, settings, address: str, stream) -> Plan:
+    """The plan on the cluster's alive nodes: each actor and rank on the node the config's split gives it."""
+    from rftc_runtime.placement import alive_nodes
+
+    nodes = alive_nodes(ray)
+    plan = make_plan(settings, nodes=nodes, address=address)
+    if plan.errors:
+        raise RuntimeFailure(*plan.errors[0])
+    print(f"placement on the Ray cluster at {address} ({len(nodes)} alive node(s)):", file=stream)
+    print("\n".join(plan.placement.lines()), file=stream, flush=True)
+    return plan
+
+
+def _placed(ray, trainer, explorer, plan, stream) -> dict:
+    """Check that every engine and rank runs where the placement put it (each reports its own node); returns
+    actor id -> (what it is, its Node)."""
+    want = {}
+    for node, ranks in plan.placement.trainer:
+        want[node.id] = want.get(node.id, 0) + ranks
+    ranks = trainer.describe()["actor"]  # every role of a rank shares its process
+    got = {}
+    for facts in ranks:
+        got[facts["node"]] = got.get(facts["node"], 0) + 1
+    engines = [] if explorer is None else _call(ray, "explorer actor", explorer.describe())
+    engines = engines if isinstance(engines, list) else [engines]
+    wrong = [f"explorer_{i} on node {e['node'][:8]}, not {n.id[:8]}"
+             for i, (e, n) in enumerate(zip(engines, plan.placement.explorers)) if e["node"] != n.id]
+    if got != want:
+        wrong.append(f"trainer ranks per node {got}, not {want}")
+    if wrong:
+        raise RuntimeFailure("RFTC501", "the cluster placed the run otherwise than planned: " + "; ".join(wrong),
+                             "set RFTC_DEBUG=1 and report it")
+    print("placed as planned: " + ", ".join(
+        [f"explorer_{i} on node {e['node'][:8]}" for i, e in enumerate(engines)]
+        + [f"trainer rank {f['rank']} on node {f['node'][:8]}" for f in ranks]), file=stream, flush=True)
+    nodes = {n.id: n for n in plan.placement.nodes()}
+    hosts = {actor._actor_id.hex(): (f"explorer_{i}", nodes[e["node"]])
+             for i, (actor, e) in enumerate(zip(explorer.actors if explorer else [], engines))}
+    hosts.update({wid: (f"trainer rank {f['rank']}", nodes[f["node"]])
+                  for wid, f in zip(trainer.worker_ids(), ranks)})
+    return hosts
+
+
+NODE_DEATH_WAIT_S = 30  # about Ray's default time to declare a silent node dead (5 health checks, 3 s apart)
+
+
+def _death(ray, settings, failure: RuntimeFailure, hosts: dict) -> RuntimeFailure:
+    """RFTC500 with what a rerun needs: on a cluster, the dead actor's node and whether it left the cluster;
+    the checkpoint the rerun resumes from."""
+    from pathlib import Path
+
+    from rftc_runtime import checkpoints
+
+    message = failure.message
+    host = hosts.get(getattr(failure.__cause__, "actor_id", None))
+    if host is not None:
+        what, node = host
+        gone = _node_gone(ray, node.id)
+        message += f"; {what} ran on {node.words()}" + (", which left the Ray cluster" if gone else "")
+    latest = checkpoints.latest(Path(settings.checkpoint_job_dir))
+    if latest is None:
+        message += "; no checkpoint was written"
+        hint = "run the same command again: it starts over"
+    else:
+        step = checkpoints.state(latest)["train_step"]
+        message += f"; the last checkpoint is step {step} ({latest})"
+        hint = f"run the same command again{' once the node is back' if host else ''}: " \
+               f"it resumes from step {step}"
+    return RuntimeFailure("RFTC500", message, hint, failure.key)
+
+
+def _node_gone(ray, node_id: str) -> bool:
+    """Whether the node is (or within NODE_DEATH_WAIT_S is declared) dead; an actor's death is seen first."""
+    from rftc_runtime.placement import alive_nodes
+
+    end = time.monotonic() + NODE_DEATH_WAIT_S
+    while True:
+        try:
+            if node_id not in {n.id for n in alive_nodes(ray)}:
+                return True
+        except Exception:  # the cluster's head is unreachable: nothing to tell
+            return False
+        if time.monotonic() > end:
+            return False
+        time.sleep(1.0)
 
 
 def _read_tasksets(settings):
@@ -226,6 +325,7 @@ class _Watch:
 
         self.ray, self.actors = ray, actors
         self.died: str | None = None
+        self._cause = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._main = threading.main_thread().ident
@@ -242,7 +342,7 @@ class _Watch:
                 try:
                     self.ray.get(ref)
                 except RayActorError as exc:
-                    self.died = _first_line(exc)
+                    self.died, self._cause = _first_line(exc), exc
                     if not self._stop.is_set():
                         signal.pthread_kill(self._main, signal.SIGUSR1)
                     return
@@ -250,8 +350,10 @@ class _Watch:
             self._stop.wait(1.0)
 
     def _failure(self) -> RuntimeFailure:
-        return RuntimeFailure("RFTC500", f"the explorer actor died: {self.died}",
-                              "run the same command again: it resumes from the last checkpoint")
+        failure = RuntimeFailure("RFTC500", f"the explorer actor died: {self.died}",
+                                 "run the same command again: it resumes from the last checkpoint")
+        failure.__cause__ = self._cause  # its actor id names the node on a cluster
+        return failure
 
     def _raise(self, *_):
         if self.died is not None and not self._stop.is_set():
@@ -267,7 +369,7 @@ class _Watch:
         # Raised inside native code (Ray's), the handler's exception can reach here as another error (SystemError,
         # or RFTC501 wrapping it): the death is what happened.
         if self.died is not None and exc_type is not None and getattr(exc, "code", None) != "RFTC500":
-            raise self._failure() from None
+            raise self._failure() from self._cause
         return False
 
 
@@ -278,9 +380,9 @@ def _guard(name: str):
 
     try:
         yield
-    except RayActorError as exc:
+    except RayActorError as exc:  # kept as the cause: its actor id names the node on a cluster
         raise RuntimeFailure("RFTC500", f"the {name} died: {_first_line(exc)}",
-                             "run the same command again: it resumes from the last checkpoint") from None
+                             "run the same command again: it resumes from the last checkpoint") from exc
     except RayTaskError as exc:
         cause = exc.cause if getattr(exc, "cause", None) is not None else exc
         raise RuntimeFailure("RFTC501", f"the {name} failed: {type(cause).__name__}: {_first_line(cause)}",

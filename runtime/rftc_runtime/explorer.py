@@ -10,6 +10,7 @@ import os
 import time
 
 from rftc_runtime.experience import Experience
+from rftc_runtime.placement import node_id
 from rftc_runtime.tasksets import Task, chat_messages
 
 
@@ -165,7 +166,7 @@ class Explorer:
         return {"engine": f"vllm.{type(self.llm).__name__}", "dtype": str(config.model_config.dtype).removeprefix(
                     "torch."), "enforce_eager": config.model_config.enforce_eager,
                 "tensor_parallel_size": config.parallel_config.tensor_parallel_size,
-                "device": config.device_config.device_type}
+                "device": config.device_config.device_type, "node": node_id()}
 
     def shutdown(self) -> None:
         del self.llm
@@ -189,7 +190,8 @@ class ExplorerPool:
         import ray
 
         self.actors = actors
-        self._merge, self._gather = ray.remote(_merge), ray.remote(_gather)
+        # light tasks: no CPU of their own, which a cluster placement may have given to every actor
+        self._merge, self._gather = ray.remote(num_cpus=0)(_merge), ray.remote(num_cpus=0)(_gather)
 
     def explore(self, tasks: list, taskset, reward_fn_name, group_base: int):
         n = len(self.actors)

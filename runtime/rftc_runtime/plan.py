@@ -55,6 +55,8 @@ class Plan:
     device: str = "cpu"  # where the trainer's engines run: cuda or cpu
     trainer_ranks: int = 1  # processes (one per GPU) in the trainer's worker group
     trainer_nodes: list = field(default_factory=lambda: [1])  # the ranks on each node (veRL's process_on_nodes)
+    engines: int = 1  # the explorer's engines: engine_num, or one on this machine's CPU
+    placement: object = None  # rftc_runtime.placement.Placement on a cluster of several nodes
     strategy: str = "fsdp2"  # the FSDP engine's strategy
     train_dtype: str = "float32"  # the engines' compute (mixed precision param) dtype; master weights are fp32
     roles: list = field(default_factory=list)  # RoleSpec per trainer role
@@ -106,6 +108,8 @@ class Plan:
             + (f"every {s.save_interval} step(s) and at the end" if s.save_interval else "at the end")
             + (", resuming when one exists" if s.continue_from_checkpoint else ""),
         ]
+        if self.placement is not None:
+            lines += ["placement", *self.placement.lines()]
         return "\n".join(lines)
 
     @staticmethod
@@ -166,7 +170,7 @@ class Plan:
                      + ("eager (enforce_eager)" if s.enforce_eager else "CUDA graphs"))
         else:
             where = "vllm.LLM on vLLM's CPU backend, in the actor's process, eager"
-        return (f"  explorer    {EXPLORER} x {s.engine_num if self.gpus else 1}: {where}, {self.dtype}; "
+        return (f"  explorer    {EXPLORER} x {self.engines}: {where}, {self.dtype}; "
                 f"{self.explorer_gpus} GPU(s), {self.explorer_cpus} CPU(s), {self.threads} thread(s)")
 
     def _trainer_lines(self, s, loss: str) -> list[str]:
@@ -401,20 +405,43 @@ def _explorer_checks(s, gpus: int, errors: list, warnings: list, infos: list) ->
     return sync_method, rows
 
 
-def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = False) -> Plan:
+def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = False, nodes: list | None = None,
+              address: str | None = None) -> Plan:
+    """The plan of ``s`` on this machine, or with ``nodes`` (the alive nodes of the Ray cluster at ``address``)
+    on that cluster: with cluster.node_num > 1 the actors are placed on its nodes as the config splits them
+    (rftc_runtime.placement), a slot being a GPU or, on a cluster without GPUs, one CPU worker."""
     from rftc_runtime.algorithm import ADVANTAGE, ALGORITHM_TYPES, KL, POLICY_LOSS, unsupported
 
     if s.stages:
         return _staged_plan(s, gpus)
     errors, warnings, infos = [], [], []
     cpus = os.cpu_count() or 1
-    if gpus is None:  # the config's cluster, bounded by what this machine has
-        gpus = detected_gpus()
-        if s.gpu_per_node:
-            gpus = min(gpus, s.gpu_per_node * max(1, s.node_num))
-    explorer_gpus = s.engine_num * s.tensor_parallel_size if gpus else 0
-    if gpus and explorer_gpus >= gpus:
-        errors.append(("RFTC509", f"the explorer needs {explorer_gpus} GPU(s) and leaves none of the {gpus} for "
+    cluster = nodes is not None and (s.node_num or 0) > 1
+    if cluster:
+        gpus = sum(n.gpus for n in nodes)
+    else:
+        if gpus is None:  # this machine's
+            gpus = detected_gpus()
+        if (s.node_num or 0) > 1 and address:
+            infos.append(("RFTC509", f"cluster.node_num is {s.node_num}: the run places its actors on the nodes of "
+                          f"the Ray cluster at {address} when it starts", "", "cluster.node_num"))
+        elif (s.node_num or 0) > 1:
+            infos.append(("RFTC509", f"cluster.node_num is {s.node_num}: this run is on this machine alone",
+                          "rftc run --address ADDR runs it on a Ray cluster of that many nodes", "cluster.node_num"))
+    if gpus and s.gpu_per_node:  # the config's cluster, bounded by what there is
+        gpus = min(gpus, s.gpu_per_node * max(1, s.node_num))
+    # the slots split between the explorer and the trainer: GPUs, or the config's on a cluster without GPUs
+    slots = int(gpus or (s.node_num * s.gpu_per_node if cluster else 0))
+    explorer_slots = s.engine_num * s.tensor_parallel_size if slots else 0
+    explorer_gpus = explorer_slots if gpus else 0
+    unit = "GPU(s)" if gpus else "CPU worker slot(s)"
+    split: list = []  # the split's own problems: without them the placement can be made
+    if cluster and not gpus and not s.gpu_per_node:
+        split.append(("RFTC509", f"the Ray cluster at {address} has no GPUs and cluster.gpu_per_node is unset",
+                       "set cluster.gpu_per_node: the CPU workers (trainer ranks and engines) of each node",
+                       "cluster.gpu_per_node"))
+    elif slots and explorer_slots >= slots:
+        split.append(("RFTC509", f"the explorer needs {explorer_slots} {unit} and leaves none of the {slots} for "
                        "the trainer", "lower explorer.rollout_model.engine_num or tensor_parallel_size",
                        "explorer.rollout_model.engine_num"))
     per_explore = s.batch_size * s.algorithm.repeat_times
@@ -462,26 +489,36 @@ def make_plan(s, gpus: int | None = None, model_from_previous_stage: bool = Fals
         else:
             train_steps = 0
     trainer_gpus = (gpus - explorer_gpus) if gpus else 0
-    ranks = trainer_gpus or 1  # on a CPU one rank: ranks sharing the cores only split the same compute
+    # on this machine's CPU one rank: ranks sharing the cores only split the same compute
+    ranks = max(1, slots - explorer_slots)
     per_node = min(ranks, s.gpu_per_node or ranks)
+    placement = None
     if ranks % per_node:
-        errors.append(("RFTC509", f"the trainer's {ranks} GPU(s) are not whole nodes of {per_node}",
+        split.append(("RFTC509", f"the trainer's {ranks} {unit} are not whole nodes of {per_node}",
                        "give the trainer whole nodes (cluster.gpu_per_node, explorer.rollout_model.engine_num)",
                        "cluster.gpu_per_node"))
+    elif cluster and not split:
+        from rftc_runtime.placement import assign
+
+        placement, problems = assign(nodes, s.node_num, s.gpu_per_node, s.engine_num, s.tensor_parallel_size,
+                                     bool(gpus), address)
+        split.extend(problems)
+    errors.extend(split)
     dtype = s.dtype if gpus or s.dtype != "bfloat16" else cpu_precision()[0]
     strategy = _strategy_checks(s, gpus, errors)
     if per_step % ranks:
         errors.append(("RFTC509", f"the trainer's {per_step} experiences per step do not split over its {ranks} "
-                       "GPU(s)", "make buffer.train_batch_size (or batch_size x repeat_times) a multiple of the "
+                       f"{unit}", "make buffer.train_batch_size (or batch_size x repeat_times) a multiple of the "
                        "trainer's GPU count, or change the explorer's share", "buffer.train_batch_size"))
-    return Plan(cpus=cpus, gpus=gpus, threads=cpus, explorer_cpus=1 if cpus >= 2 else 0,
-                explorer_gpus=explorer_gpus, trainer_cpus=1 if cpus >= 2 else 0,
+    return Plan(cpus=cpus, gpus=gpus, threads=cpus, explorer_cpus=1 if cpus >= 2 or cluster else 0,
+                explorer_gpus=explorer_gpus, trainer_cpus=1 if cpus >= 2 or cluster else 0,
                 trainer_gpus=trainer_gpus, experiences_per_explore_step=per_explore,
                 experiences_per_step=per_step, micro_batch_size=micro, taskset_rows=rows,
                 total_explore_steps=explore_steps, total_train_steps=train_steps, sync_method=sync_method,
                 dtype=dtype, explorer_tp=s.tensor_parallel_size if gpus else 1, device="cuda" if gpus else "cpu",
-                trainer_ranks=ranks,
-                trainer_nodes=[per_node] * max(1, ranks // per_node), strategy=strategy,
+                trainer_ranks=ranks, engines=s.engine_num if slots else 1, placement=placement,
+                trainer_nodes=[r for _, r in placement.trainer] if placement else [per_node] * max(1, ranks // per_node),
+                strategy=strategy,
                 # on a GPU veRL's mixed precision computes in bfloat16; on a CPU the rollout's dtype (no native
                 # bfloat16 makes it float32: emulated bfloat16 was about 2x slower)
                 train_dtype="bfloat16" if gpus else dtype, roles=_roles(s, micro), seed=s.seed,

@@ -21,8 +21,10 @@ def written(settings) -> str | None:
 
 @contextlib.contextmanager
 def redirected(log_path: str):
-    """This process's standard error (the file descriptor, so native libraries' output too) appended to
-    ``log_path`` while the block runs; yields a stream to the terminal's standard error for rftc's own lines."""
+    """This process's standard error (the file descriptor, so native libraries' output too) and Python's
+    ``sys.stdout`` (where Ray prints the cluster's errors, a lost node's raylet log among them) appended to
+    ``log_path`` while the block runs; yields a stream to the terminal's standard error for rftc's own lines.
+    rftc's own output goes to the stream its caller took before the block."""
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     sys.stderr.flush()
     saved = os.dup(2)
@@ -31,7 +33,8 @@ def redirected(log_path: str):
         with open(log_path, "a", encoding="utf-8") as log:
             os.dup2(log.fileno(), 2)
             try:
-                yield terminal
+                with contextlib.redirect_stdout(log):
+                    yield terminal
             finally:
                 sys.stderr.flush()
                 os.dup2(saved, 2)

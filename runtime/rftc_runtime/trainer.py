@@ -23,6 +23,39 @@ from pathlib import Path
 from rftc_runtime import checkpoints
 
 
+PLACEMENT_TIMEOUT_S = 300
+
+
+def _pinned_pool(plan):
+    """veRL's resource pool with each node's placement group on the node the plan gives it (Ray's node-id label),
+    so that the trainer's ranks go where the config says on a cluster of several nodes: veRL's own pool only
+    packs each node's ranks together, wherever Ray finds room."""
+    import ray
+    from ray.util.placement_group import placement_group
+    from verl.single_controller.ray import RayResourcePool
+
+    from rftc_runtime.errors import RuntimeFailure
+
+    class PinnedResourcePool(RayResourcePool):
+        def get_placement_groups(self, strategy="STRICT_PACK", name=None, device_name="cuda"):
+            if self.pgs is None:
+                bundle = {"CPU": self.max_colocate_count, **({"GPU": 1} if self.use_gpu else {})}
+                pgs = [placement_group([bundle] * ranks, strategy=strategy,
+                                       bundle_label_selector=[{"ray.io/node-id": node.id}] * ranks)
+                       for node, ranks in plan.placement.trainer]
+                refs = [pg.ready() for pg in pgs]
+                _, waiting = ray.wait(refs, num_returns=len(refs), timeout=PLACEMENT_TIMEOUT_S)
+                if waiting:
+                    waiting = [n.words() for (n, _), ref in zip(plan.placement.trainer, refs) if ref in waiting]
+                    raise RuntimeFailure("RFTC509", f"the trainer's ranks found no room on {', '.join(waiting)} "
+                                         f"within {PLACEMENT_TIMEOUT_S}s", "free the node's resources (ray status "
+                                         "shows what holds them) and run again")
+                self.pgs = pgs
+            return self.pgs
+
+    return PinnedResourcePool(plan.trainer_nodes, use_gpu=plan.device == "cuda", max_colocate_count=1)
+
+
 class Trainer:
     def __init__(self, settings, plan, total_steps: int):
         self.s = settings
@@ -62,7 +95,8 @@ class Trainer:
         worker = ray.remote(EngineWorker)
         classes = {role.name: RayClassWithInitArgs(worker, config=training_worker_config(
             role, self.s, self.plan, self.total_steps)) for role in self.plan.roles}
-        pool = RayResourcePool(self.plan.trainer_nodes, use_gpu=self.plan.device == "cuda", max_colocate_count=1)
+        pool = (RayResourcePool(self.plan.trainer_nodes, use_gpu=self.plan.device == "cuda", max_colocate_count=1)
+                if self.plan.placement is None else _pinned_pool(self.plan))
         threads = max(1, self.plan.threads // self.plan.trainer_ranks) if self.plan.device == "cpu" else 1
         with contextlib.redirect_stdout(io.StringIO()):  # veRL prints the colocated class's base
             colocated = create_colocated_worker_cls(classes)
@@ -105,6 +139,10 @@ class Trainer:
         if role == "critic":
             return partial(value_loss, config=self.bound.critic_config)
         return None  # the reference model only infers
+
+    def worker_ids(self) -> list[str]:
+        """The Ray actor id of each rank's worker process, in rank order."""
+        return [w._actor_id.hex() for w in self._workers]
 
     def describe(self) -> dict:
         """What each role's worker built (engine class, strategy, dtypes, device, ranks), per rank."""

@@ -14,6 +14,7 @@ from verl.single_controller.base.decorator import Dispatch, register
 from verl.workers.engine_workers import TrainingWorker
 
 from rftc_runtime import verl_cpu
+from rftc_runtime.placement import node_id
 
 
 class EngineWorker(TrainingWorker):
@@ -99,6 +100,7 @@ class EngineWorker(TrainingWorker):
                 "params_on": param.device.type,
                 "forward_only": bool(self.engine_config.forward_only), "world_size": torch.distributed.get_world_size(),
                 "backend": _device_backend(torch.distributed.get_backend(), device), "rank": self.rank,
+                "node": node_id(),
                 "worker": f"{type(self).__module__}.{type(self).__qualname__}"}
 
 

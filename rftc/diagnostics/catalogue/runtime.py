@@ -10,7 +10,9 @@ CODES = [
          "exited (killed, out of memory, "
          "a crash in native code). The run stopped and every other actor was shut down; checkpoints written "
          "before the death are intact. Run the same command again: with continue_from_checkpoint (Trinity's "
-         "default) it resumes from the last checkpoint, model, optimizer, step counters and data position.",
+         "default) it resumes from the last checkpoint, model, optimizer, step counters and data position. The "
+         "message names that checkpoint's step and, on a cluster of several nodes, the node the actor ran on and "
+         "whether it left the cluster.",
          "rftc run config.yaml   # then: kill -9 <trainer pid>", "cli"),
     Code("RFTC501", "actor-failed", E, "A runtime actor raised an exception.",
          "The explorer or the trainer raised an error (a bad config value reaching vLLM or veRL, a tokenizer "
@@ -69,7 +71,9 @@ CODES = [
          "under which the explorer waits for weights the trainer can never publish, an explorer that takes "
          "every GPU, a trainer whose GPUs are not whole nodes or do not divide the experiences of a step, or a "
          "trainer_strategy other than veRL's FSDP engines (fsdp, fsdp2), cannot run here; `rftc run --engine "
-         "trinity` hands such a config to Trinity-RFT itself. "
+         "trinity` hands such a config to Trinity-RFT itself. On a Ray cluster (`--address`, cluster.node_num > "
+         "1): fewer alive nodes than cluster.node_num, or a node without the GPUs or CPUs its share of the split "
+         "needs (the message names the node). "
          "As a warning: sync_method nccl (or checkpoint) on a machine without GPUs, where the weights go "
          "through Ray's object store instead (the `memory` method); training is the same, only the transport "
          "differs. Set synchronizer.sync_method: memory to silence it.",
