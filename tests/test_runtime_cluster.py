@@ -217,3 +217,18 @@ def test_a_lost_node_stops_the_run_naming_it_and_the_same_command_resumes(tmp_pa
     assert records[saved]["rollout/weights_version"] == saved  # the engine got the checkpoint's weights first
     state = json.loads((job / f"global_step_{steps}" / "state.json").read_text())
     assert state["train_step"] == steps and state["reader_position"] == steps * 2  # the data went on from there
+
+
+def test_an_address_where_no_cluster_answers_stops_at_once():
+    import socket
+
+    from rftc_runtime.driver import _reach
+    from rftc_runtime.errors import RuntimeFailure
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(RuntimeFailure) as failure:
+        _reach(f"127.0.0.1:{port}")
+    assert failure.value.code == "RFTC512" and f"no Ray cluster answers at 127.0.0.1:{port}" in failure.value.message
+    _reach("auto")  # Ray's own lookup: left to Ray

