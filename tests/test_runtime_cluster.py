@@ -232,3 +232,14 @@ def test_an_address_where_no_cluster_answers_stops_at_once():
         _reach(f"127.0.0.1:{port}")
     assert failure.value.code == "RFTC512" and f"no Ray cluster answers at 127.0.0.1:{port}" in failure.value.message
     _reach("auto")  # Ray's own lookup: left to Ray
+
+
+def test_asking_for_the_node_outside_ray_starts_no_ray():
+    from runtime_support import require
+
+    require("ray")
+    import ray
+
+    from rftc_runtime.placement import node_id
+
+    assert node_id() is None and not ray.is_initialized()  # an in-process explorer's describe() asks it

@@ -44,11 +44,12 @@ class Placement:
         return out
 
 
-def node_id() -> str:
-    """The Ray node this process runs on (an actor's or a worker's)."""
+def node_id() -> str | None:
+    """The Ray node this process runs on (an actor's or a worker's); None outside Ray, whose runtime context
+    would start a local Ray instance to answer."""
     import ray
 
-    return ray.get_runtime_context().get_node_id()
+    return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
 
 
 def alive_nodes(ray) -> list[Node]:
