@@ -243,11 +243,7 @@ def _dead_actor(ray, hosts: dict) -> RuntimeFailure | None:
         try:
             ray.get(ref, timeout=0)
         except RayActorError as exc:
-            name = "explorer actor" if what.startswith("explorer") else "trainer worker"
-            failure = RuntimeFailure("RFTC500", f"the {name} died: {_first_line(exc)}",
-                                     "run the same command again: it resumes from the last checkpoint")
-            failure.__cause__ = exc
-            return failure
+            return _died("explorer actor" if what.startswith("explorer") else "trainer worker", exc)
         except GetTimeoutError:
             continue
     return None
@@ -374,8 +370,7 @@ class _Watch:
         import threading
 
         self.ray, self.actors = ray, actors
-        self.died: str | None = None
-        self._cause = None
+        self.died = None  # the RayActorError of the explorer actor that died
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._main = threading.main_thread().ident
@@ -392,7 +387,7 @@ class _Watch:
                 try:
                     self.ray.get(ref)
                 except RayActorError as exc:
-                    self.died, self._cause = _first_line(exc), exc
+                    self.died = exc
                     if not self._stop.is_set():
                         signal.pthread_kill(self._main, signal.SIGUSR1)
                     return
@@ -400,10 +395,7 @@ class _Watch:
             self._stop.wait(1.0)
 
     def _failure(self) -> RuntimeFailure:
-        failure = RuntimeFailure("RFTC500", f"the explorer actor died: {self.died}",
-                                 "run the same command again: it resumes from the last checkpoint")
-        failure.__cause__ = self._cause  # its actor id names the node on a cluster
-        return failure
+        return _died("explorer actor", self.died)
 
     def _raise(self, *_):
         if self.died is not None and not self._stop.is_set():
@@ -419,7 +411,7 @@ class _Watch:
         # Raised inside native code (Ray's), the handler's exception can reach here as another error (SystemError,
         # or RFTC501 wrapping it): the death is what happened.
         if self.died is not None and exc_type is not None and getattr(exc, "code", None) != "RFTC500":
-            raise self._failure() from self._cause
+            raise self._failure() from self.died
         return False
 
 
@@ -430,9 +422,8 @@ def _guard(name: str):
 
     try:
         yield
-    except RayActorError as exc:  # kept as the cause: its actor id names the node on a cluster
-        raise RuntimeFailure("RFTC500", f"the {name} died: {_first_line(exc)}",
-                             "run the same command again: it resumes from the last checkpoint") from exc
+    except RayActorError as exc:
+        raise _died(name, exc) from exc
     except RayTaskError as exc:
         cause = exc.cause if getattr(exc, "cause", None) is not None else exc
         raise RuntimeFailure("RFTC501", f"the {name} failed: {type(cause).__name__}: {_first_line(cause)}",
@@ -442,6 +433,14 @@ def _guard(name: str):
     except Exception as exc:  # raised by the trainer's own code in this process
         raise RuntimeFailure("RFTC501", f"the {name} failed: {type(exc).__name__}: {_first_line(exc)}",
                              "set RFTC_DEBUG=1 for the traceback") from exc
+
+
+def _died(name: str, exc) -> RuntimeFailure:
+    """RFTC500 for the actor ``name``, with Ray's error as its cause: on a cluster its actor id names the node."""
+    failure = RuntimeFailure("RFTC500", f"the {name} died: {_first_line(exc)}",
+                             "run the same command again: it resumes from the last checkpoint")
+    failure.__cause__ = exc
+    return failure
 
 
 def _call(ray, name: str, ref):
