@@ -42,10 +42,12 @@ seq-mean-token-sum-norm is the token sum over the width before verl 0.7.1 and in
 
 from __future__ import annotations
 
+import math
+
 from rftc.mapping.minibatch import SECTIONS, minibatch_responses
 from rftc.mapping.models import MCORE, engine_worker
 from rftc.mapping.precision import TRINITY_VERL
-from rftc.verl.micro import GLOBAL, MEGATRON_SIZES, data_parallel, share
+from rftc.verl.micro import GLOBAL, MEGATRON_SIZES, count, data_parallel, megatron, megatron_sizes, share
 
 GLOBAL_LOSS, MEAN, WEIGHTED, SUM = "global", "mean", "weighted", "sum"
 SEQ_MODES = ("seq-mean-token-mean", "seq-mean-token-sum")
@@ -163,8 +165,7 @@ def verl_micro(get, sem, role: str) -> tuple[int | None, str]:
     if get(key) is not None and key in GLOBAL and sem.value("global_micro") == "divided":
         s = share(get, key)
         return (s.size if s is not None and s.size > 0 else None), key
-    per = get(f"{key}_per_gpu")
-    return (per if isinstance(per, int) and not isinstance(per, bool) and per > 0 else None), f"{key}_per_gpu"
+    return count(get(f"{key}_per_gpu")), f"{key}_per_gpu"
 
 
 def engine_sp(get, sem, role: str) -> str | None:
@@ -223,22 +224,27 @@ def verl_reads(get, release: str, role: str, what: str) -> bool:
     ranks = "ranks" in read or divided
     if what in ("fsdp_sp", "megatron", "engine_sp"):
         sp = engine_sp(get, sem, role)
-        megatron = get(f"{SECTIONS['actor']}.strategy") == "megatron" or get("model_engine") == "megatron"
-        return ranks and {"fsdp_sp": sp is None and not megatron, "megatron": megatron,
+        mcore = megatron(get)
+        return ranks and {"fsdp_sp": sp is None and not mcore, "megatron": mcore,
                           "engine_sp": sp is not None}[what]
     return {"micro": "micro" in read and not divided, "global": divided, "ranks": ranks}.get(what, what in read)
 
 
 # ---- the conversion
 
+def trinity_sum_norm(role: str) -> str:
+    """What seq-mean-token-sum-norm is on Trinity-RFT 0.6's trainer: its policy losses aggregate with
+    trinity/algorithm/utils.py aggregate_loss (the token sum over the width), its critic with verl 0.8's agg_loss."""
+    from rftc.verl.releases.semantics import resolve
+
+    return "token_sum" if role == "actor" else resolve(TRINITY_VERL, snapshot=False).value("sum_norm")
+
+
 def trinity_text(inputs: dict, role: str, unit: str = "responses") -> str:
     """What Trinity-RFT 0.6's trainer makes of the same micro-batches (the conversion keeps the mini-batch, the
     per-GPU micro-batch size, use_dynamic_bsz, the token budget and the trainer's data-parallel ranks): it adds up
-    their losses, the actor's aggregated by Trinity's aggregate_loss, a critic's by verl 0.8's agg_loss."""
-    from rftc.verl.releases.semantics import resolve
-
-    sum_norm = "token_sum" if role == "actor" else resolve(TRINITY_VERL, snapshot=False).value("sum_norm")
-    return text(SUM, inputs["mode"], sum_norm, rows=inputs["rows"], ranks=inputs["ranks"], micro=inputs["micro"],
+    their losses, each aggregated within its micro-batch (``trinity_sum_norm``)."""
+    return text(SUM, inputs["mode"], trinity_sum_norm(role), rows=inputs["rows"], ranks=inputs["ranks"], micro=inputs["micro"],
                 dynamic=inputs["dynamic"], budget=inputs["budget"], unit=unit)
 
 
@@ -304,13 +310,10 @@ def trinity_group(d) -> int:
     """The GPUs of one of the converted trainer's model-parallel groups: trainer.megatron's TP x PP x CP (as
     rftc.mapping.models writes them), else the Ulysses size the rules write (the actor's, or its fsdp_config's)."""
     if d.get("trainer.trainer_strategy") == "megatron":
-        group = 1
-        for k in MEGATRON_SIZES:
-            group *= d.get(f"trainer.megatron.{k}") or 1
-        return group
+        return math.prod(megatron_sizes(d.get, "trainer.megatron"))
     keys = (f"{SECTIONS['actor']}.ulysses_sequence_parallel_size",
             f"{SECTIONS['actor']}.fsdp_config.ulysses_sequence_parallel_size")
-    return next((d.val(k) for k in keys if d.user(k) and isinstance(d.val(k), int) and d.val(k) > 0), 1)
+    return next((count(d.val(k)) for k in keys if d.user(k) and count(d.val(k))), 1)
 
 
 def sft_inputs(get, sem, legacy: bool) -> dict:
@@ -327,8 +330,7 @@ def sft_inputs(get, sem, legacy: bool) -> dict:
         how = WEIGHTED if dynamic else MEAN
     micro = get("data.micro_batch_size_per_gpu")
     return dict(how=how, mode="token-mean", sum_norm=sem.value("sum_norm"), rows=get("data.train_batch_size"),
-                ranks=None, micro=micro if isinstance(micro, int) and not isinstance(micro, bool) and micro > 0
-                else None, dynamic=dynamic, budget=get("data.max_token_len_per_gpu"))
+                ranks=None, micro=count(micro), dynamic=dynamic, budget=get("data.max_token_len_per_gpu"))
 
 
 def map_sft_microbatch(d, legacy: bool) -> None:

@@ -6,25 +6,22 @@ times their mean.
 
     verl_fields(r, sem, batch=..., n=..., critic=..., loss_mode=...)   # rftc.semantics.verl's TrainingRun fields
     verl_sft_fields(r, sem, legacy)                                    # rftc.semantics.sft_verl's SftRun fields
-    trinity_fields(val, of, loss_agg_mode=..., critic=...)              # rftc.semantics.trinity's, from its view
+    trinity_fields(val, of, args=..., critic=...)                      # rftc.semantics.trinity's, from its view
     trinity_sft_fields(val, of, loss_agg_mode=...)                     # rftc.semantics.sft_trinity's
     view(x, put, where)                                                # the keys of Trinity's expansion they read
 """
 
 from __future__ import annotations
 
-from rftc.mapping.microloss import SUM, TEXT, reads, sft_inputs, text, verl_inputs
-from rftc.mapping.precision import TRINITY_VERL
+import math
+
+from rftc.mapping.microloss import SUM, TEXT, reads, sft_inputs, text, trinity_sum_norm, verl_inputs
 from rftc.semantics.model import Value
 from rftc.trinity import workers
 from rftc.trinity.derive import derive
-from rftc.verl.micro import MEGATRON_SIZES
-from rftc.verl.releases.semantics import resolve
+from rftc.verl.micro import MEGATRON_SIZES, count, megatron_sizes
 
 TC = "trainer.trainer_config"
-# Trinity's own policy losses aggregate with trinity/algorithm/utils.py aggregate_loss, whose
-# seq-mean-token-sum-norm is the token sum over the width; its critic's value_loss is verl 0.8's (agg_loss)
-TRINITY_SUM_NORM = "token_sum"
 SUMMED = "Trinity's trainer adds up its micro-batches' losses (rftc/mapping/microloss.py)"
 TINKER = "the Tinker trainer's (its trainer backend says how it scales the micro-batches' losses)"
 
@@ -58,7 +55,7 @@ def verl_sft_fields(r, sem, legacy: bool) -> dict[str, Value]:
     got = sft_inputs(r.get, sem, legacy)
     keys = ("data.train_batch_size", "data.micro_batch_size_per_gpu", "data.use_dynamic_bsz",
             "data.max_token_len_per_gpu", "data.balance_dp_token")
-    if not isinstance(got["rows"], int) or isinstance(got["rows"], bool) or got["rows"] < 1:
+    if count(got["rows"]) is None:
         return dict(microbatch_loss=r.of(f"unknown (data.train_batch_size {got['rows']!r})", "data.train_batch_size"))
     value = text(**{k: got[k] for k in TEXT}, unit="rows")
     if legacy and r.get("data.balance_dp_token"):
@@ -91,24 +88,23 @@ def _megatron(val) -> bool:
 
 def _ranks(val) -> int | None:
     """The trainer's data-parallel ranks: its GPUs over the Ulysses size (FSDP) or TP x PP x CP (Megatron)."""
-    gpus = val("cluster.trainer_gpu_num")
-    if not isinstance(gpus, int) or gpus < 1:
+    gpus = count(val("cluster.trainer_gpu_num"))
+    if gpus is None:
         return None
     if _megatron(val):
-        group = 1
-        for k in MEGATRON_SIZES:
-            group *= val(f"trainer.megatron.{k}", 1) or 1
+        group = math.prod(megatron_sizes(val, "trainer.megatron"))
     else:
         group = val("verl.actor.ulysses_sequence_parallel_size", 1) or 1
     return gpus // group if gpus % group == 0 else None
 
 
-def _trinity_role(val, role: str, mode: str, sum_norm: str, keys: list, unit: str = "responses") -> str:
+def _trinity_role(val, role: str, mode: str, keys: list, unit: str = "responses") -> str:
     """One role's step's loss on Trinity's trainer, the keys it reads added to ``keys``."""
     rows = val("verl.actor.ppo_mini_batch_size")
-    if not isinstance(rows, int) or rows < 1:
+    if count(rows) is None:
         return f"unknown (a mini-batch of {rows!r})"
     dynamic = bool(val(f"verl.{role}.use_dynamic_bsz"))
+    sum_norm = trinity_sum_norm(role)
     read = reads(SUM, mode, sum_norm, dynamic)
     keys += ["verl.actor.ppo_mini_batch_size", f"verl.{role}.use_dynamic_bsz",
              *([f"verl.{role}.ppo_micro_batch_size_per_gpu"] if "micro" in read else []),
@@ -140,13 +136,11 @@ def trinity_fields(val, of, *, args: dict, critic: bool) -> dict[str, Value]:
     if other is not None:
         return other
     keys = ["algorithm.policy_loss_fn_args", "algorithm.loss_agg_mode"]
-    actor = _trinity_role(val, "actor", args.get("loss_agg_mode", val("algorithm.loss_agg_mode")), TRINITY_SUM_NORM,
-                          keys)
-    value_loss = resolve(TRINITY_VERL, snapshot=False).value("sum_norm")
+    actor = _trinity_role(val, "actor", args.get("loss_agg_mode", val("algorithm.loss_agg_mode")), keys)
     critic_text = None
     if critic:
         keys.append("verl.critic.loss_agg_mode")
-        critic_text = _trinity_role(val, "critic", val("verl.critic.loss_agg_mode", "token-mean"), value_loss, keys)
+        critic_text = _trinity_role(val, "critic", val("verl.critic.loss_agg_mode", "token-mean"), keys)
     return dict(microbatch_loss=of(_joined(actor, critic_text), *dict.fromkeys(keys), formula=SUMMED))
 
 
@@ -156,5 +150,5 @@ def trinity_sft_fields(val, of, *, loss_agg_mode: str) -> dict[str, Value]:
     if other is not None:
         return other
     keys = ["algorithm.policy_loss_fn_args", "algorithm.loss_agg_mode"]
-    value = _trinity_role(val, "actor", loss_agg_mode, TRINITY_SUM_NORM, keys, unit="rows")
+    value = _trinity_role(val, "actor", loss_agg_mode, keys, unit="rows")
     return dict(microbatch_loss=of(value, *dict.fromkeys(keys), formula=SUMMED))

@@ -27,14 +27,26 @@ class Share:
     formula: str  # "8 / (8 GPUs / SP 1) = 1"
 
 
-def _int(v) -> int | None:
+def count(v) -> int | None:
+    """``v`` where it is a known positive integer (a bool is not one), else None."""
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def megatron(get: Callable[[str], Any]) -> bool:
+    """Whether the launch trains with Megatron: the actor's strategy, or the engine workers' model_engine."""
+    return get(f"{A}.strategy") == "megatron" or get("model_engine") == "megatron"
+
+
+def megatron_sizes(get: Callable[[str], Any], prefix: str) -> tuple[int, int, int]:
+    """TP, PP and CP under ``prefix`` (``prefix.tensor_model_parallel_size``, ...), 1 where unset or not known."""
+    tp, pp, cp = (count(get(f"{prefix}.{k}")) or 1 for k in MEGATRON_SIZES)
+    return tp, pp, cp
 
 
 def share(get: Callable[[str], Any], key: str) -> Share | None:
     """The per-GPU size the workers of a release that divides (global_micro: divided) make of the global ``key``,
     reading the launch's values through ``get``; None where a value is not a known positive integer."""
-    size, dp = _int(get(key)), data_parallel(get, GLOBAL[key])
+    size, dp = count(get(key)), data_parallel(get, GLOBAL[key])
     if size is None or dp is None:
         return None
     ranks, how = dp
@@ -46,15 +58,15 @@ def data_parallel(get: Callable[[str], Any], section: str, sp_key: str | None = 
     (trainer.nnodes x n_gpus_per_node) over the Ulysses sequence-parallel size (``section``'s, or the key
     ``sp_key`` an engine reads), or over TP x PP x CP for Megatron; None where the GPU counts are not known positive
     integers."""
-    nodes, per_node = _int(get("trainer.nnodes")), _int(get("trainer.n_gpus_per_node"))
+    nodes, per_node = count(get("trainer.nnodes")), count(get("trainer.n_gpus_per_node"))
     if None in (nodes, per_node):
         return None
     world = nodes * per_node
-    if get(f"{A}.strategy") == "megatron" or get("model_engine") == "megatron":
-        sizes = [(k, _int(get(f"{section}.megatron.{k}")) or 1) for k in MEGATRON_SIZES]
-        group = sizes[0][1] * sizes[1][1] * sizes[2][1]
-        how = f"{world} GPUs / (TP {sizes[0][1]} x PP {sizes[1][1]} x CP {sizes[2][1]})"
+    if megatron(get):
+        tp, pp, cp = megatron_sizes(get, f"{section}.megatron")
+        group = tp * pp * cp
+        how = f"{world} GPUs / (TP {tp} x PP {pp} x CP {cp})"
     else:
-        group = _int(get(sp_key or f"{section}.ulysses_sequence_parallel_size")) or 1
+        group = count(get(sp_key or f"{section}.ulysses_sequence_parallel_size")) or 1
         how = f"{world} GPUs / SP {group}"
     return max(world // group, 1), how

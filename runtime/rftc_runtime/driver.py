@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from rftc_runtime import runlog
@@ -206,19 +206,17 @@ def _cluster_plan(settings, address: str, stream) -> Plan:
 def _placed(ray, trainer, explorer, plan, stream) -> dict:
     """Check that every engine and rank runs where the placement put it (each reports its own node); returns
     actor id -> (what it is, its Node, the actor)."""
-    want = {}
+    want = Counter()
     for node, ranks in plan.placement.trainer:
-        want[node.id] = want.get(node.id, 0) + ranks
+        want[node.id] += ranks
     ranks = trainer.describe()["actor"]  # every role of a rank shares its process
-    got = {}
-    for facts in ranks:
-        got[facts["node"]] = got.get(facts["node"], 0) + 1
+    got = Counter(facts["node"] for facts in ranks)
     engines = [] if explorer is None else _call(ray, "explorer actor", explorer.describe())
     engines = engines if isinstance(engines, list) else [engines]
     wrong = [f"explorer_{i} on node {e['node'][:8]}, not {n.id[:8]}"
              for i, (e, n) in enumerate(zip(engines, plan.placement.explorers)) if e["node"] != n.id]
     if got != want:
-        wrong.append(f"trainer ranks per node {got}, not {want}")
+        wrong.append(f"trainer ranks per node {dict(got)}, not {dict(want)}")
     if wrong:
         raise RuntimeFailure("RFTC501", "the cluster placed the run otherwise than planned: " + "; ".join(wrong),
                              "set RFTC_DEBUG=1 and report it")
